@@ -1,0 +1,148 @@
+import path from 'node:path';
+import { ServiceError } from './errors.js';
+
+/**
+ * Every setting of the service, read once from the environment at start. Nothing else in
+ * the codebase reads `process.env`. Each field says its variable and default.
+ */
+export interface Config {
+  /** PORT (8080): the gateway's HTTP port; 0 picks a free one. */
+  readonly port: number;
+  /** HOST (0.0.0.0): the address the gateway listens on. */
+  readonly host: string;
+  /** SERVICE_PUBLIC_URL (http://localhost:PORT): the address users reach the gateway at, used in links. */
+  readonly publicUrl: string | null;
+  /** SERVICE_DATA_DIR (./data): where the SQLite file, sources, sandboxes and artifacts live. */
+  readonly dataDir: string;
+  /** SERVICE_SOURCE_ROOTS (none): folders, separated by ':', that `local_path` sources may name. */
+  readonly sourceRoots: readonly string[];
+  /** SERVICE_SIGNUP (open): `closed` removes account creation. */
+  readonly signup: 'open' | 'closed';
+  /** SERVICE_IDP_CLIENT_ID (empty): the identity provider's client id (ID token audience). */
+  readonly idpClientId: string;
+  /** SERVICE_IDP_ISSUER (https://accounts.google.com): accepted ID token issuer. */
+  readonly idpIssuer: string;
+  /** SERVICE_IDP_JWKS_URL (https://www.googleapis.com/oauth2/v3/certs): the provider's published keys. */
+  readonly idpJwksUrl: string;
+  /** SERVICE_OPERATORS (empty): comma-separated e-mail addresses of the installation's operators. */
+  readonly operators: readonly string[];
+  /** MONGODB_URL (unset: SQLite file in the data dir). */
+  readonly mongodbUrl: string | null;
+  /** MONGODB_DB (crucible): database name on MongoDB. */
+  readonly mongodbDb: string;
+  /** NATS_URL (unset: in-process bus). */
+  readonly natsUrl: string | null;
+  /** REDIS_URL (unset: in-process leases). */
+  readonly redisUrl: string | null;
+  /** DOCKER_HOST (unset: child-process sandboxes). */
+  readonly dockerHost: string | null;
+  /** SCHEDULER_ADDR (unset: the scheduler runs in this process): host:port of the scheduler's gRPC server. */
+  readonly schedulerAddr: string | null;
+  /** SCHEDULER_PORT (0 = any free loopback port in the embedded shape; 7070 for `crucible scheduler`). */
+  readonly schedulerPort: number;
+  /** WORKER_PORT (0): the world-worker's gRPC port. */
+  readonly workerPort: number;
+  /** WORKER_ADVERTISE_HOST (127.0.0.1): the host the scheduler reaches this worker at. */
+  readonly workerAdvertiseHost: string;
+  /** WORKER_ID (random): stable name of this world-worker. */
+  readonly workerId: string | null;
+  /** WORKER_CAPACITY (8): episodes one world-worker runs at once. */
+  readonly workerCapacity: number;
+  /** SERVICE_MAX_BODY_BYTES (1048576): largest JSON body accepted (413 beyond). */
+  readonly maxBodyBytes: number;
+  /** SERVICE_MAX_UPLOAD_BYTES (52428800): largest source archive accepted (413 beyond). */
+  readonly maxUploadBytes: number;
+  /** SERVICE_EXTERNAL_TURN_TIMEOUT_MS (600000): how long an external turn waits for its action. */
+  readonly externalTurnTimeoutMs: number;
+  /** SERVICE_DEFAULT_MODEL (builtin:reference): model chain used when a profile names none. */
+  readonly defaultModel: string;
+  /** OPENAI_BASE_URL (unset): an OpenAI-compatible endpoint for non-builtin models. */
+  readonly openaiBaseUrl: string | null;
+  /** STRIPE_SECRET_KEY (unset: the local payment provider, no money moves). */
+  readonly stripeSecretKey: string | null;
+  /** STRIPE_WEBHOOK_SECRET (unset): signing secret of the provider's notifications. */
+  readonly stripeWebhookSecret: string | null;
+  /** LOG_LEVEL (info; `silent` under tests): pino level. */
+  readonly logLevel: string;
+  /** SERVICE_TRUST_PROXY (false): honour X-Forwarded-* (sets Secure cookies behind https). */
+  readonly trustProxy: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ServiceError('bad_request', `${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function url(env: Env, name: string): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  return raw;
+}
+
+/** Parses the environment once; throws a readable error on the first bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const signup = (env.SERVICE_SIGNUP ?? 'open').trim() || 'open';
+  if (signup !== 'open' && signup !== 'closed') {
+    throw new ServiceError('bad_request', `SERVICE_SIGNUP must be "open" or "closed", got "${signup}"`);
+  }
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const dataDir = path.resolve(env.SERVICE_DATA_DIR?.trim() || './data');
+  const roots = (env.SERVICE_SOURCE_ROOTS ?? '')
+    .split(':')
+    .map((r) => r.trim())
+    .filter(Boolean)
+    .map((r) => path.resolve(r));
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(logLevel)) {
+    throw new ServiceError('bad_request', `LOG_LEVEL must be one of ${levels.join(', ')}, got "${logLevel}"`);
+  }
+  const config: Config = {
+    port,
+    host: env.HOST?.trim() || '0.0.0.0',
+    publicUrl: url(env, 'SERVICE_PUBLIC_URL'),
+    dataDir,
+    sourceRoots: roots,
+    signup,
+    idpClientId: env.SERVICE_IDP_CLIENT_ID?.trim() ?? '',
+    idpIssuer: env.SERVICE_IDP_ISSUER?.trim() || 'https://accounts.google.com',
+    idpJwksUrl: env.SERVICE_IDP_JWKS_URL?.trim() || 'https://www.googleapis.com/oauth2/v3/certs',
+    operators: (env.SERVICE_OPERATORS ?? '')
+      .split(',')
+      .map((e) => e.trim().toLowerCase())
+      .filter(Boolean),
+    mongodbUrl: url(env, 'MONGODB_URL'),
+    mongodbDb: env.MONGODB_DB?.trim() || 'crucible',
+    natsUrl: url(env, 'NATS_URL'),
+    redisUrl: url(env, 'REDIS_URL'),
+    dockerHost: url(env, 'DOCKER_HOST'),
+    schedulerAddr: url(env, 'SCHEDULER_ADDR'),
+    schedulerPort: int(env, 'SCHEDULER_PORT', 0, 0, 65535),
+    workerPort: int(env, 'WORKER_PORT', 0, 0, 65535),
+    workerAdvertiseHost: env.WORKER_ADVERTISE_HOST?.trim() || '127.0.0.1',
+    workerId: env.WORKER_ID?.trim() || null,
+    workerCapacity: int(env, 'WORKER_CAPACITY', 8, 1, 10000),
+    maxBodyBytes: int(env, 'SERVICE_MAX_BODY_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxUploadBytes: int(env, 'SERVICE_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+    externalTurnTimeoutMs: int(env, 'SERVICE_EXTERNAL_TURN_TIMEOUT_MS', 600_000, 10, 24 * 3600_000),
+    defaultModel: env.SERVICE_DEFAULT_MODEL?.trim() || 'builtin:reference',
+    openaiBaseUrl: url(env, 'OPENAI_BASE_URL'),
+    stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),
+    stripeWebhookSecret: url(env, 'STRIPE_WEBHOOK_SECRET'),
+    logLevel,
+    trustProxy: ['1', 'true', 'yes'].includes((env.SERVICE_TRUST_PROXY ?? '').toLowerCase()),
+  };
+  return Object.freeze(config);
+}
+
+/** Reads one variable by name for adapters that take secrets by reference (credential `env_var`). */
+export function readEnvVar(name: string, env: Env = process.env): string | undefined {
+  return env[name];
+}

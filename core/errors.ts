@@ -1,0 +1,125 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+/**
+ * One row per error code: the HTTP status it answers with and the gRPC status it
+ * crosses process boundaries with. The table is used both ways, so an error raised in a
+ * world-worker reaches the HTTP client with the same code and `detail`.
+ */
+export const ERROR_TABLE = {
+  bad_request: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  unauthenticated: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, retryable: false },
+  payment_required: { http: 402, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
+  forbidden: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, retryable: false },
+  not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, retryable: false },
+  method_not_allowed: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED, retryable: false },
+  conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, retryable: false },
+  gone: { http: 410, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
+  payload_too_large: { http: 413, grpc: GrpcStatus.OUT_OF_RANGE, retryable: false },
+  unsupported_media_type: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  validation_failed: { http: 422, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  rate_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
+  internal: { http: 500, grpc: GrpcStatus.INTERNAL, retryable: true },
+  not_implemented: { http: 501, grpc: GrpcStatus.UNIMPLEMENTED, retryable: false },
+  unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
+  timeout: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** One wrong field of a 422 answer (CLARIFICATIONS.md 5). */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export interface ServiceErrorOptions {
+  /** Extra data carried with the error; for `validation_failed` the list of field problems. */
+  details?: unknown;
+  cause?: unknown;
+  /** Whether `message` may be shown to the caller; internal errors hide theirs. */
+  expose?: boolean;
+  /** Extra HTTP headers, e.g. Retry-After. */
+  headers?: Record<string, string>;
+}
+
+/** The one error type that crosses gateway, scheduler and worker unchanged. */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly expose: boolean;
+  readonly details?: unknown;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: ServiceErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'ServiceError';
+    this.code = code;
+    this.status = ERROR_TABLE[code].http;
+    this.retryable = ERROR_TABLE[code].retryable;
+    this.expose = options.expose ?? (this.status < 500 || code === 'not_implemented' || code === 'unavailable');
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  /** The `detail` of the JSON answer: the field list for 422, the message otherwise. */
+  get detail(): unknown {
+    if (this.code === 'validation_failed' && Array.isArray(this.details)) return this.details;
+    return this.expose ? this.message : 'internal error';
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details?: unknown; headers?: Record<string, string> } {
+    return { code: this.code, message: this.message, details: this.details, headers: this.headers };
+  }
+}
+
+export const badRequest = (message: string) => new ServiceError('bad_request', message);
+export const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
+export const conflict = (message: string) => new ServiceError('conflict', message);
+export const forbidden = (message: string) => new ServiceError('forbidden', message);
+export const notImplemented = (what: string) =>
+  new ServiceError('not_implemented', `${what} is not available in this release of the server yet`);
+
+/** A 422 naming one or more wrong fields. */
+export function invalid(field: string, message: string, ...more: FieldProblem[]): ServiceError {
+  return new ServiceError('validation_failed', `${field}: ${message}`, {
+    details: [{ field, message }, ...more],
+  });
+}
+
+/** Wraps anything thrown into a ServiceError, keeping the original as `cause`. */
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  if (err && typeof err === 'object' && 'code' in err && 'details' in err && typeof (err as { code: unknown }).code === 'number') {
+    return fromGrpcError(err as { code: number; details: string });
+  }
+  return new ServiceError('internal', err instanceof Error ? err.message : String(err), { cause: err, expose: false });
+}
+
+/** gRPC side: the error travels as status code plus JSON in `details`. */
+export function toGrpcError(err: unknown): { code: number; details: string } {
+  const e = toServiceError(err);
+  return { code: ERROR_TABLE[e.code].grpc, details: JSON.stringify(e.toJSON()) };
+}
+
+/** Rebuilds the ServiceError a peer sent, or maps a bare gRPC status (peer down, deadline). */
+export function fromGrpcError(err: { code: number; details?: string }): ServiceError {
+  if (err.details && err.details.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(err.details) as ReturnType<ServiceError['toJSON']>;
+      if (parsed.code in ERROR_TABLE) {
+        return new ServiceError(parsed.code, parsed.message, { details: parsed.details, headers: parsed.headers });
+      }
+    } catch {
+      // not ours: fall through to the status mapping
+    }
+  }
+  switch (err.code) {
+    case GrpcStatus.UNAVAILABLE:
+      return new ServiceError('unavailable', 'a service of this installation is unreachable; try again shortly', { cause: err });
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      return new ServiceError('timeout', 'the request took too long inside the service', { cause: err });
+    default:
+      return new ServiceError('internal', err.details ?? 'internal error', { cause: err, expose: false });
+  }
+}
