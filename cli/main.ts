@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { loadConfig } from '../core/config.js';
+import { adminCreateWorkspace } from './admin.js';
+import { runGatewayRole, runSchedulerRole, runWorkerRole, startEmbedded } from './roles.js';
+
+/** Stops cleanly on Ctrl-C / SIGTERM. */
+function onSignal(stop: () => Promise<void>): void {
+  let stopping = false;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      if (stopping) process.exit(1);
+      stopping = true;
+      stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+function fail(err: unknown): never {
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+
+const program = new Command('crucible').description('Crucible: test software agents against simulated worlds').version('0.1.2');
+
+program
+  .command('start')
+  .description('run the whole service in one process (gateway, scheduler, one world-worker)')
+  .action(async () => {
+    const config = loadConfig();
+    const svc = await startEmbedded(config);
+    onSignal(() => svc.close());
+    const base = config.publicUrl ?? `http://localhost:${svc.gateway.port}`;
+    const e = svc.adapters.engines;
+    process.stdout.write(
+      [
+        '',
+        `Crucible 0.1.2 is running.`,
+        `  API            ${base}/v1`,
+        `  API reference  ${base}/api/docs   (machine-readable: ${base}/openapi.json)`,
+        `  Health         ${base}/v1/health`,
+        `  Engines        store=${e.store} bus=${e.bus} leases=${e.leases}; data in ${config.dataDir}`,
+        '',
+        'Next: create a workspace and its first admin key (in another terminal):',
+        `  npx crucible admin create-workspace --organization "My team" --email you@example.com`,
+        'then call the API with it:',
+        `  curl -H "Authorization: Bearer <key>" ${base}/v1/me`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+program
+  .command('gateway')
+  .description('run a gateway (needs SCHEDULER_ADDR; PORT for HTTP)')
+  .action(async () => onSignal(await runGatewayRole(loadConfig())));
+
+program
+  .command('scheduler')
+  .description('run a scheduler (gRPC on SCHEDULER_PORT, default 7070)')
+  .action(async () => onSignal(await runSchedulerRole(loadConfig())));
+
+program
+  .command('worker')
+  .description('run a world-worker (needs SCHEDULER_ADDR; gRPC on WORKER_PORT)')
+  .action(async () => onSignal(await runWorkerRole(loadConfig())));
+
+const admin = program.command('admin').description('operator commands, run on the server with its environment');
+admin
+  .command('create-workspace')
+  .description('create an organization with one project and print its first admin API key')
+  .requiredOption('--organization <name>', 'organization name (1 to 200 characters)')
+  .option('--project <name>', 'project name', 'default')
+  .option('--email <address>', 'owner e-mail; the user is created if new')
+  .option('--name <name>', "owner's display name")
+  .option('--key-name <name>', 'name of the first key', 'first admin key')
+  .addOption(new Option('--json', 'print JSON'))
+  .action(async (opts: { organization: string; project: string; email?: string; name?: string; keyName: string; json?: boolean }) => {
+    const out = await adminCreateWorkspace(loadConfig(), opts);
+    if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+    else
+      process.stdout.write(
+        `Workspace created: organization ${out.organization_id}, project ${out.project_id}\n` +
+          `Admin API key (shown once, only a hash is stored):\n  ${out.api_key}\n`,
+      );
+  });
+
+program.parseAsync(process.argv).catch(fail);

@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type { ProtoGrpcType as SchedulerProto } from '../proto/generated/scheduler.js';
+import type { ProtoGrpcType as WorkerProto } from '../proto/generated/world_worker.js';
+import { fromGrpcError, toGrpcError } from './errors.js';
+
+/** The loader flags; scripts/gen-proto.mjs generates the committed types with the same ones. */
+export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
+/** Largest gRPC message: an uploaded source archive travels in one Dispatch. */
+export const MAX_GRPC_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+function protoRoot(): string {
+  // Works from both the TypeScript sources and dist/core (proto/*.proto is not compiled).
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const found = [path.resolve(here, '../proto'), path.resolve(here, '../../proto')].find((c) =>
+    existsSync(path.join(c, 'crucible/v1/scheduler.proto')),
+  );
+  if (!found) throw new Error(`proto/crucible/v1/scheduler.proto not found near ${here}`);
+  return found;
+}
+
+function load<T>(file: string): T {
+  const root = protoRoot();
+  const def = protoLoader.loadSync(file, { ...PROTO_LOADER_OPTIONS, includeDirs: [root] });
+  return grpc.loadPackageDefinition(def) as unknown as T;
+}
+
+export const schedulerProto = (): SchedulerProto => load<SchedulerProto>('crucible/v1/scheduler.proto');
+export const workerProto = (): WorkerProto => load<WorkerProto>('crucible/v1/world_worker.proto');
+
+export const channelOptions: grpc.ChannelOptions = {
+  'grpc.max_receive_message_length': MAX_GRPC_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_GRPC_MESSAGE_BYTES,
+};
+
+/** Binds a server and resolves with the port actually bound (use port 0 for any free one). */
+export function bindServer(server: grpc.Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+  });
+}
+
+/**
+ * Adapts an async domain function into a unary gRPC handler: thrown ServiceErrors travel
+ * as `{code, details}` and come back out of `unary()` on the other side unchanged.
+ */
+export function handleUnary<Req, Res>(fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    fn(call.request).then(
+      (res) => callback(null, res),
+      (err: unknown) => callback(toGrpcError(err) as grpc.ServiceError),
+    );
+  };
+}
+
+// Generated clients overload each method; callers name Req and Res explicitly.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type UnaryMethod = (...args: any[]) => grpc.ClientUnaryCall;
+
+/** Calls a unary method as a promise; errors come back as ServiceError. */
+export function unary<Req, Res>(method: UnaryMethod, client: grpc.Client, req: Req, timeoutMs = 60_000): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    method.call(client, req, { deadline: Date.now() + timeoutMs }, (err: grpc.ServiceError | null, res: Res) => {
+      if (err) reject(fromGrpcError(err));
+      else resolve(res);
+    });
+  });
+}
+
+export { grpc };

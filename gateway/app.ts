@@ -1,0 +1,74 @@
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { Config } from '../core/config.js';
+import { ServiceError, toServiceError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { Adapters } from '../core/ports.js';
+import { Authenticator } from './auth.js';
+import { docsRouter } from './docs-page.js';
+import { createApiBackend, loadOpenApiDocument } from './openapi.js';
+import { apiPipeline, type LocalHandler } from './pipeline.js';
+import type { SchedulerClient } from './scheduler-client.js';
+import { downloadsDir } from '../scheduler/downloads.js';
+
+export interface GatewayParts {
+  app: Express;
+  auth: Authenticator;
+  /** Operations the gateway answers itself (event streams); keyed by operationId. */
+  local: Map<string, LocalHandler>;
+}
+
+/** Builds the gateway's Express app; `startGateway` puts it on a port. */
+export async function createGatewayApp(opts: { config: Config; adapters: Adapters; logger: Logger; scheduler: SchedulerClient }): Promise<GatewayParts> {
+  const { config, adapters, logger, scheduler } = opts;
+  const api = await createApiBackend();
+  const auth = new Authenticator(adapters.store);
+  const local = new Map<string, LocalHandler>();
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('etag', false);
+
+  app.get('/openapi.json', (_req, res) => {
+    res.json(loadOpenApiDocument());
+  });
+  app.use('/api/docs', docsRouter());
+  app.use('/downloads', express.static(downloadsDir(), { index: false, fallthrough: true }));
+  app.get('/', (_req, res) => {
+    res.json({ service: 'crucible', version: '0.1.2', api: '/v1', openapi: '/openapi.json', docs: '/api/docs', health: '/v1/health' });
+  });
+
+  app.use(
+    '/v1',
+    express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }),
+    apiPipeline({ api, auth, scheduler, config, local }),
+  );
+
+  app.use((req, _res, next) => next(new ServiceError('not_found', `nothing at ${req.method} ${req.path}`)));
+  app.use(errorHandler(logger));
+  return { app, auth, local };
+}
+
+/** The one place errors become HTTP answers: `{detail}` with the status of the error table. */
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const e = fromExpressError(err);
+    if (e.status >= 500 && e.code !== 'not_implemented') logger.error({ err, path: req.path, method: req.method }, 'request failed');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
+    res.status(e.status).json({ detail: e.detail });
+  };
+}
+
+/** body-parser reports its own errors with `type`; map them to our codes. */
+function fromExpressError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  const t = (err as { type?: string } | null)?.type;
+  if (t === 'entity.parse.failed') return new ServiceError('bad_request', 'the body is not valid JSON');
+  if (t === 'entity.too.large') return new ServiceError('payload_too_large', 'the body is larger than this server accepts');
+  if (t === 'encoding.unsupported' || t === 'charset.unsupported') return new ServiceError('unsupported_media_type', 'the body must be UTF-8 JSON');
+  if (t === 'request.aborted') return new ServiceError('bad_request', 'the request was aborted');
+  return toServiceError(err);
+}

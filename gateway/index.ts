@@ -1,0 +1,46 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../core/config.js';
+import type { Logger } from '../core/log.js';
+import type { Adapters } from '../core/ports.js';
+import { createGatewayApp, type GatewayParts } from './app.js';
+import { SchedulerClient } from './scheduler-client.js';
+
+export { SESSION_COOKIE, readCookie, type SessionResolver } from './auth.js';
+export type { LocalHandler, LocalCall } from './pipeline.js';
+
+export interface RunningGateway extends GatewayParts {
+  server: http.Server;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startGateway(opts: { config: Config; adapters: Adapters; logger: Logger; schedulerAddr: string; host?: string; port?: number }): Promise<RunningGateway> {
+  const logger = opts.logger.child({ component: 'gateway' });
+  const scheduler = new SchedulerClient(opts.schedulerAddr);
+  const parts = await createGatewayApp({ config: opts.config, adapters: opts.adapters, logger, scheduler });
+  const server = http.createServer(parts.app);
+  // SSE streams stay open for as long as a run; idle keep-alive sockets close as usual.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  const host = opts.host ?? opts.config.host;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? opts.config.port, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+  logger.info({ url }, 'gateway listening');
+  return {
+    ...parts,
+    server,
+    port,
+    url,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      scheduler.close();
+    },
+  };
+}

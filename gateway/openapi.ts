@@ -1,0 +1,44 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import { parse as parseYaml } from 'yaml';
+import { ACCESS_RULES, type AccessRule } from '../core/principal.js';
+import { OPENAPI_BACKEND_OPTIONS } from './validation-errors.js';
+
+/** gateway/openapi.yaml, found from the sources or from dist/. */
+export function openapiPath(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const found = [path.join(here, 'openapi.yaml'), path.resolve(here, '../../gateway/openapi.yaml')].find((p) => existsSync(p));
+  if (!found) throw new Error(`gateway/openapi.yaml not found near ${here}`);
+  return found;
+}
+
+let cached: Document | null = null;
+
+/** The API description, parsed once. */
+export function loadOpenApiDocument(): Document {
+  cached ??= parseYaml(readFileSync(openapiPath(), 'utf8')) as Document;
+  return cached;
+}
+
+export type ApiOperation = Operation & { 'x-access'?: AccessRule };
+
+/** The access rule of an operation; an operation without a valid one is a defect of the document. */
+export function accessOf(op: ApiOperation): AccessRule {
+  const rule = op['x-access'];
+  if (!rule || !ACCESS_RULES.includes(rule)) throw new Error(`operation ${op.operationId} has no valid x-access`);
+  return rule;
+}
+
+/** An initialised openapi-backend over the document: routing and request validation. */
+export async function createApiBackend(): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition: loadOpenApiDocument(),
+    validate: true,
+    ...OPENAPI_BACKEND_OPTIONS,
+  });
+  await api.init();
+  for (const op of api.getOperations()) accessOf(op as ApiOperation);
+  return api;
+}

@@ -1,0 +1,124 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import multer from 'multer';
+import type { OpenAPIBackend } from 'openapi-backend';
+import type { Config } from '../core/config.js';
+import { ServiceError } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
+import { authorize } from './access.js';
+import type { Authenticator } from './auth.js';
+import { accessOf, type ApiOperation } from './openapi.js';
+import type { SchedulerClient } from './scheduler-client.js';
+import { toFieldProblems } from './validation-errors.js';
+
+/** What a locally answered operation (e.g. an event stream) receives. */
+export interface LocalCall {
+  operation: ApiOperation;
+  principal: Principal | null;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** An operation the gateway answers itself instead of dispatching to the scheduler. */
+export type LocalHandler = (call: LocalCall, req: Request, res: Response) => Promise<void>;
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/**
+ * The /v1 pipeline: route by the OpenAPI document, authenticate, apply the operation's
+ * access rule, validate the request (422 lists each wrong field), then hand it to the
+ * scheduler over gRPC (or to a local handler) and write the answer.
+ */
+export function apiPipeline(opts: {
+  api: OpenAPIBackend;
+  auth: Authenticator;
+  scheduler: SchedulerClient;
+  config: Config;
+  local: Map<string, LocalHandler>;
+}): RequestHandler {
+  const { api, auth, scheduler, config, local } = opts;
+  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10 } }).single('file');
+
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const path = req.baseUrl + req.path;
+      const operation = api.matchOperation({ method: req.method, path, headers: {}, query: {} }) as ApiOperation | undefined;
+      if (!operation) {
+        const other = METHODS.filter((m) => m !== req.method.toLowerCase()).find((m) => api.matchOperation({ method: m, path, headers: {}, query: {} }));
+        if (other) throw new ServiceError('method_not_allowed', `${req.method} is not allowed on ${path}`);
+        throw new ServiceError('not_found', `no operation at ${req.method} ${path}; see /openapi.json`);
+      }
+      const rule = accessOf(operation);
+      const principal = rule === 'none' ? await auth.authenticate(req).catch(() => null) : await auth.authenticate(req);
+      authorize(rule, principal);
+
+      const multipart = operation.requestBody && 'content' in operation.requestBody && operation.requestBody.content['multipart/form-data'];
+      if (multipart) await runUpload(upload, req, res);
+
+      const validation = api.validateRequest(
+        { method: req.method, path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: multipart ? undefined : req.body },
+        operation,
+      );
+      const problems = validation.valid ? [] : toFieldProblems(validation.errors ?? []);
+      // Multipart bodies are checked here: the validator does not see the file stream.
+      if (multipart && !req.file) problems.push({ field: 'file', message: 'a multipart part named "file" holding a .tar.gz archive is required' });
+      if (problems.length > 0) throw new ServiceError('validation_failed', 'the request is not valid', { details: problems });
+
+      const coerced = validation.coerced ?? {};
+      const params = (coerced.params ?? api.router.parseRequest({ method: req.method, path, headers: {}, query: {} }, operation).params) as Record<string, string>;
+      const query = (coerced.query ?? req.query) as Record<string, unknown>;
+      const body = multipart ? undefined : req.body;
+
+      const handler = local.get(operation.operationId!);
+      if (handler) {
+        await handler({ operation, principal, params, query, body }, req, res);
+        return;
+      }
+      const reply = await scheduler.dispatch({
+        operation_id: operation.operationId!,
+        principal: principal
+          ? {
+              project_id: principal.projectId,
+              organization_id: principal.organizationId,
+              key_id: principal.keyId ?? '',
+              scopes: principal.scopes,
+              user_id: principal.userId ?? '',
+              is_operator: principal.isOperator,
+              session_id: principal.sessionId ?? '',
+            }
+          : undefined,
+        params_json: JSON.stringify(params ?? {}),
+        query_json: JSON.stringify(query ?? {}),
+        body_json: body === undefined ? '' : JSON.stringify(body),
+        attachment: req.file?.buffer,
+        attachment_name: req.file?.originalname ?? '',
+        client_address: req.ip ?? '',
+        user_agent: req.get('user-agent') ?? '',
+      });
+      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+      res.status(reply.status || 200);
+      if (reply.body_bytes.length > 0 || reply.content_type) {
+        res.type(reply.content_type || 'application/octet-stream');
+        if (reply.file_name) res.attachment(reply.file_name);
+        res.send(reply.body_bytes);
+      } else {
+        res.type('application/json').send(reply.body_json || '{}');
+      }
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+function runUpload(upload: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    upload(req, res, (err: unknown) => {
+      if (!err) return resolve();
+      if (err instanceof multer.MulterError) {
+        if (err.code === 'LIMIT_FILE_SIZE') return reject(new ServiceError('payload_too_large', 'the archive is larger than this server accepts (SERVICE_MAX_UPLOAD_BYTES)'));
+        return reject(new ServiceError('bad_request', `multipart form: ${err.message}${err.field ? ` (${err.field})` : ''}`));
+      }
+      reject(new ServiceError('bad_request', `multipart form could not be read: ${err instanceof Error ? err.message : String(err)}`));
+    });
+  });
+}

@@ -1,0 +1,50 @@
+import type { Config } from '../core/config.js';
+import { bindServer, channelOptions, grpc } from '../core/grpc.js';
+import type { Logger } from '../core/log.js';
+import type { Adapters } from '../core/ports.js';
+import { apiKeyHandlers, ensureApiKeyIndexes } from './api-keys.js';
+import type { HandlerTable, SchedulerDeps } from './context.js';
+import { identityHandlers } from './identity.js';
+import { SchedulerService } from './service.js';
+import { trainingHandlers } from './training.js';
+import { WorkerRegistry } from './workers.js';
+import { ensureWorkspaceIndexes } from './workspaces.js';
+
+export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
+export { createApiKey } from './api-keys.js';
+export { createWorkspace, loadProject } from './workspaces.js';
+export { WorkerRegistry } from './workers.js';
+
+/** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
+export function allHandlers(): HandlerTable {
+  return { ...identityHandlers, ...apiKeyHandlers, ...trainingHandlers };
+}
+
+export interface RunningScheduler {
+  /** host:port of the gRPC server. */
+  address: string;
+  deps: SchedulerDeps;
+  close(): Promise<void>;
+}
+
+export async function startScheduler(opts: { config: Config; adapters: Adapters; logger: Logger; host?: string }): Promise<RunningScheduler> {
+  const logger = opts.logger.child({ component: 'scheduler' });
+  const workers = new WorkerRegistry(opts.adapters.leases, logger);
+  const deps: SchedulerDeps = { config: opts.config, adapters: opts.adapters, logger, workers };
+  await ensureWorkspaceIndexes(opts.adapters.store);
+  await ensureApiKeyIndexes(opts.adapters.store);
+  const server = new grpc.Server(channelOptions);
+  new SchedulerService(deps, allHandlers()).addToServer(server);
+  const host = opts.host ?? '127.0.0.1';
+  const port = await bindServer(server, host, opts.config.schedulerPort);
+  const address = `${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  logger.info({ address }, 'scheduler listening');
+  return {
+    address,
+    deps,
+    async close() {
+      workers.close();
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    },
+  };
+}

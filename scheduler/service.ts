@@ -1,0 +1,105 @@
+import { ServiceError, toServiceError } from '../core/errors.js';
+import { grpc, handleUnary, schedulerProto } from '../core/grpc.js';
+import type { Principal, Scope } from '../core/principal.js';
+import type { DispatchRequest__Output } from '../proto/generated/crucible/v1/DispatchRequest.js';
+import type { DispatchResponse } from '../proto/generated/crucible/v1/DispatchResponse.js';
+import type { HealthResponse } from '../proto/generated/crucible/v1/HealthResponse.js';
+import type { RegisterWorkerResponse } from '../proto/generated/crucible/v1/RegisterWorkerResponse.js';
+import type { WorkerInfo__Output } from '../proto/generated/crucible/v1/WorkerInfo.js';
+import type { HandlerTable, OperationContext, SchedulerDeps } from './context.js';
+import { HEARTBEAT_INTERVAL_MS } from './workers.js';
+
+function parseJson(text: string, what: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new ServiceError('bad_request', `${what} is not valid JSON`, { cause });
+  }
+}
+
+function toPrincipal(p: DispatchRequest__Output['principal']): Principal | null {
+  if (!p || (!p.project_id && !p.user_id && !p.key_id)) return null;
+  return {
+    projectId: p.project_id,
+    organizationId: p.organization_id,
+    keyId: p.key_id || null,
+    userId: p.user_id || null,
+    sessionId: p.session_id || null,
+    scopes: p.scopes as Scope[],
+    isOperator: p.is_operator,
+  };
+}
+
+/**
+ * The scheduler's gRPC face. Thin: it decodes, calls the handler registered for the
+ * operation, and encodes the reply or the error.
+ */
+export class SchedulerService {
+  readonly #deps: SchedulerDeps;
+  readonly #handlers: HandlerTable;
+
+  constructor(deps: SchedulerDeps, handlers: HandlerTable) {
+    this.#deps = deps;
+    this.#handlers = handlers;
+  }
+
+  async dispatch(req: DispatchRequest__Output): Promise<DispatchResponse> {
+    const handler = this.#handlers[req.operation_id];
+    if (!handler) {
+      throw new ServiceError('not_implemented', `${req.operation_id} is not available in this release of the server yet`);
+    }
+    const ctx: OperationContext = {
+      operationId: req.operation_id,
+      principal: toPrincipal(req.principal),
+      params: (parseJson(req.params_json, 'params') ?? {}) as Record<string, string>,
+      query: (parseJson(req.query_json, 'query') ?? {}) as Record<string, unknown>,
+      body: parseJson(req.body_json, 'body'),
+      attachment: req.attachment.length > 0 ? req.attachment : null,
+      attachmentName: req.attachment_name || null,
+      clientAddress: req.client_address,
+      userAgent: req.user_agent,
+    };
+    try {
+      const reply = await handler(ctx, this.#deps);
+      return {
+        status: reply.status,
+        body_json: reply.bytes ? '' : JSON.stringify(reply.body ?? {}),
+        body_bytes: reply.bytes ?? Buffer.alloc(0),
+        content_type: reply.contentType ?? '',
+        file_name: reply.fileName ?? '',
+        headers: reply.headers ?? {},
+      };
+    } catch (err) {
+      const e = toServiceError(err);
+      if (e.status >= 500) this.#deps.logger.error({ err, operation: req.operation_id }, 'operation failed');
+      throw e;
+    }
+  }
+
+  async health(): Promise<HealthResponse> {
+    const workers = await this.#deps.workers.probe();
+    return {
+      status: workers.some((w) => w.status === 'up') ? 'ok' : 'degraded',
+      workers: workers.map((w) => ({ ...w, last_seen_ms: String(w.last_seen_ms) })),
+      store: this.#deps.adapters.engines.store,
+      bus: this.#deps.adapters.engines.bus,
+      leases: this.#deps.adapters.engines.leases,
+    };
+  }
+
+  async register(info: WorkerInfo__Output): Promise<RegisterWorkerResponse> {
+    await this.#deps.workers.upsert({ ...info, last_seen_ms: String(Date.now()) });
+    return { heartbeat_interval_ms: String(HEARTBEAT_INTERVAL_MS) };
+  }
+
+  addToServer(server: grpc.Server): void {
+    const proto = schedulerProto();
+    server.addService(proto.crucible.v1.Scheduler.service, {
+      Dispatch: handleUnary((req: DispatchRequest__Output) => this.dispatch(req)),
+      Health: handleUnary(() => this.health()),
+      RegisterWorker: handleUnary((req: WorkerInfo__Output) => this.register(req)),
+      Heartbeat: handleUnary((req: WorkerInfo__Output) => this.register(req)),
+    });
+  }
+}

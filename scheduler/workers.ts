@@ -1,0 +1,111 @@
+import type { Logger } from '../core/log.js';
+import type { LeaseStore } from '../core/ports.js';
+import { grpc, workerProto, channelOptions, unary } from '../core/grpc.js';
+import type { WorldWorkerClient } from '../proto/generated/crucible/v1/WorldWorker.js';
+import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
+import type { PingResponse__Output } from '../proto/generated/crucible/v1/PingResponse.js';
+import type { WorkRequest } from '../proto/generated/crucible/v1/WorkRequest.js';
+import type { WorkResponse__Output } from '../proto/generated/crucible/v1/WorkResponse.js';
+import { ServiceError } from '../core/errors.js';
+
+const REGISTRY_KEY = 'crucible:workers';
+export const HEARTBEAT_INTERVAL_MS = 2_000;
+/** A worker silent for this long is treated as gone. */
+export const WORKER_LOST_AFTER_MS = 3 * HEARTBEAT_INTERVAL_MS;
+
+export interface WorkerRecord {
+  id: string;
+  address: string;
+  capacity: number;
+  active: number;
+  last_seen_ms: number;
+}
+
+export interface WorkerStatus extends WorkerRecord {
+  status: 'up' | 'unreachable' | 'lost';
+}
+
+/**
+ * The world-workers of the installation, kept in the LeaseStore so every scheduler sees
+ * the same set. Workers register and heartbeat; the scheduler calls them over gRPC.
+ */
+export class WorkerRegistry {
+  readonly #leases: LeaseStore;
+  readonly #logger: Logger;
+  readonly #clients = new Map<string, WorldWorkerClient>();
+  readonly #proto = workerProto();
+
+  constructor(leases: LeaseStore, logger: Logger) {
+    this.#leases = leases;
+    this.#logger = logger;
+  }
+
+  async upsert(info: WorkerInfo): Promise<void> {
+    if (!info.id || !info.address) throw new ServiceError('bad_request', 'a worker needs an id and an address');
+    const record: WorkerRecord = {
+      id: info.id,
+      address: info.address,
+      capacity: info.capacity ?? 0,
+      active: info.active ?? 0,
+      last_seen_ms: Date.now(),
+    };
+    await this.#leases.hset(REGISTRY_KEY, info.id, JSON.stringify(record));
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#leases.hdel(REGISTRY_KEY, id);
+  }
+
+  /** Registered workers, including ones whose heartbeat stopped (status `lost`). */
+  async list(): Promise<WorkerRecord[]> {
+    const all = await this.#leases.hgetall(REGISTRY_KEY);
+    return Object.values(all)
+      .map((v) => JSON.parse(v) as WorkerRecord)
+      .sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** Workers whose heartbeat is current. */
+  async live(): Promise<WorkerRecord[]> {
+    const now = Date.now();
+    return (await this.list()).filter((w) => now - w.last_seen_ms <= WORKER_LOST_AFTER_MS);
+  }
+
+  client(address: string): WorldWorkerClient {
+    let c = this.#clients.get(address);
+    if (!c) {
+      c = new this.#proto.crucible.v1.WorldWorker(address, grpc.credentials.createInsecure(), channelOptions);
+      this.#clients.set(address, c);
+    }
+    return c;
+  }
+
+  /** Pings every registered worker live; this is what /v1/health reports. */
+  async probe(timeoutMs = 2_000): Promise<WorkerStatus[]> {
+    const now = Date.now();
+    return Promise.all(
+      (await this.list()).map(async (w): Promise<WorkerStatus> => {
+        if (now - w.last_seen_ms > WORKER_LOST_AFTER_MS) return { ...w, status: 'lost' };
+        try {
+          const c = this.client(w.address);
+          const pong = await unary<object, PingResponse__Output>(c.Ping, c, {}, timeoutMs);
+          return { ...w, capacity: pong.capacity, active: pong.active, status: 'up' };
+        } catch (err) {
+          this.#logger.warn({ worker: w.id, err }, 'worker did not answer ping');
+          return { ...w, status: 'unreachable' };
+        }
+      }),
+    );
+  }
+
+  /** Runs one unit of work on a worker. */
+  async execute(address: string, kind: string, payload: unknown, timeoutMs = 600_000): Promise<unknown> {
+    const c = this.client(address);
+    const res = await unary<WorkRequest, WorkResponse__Output>(c.Execute, c, { kind, payload_json: JSON.stringify(payload ?? null) }, timeoutMs);
+    return res.result_json ? JSON.parse(res.result_json) : null;
+  }
+
+  close(): void {
+    for (const c of this.#clients.values()) c.close();
+    this.#clients.clear();
+  }
+}

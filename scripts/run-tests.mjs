@@ -1,0 +1,64 @@
+// `npm test`: checks that generated code is current, type-checks everything, runs the
+// mocha suites (unit, contract, integration, e2e), then any Python suites, and prints one
+// closing line: `tests: N passed, N failed[, N skipped]`.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const tmp = path.join(root, '.tmp');
+mkdirSync(tmp, { recursive: true });
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let broken = false;
+
+function run(label, cmd, args, env = {}) {
+  process.stdout.write(`\n== ${label}\n`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return r.status === 0;
+}
+
+if (!run('generated gRPC types are current', process.execPath, ['scripts/gen-proto.mjs', '--check'])) {
+  broken = true;
+  totals.failed++;
+} else totals.passed++;
+
+if (!run('type-check (tsc, strict)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.check.json'])) {
+  broken = true;
+  totals.failed++;
+} else totals.passed++;
+
+const stats = path.join(tmp, 'mocha-stats.json');
+rmSync(stats, { force: true });
+const extra = process.argv.slice(2);
+const specs = extra.length > 0 ? extra : ['test/**/*.test.ts'];
+const mochaOk = run('mocha', process.execPath, ['node_modules/mocha/bin/mocha.js', '--reporter', 'test/support/reporter.cjs', ...specs], {
+  CRUCIBLE_TEST_STATS: stats,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+});
+if (existsSync(stats)) {
+  const s = JSON.parse(readFileSync(stats, 'utf8'));
+  totals.passed += s.passed;
+  totals.failed += s.failed;
+  totals.skipped += s.skipped;
+} else {
+  totals.failed++;
+}
+if (!mochaOk && totals.failed === 0) totals.failed++;
+
+const pyTests = path.join(root, 'clients/python/tests');
+if (extra.length === 0 && existsSync(pyTests)) {
+  const pyStats = path.join(tmp, 'python-stats.json');
+  rmSync(pyStats, { force: true });
+  const ok = run('python client (unittest)', process.execPath, ['--import', 'tsx', 'test/support/run-python-tests.ts'], { CRUCIBLE_TEST_STATS: pyStats, LOG_LEVEL: 'silent' });
+  if (existsSync(pyStats)) {
+    const s = JSON.parse(readFileSync(pyStats, 'utf8'));
+    totals.passed += s.passed;
+    totals.failed += s.failed;
+    totals.skipped += s.skipped;
+  } else totals.failed++;
+  if (!ok && totals.failed === 0) totals.failed++;
+}
+
+const skipped = totals.skipped ? `, ${totals.skipped} skipped` : '';
+process.stdout.write(`\ntests: ${totals.passed} passed, ${totals.failed} failed${skipped}\n`);
+process.exit(broken || totals.failed > 0 ? 1 : 0);

@@ -1,0 +1,55 @@
+import type { Config } from '../core/config.js';
+import { bindServer, channelOptions, grpc, schedulerProto, unary } from '../core/grpc.js';
+import { newId } from '../core/ids.js';
+import type { Logger } from '../core/log.js';
+import type { RegisterWorkerResponse__Output } from '../proto/generated/crucible/v1/RegisterWorkerResponse.js';
+import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
+import { WorldWorkerService } from './service.js';
+
+export { WorldWorkerService, type WorkHandler } from './service.js';
+
+export interface RunningWorker {
+  id: string;
+  address: string;
+  service: WorldWorkerService;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a world-worker: its gRPC server, then registration with the scheduler and a
+ * heartbeat. A failed heartbeat is logged and retried; the scheduler treats a silent worker
+ * as lost.
+ */
+export async function startWorker(opts: { config: Config; logger: Logger; schedulerAddr: string; host?: string }): Promise<RunningWorker> {
+  const id = opts.config.workerId ?? newId('wkr');
+  const logger = opts.logger.child({ component: 'world-worker', worker: id });
+  const service = new WorldWorkerService(id, opts.config.workerCapacity);
+  const server = new grpc.Server(channelOptions);
+  service.addToServer(server);
+  const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
+  const address = `${opts.config.workerAdvertiseHost}:${port}`;
+
+  const proto = schedulerProto();
+  const scheduler = new proto.crucible.v1.Scheduler(opts.schedulerAddr, grpc.credentials.createInsecure(), channelOptions);
+  const info = (): WorkerInfo => ({ id, address, capacity: service.capacity, active: service.active });
+  const first = await unary<WorkerInfo, RegisterWorkerResponse__Output>(scheduler.RegisterWorker, scheduler, info(), 10_000);
+  const interval = Number(first.heartbeat_interval_ms) || 2_000;
+  const timer = setInterval(() => {
+    unary<WorkerInfo, RegisterWorkerResponse__Output>(scheduler.Heartbeat, scheduler, info(), interval).catch((err: unknown) =>
+      logger.warn({ err }, 'heartbeat to the scheduler failed'),
+    );
+  }, interval);
+  timer.unref();
+  logger.info({ address, scheduler: opts.schedulerAddr }, 'world-worker registered');
+
+  return {
+    id,
+    address,
+    service,
+    async close() {
+      clearInterval(timer);
+      scheduler.close();
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    },
+  };
+}
