@@ -1,0 +1,88 @@
+import type { WorldManifest } from '../compiler/types.js';
+
+/** One service of a running sandbox. */
+export interface SandboxService {
+  name: string;
+  /** Base URL the world-worker reaches the service at, e.g. `http://127.0.0.1:40123`. */
+  baseUrl: string;
+  /** Process id (child-process adapter): the leader of the service's own process group. */
+  pid?: number;
+  /** Container id (Docker adapter). */
+  containerId?: string;
+}
+
+/** A running copy of an application's services. */
+export interface SandboxHandle {
+  /** Unique per sandbox, for logs and labels. */
+  readonly id: string;
+  /** Service name -> base URL; pass it to `ApplicationClient` as `baseUrls`. */
+  readonly services: Record<string, string>;
+  readonly details: readonly SandboxService[];
+  /**
+   * Stops every service and waits until each has exited (processes killed by process
+   * group, containers removed). Idempotent; never throws for an already-dead service.
+   * The data dir is left in place: removing it is the caller's choice.
+   */
+  stop(): Promise<void>;
+}
+
+export interface SandboxStartOptions {
+  /** The application's `images` pins (image key -> `name:tag@sha256:<digest>`); Docker only. */
+  images?: Record<string, string>;
+  /** How long one service may take to answer its health path; default 15 s. */
+  healthTimeoutMs?: number;
+}
+
+/**
+ * Runs an application's services for one episode or one replay.
+ *
+ * Promises:
+ * - `start` resolves only when every service answers 2xx on its health path; services
+ *   start in manifest order, each on its own free port, with the manifest's env where
+ *   `{data}` is the data dir and `{port}` the service's port.
+ * - when `start` fails it has already stopped whatever it started, and the error is a
+ *   `ServiceError('unavailable')` naming the service and carrying the tail of its stderr
+ *   (or container log); a bad manifest or image pin is `bad_request`.
+ * - state lives only under `dataDir`: two sandboxes started on the same data dir one after
+ *   the other see the same state; on different data dirs they share nothing.
+ * - after `stop()` (of a handle, or `stopAll()`) no process or container of the sandbox
+ *   is left running.
+ */
+export interface Sandboxes {
+  readonly kind: 'process' | 'docker';
+  start(sourceDir: string, manifest: WorldManifest, dataDir: string, options?: SandboxStartOptions): Promise<SandboxHandle>;
+  /** Stops every sandbox this instance started and has not stopped yet. */
+  stopAll(): Promise<void>;
+}
+
+/** Replaces `{data}` and `{port}` in one env value. */
+export function fillEnv(value: string, data: string, port: number): string {
+  return value.replaceAll('{data}', data).replaceAll('{port}', String(port));
+}
+
+/** The tail of a text buffer, for error messages. */
+export class Tail {
+  #text = '';
+  constructor(private readonly max = 4000) {}
+  push(chunk: Buffer | string): void {
+    this.#text = (this.#text + chunk.toString()).slice(-this.max);
+  }
+  toString(): string {
+    return this.#text.trim();
+  }
+}
+
+/** Polls `url` until it answers 2xx; false when `deadline` passes or `alive()` turns false. */
+export async function waitHealthy(url: string, deadline: number, alive: () => boolean): Promise<boolean> {
+  while (Date.now() < deadline && alive()) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await res.arrayBuffer();
+      if (res.ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 40));
+  }
+  return false;
+}
