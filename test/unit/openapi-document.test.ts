@@ -1,0 +1,413 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { OpenAPIBackend } from 'openapi-backend';
+import { OPENAPI_BACKEND_OPTIONS } from '../../gateway/validation-errors.js';
+
+/**
+ * gateway/openapi.yaml against the endpoint tables of the interface spec (section 4) and
+ * CLARIFICATIONS.md: every operation of the tables, with the access rule as `x-access`,
+ * and nothing else under /v1 but the payment provider's webhook.
+ */
+
+const SPEC_FILE = path.resolve('../shared/spec/service-spec.md');
+const DOC_FILE = path.resolve('gateway/openapi.yaml');
+
+type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
+const METHODS: readonly Method[] = ['get', 'post', 'put', 'delete', 'patch'];
+
+const ACCESS_VALUES = ['none', 'any', 'read', 'write', 'evaluator', 'write+evaluator', 'admin', 'read|agent', 'write|agent', 'operator'] as const;
+
+/** The spec's access words (section 4, "Access notation") as `x-access` values. */
+const ACCESS_WORDS: Record<string, (typeof ACCESS_VALUES)[number]> = {
+  none: 'none',
+  'any key': 'any',
+  read: 'read',
+  write: 'write',
+  evaluator: 'evaluator',
+  'write and evaluator': 'write+evaluator',
+  admin: 'admin',
+  'read or agent': 'read|agent',
+  'write or agent': 'write|agent',
+  'operator admin': 'operator',
+};
+
+/** CLARIFICATIONS.md 1: reading jobs needs `evaluator`. */
+const CLARIFIED_ACCESS: Record<string, (typeof ACCESS_VALUES)[number]> = {
+  'GET /v1/jobs': 'evaluator',
+  'GET /v1/jobs/{job_id}': 'evaluator',
+};
+
+/** The operationIds the gateway's handlers are registered under. */
+const OPERATION_IDS: Record<string, string> = {
+  'GET /v1/me': 'get_me',
+  'GET /v1/health': 'get_health',
+  'GET /v1/applications': 'list_applications',
+  'POST /v1/applications': 'create_application',
+  'POST /v1/applications/import-catalog': 'import_catalog',
+  'DELETE /v1/applications/{app_id}': 'delete_application',
+  'GET /v1/applications/{app_id}': 'get_application',
+  'POST /v1/applications/{app_id}/source': 'upload_application_source',
+  'POST /v1/world-builds': 'create_world_build',
+  'GET /v1/jobs': 'list_jobs',
+  'GET /v1/jobs/{job_id}': 'get_job',
+  'POST /v1/jobs/{job_id}/commands': 'command_job',
+  'GET /v1/worlds': 'list_worlds',
+  'GET /v1/world-versions/{wv_id}': 'get_world_version',
+  'GET /v1/world-versions/{wv_id}/scenarios': 'list_scenarios',
+  'POST /v1/world-versions/{wv_id}/scenarios': 'create_scenario',
+  'GET /v1/scenarios/{sc_id}': 'get_scenario',
+  'POST /v1/scenarios/{sc_id}/approve': 'approve_scenario',
+  'POST /v1/scenarios/{sc_id}/reject': 'reject_scenario',
+  'POST /v1/world-versions/{wv_id}/validate': 'validate_world_version',
+  'GET /v1/agent-profiles': 'list_agent_profiles',
+  'POST /v1/agent-profiles': 'create_agent_profile',
+  'GET /v1/agent-profiles/{prof_id}': 'get_agent_profile',
+  'POST /v1/evaluations': 'create_evaluation',
+  'GET /v1/runs': 'list_runs',
+  'GET /v1/runs/{run_id}': 'get_run',
+  'POST /v1/runs/{run_id}/commands': 'command_run',
+  'GET /v1/runs/{run_id}/episodes': 'list_run_episodes',
+  'GET /v1/compare': 'compare_runs',
+  'POST /v1/improvements': 'create_improvement',
+  'GET /v1/episodes/{ep_id}': 'get_episode',
+  'POST /v1/episodes/{ep_id}/interventions': 'create_intervention',
+  'GET /v1/episodes/{ep_id}/observation': 'get_observation',
+  'POST /v1/episodes/{ep_id}/actions': 'post_action',
+  'GET /v1/episodes/{ep_id}/actions/{key}': 'get_action_result',
+  'GET /v1/jobs/{job_id}/events': 'stream_job_events',
+  'GET /v1/runs/{run_id}/events': 'stream_run_events',
+  'GET /v1/streams/{stream}/events/page': 'get_events_page',
+  'POST /v1/dataset-exports': 'create_dataset_export',
+  'POST /v1/world-versions/{wv_id}/bundle': 'create_bundle',
+  'GET /v1/artifacts': 'list_artifacts',
+  'GET /v1/artifacts/{art_id}': 'get_artifact',
+  'GET /v1/artifacts/{art_id}/download': 'download_artifact',
+  'GET /v1/dashboard': 'get_dashboard',
+  'GET /v1/usage': 'get_usage',
+  'GET /v1/billing': 'get_billing',
+  'POST /v1/billing/checkout': 'billing_checkout',
+  'POST /v1/billing/change': 'billing_change',
+  'POST /v1/billing/portal': 'billing_portal',
+  'POST /v1/billing/sync': 'billing_sync',
+  'GET /v1/pricing': 'get_pricing',
+  'GET /v1/api-keys': 'list_api_keys',
+  'POST /v1/api-keys': 'create_api_key',
+  'DELETE /v1/api-keys/{key_id}': 'delete_api_key',
+  'GET /v1/credentials': 'list_credentials',
+  'POST /v1/credentials': 'create_credential',
+  'DELETE /v1/credentials/{cred_id}': 'delete_credential',
+  'POST /v1/auth/signup': 'auth_signup',
+  'POST /v1/auth/login': 'auth_login',
+  'POST /v1/auth/idp': 'auth_idp',
+  'POST /v1/onboarding/workspace': 'onboarding_workspace',
+  'DELETE /v1/session': 'delete_session',
+  'POST /v1/cli/logins': 'create_cli_login',
+  'GET /v1/cli/logins/{code}': 'get_cli_login',
+  'POST /v1/cli/logins/{code}/{decision}': 'decide_cli_login',
+  'POST /v1/cli/logins/poll': 'poll_cli_login',
+  'GET /v1/admin/organizations': 'admin_list_organizations',
+  'PUT /v1/admin/organizations/{org_id}': 'admin_update_organization',
+  'POST /v1/admin/organizations/{org_id}/credits': 'admin_add_credits',
+  'GET /v1/training-jobs': 'list_training_jobs',
+  'POST /v1/training-jobs': 'create_training_job',
+  'GET /v1/training-jobs/{tj_id}': 'get_training_job',
+};
+
+interface SpecRow {
+  method: Method;
+  path: string;
+  access: (typeof ACCESS_VALUES)[number];
+  spendsBudget: boolean;
+  status: string;
+}
+
+/** Rows like `| GET | /v1/me | any key | none | 200 identity fields |`. */
+function parseSpecTables(text: string): SpecRow[] {
+  const rows: SpecRow[] = [];
+  const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH)\s*\|\s*(\/v1\/[^\s|]*)(\s+\$)?\s*\|\s*([^|]+?)\s*\|\s*[^|]*\|\s*([^|]*?)\s*\|\s*$/;
+  for (const line of text.split('\n')) {
+    const m = row.exec(line);
+    if (!m) continue;
+    const [, method, p, dollar, accessWords, response] = m as unknown as [string, string, string, string | undefined, string, string];
+    const key = `${method} ${p}`;
+    const access = CLARIFIED_ACCESS[key] ?? ACCESS_WORDS[accessWords];
+    if (!access) throw new Error(`unknown access words "${accessWords}" in: ${line}`);
+    const status = /^(\d{3})/.exec(response)?.[1];
+    if (!status) throw new Error(`no success status in: ${line}`);
+    rows.push({ method: method.toLowerCase() as Method, path: p, access, spendsBudget: dollar !== undefined, status });
+  }
+  return rows;
+}
+
+type Json = Record<string, unknown>;
+interface DocOperation extends Json {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  security?: unknown[];
+  parameters?: Json[];
+  requestBody?: Json;
+  responses: Record<string, Json>;
+  'x-access'?: string;
+  'x-spends-budget'?: boolean;
+  'x-not-in-spec-table'?: boolean;
+}
+interface Found {
+  method: Method;
+  path: string;
+  op: DocOperation;
+  pathParams: Json[];
+}
+
+const doc = parse(readFileSync(DOC_FILE, 'utf8')) as Json & {
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, Json>; parameters: Record<string, Json>; responses: Record<string, Json> };
+};
+
+function resolve<T = Json>(node: unknown): T {
+  let n = node as Json;
+  for (let i = 0; i < 10 && n && typeof n.$ref === 'string'; i++) {
+    const parts = (n.$ref as string).replace(/^#\//, '').split('/');
+    n = parts.reduce<Json>((acc, part) => acc[part] as Json, doc);
+  }
+  return n as T;
+}
+
+function operations(): Found[] {
+  const out: Found[] = [];
+  for (const [p, item] of Object.entries(doc.paths)) {
+    for (const method of METHODS) {
+      const op = item[method] as DocOperation | undefined;
+      if (op) out.push({ method, path: p, op, pathParams: ((item.parameters as Json[] | undefined) ?? []).map((x) => resolve(x)) });
+    }
+  }
+  return out;
+}
+
+/** `/v1/a/{x}/b` -> `/v1/a/{}/b`, to compare templates by parameter position. */
+const shape = (p: string): string => p.replace(/\{[^}]+\}/g, '{}');
+
+const specRows = parseSpecTables(readFileSync(SPEC_FILE, 'utf8'));
+const docOps = operations();
+
+function findOp(method: Method, p: string): Found | undefined {
+  return docOps.find((o) => o.method === method && shape(o.path) === shape(p));
+}
+
+/** Every keyword name used anywhere below a node. */
+function keysBelow(node: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) node.forEach((n) => keysBelow(n, into));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      into.add(k);
+      keysBelow(v, into);
+    }
+  }
+  return into;
+}
+
+describe('gateway/openapi.yaml: the document', () => {
+  describe('the spec tables', () => {
+    it('hold exactly 72 operations, each once', () => {
+      expect(specRows).to.have.length(72);
+      const keys = specRows.map((r) => `${r.method} ${r.path}`);
+      expect(new Set(keys).size).to.equal(72);
+    });
+    it('mark four operations with $', () => {
+      expect(specRows.filter((r) => r.spendsBudget).map((r) => `${r.method.toUpperCase()} ${r.path}`)).to.have.members([
+        'POST /v1/world-builds',
+        'POST /v1/world-versions/{wv_id}/validate',
+        'POST /v1/evaluations',
+        'POST /v1/improvements',
+      ]);
+    });
+    it('match the operationId table of this test one to one', () => {
+      expect(specRows.map((r) => `${r.method.toUpperCase()} ${r.path}`)).to.have.members(Object.keys(OPERATION_IDS));
+    });
+  });
+
+  describe('top level', () => {
+    it('is OpenAPI 3.1.0 of release 0.1.2 served from /', () => {
+      expect(doc.openapi).to.equal('3.1.0');
+      expect((doc.info as Json).version).to.equal('0.1.2');
+      expect(doc.servers).to.deep.equal([{ url: '/' }]);
+    });
+    it('has only /v1 paths (no /openapi.json or /api/docs)', () => {
+      for (const p of Object.keys(doc.paths)) expect(p.startsWith('/v1/'), p).to.equal(true);
+    });
+    it('declares the bearer and session security schemes', () => {
+      const schemes = (doc.components as unknown as Json).securitySchemes as Record<string, Json>;
+      expect(schemes.bearer).to.include({ type: 'http', scheme: 'bearer' });
+      expect(String(schemes.bearer!.bearerFormat)).to.contain('svc_');
+      expect(schemes.session).to.include({ type: 'apiKey', in: 'cookie', name: 'crucible_session' });
+      expect(doc.security).to.deep.equal([{ bearer: [] }, { session: [] }]);
+    });
+    it('uses no OpenAPI 3.0-only keyword (nullable)', () => {
+      expect(keysBelow(doc).has('nullable')).to.equal(false);
+    });
+    it('loads in openapi-backend in strict mode without errors or warnings', async () => {
+      const warnings: unknown[] = [];
+      const warn = console.warn;
+      console.warn = (...args: unknown[]) => void warnings.push(args);
+      try {
+        const api = new OpenAPIBackend({ definition: structuredClone(doc) as never, strict: true, validate: true, ...OPENAPI_BACKEND_OPTIONS });
+        await api.init();
+        expect(api.initialized).to.equal(true);
+        expect(api.getOperations()).to.have.length(73);
+      } finally {
+        console.warn = warn;
+      }
+      expect(warnings).to.deep.equal([]);
+    });
+  });
+
+  describe('operations', () => {
+    it('every spec operation is in the document with its access rule', () => {
+      const problems: string[] = [];
+      for (const row of specRows) {
+        const found = findOp(row.method, row.path);
+        if (!found) {
+          problems.push(`missing ${row.method.toUpperCase()} ${row.path}`);
+          continue;
+        }
+        if (found.path !== row.path) problems.push(`${found.path} is named differently from the spec's ${row.path}`);
+        if (found.op['x-access'] !== row.access) problems.push(`${row.method.toUpperCase()} ${row.path}: x-access ${String(found.op['x-access'])}, spec ${row.access}`);
+      }
+      expect(problems).to.deep.equal([]);
+    });
+
+    it('applies CLARIFICATIONS.md 1: reading jobs needs evaluator, commands stay write', () => {
+      expect(findOp('get', '/v1/jobs')!.op['x-access']).to.equal('evaluator');
+      expect(findOp('get', '/v1/jobs/{job_id}')!.op['x-access']).to.equal('evaluator');
+      expect(findOp('get', '/v1/jobs/{job_id}/events')!.op['x-access']).to.equal('evaluator');
+      expect(findOp('post', '/v1/jobs/{job_id}/commands')!.op['x-access']).to.equal('write');
+    });
+
+    it('applies CLARIFICATIONS.md 2: turns are read|agent, the episode record evaluator', () => {
+      expect(findOp('get', '/v1/episodes/{ep_id}/observation')!.op['x-access']).to.equal('read|agent');
+      expect(findOp('get', '/v1/episodes/{ep_id}/actions/{key}')!.op['x-access']).to.equal('read|agent');
+      expect(findOp('get', '/v1/episodes/{ep_id}')!.op['x-access']).to.equal('evaluator');
+    });
+
+    it('uses the agreed operationIds', () => {
+      const problems: string[] = [];
+      for (const [key, id] of Object.entries(OPERATION_IDS)) {
+        const [method, p] = key.split(' ') as [string, string];
+        const found = findOp(method.toLowerCase() as Method, p);
+        if (found?.op.operationId !== id) problems.push(`${key}: ${String(found?.op.operationId)} instead of ${id}`);
+      }
+      expect(problems).to.deep.equal([]);
+    });
+
+    it('has no other /v1 operation than the billing webhook', () => {
+      const extra = docOps.filter((o) => !specRows.some((r) => r.method === o.method && shape(r.path) === shape(o.path)));
+      expect(extra.map((o) => `${o.method.toUpperCase()} ${o.path}`)).to.deep.equal(['POST /v1/billing/webhook']);
+      const hook = extra[0]!.op;
+      expect(hook.operationId).to.equal('billing_webhook');
+      expect(hook['x-access']).to.equal('none');
+      expect(hook['x-not-in-spec-table']).to.equal(true);
+      expect(hook.security).to.deep.equal([]);
+      const content = resolve<Json>(hook.requestBody).content as Record<string, unknown>;
+      expect(Object.keys(content)).to.not.include('application/json');
+      expect(docOps.filter((o) => o.op['x-not-in-spec-table'])).to.have.length(1);
+    });
+
+    it('operationIds are unique and snake_case', () => {
+      const ids = docOps.map((o) => o.op.operationId);
+      for (const id of ids) expect(id).to.match(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
+      expect(new Set(ids).size).to.equal(ids.length);
+      expect(ids).to.have.length(73);
+    });
+
+    it('every operation has a summary, declared tags and a known x-access', () => {
+      const declared = new Set(((doc.tags as Json[]) ?? []).map((t) => t.name));
+      for (const { method, path: p, op } of docOps) {
+        const where = `${method.toUpperCase()} ${p}`;
+        expect(op.summary, where).to.be.a('string').and.not.equal('');
+        expect(op.tags, where).to.be.an('array').that.is.not.empty;
+        for (const tag of op.tags!) expect(declared.has(tag), `${where} tag ${tag}`).to.equal(true);
+        expect(ACCESS_VALUES as readonly string[], where).to.include(op['x-access']);
+      }
+    });
+
+    it('x-spends-budget is true exactly on the operations marked $', () => {
+      for (const row of specRows) {
+        const { op } = findOp(row.method, row.path)!;
+        expect(op['x-spends-budget'] === true, `${row.method} ${row.path}`).to.equal(row.spendsBudget);
+        if (!row.spendsBudget) expect(op, `${row.method} ${row.path}`).to.not.have.property('x-spends-budget');
+      }
+    });
+
+    it('security follows x-access: none is open, operator takes a session only, the rest inherit key or session', () => {
+      for (const { method, path: p, op } of docOps) {
+        const where = `${method.toUpperCase()} ${p}`;
+        if (op['x-access'] === 'none') expect(op.security, where).to.deep.equal([]);
+        else if (op['x-access'] === 'operator') expect(op.security, where).to.deep.equal([{ session: [] }]);
+        else expect(op, where).to.not.have.property('security');
+      }
+    });
+
+    it('answers with the success status of the spec and documents the Error default', () => {
+      for (const row of specRows) {
+        const { op } = findOp(row.method, row.path)!;
+        const where = `${row.method.toUpperCase()} ${row.path}`;
+        const successes = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s));
+        expect(successes, where).to.deep.equal([row.status]);
+        expect(op.responses.default, where).to.deep.equal({ $ref: '#/components/responses/Error' });
+      }
+      const error = doc.components.schemas.Error as Json;
+      expect(error.required).to.deep.equal(['detail']);
+    });
+
+    it('declares every path parameter with the spec name, required', () => {
+      for (const { method, path: p, op, pathParams } of docOps) {
+        const names = [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+        const declared = [...pathParams, ...(op.parameters ?? []).map((x) => resolve(x))].filter((x) => x.in === 'path');
+        expect(declared.map((x) => x.name), `${method} ${p}`).to.have.members(names);
+        for (const d of declared) expect(d.required, `${method} ${p} ${String(d.name)}`).to.equal(true);
+      }
+    });
+
+    it('request bodies are JSON objects that refuse unknown fields (upload: multipart file; webhook: raw)', () => {
+      for (const { method, path: p, op } of docOps) {
+        if (!op.requestBody) continue;
+        const where = `${method.toUpperCase()} ${p}`;
+        const body = resolve<Json>(op.requestBody);
+        const content = body.content as Record<string, Json>;
+        if (op.operationId === 'billing_webhook') continue;
+        if (op.operationId === 'upload_application_source') {
+          expect(Object.keys(content), where).to.deep.equal(['multipart/form-data']);
+          const schema = resolve<Json>(content['multipart/form-data']!.schema);
+          expect(schema.required).to.deep.equal(['file']);
+          expect((schema.properties as Record<string, Json>).file).to.include({ type: 'string', format: 'binary' });
+          expect(body.required).to.equal(true);
+          continue;
+        }
+        expect(Object.keys(content), where).to.deep.equal(['application/json']);
+        const schema = resolve<Json>(content['application/json']!.schema);
+        expect(schema.type, where).to.equal('object');
+        expect(schema.additionalProperties, where).to.equal(false);
+        // every body has a required field except the terminal sign-in start
+        expect(body.required, where).to.equal(op.operationId !== 'create_cli_login');
+      }
+    });
+
+    it('the event streams answer text/event-stream and the download application/octet-stream', () => {
+      for (const id of ['stream_job_events', 'stream_run_events']) {
+        const { op } = docOps.find((o) => o.op.operationId === id)!;
+        expect(Object.keys(resolve<Json>(op.responses['200']).content as Json), id).to.deep.equal(['text/event-stream']);
+      }
+      const download = docOps.find((o) => o.op.operationId === 'download_artifact')!.op;
+      expect(Object.keys(resolve<Json>(download.responses['200']).content as Json)).to.deep.equal(['application/octet-stream']);
+    });
+
+    it('documents the events page limit maximum of 1000 and its defaults', () => {
+      const { op } = docOps.find((o) => o.op.operationId === 'get_events_page')!;
+      const params = Object.fromEntries((op.parameters ?? []).map((x) => resolve(x)).map((x) => [x.name, x.schema as Json]));
+      expect(params.limit).to.include({ type: 'integer', minimum: 1, maximum: 1000, default: 500 });
+      expect(params.cursor).to.include({ type: 'integer', minimum: 0, default: 0 });
+    });
+  });
+});
