@@ -56,7 +56,7 @@ export function apiPipeline(opts: {
       if (multipart) await runUpload(upload, req, res);
 
       const validation = api.validateRequest(
-        { method: req.method, path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: multipart ? undefined : req.body },
+        { method: req.method, path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: multipart ? (req.body ?? {}) : req.body },
         operation,
       );
       const problems = validation.valid ? [] : toFieldProblems(validation.errors ?? []);
