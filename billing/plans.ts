@@ -35,7 +35,7 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = Object.freeze({
     name: 'free',
     title: 'Free',
     price_monthly_usd: 0,
-    limits: { applications: 1, builds_per_month: 5, episodes_per_month: 500, allowance_usd: 5, concurrent_episodes: 4, api_keys: 5, quiet_hours_only: false },
+    limits: { applications: 1, builds_per_month: 5, episodes_per_month: 500, allowance_usd: 5, concurrent_episodes: 4, api_keys: 25, quiet_hours_only: false },
   },
   pro: {
     name: 'pro',
