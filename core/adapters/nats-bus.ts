@@ -1,0 +1,185 @@
+import {
+  connect,
+  DeliverPolicy,
+  DiscardPolicy,
+  JSONCodec,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerMessages,
+  type Consumer,
+  type JetStreamClient,
+  type JetStreamManager,
+  type NatsConnection,
+} from 'nats';
+import { ServiceError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { BusMessage, BusSubscription, EventBus } from '../ports.js';
+import { SUBJECT_ROOT, subjectTokens } from './memory-bus.js';
+
+/** Options of {@link NatsBus.connect}. */
+export interface NatsBusOptions {
+  /** The JetStream stream carrying `crucible.>` (CRUCIBLE); created when missing. */
+  stream?: string;
+  /** How long the stream keeps a message (1 hour): the bus is live fan-out, not the record. */
+  maxAgeMs?: number;
+  /** Size cap of the stream; the oldest messages go first (256 MiB). */
+  maxBytes?: number;
+  /** Connection name shown by the server's monitoring (crucible). */
+  name?: string;
+  logger?: Logger;
+}
+
+const codec = JSONCodec<unknown>();
+const STREAM_NOT_FOUND = 10059;
+
+/**
+ * The engine {@link EventBus} on NATS JetStream.
+ *
+ * Every subject must start with `crucible.` (checked, `ServiceError('bad_request')`
+ * otherwise), because one stream (`CRUCIBLE`, created on connect when missing, limited to
+ * an hour and 256 MiB) captures `crucible.>`. `publish` resolves when JetStream acked the
+ * message. `subscribe` creates an ordered consumer filtered on the pattern with
+ * `DeliverPolicy.New` and resolves once the server holds it, so the subscriber sees every
+ * message stored after that, in stream order (= publish order on one connection), once.
+ */
+export class NatsBus implements EventBus {
+  readonly #nc: NatsConnection;
+  readonly #js: JetStreamClient;
+  readonly #jsm: JetStreamManager;
+  readonly #options: Required<Omit<NatsBusOptions, 'logger'>>;
+  readonly #logger: Logger | undefined;
+  readonly #subscriptions = new Set<BusSubscription>();
+
+  private constructor(nc: NatsConnection, jsm: JetStreamManager, options: NatsBusOptions) {
+    this.#nc = nc;
+    this.#js = nc.jetstream();
+    this.#jsm = jsm;
+    this.#logger = options.logger;
+    this.#options = {
+      stream: options.stream ?? 'CRUCIBLE',
+      maxAgeMs: options.maxAgeMs ?? 3600_000,
+      maxBytes: options.maxBytes ?? 256 * 1024 * 1024,
+      name: options.name ?? 'crucible',
+    };
+  }
+
+  /** Connects to `url` and makes sure the stream exists; fails with `unavailable` when NATS is unreachable. */
+  static async connect(url: string, options: NatsBusOptions = {}): Promise<NatsBus> {
+    let nc: NatsConnection;
+    try {
+      nc = await connect({ servers: url, name: options.name ?? 'crucible', timeout: 5000, maxReconnectAttempts: -1 });
+    } catch (err) {
+      throw new ServiceError('unavailable', `cannot reach NATS at ${url} (NATS_URL): ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      const bus = new NatsBus(nc, await nc.jetstreamManager({ timeout: 5000 }), options);
+      await bus.#ensureStream();
+      return bus;
+    } catch (err) {
+      await nc.close().catch(() => undefined);
+      throw new ServiceError('unavailable', `NATS at ${url} has no usable JetStream (start nats-server with -js): ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  async publish(subject: string, data: unknown): Promise<void> {
+    subjectTokens(subject, 'subject');
+    const payload = codec.encode(data ?? null);
+    try {
+      await this.#js.publish(subject, payload);
+    } catch (err) {
+      // 503: no stream answered, e.g. it was deleted while we ran; recreate it once
+      if ((err as { code?: unknown }).code !== '503') throw unavailable(err);
+      try {
+        await this.#ensureStream();
+        await this.#js.publish(subject, payload);
+      } catch (again) {
+        throw unavailable(again);
+      }
+    }
+  }
+
+  async subscribe(subject: string, handler: (msg: BusMessage) => void): Promise<BusSubscription> {
+    subjectTokens(subject, 'pattern');
+    let consumer: Consumer;
+    let messages: ConsumerMessages;
+    let active = true;
+    try {
+      consumer = await this.#js.consumers.get(this.#options.stream, { filterSubjects: subject, deliver_policy: DeliverPolicy.New });
+      messages = await consumer.consume({
+        callback: (m) => {
+          if (!active) return;
+          let data: unknown;
+          try {
+            data = codec.decode(m.data);
+          } catch (err) {
+            this.#logger?.warn({ err, subject: m.subject }, 'bus message is not JSON; skipped');
+            return;
+          }
+          try {
+            handler({ subject: m.subject, data });
+          } catch (err) {
+            this.#logger?.error({ err, subject: m.subject }, 'bus handler failed');
+          }
+        },
+      });
+    } catch (err) {
+      throw unavailable(err);
+    }
+    const subscriptions = this.#subscriptions;
+    const subscription: BusSubscription = {
+      async unsubscribe() {
+        if (!active) return;
+        active = false;
+        subscriptions.delete(subscription);
+        await messages.close().catch(() => undefined);
+        await consumer.delete().catch(() => false);
+      },
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /** Removes the messages under `pattern` from the stream (tests clean up their subjects). */
+  async purge(pattern: string): Promise<void> {
+    subjectTokens(pattern, 'pattern');
+    await this.#jsm.streams.purge(this.#options.stream, { filter: pattern });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((s) => s.unsubscribe()));
+    if (!this.#nc.isClosed()) await this.#nc.close();
+  }
+
+  async #ensureStream(): Promise<void> {
+    const name = this.#options.stream;
+    try {
+      await this.#jsm.streams.info(name);
+      return;
+    } catch (err) {
+      if ((err as { api_error?: { err_code?: number } }).api_error?.err_code !== STREAM_NOT_FOUND) throw err;
+    }
+    try {
+      await this.#jsm.streams.add({
+        name,
+        subjects: [`${SUBJECT_ROOT}.>`],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        discard: DiscardPolicy.Old,
+        max_age: nanos(this.#options.maxAgeMs),
+        max_bytes: this.#options.maxBytes,
+        num_replicas: 1,
+      });
+    } catch (err) {
+      // another process may have created it a moment ago; only a stream still missing is an error
+      await this.#jsm.streams.info(name).catch(() => {
+        throw err;
+      });
+    }
+  }
+}
+
+function unavailable(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  return new ServiceError('unavailable', `the event bus (NATS) failed: ${(err as Error).message}`, { cause: err });
+}

@@ -1,0 +1,285 @@
+import Database from 'better-sqlite3';
+import { ServiceError } from '../errors.js';
+import type { Doc, DocumentStore, Filter, FilterValue, FindOptions, IndexSpec } from '../ports.js';
+
+/** Options of {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /** How long a write waits for another process holding the file's write lock (5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+/** A compiled piece of SQL and its bound parameters. */
+interface Sql {
+  sql: string;
+  params: unknown[];
+}
+
+/** SQL expressions reading one field of a row: its value and its JSON type. */
+interface FieldSql {
+  value: string;
+  type: string;
+}
+
+const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
+const FIELD_SEGMENT = /^[A-Za-z0-9_-]+$/;
+const RANGE_OPS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
+const MAX_CACHED_STATEMENTS = 500;
+
+/**
+ * The embedded {@link DocumentStore}: one SQLite file (better-sqlite3, WAL), one table per
+ * collection holding `_id TEXT PRIMARY KEY, doc TEXT` (the whole document as JSON).
+ *
+ * Filters compile to `json_extract` expressions and compare JSON types the way MongoDB
+ * does (`'5'` never equals `5`, a numeric range never matches a string). Indexes are
+ * expression indexes over the same expressions, so queries use them. Every method is one
+ * SQL statement, hence atomic, and safe for several processes sharing the file: writers
+ * wait up to `busyTimeoutMs` for the lock. Fields holding arrays compare as whole values
+ * (MongoDB would match single elements): do not filter on arrays.
+ */
+export class SqliteStore implements DocumentStore {
+  readonly #db: Database.Database;
+  readonly #tables = new Set<string>();
+  readonly #statements = new Map<string, Database.Statement>();
+
+  constructor(file: string, options: SqliteStoreOptions = {}) {
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#db = new Database(file, { timeout: busyTimeoutMs });
+    this.#db.pragma(`busy_timeout = ${Math.floor(busyTimeoutMs)}`);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = NORMAL');
+    this.#db.exec('CREATE TABLE IF NOT EXISTS _sequences (name TEXT PRIMARY KEY, value INTEGER NOT NULL)');
+  }
+
+  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+    const table = this.#table(collection);
+    for (const index of indexes) {
+      if (index.fields.length === 0) throw new ServiceError('bad_request', `an index of ${collection} names no fields`);
+      const exprs = index.fields.map((f) => fieldSql(f).value);
+      const name = `${collection}__${index.unique ? 'ux' : 'ix'}__${index.fields.join('__').replace(/[^A-Za-z0-9_]/g, '_')}`;
+      this.#run(() => this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON ${table} (${exprs.join(', ')})`));
+    }
+  }
+
+  async insert<T extends Doc>(collection: string, doc: T): Promise<T> {
+    const json = docJson(doc);
+    this.#stmt(`INSERT INTO ${this.#table(collection)} (_id, doc) VALUES (?, ?)`).run(doc._id, json);
+    return JSON.parse(json) as T;
+  }
+
+  async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
+    const row = this.#stmt(`SELECT doc FROM ${this.#table(collection)} WHERE _id = ?`).get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
+  }
+
+  async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
+    const [first] = await this.find<T>(collection, filter, { limit: 1 });
+    return first ?? null;
+  }
+
+  async find<T extends Doc = Doc>(collection: string, filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    checkPaging(options);
+    if (options.limit === 0) return [];
+    const where = compileFilter(filter);
+    let sql = `SELECT doc FROM ${this.#table(collection)} WHERE ${where.sql}`;
+    if (options.sort) {
+      const dir = options.sort.direction === 'desc' ? 'DESC' : 'ASC';
+      sql += options.sort.field === '_id' ? ` ORDER BY _id ${dir}` : ` ORDER BY ${fieldSql(options.sort.field).value} ${dir}, _id ASC`;
+    }
+    const params = [...where.params];
+    if (options.limit !== undefined || options.skip !== undefined) {
+      sql += ' LIMIT ? OFFSET ?';
+      params.push(options.limit ?? -1, options.skip ?? 0);
+    }
+    const rows = this.#stmt(sql).all(...params) as Array<{ doc: string }>;
+    return rows.map((r) => JSON.parse(r.doc) as T);
+  }
+
+  async count(collection: string, filter: Filter): Promise<number> {
+    const where = compileFilter(filter);
+    const row = this.#stmt(`SELECT COUNT(*) AS n FROM ${this.#table(collection)} WHERE ${where.sql}`).get(...where.params) as { n: number };
+    return row.n;
+  }
+
+  async update<T extends Doc = Doc>(collection: string, id: string, patch: Record<string, unknown>, where: Filter = {}): Promise<T | null> {
+    const sets: Sql = { sql: '', params: [] };
+    const removes: string[] = [];
+    for (const [key, value] of Object.entries(patch)) {
+      if (key === '_id') {
+        if (value !== id) throw new ServiceError('bad_request', 'update cannot change _id');
+        continue;
+      }
+      if (!FIELD_SEGMENT.test(key)) throw new ServiceError('bad_request', `invalid top-level field name "${key}"`);
+      const json = value === undefined ? undefined : JSON.stringify(value);
+      if (json === undefined) {
+        removes.push(`'${jsonPath(key)}'`);
+      } else {
+        sets.sql += `, '${jsonPath(key)}', json(?)`;
+        sets.params.push(json);
+      }
+    }
+    const cond = compileFilter(where);
+    const table = this.#table(collection);
+    if (sets.params.length === 0 && removes.length === 0) {
+      const row = this.#stmt(`SELECT doc FROM ${table} WHERE _id = ? AND ${cond.sql}`).get(id, ...cond.params) as { doc: string } | undefined;
+      return row ? (JSON.parse(row.doc) as T) : null;
+    }
+    let expr = sets.params.length > 0 ? `json_set(doc${sets.sql})` : 'doc';
+    if (removes.length > 0) expr = `json_remove(${expr}, ${removes.join(', ')})`;
+    const row = this.#stmt(`UPDATE ${table} SET doc = ${expr} WHERE _id = ? AND ${cond.sql} RETURNING doc`).get(...sets.params, id, ...cond.params) as
+      | { doc: string }
+      | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
+  }
+
+  async replace<T extends Doc>(collection: string, doc: T, where: Filter = {}): Promise<T | null> {
+    const json = docJson(doc);
+    const cond = compileFilter(where);
+    const row = this.#stmt(`UPDATE ${this.#table(collection)} SET doc = ? WHERE _id = ? AND ${cond.sql} RETURNING doc`).get(json, doc._id, ...cond.params) as
+      | { doc: string }
+      | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
+  }
+
+  async delete(collection: string, id: string): Promise<boolean> {
+    return this.#stmt(`DELETE FROM ${this.#table(collection)} WHERE _id = ?`).run(id).changes > 0;
+  }
+
+  async deleteMany(collection: string, filter: Filter): Promise<number> {
+    const where = compileFilter(filter);
+    return this.#stmt(`DELETE FROM ${this.#table(collection)} WHERE ${where.sql}`).run(...where.params).changes;
+  }
+
+  async nextSequence(name: string): Promise<number> {
+    // One upsert statement is its own write transaction: processes sharing the file queue on the lock.
+    const row = this.#stmt(
+      'INSERT INTO _sequences (name, value) VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value',
+    ).get(name) as { value: number };
+    return row.value;
+  }
+
+  async close(): Promise<void> {
+    this.#statements.clear();
+    if (this.#db.open) this.#db.close();
+  }
+
+  /** The quoted table of a collection, created on first use. */
+  #table(collection: string): string {
+    if (!COLLECTION_NAME.test(collection) || /^sqlite_/i.test(collection)) {
+      throw new ServiceError('bad_request', `invalid collection name "${collection}": letters, digits and _ only, starting with a letter`);
+    }
+    const quoted = `"${collection}"`;
+    if (!this.#tables.has(collection)) {
+      this.#run(() => this.#db.exec(`CREATE TABLE IF NOT EXISTS ${quoted} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`));
+      this.#tables.add(collection);
+    }
+    return quoted;
+  }
+
+  /** A prepared statement whose run/get/all map SQLite errors to ServiceError. */
+  #stmt(sql: string): { run(...p: unknown[]): Database.RunResult; get(...p: unknown[]): unknown; all(...p: unknown[]): unknown[] } {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      if (this.#statements.size >= MAX_CACHED_STATEMENTS) this.#statements.clear();
+      stmt = this.#run(() => this.#db.prepare(sql));
+      this.#statements.set(sql, stmt);
+    }
+    const s = stmt;
+    return {
+      run: (...p) => this.#run(() => s.run(...p)),
+      get: (...p) => this.#run(() => s.get(...p)),
+      all: (...p) => this.#run(() => s.all(...p)),
+    };
+  }
+
+  #run<R>(fn: () => R): R {
+    try {
+      return fn();
+    } catch (err) {
+      throw mapSqliteError(err);
+    }
+  }
+}
+
+function mapSqliteError(err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    return new ServiceError('conflict', code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? 'a document with this _id already exists' : 'a unique index already holds this value', { cause: err });
+  }
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new ServiceError('unavailable', 'the SQLite file is locked by another process; try again', { cause: err });
+  }
+  return err;
+}
+
+function docJson(doc: Doc): string {
+  if (typeof doc?._id !== 'string' || doc._id === '') throw new ServiceError('bad_request', 'a document needs a non-empty string _id');
+  return JSON.stringify(doc);
+}
+
+/** `$."a"."b"` for `a.b`; segments are checked, so the path is safe to inline as a literal. */
+function jsonPath(field: string): string {
+  const segments = field.split('.');
+  for (const s of segments) {
+    if (!FIELD_SEGMENT.test(s)) throw new ServiceError('bad_request', `invalid field path "${field}"`);
+  }
+  return '$' + segments.map((s) => `."${s}"`).join('');
+}
+
+function fieldSql(field: string): FieldSql {
+  if (field === '_id') return { value: '_id', type: "'text'" };
+  const path = `'${jsonPath(field)}'`;
+  return { value: `json_extract(doc, ${path})`, type: `json_type(doc, ${path})` };
+}
+
+/** Equality of one literal, typed like MongoDB; never NULL, so it can be negated. */
+function equals(f: FieldSql, value: unknown, params: unknown[]): string {
+  if (value === null) return `(${f.value} IS NULL)`;
+  if (typeof value === 'boolean') return `(${f.type} IS '${value}')`;
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    params.push(value);
+    return `coalesce(${f.type} IN ('integer', 'real') AND ${f.value} = ?, 0)`;
+  }
+  if (typeof value === 'string') {
+    params.push(value);
+    return `coalesce(${f.type} = 'text' AND ${f.value} = ?, 0)`;
+  }
+  throw new ServiceError('bad_request', `unsupported filter value ${JSON.stringify(value)}`);
+}
+
+function condition(field: string, value: FilterValue, params: unknown[]): string {
+  const f = fieldSql(field);
+  if (value === null || typeof value !== 'object') return equals(f, value, params);
+  const ops = Object.keys(value);
+  if ('$in' in value && ops.length === 1) {
+    if (!Array.isArray(value.$in)) throw new ServiceError('bad_request', `$in on "${field}" needs an array`);
+    if (value.$in.length === 0) return '0';
+    return `(${value.$in.map((v) => equals(f, v, params)).join(' OR ')})`;
+  }
+  if ('$ne' in value && ops.length === 1) return `NOT ${equals(f, value.$ne, params)}`;
+  if (ops.length === 0 || !ops.every((op) => op in RANGE_OPS)) {
+    throw new ServiceError('bad_request', `unsupported filter on "${field}": ${JSON.stringify(value)}`);
+  }
+  return `(${ops
+    .map((op) => {
+      const bound = (value as Record<string, unknown>)[op];
+      const type = typeof bound === 'number' ? `${f.type} IN ('integer', 'real')` : typeof bound === 'string' ? `${f.type} = 'text'` : null;
+      if (type === null) throw new ServiceError('bad_request', `${op} on "${field}" needs a number or a string`);
+      params.push(bound);
+      return `coalesce(${type} AND ${f.value} ${RANGE_OPS[op as keyof typeof RANGE_OPS]} ?, 0)`;
+    })
+    .join(' AND ')})`;
+}
+
+/** The WHERE clause of a filter: every field must match. */
+function compileFilter(filter: Filter): Sql {
+  const params: unknown[] = [];
+  const parts = Object.entries(filter).map(([field, value]) => condition(field, value, params));
+  return { sql: parts.length > 0 ? parts.join(' AND ') : '1', params };
+}
+
+function checkPaging(options: FindOptions): void {
+  for (const key of ['limit', 'skip'] as const) {
+    const v = options[key];
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
+  }
+}

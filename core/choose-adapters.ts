@@ -1,0 +1,72 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+import type { Adapters, DocumentStore, EventBus, LeaseStore } from './ports.js';
+import { MemoryBus } from './adapters/memory-bus.js';
+import { MemoryLeases } from './adapters/memory-leases.js';
+import { MongoStore } from './adapters/mongo-store.js';
+import { NatsBus } from './adapters/nats-bus.js';
+import { RedisLeases } from './adapters/redis-leases.js';
+import { SqliteStore } from './adapters/sqlite-store.js';
+
+/** The SQLite file of the embedded shape, inside `SERVICE_DATA_DIR`. */
+export const SQLITE_FILE = 'crucible.db';
+
+/**
+ * Picks and opens the adapters of one process: each engine when its URL is set, the
+ * embedded default otherwise (MongoDB or SQLite at `${dataDir}/crucible.db`, NATS or the
+ * in-process bus, Redis or in-process leases). Engines are reached before this resolves,
+ * so a wrong URL fails at start with `ServiceError('unavailable')` naming the variable;
+ * whatever was already opened is closed again. `close()` closes all three, once.
+ */
+export async function chooseAdapters(config: Config, logger?: Logger): Promise<Adapters> {
+  const opened: Array<{ close(): Promise<void> }> = [];
+  try {
+    const store = await openStore(config);
+    opened.push(store);
+    const bus: EventBus = config.natsUrl
+      ? await NatsBus.connect(config.natsUrl, { logger: logger?.child({ component: 'nats-bus' }) })
+      : new MemoryBus({ logger: logger?.child({ component: 'memory-bus' }) });
+    opened.push(bus);
+    const leases: LeaseStore = config.redisUrl ? await RedisLeases.connect(config.redisUrl) : new MemoryLeases();
+    opened.push(leases);
+
+    const engines: Adapters['engines'] = {
+      store: config.mongodbUrl ? 'mongodb' : 'sqlite',
+      bus: config.natsUrl ? 'nats' : 'memory',
+      leases: config.redisUrl ? 'redis' : 'memory',
+    };
+    logger?.info({ engines }, 'adapters chosen');
+    let closing: Promise<void> | undefined;
+    return {
+      store,
+      bus,
+      leases,
+      engines,
+      close: () => (closing ??= closeAll(opened)),
+    };
+  } catch (err) {
+    await closeAll(opened).catch((closeErr: unknown) => logger?.warn({ err: closeErr }, 'closing adapters after a failed start failed too'));
+    throw err;
+  }
+}
+
+async function openStore(config: Config): Promise<DocumentStore> {
+  if (config.mongodbUrl) return MongoStore.connect(config.mongodbUrl, config.mongodbDb);
+  await mkdir(config.dataDir, { recursive: true });
+  return new SqliteStore(path.join(config.dataDir, SQLITE_FILE));
+}
+
+/** Closes in reverse order of opening; every one is tried, the first failure is rethrown. */
+async function closeAll(opened: ReadonlyArray<{ close(): Promise<void> }>): Promise<void> {
+  let firstError: unknown;
+  for (const adapter of [...opened].reverse()) {
+    try {
+      await adapter.close();
+    } catch (err) {
+      firstError ??= err;
+    }
+  }
+  if (firstError !== undefined) throw firstError;
+}
