@@ -108,8 +108,9 @@ async function evaluateOne(check: Check, opts: EvaluateOptions): Promise<{ passe
     }
     case 'told': {
       const texts = opts.episode.told.map(fold);
-      const missing = check.contains.filter((s) => !texts.some((t) => t.includes(fold(s))));
-      const forbidden = (check.not_contains ?? []).filter((s) => texts.some((t) => t.includes(fold(s))));
+      // a whole-string reference may have substituted a number: compare its text
+      const missing = check.contains.map(String).filter((s) => !texts.some((t) => t.includes(fold(s))));
+      const forbidden = (check.not_contains ?? []).map(String).filter((s) => texts.some((t) => t.includes(fold(s))));
       return { passed: missing.length === 0 && forbidden.length === 0, observed: { messages: texts.length, missing, forbidden } };
     }
     case 'refused': {
