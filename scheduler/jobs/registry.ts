@@ -1,0 +1,27 @@
+import { ServiceError } from '../../core/errors.js';
+import type { SchedulerDeps } from '../context.js';
+import { JobEngine, type JobEngineOptions } from './engine.js';
+import type { JobKind } from './types.js';
+
+const engines = new WeakMap<SchedulerDeps, JobEngine>();
+
+/**
+ * Creates the scheduler's job engine with the given kinds, attaches it to `deps` (so
+ * handlers reach it with {@link jobsOf}) and starts it: jobs left `queued` or `running`
+ * by a previous process continue.
+ */
+export async function startJobEngine(deps: SchedulerDeps, kinds: readonly JobKind[], opts: JobEngineOptions = {}): Promise<JobEngine> {
+  if (engines.has(deps)) throw new Error('this scheduler already has a job engine');
+  const engine = new JobEngine(deps, opts);
+  for (const k of kinds) engine.register(k);
+  engines.set(deps, engine);
+  await engine.start();
+  return engine;
+}
+
+/** The job engine of this scheduler. */
+export function jobsOf(deps: SchedulerDeps): JobEngine {
+  const engine = engines.get(deps);
+  if (!engine) throw new ServiceError('unavailable', 'the job engine of this scheduler is not running');
+  return engine;
+}
