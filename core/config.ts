@@ -54,6 +54,8 @@ export interface Config {
   readonly maxUploadBytes: number;
   /** SERVICE_EXTERNAL_TURN_TIMEOUT_MS (600000): how long an external turn waits for its action. */
   readonly externalTurnTimeoutMs: number;
+  /** SERVICE_SSE_HEARTBEAT_MS (15000): interval of the comment heartbeat on event streams, at which each stream also re-reads the log and its job's or run's status. */
+  readonly sseHeartbeatMs: number;
   /** SERVICE_DEFAULT_MODEL (builtin:reference): model chain used when a profile names none. */
   readonly defaultModel: string;
   /** OPENAI_BASE_URL (unset): an OpenAI-compatible endpoint for non-builtin models. */
@@ -132,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: int(env, 'SERVICE_MAX_BODY_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxUploadBytes: int(env, 'SERVICE_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
     externalTurnTimeoutMs: int(env, 'SERVICE_EXTERNAL_TURN_TIMEOUT_MS', 600_000, 10, 24 * 3600_000),
+    sseHeartbeatMs: int(env, 'SERVICE_SSE_HEARTBEAT_MS', 15_000, 10, 3600_000),
     defaultModel: env.SERVICE_DEFAULT_MODEL?.trim() || 'builtin:reference',
     openaiBaseUrl: url(env, 'OPENAI_BASE_URL'),
     stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),

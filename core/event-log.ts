@@ -1,6 +1,9 @@
 import { C } from './collections.js';
+import { ServiceError } from './errors.js';
+import { checkEventData, type EventType } from './event-types.js';
 import { nowIso } from './ids.js';
-import type { BusSubscription, Doc, DocumentStore, EventBus } from './ports.js';
+import type { Logger } from './log.js';
+import type { BusSubscription, Doc, DocumentStore, EventBus, Filter } from './ports.js';
 
 /** What a producer says happened (spec section 6). */
 export interface EventInput {
@@ -8,12 +11,14 @@ export interface EventInput {
   stream: string;
   /** Project the stream belongs to; used to refuse other projects' readers. */
   project_id: string;
-  type: string;
+  /** A type of the catalogue (core/event-types.ts); `stream.end` only through {@link EventLog.end}. */
+  type: EventType;
   /** One line of text. */
   summary: string;
   episode_id?: string | null;
   actor_id?: string | null;
   goal_version?: number | null;
+  /** Fields of the type, as the catalogue names them. */
   data?: Record<string, unknown>;
 }
 
@@ -51,26 +56,127 @@ export function toServiceEvent(d: ServiceEvent): ServiceEvent {
   };
 }
 
+/** Per store and process: index creation, each stream's append queue and last written id. */
+interface StoreState {
+  indexes: Promise<void>;
+  tails: Map<string, Promise<unknown>>;
+  hints: Map<string, number>;
+}
+
+const states = new WeakMap<DocumentStore, StoreState>();
+const MAX_ATTEMPTS = 200;
+const MAX_HINTS = 10_000;
+
 /**
- * The durable event log. `append` stores the event first (with the next `event_id` of its
- * stream, never reused) and only then publishes it on the bus, so an acknowledged event is
- * never lost: a reader that missed the live message replays it from the log.
+ * The durable event log.
+ *
+ * `event_id` is allocated by the insert itself: an event is stored as `<stream>:<id>` with
+ * id = last stored id + 1, and a writer that loses the race (conflict) re-reads the last
+ * id and tries the next one. So ids of a stream are 1, 2, 3 ... without holes or reuse,
+ * and id N+1 is only ever stored after N is — a reader that sees N+1 (in the log or on
+ * the bus) can always read N from the log. Appends of one stream in one process queue
+ * behind each other (ids follow call order); across processes the conflict decides.
+ *
+ * `append` stores first and only then publishes on the bus; a failed or lost publish is
+ * logged, never thrown, because the stored event is the record: live readers catch up
+ * from the log (see gateway/event-stream-session.ts).
  */
 export class EventLog {
   readonly #store: DocumentStore;
   readonly #bus: EventBus;
+  readonly #logger: Logger | undefined;
+  readonly #state: StoreState;
 
-  constructor(store: DocumentStore, bus: EventBus) {
+  constructor(store: DocumentStore, bus: EventBus, options: { logger?: Logger } = {}) {
     this.#store = store;
     this.#bus = bus;
+    this.#logger = options.logger;
+    let state = states.get(store);
+    if (!state) {
+      state = { indexes: EventLog.ensureIndexes(store), tails: new Map(), hints: new Map() };
+      // a failed index creation is retried by the next EventLog of this store
+      state.indexes.catch(() => states.delete(store));
+      states.set(store, state);
+    }
+    this.#state = state;
   }
 
   static async ensureIndexes(store: DocumentStore): Promise<void> {
     await store.ensureIndexes(C.events, [{ fields: ['stream', 'event_id'], unique: true }]);
   }
 
+  /**
+   * Stores the event with the next `event_id` of its stream, then publishes it. Refuses
+   * (ServiceError 'internal') a type or `data` the catalogue does not describe, and
+   * `stream.end`, which only {@link end} writes.
+   */
   async append(input: EventInput): Promise<ServiceEvent> {
-    const event_id = await this.#store.nextSequence(`events:${input.stream}`);
+    const data = input.data ?? {};
+    if (input.type === 'stream.end') throw new ServiceError('internal', 'stream.end is written by EventLog.end once the job or run has ended, never by append');
+    checkEventData(input.type, data);
+    return this.#queue(input.stream, async () => {
+      let next = (this.#state.hints.get(input.stream) ?? (await this.lastEventId(input.stream))) + 1;
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const stored = await this.#tryInsert(input, data, next);
+        if (stored) return this.#publish(stored);
+        await backoff(attempt);
+        next = (await this.lastEventId(input.stream)) + 1;
+      }
+      throw contention(input.stream);
+    });
+  }
+
+  /**
+   * Writes the `stream.end` event of an ended job or run, once: when the stream's last
+   * stored event already is a `stream.end` it is returned instead, so gateways that see
+   * the end at the same moment all answer with the same event. A stream that continues
+   * afterwards (a retried job) gets a new `stream.end` when it ends again.
+   */
+  async end(input: { stream: string; project_id: string; status: string; kind: 'job' | 'run' }): Promise<ServiceEvent> {
+    const { stream, project_id, status, kind } = input;
+    const event: EventInput = { stream, project_id, type: 'stream.end', summary: `${kind} ${stream} ended: ${status}`, data: { status, kind } };
+    checkEventData(event.type, event.data!);
+    return this.#queue(stream, async () => {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const last = await this.lastEvent(stream);
+        if (last?.type === 'stream.end') return last;
+        const stored = await this.#tryInsert(event, event.data!, (last?.event_id ?? 0) + 1);
+        if (stored) return this.#publish(stored);
+        await backoff(attempt);
+      }
+      throw contention(stream);
+    });
+  }
+
+  /** Events of a stream with `event_id` > cursor, oldest first; only the project's when `projectId` is given. */
+  async page(stream: string, cursor: number, limit: number, projectId?: string): Promise<ServiceEvent[]> {
+    await this.#state.indexes;
+    const filter: Filter = { stream, event_id: { $gt: cursor } };
+    if (projectId !== undefined) filter.project_id = projectId;
+    const docs = await this.#store.find<EventDoc>(C.events, filter, { sort: { field: 'event_id', direction: 'asc' }, limit });
+    return docs.map(toServiceEvent);
+  }
+
+  /** The last stored event of a stream, or null. */
+  async lastEvent(stream: string): Promise<ServiceEvent | null> {
+    await this.#state.indexes;
+    const [doc] = await this.#store.find<EventDoc>(C.events, { stream }, { sort: { field: 'event_id', direction: 'desc' }, limit: 1 });
+    return doc ? toServiceEvent(doc) : null;
+  }
+
+  /** The highest stored `event_id` of a stream, 0 when it has none. */
+  async lastEventId(stream: string): Promise<number> {
+    return (await this.lastEvent(stream))?.event_id ?? 0;
+  }
+
+  /** Live events of a stream, from the moment the returned promise resolves. */
+  subscribe(stream: string, handler: (e: ServiceEvent) => void): Promise<BusSubscription> {
+    return this.#bus.subscribe(eventSubject(stream), (m) => handler(m.data as ServiceEvent));
+  }
+
+  /** Inserts at `event_id`; null when that id is taken (another writer won it). */
+  async #tryInsert(input: EventInput, data: Record<string, unknown>, event_id: number): Promise<ServiceEvent | null> {
+    await this.#state.indexes;
     const event: ServiceEvent = {
       event_id,
       type: input.type,
@@ -80,25 +186,50 @@ export class EventLog {
       episode_id: input.episode_id ?? null,
       actor_id: input.actor_id ?? null,
       goal_version: input.goal_version ?? null,
-      data: input.data ?? {},
+      data,
     };
-    await this.#store.insert<EventDoc>(C.events, { _id: `${input.stream}:${event_id}`, project_id: input.project_id, ...event });
     try {
-      await this.#bus.publish(eventSubject(input.stream), event);
-    } catch {
+      await this.#store.insert<EventDoc>(C.events, { _id: `${input.stream}:${event_id}`, project_id: input.project_id, ...event });
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'conflict') return null;
+      throw err;
+    }
+    const hints = this.#state.hints;
+    if (hints.size >= MAX_HINTS && !hints.has(input.stream)) hints.clear();
+    hints.set(input.stream, event_id);
+    return event;
+  }
+
+  async #publish(event: ServiceEvent): Promise<ServiceEvent> {
+    try {
+      await this.#bus.publish(eventSubject(event.stream), event);
+    } catch (err) {
       // Stored is what counts: live readers catch up from the log.
+      this.#logger?.warn({ err, stream: event.stream, event_id: event.event_id }, 'event stored but not published; readers will replay it from the log');
     }
     return event;
   }
 
-  /** Events of a stream with `event_id` > cursor, oldest first. */
-  async page(stream: string, cursor: number, limit: number): Promise<ServiceEvent[]> {
-    const docs = await this.#store.find<EventDoc>(C.events, { stream, event_id: { $gt: cursor } }, { sort: { field: 'event_id', direction: 'asc' }, limit });
-    return docs.map(toServiceEvent);
+  /** Runs `task` after every earlier append of `stream` in this process has settled. */
+  #queue<T>(stream: string, task: () => Promise<T>): Promise<T> {
+    const tails = this.#state.tails;
+    const run = (tails.get(stream) ?? Promise.resolve()).then(task);
+    const tail = run.catch(() => undefined);
+    tails.set(stream, tail);
+    void tail.then(() => {
+      if (tails.get(stream) === tail) tails.delete(stream);
+    });
+    return run;
   }
+}
 
-  /** Live events of a stream, from the moment the returned promise resolves. */
-  subscribe(stream: string, handler: (e: ServiceEvent) => void): Promise<BusSubscription> {
-    return this.#bus.subscribe(eventSubject(stream), (m) => handler(m.data as ServiceEvent));
-  }
+/** After a few lost races, wait a little (with jitter) so competing writers spread out. */
+async function backoff(attempt: number): Promise<void> {
+  if (attempt < 3) return;
+  const ms = Math.random() * Math.min(50, 2 ** (attempt - 3));
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function contention(stream: string): ServiceError {
+  return new ServiceError('unavailable', `could not append to event stream ${stream}: ${MAX_ATTEMPTS} attempts lost to other writers`);
 }

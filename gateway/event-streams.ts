@@ -1,0 +1,90 @@
+import type { Request } from 'express';
+import { C } from '../core/collections.js';
+import type { Config } from '../core/config.js';
+import { ServiceError } from '../core/errors.js';
+import { EventLog } from '../core/event-log.js';
+import type { Logger } from '../core/log.js';
+import type { Adapters, Doc } from '../core/ports.js';
+import type { Principal } from '../core/principal.js';
+import { EventStreamHub } from './event-stream-hub.js';
+import { EventStreamSession, type StreamTarget } from './event-stream-session.js';
+import type { LocalHandler } from './pipeline.js';
+
+/** The collection holding each kind of stream's job or run. */
+const COLLECTIONS = { job: C.jobs, run: C.runs } as const;
+
+/**
+ * Registers the event operations the gateway answers itself, because they hold the HTTP
+ * connection open (spec section 6):
+ *
+ * - `stream_job_events` (GET /v1/jobs/{job_id}/events) and `stream_run_events`
+ *   (GET /v1/runs/{run_id}/events): server-sent events, one JSON event per `data:` line with
+ *   its `event_id` as the SSE `id:`. They resume after `cursor` or the `Last-Event-ID`
+ *   header (the larger when both are sent), send a comment heartbeat every
+ *   `config.sseHeartbeatMs`, and end with `stream.end` once the job or run has ended.
+ * - `get_events_page` (GET /v1/streams/{stream}/events/page): the stored events after
+ *   `cursor`, at most `limit` (the pipeline already applied the defaults 0 and 500 and the
+ *   maximum 1000 of gateway/openapi.yaml).
+ *
+ * A stream of an unknown job or run, or of another project, answers 404.
+ */
+export function registerEventStreams(local: Map<string, LocalHandler>, deps: { adapters: Adapters; config: Config; logger: Logger }): void {
+  const logger = deps.logger.child({ component: 'event-streams' });
+  const store = deps.adapters.store;
+  const log = new EventLog(store, deps.adapters.bus, { logger });
+  const hub = new EventStreamHub(log, logger);
+
+  async function target(kind: 'job' | 'run', id: string | undefined, principal: Principal | null): Promise<StreamTarget | null> {
+    const projectId = projectOf(principal);
+    if (!id) return null;
+    const doc = await store.get<Doc>(COLLECTIONS[kind], id);
+    if (!doc || doc.project_id !== projectId) return null;
+    return {
+      kind,
+      stream: id,
+      projectId,
+      readStatus: async () => {
+        const now = await store.get<Doc>(COLLECTIONS[kind], id);
+        return now && now.project_id === projectId ? String(now.status) : null;
+      },
+    };
+  }
+
+  const stream =
+    (kind: 'job' | 'run', param: string): LocalHandler =>
+    async (call, req, res) => {
+      const id = call.params[param];
+      const found = await target(kind, id, call.principal);
+      if (!found) throw new ServiceError('not_found', `${kind} ${id} not found in this project`);
+      const cursor = Math.max(Number(call.query.cursor ?? 0), lastEventId(req));
+      await new EventStreamSession(found, { log, hub, logger, heartbeatMs: deps.config.sseHeartbeatMs }, res, cursor).open(req);
+    };
+
+  local.set('stream_job_events', stream('job', 'job_id'));
+  local.set('stream_run_events', stream('run', 'run_id'));
+  local.set('get_events_page', async (call, _req, res) => {
+    const id = call.params.stream;
+    const found = (await target('job', id, call.principal)) ?? (await target('run', id, call.principal));
+    if (!found) throw new ServiceError('not_found', `stream ${id} not found in this project: it names no job or run of it`);
+    const cursor = Number(call.query.cursor ?? 0);
+    const limit = Number(call.query.limit ?? 500);
+    res.json(await log.page(found.stream, cursor, limit, found.projectId));
+  });
+}
+
+function projectOf(principal: Principal | null): string {
+  if (!principal) throw new ServiceError('unauthenticated', 'this operation needs an API key or a console session');
+  return principal.projectId;
+}
+
+/** The `Last-Event-ID` header an EventSource sends when it reconnects; 0 when absent. */
+function lastEventId(req: Request): number {
+  const raw = req.get('last-event-id');
+  if (raw === undefined || raw.trim() === '') return 0;
+  if (!/^\d{1,15}$/.test(raw.trim())) {
+    throw new ServiceError('validation_failed', 'Last-Event-ID must be an event_id', {
+      details: [{ field: 'header.Last-Event-ID', message: 'must be a whole number >= 0 (an event_id this stream sent)' }],
+    });
+  }
+  return Number(raw.trim());
+}

@@ -1,0 +1,39 @@
+/**
+ * A producer in its own process, for tests of the distributed shape: it opens its own
+ * adapters with `chooseAdapters` (so with NATS_URL set it publishes through NATS and with
+ * SERVICE_DATA_DIR it shares the gateway's SQLite file), appends `--count` messages to
+ * `--stream`, then, with `--finish <status>`, ends the run. It prints one JSON line per
+ * appended event and `{"done":true}` at the end.
+ *
+ *   node --import tsx test/support/event-producer-process.ts --stream run_x --project prj_y --count 20 [--interval 20] [--finish finished]
+ */
+import { parseArgs } from 'node:util';
+import { chooseAdapters } from '../../core/choose-adapters.js';
+import { loadConfig } from '../../core/config.js';
+import { EventLog } from '../../core/event-log.js';
+import { appendMessage, finish } from './event-producer.js';
+
+const { values } = parseArgs({
+  options: {
+    stream: { type: 'string' },
+    project: { type: 'string' },
+    count: { type: 'string', default: '10' },
+    interval: { type: 'string', default: '0' },
+    finish: { type: 'string' },
+  },
+});
+if (!values.stream || !values.project) throw new Error('--stream and --project are required');
+
+const adapters = await chooseAdapters(loadConfig(process.env));
+try {
+  const log = new EventLog(adapters.store, adapters.bus);
+  for (let i = 1; i <= Number(values.count); i++) {
+    const e = await appendMessage(log, values.stream, values.project, i);
+    process.stdout.write(`${JSON.stringify({ event_id: e.event_id, bus: adapters.engines.bus })}\n`);
+    if (Number(values.interval) > 0) await new Promise((resolve) => setTimeout(resolve, Number(values.interval)));
+  }
+  if (values.finish) await finish(adapters.store, log, 'run', values.stream, values.project, values.finish);
+  process.stdout.write(`${JSON.stringify({ done: true })}\n`);
+} finally {
+  await adapters.close();
+}
