@@ -40,7 +40,7 @@ export const EVENT_TYPES = {
     stream: 'job',
     emittedBy: 'world build job (world compiler)',
     fields: {
-      phase: str('phase name: fetch_source, analyse, derive_tools, generate_scenarios, validate, repair or publish', req),
+      phase: str('the phase, e.g. `fetch_source`, `analyse`, `derive_tools`, `generate_scenarios`, `validate`, `repair`, `publish`', req),
       attempt: int('how many times this job has started the phase, 1 the first time (a retried job starts it again)'),
     },
   },
