@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { loadConfig } from '../core/config.js';
 import { adminCreateWorkspace } from './admin.js';
+import { adminAddUser, readNewPassword, MEMBER_ROLES, type MemberRole } from './admin-users.js';
 import { runGatewayRole, runSchedulerRole, runWorkerRole, startEmbedded } from './roles.js';
 
 /** Stops cleanly on Ctrl-C / SIGTERM. */
@@ -85,6 +86,25 @@ admin
       process.stdout.write(
         `Workspace created: organization ${out.organization_id}, project ${out.project_id}\n` +
           `Admin API key (shown once, only a hash is stored):\n  ${out.api_key}\n`,
+      );
+  });
+
+admin
+  .command('add-user')
+  .description('add a user to an existing project; asks for a password of 10 or more characters unless --no-password')
+  .requiredOption('--project <id>', 'the project (prj_...) to add the user to')
+  .requiredOption('--email <address>', "the user's e-mail address; the account is created if new")
+  .option('--name <name>', "the user's display name")
+  .addOption(new Option('--role <role>', 'role in the workspace').choices(MEMBER_ROLES).default('member'))
+  .option('--no-password', 'no password: the user signs in through the identity provider only')
+  .addOption(new Option('--json', 'print JSON'))
+  .action(async (opts: { project: string; email: string; name?: string; role: MemberRole; password: boolean; json?: boolean }) => {
+    const out = await adminAddUser(loadConfig(), opts, () => readNewPassword());
+    if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+    else
+      process.stdout.write(
+        `${out.created_user ? 'Account created' : 'Existing account'} ${out.email} (${out.user_id}) added to project ${out.project_id} as ${out.role}.\n` +
+          (out.has_password ? 'It signs in with its e-mail address and password.\n' : 'It has no password: it signs in through the identity provider.\n'),
       );
   });
 

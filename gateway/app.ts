@@ -7,6 +7,7 @@ import { Authenticator } from './auth.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
+import { sessionResolver } from './sessions.js';
 import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
 import { downloadsDir } from '../scheduler/downloads.js';
@@ -23,6 +24,7 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
   const { config, adapters, logger, scheduler } = opts;
   const api = await createApiBackend();
   const auth = new Authenticator(adapters.store);
+  auth.useSessions(sessionResolver(adapters.store, config));
   const local = new Map<string, LocalHandler>();
   registerEventStreams(local, { adapters, config, logger });
   const app = express();

@@ -6,6 +6,7 @@ import { ServiceError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { authorize } from './access.js';
 import type { Authenticator } from './auth.js';
+import { refuseCrossSite } from './csrf.js';
 import { accessOf, type ApiOperation } from './openapi.js';
 import type { SchedulerClient } from './scheduler-client.js';
 import { toFieldProblems } from './validation-errors.js';
@@ -50,6 +51,7 @@ export function apiPipeline(opts: {
       }
       const rule = accessOf(operation);
       const principal = rule === 'none' ? await auth.authenticate(req).catch(() => null) : await auth.authenticate(req);
+      refuseCrossSite(req, operation.operationId!, config);
       authorize(rule, principal);
 
       const multipart = operation.requestBody && 'content' in operation.requestBody && operation.requestBody.content['multipart/form-data'];
@@ -95,7 +97,8 @@ export function apiPipeline(opts: {
         client_address: req.ip ?? '',
         user_agent: req.get('user-agent') ?? '',
       });
-      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+      // A cookie set over https (directly or behind a trusted proxy) is marked Secure.
+      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, k.toLowerCase() === 'set-cookie' && req.secure ? `${v}; Secure` : v);
       res.status(reply.status || 200);
       if (reply.body_bytes.length > 0 || reply.content_type) {
         res.type(reply.content_type || 'application/octet-stream');

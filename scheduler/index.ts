@@ -2,6 +2,7 @@ import type { Config } from '../core/config.js';
 import { bindServer, channelOptions, grpc } from '../core/grpc.js';
 import type { Logger } from '../core/log.js';
 import type { Adapters } from '../core/ports.js';
+import { accountHandlers, ensureAccountIndexes } from './accounts/index.js';
 import { apiKeyHandlers, ensureApiKeyIndexes } from './api-keys.js';
 import type { HandlerTable, SchedulerDeps } from './context.js';
 import { identityHandlers } from './identity.js';
@@ -17,7 +18,7 @@ export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return { ...identityHandlers, ...apiKeyHandlers, ...trainingHandlers };
+  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers };
 }
 
 export interface RunningScheduler {
@@ -33,6 +34,7 @@ export async function startScheduler(opts: { config: Config; adapters: Adapters;
   const deps: SchedulerDeps = { config: opts.config, adapters: opts.adapters, logger, workers };
   await ensureWorkspaceIndexes(opts.adapters.store);
   await ensureApiKeyIndexes(opts.adapters.store);
+  await ensureAccountIndexes(opts.adapters.store);
   const server = new grpc.Server(channelOptions);
   new SchedulerService(deps, allHandlers()).addToServer(server);
   const host = opts.host ?? '127.0.0.1';

@@ -1,0 +1,57 @@
+import type { Request } from 'express';
+import type { Config } from '../core/config.js';
+import { ServiceError } from '../core/errors.js';
+import { SESSION_COOKIE, readCookie } from './auth.js';
+
+/** Methods that change nothing; browsers may send them cross-site freely. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Operations that set or clear the session cookie. They get the same check even without
+ * a cookie, so another site cannot sign a visitor in to an account of its choosing
+ * (login cross-site request forgery) or sign them out.
+ */
+const SIGN_IN_OPERATIONS = new Set(['auth_signup', 'auth_login', 'auth_idp', 'delete_session']);
+
+/** `host[:port]` as the URL standard writes it (default ports dropped), or null. */
+function hostOf(origin: string): string | null {
+  try {
+    const u = new URL(origin);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.host : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The hosts this gateway answers as: the request's own (X-Forwarded-Host behind a trusted proxy) and SERVICE_PUBLIC_URL's. */
+function ownHosts(req: Request, config: Config): Set<string> {
+  const hosts = new Set<string>();
+  const own = req.host ? hostOf(`${req.protocol}://${req.host}`) : null;
+  if (own) hosts.add(own);
+  const pub = config.publicUrl ? hostOf(config.publicUrl) : null;
+  if (pub) hosts.add(pub);
+  return hosts;
+}
+
+/**
+ * Refuses cross-site writes made with the console's cookie (403). A write (any method but
+ * GET, HEAD, OPTIONS) that would be authenticated by the session cookie, or that signs in
+ * or out, must come from a page of this service: its `Origin` header (or, from browsers
+ * that send none, the origin of its `Referer`) must name this gateway's host. Browsers
+ * set `Origin` on every such request and a page cannot forge it. Requests with an
+ * `Authorization` header are exempt: a browser never adds one on its own, so a key cannot
+ * be ridden by another site. Complements SameSite=Lax on the cookie.
+ */
+export function refuseCrossSite(req: Request, operationId: string, config: Config): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  if (req.headers.authorization !== undefined) return;
+  if (!SIGN_IN_OPERATIONS.has(operationId) && readCookie(req, SESSION_COOKIE) === null) return;
+  const origin = req.get('origin') ?? req.get('referer');
+  if (!origin) {
+    throw new ServiceError('forbidden', 'a console request that changes something must carry an Origin header naming this server');
+  }
+  const host = hostOf(origin);
+  if (!host || !ownHosts(req, config).has(host)) {
+    throw new ServiceError('forbidden', `cross-site request refused: Origin ${origin} is not this server`);
+  }
+}

@@ -1,0 +1,39 @@
+import { C } from '../../core/collections.js';
+import type { DocumentStore } from '../../core/ports.js';
+import type { HandlerTable } from '../context.js';
+import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
+import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
+import { idpHandlers } from './idp.js';
+import { onboardingHandlers } from './onboarding.js';
+import { operatorAdminHandlers } from './operator-admin.js';
+import { ensureSessionIndexes, sessionHandlers } from './sessions.js';
+import { signupLoginHandlers } from './signup-login.js';
+
+export { hashSessionToken, SESSION_TTL_MS, type SessionDoc } from './sessions.js';
+export { hashPassword, verifyPassword, PASSWORD_HASH_OPTIONS } from './passwords.js';
+export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
+export { LoginThrottle, LOGIN_THROTTLE, type ThrottleLimits } from './login-throttle.js';
+export { findCredential, type CredentialDoc } from './credentials.js';
+
+/**
+ * Accounts: sign-up and sign-in (password and identity provider), console sessions,
+ * onboarding, terminal sign-in, credential references and operator administration.
+ */
+export const accountHandlers: HandlerTable = {
+  ...signupLoginHandlers,
+  ...idpHandlers,
+  ...sessionHandlers,
+  ...onboardingHandlers,
+  ...cliLoginHandlers,
+  ...credentialHandlers,
+  ...operatorAdminHandlers,
+};
+
+/** Indexes of the account collections; idempotent, run at scheduler start. */
+export async function ensureAccountIndexes(store: DocumentStore): Promise<void> {
+  await ensureSessionIndexes(store);
+  await ensureCliLoginIndexes(store);
+  await ensureCredentialIndexes(store);
+  await store.ensureIndexes(C.users, [{ fields: ['idp_subject'] }]);
+  await store.ensureIndexes(C.credits, [{ fields: ['organization_id', 'month'] }]);
+}
