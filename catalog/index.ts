@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { ServiceError } from '../core/errors.js';
+
+export { digestFolder } from './digest.js';
+
+/** One packaged sample application. */
+export interface CatalogEntry {
+  /** Also the application's world name. */
+  name: string;
+  title: string;
+  summary: string;
+  /** Folder relative to the catalog dir, e.g. `apps/shop-support`. */
+  path: string;
+  /** `digestFolder` of that folder when the catalog was packaged. */
+  digest: string;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The catalog folder (holding index.yaml and apps/). From the compiled `dist/catalog/`
+ * it is the source tree's `catalog/`, which the package ships as is.
+ */
+export const CATALOG_DIR = existsSync(path.join(here, 'index.yaml')) ? here : path.resolve(here, '..', '..', 'catalog');
+
+/** Absolute folder of one entry. */
+export const entryDir = (entry: CatalogEntry, catalogDir = CATALOG_DIR): string => path.join(catalogDir, entry.path);
+
+/**
+ * Reads catalog/index.yaml: the entries in catalog order (import order; the free plan
+ * registers the first only).
+ *
+ * @throws ServiceError('internal') when the index is missing or malformed (a packaging bug).
+ */
+export async function readCatalogIndex(catalogDir = CATALOG_DIR): Promise<CatalogEntry[]> {
+  const file = path.join(catalogDir, 'index.yaml');
+  let raw: unknown;
+  try {
+    raw = parseYaml(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new ServiceError('internal', `catalog index unreadable: ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  const entries = (raw as { entries?: unknown })?.entries;
+  if (!Array.isArray(entries) || entries.length === 0) throw new ServiceError('internal', `catalog index ${file} has no entries`);
+  return entries.map((e, i) => {
+    const entry = e as Partial<CatalogEntry>;
+    for (const key of ['name', 'title', 'summary', 'path', 'digest'] as const) {
+      if (typeof entry[key] !== 'string' || entry[key] === '') throw new ServiceError('internal', `catalog index entries[${i}].${key} is missing`);
+    }
+    return entry as CatalogEntry;
+  });
+}
