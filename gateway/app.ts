@@ -11,6 +11,7 @@ import { sessionResolver } from './sessions.js';
 import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
 import { downloadsDir } from '../scheduler/downloads.js';
+import { identityOf } from '../scheduler/identity.js';
 
 export interface GatewayParts {
   app: Express;
@@ -27,6 +28,9 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
   auth.useSessions(sessionResolver(adapters.store, config));
   const local = new Map<string, LocalHandler>();
   registerEventStreams(local, { adapters, config, logger });
+  local.set('get_me', async (call, _req, res) => {
+    res.json(await identityOf(adapters.store, call.principal!));
+  });
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);

@@ -9,6 +9,7 @@ import type { Authenticator } from './auth.js';
 import { refuseCrossSite } from './csrf.js';
 import { accessOf, type ApiOperation } from './openapi.js';
 import type { SchedulerClient } from './scheduler-client.js';
+import { OperationRouter } from './router.js';
 import { toFieldProblems } from './validation-errors.js';
 
 /** What a locally answered operation (e.g. an event stream) receives. */
@@ -23,8 +24,6 @@ export interface LocalCall {
 /** An operation the gateway answers itself instead of dispatching to the scheduler. */
 export type LocalHandler = (call: LocalCall, req: Request, res: Response) => Promise<void>;
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-
 /**
  * The /v1 pipeline: route by the OpenAPI document, authenticate, apply the operation's
  * access rule, validate the request (422 lists each wrong field), then hand it to the
@@ -38,17 +37,19 @@ export function apiPipeline(opts: {
   local: Map<string, LocalHandler>;
 }): RequestHandler {
   const { api, auth, scheduler, config, local } = opts;
+  const router = new OperationRouter(api);
   const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10 } }).single('file');
 
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const path = req.baseUrl + req.path;
-      const operation = api.matchOperation({ method: req.method, path, headers: {}, query: {} }) as ApiOperation | undefined;
-      if (!operation) {
-        const other = METHODS.filter((m) => m !== req.method.toLowerCase()).find((m) => api.matchOperation({ method: m, path, headers: {}, query: {} }));
-        if (other) throw new ServiceError('method_not_allowed', `${req.method} is not allowed on ${path}`);
+      const route = router.match(req.method, path);
+      if (!route) {
+        const others = router.methodsAt(path);
+        if (others.length > 0) throw new ServiceError('method_not_allowed', `${req.method} is not allowed on ${path}; use ${others.join(' or ')}`, { headers: { allow: others.join(', ') } });
         throw new ServiceError('not_found', `no operation at ${req.method} ${path}; see /openapi.json`);
       }
+      const { operation } = route;
       const rule = accessOf(operation);
       const principal = rule === 'none' ? await auth.authenticate(req).catch(() => null) : await auth.authenticate(req);
       refuseCrossSite(req, operation.operationId!, config);
@@ -57,17 +58,21 @@ export function apiPipeline(opts: {
       const multipart = operation.requestBody && 'content' in operation.requestBody && operation.requestBody.content['multipart/form-data'];
       if (multipart) await runUpload(upload, req, res);
 
-      const validation = api.validateRequest(
-        { method: req.method, path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: multipart ? (req.body ?? {}) : req.body },
-        operation,
-      );
+      // An operation that takes nothing, called with nothing, has nothing to validate.
+      const nothingToCheck = !operation.parameters?.length && !operation.requestBody && req.body === undefined && !req.url.includes('?');
+      const validation = nothingToCheck
+        ? { valid: true as const, errors: null, coerced: undefined }
+        : api.validateRequest(
+            { method: req.method, path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: multipart ? (req.body ?? {}) : req.body },
+            operation,
+          );
       const problems = validation.valid ? [] : toFieldProblems(validation.errors ?? []);
       // Multipart bodies are checked here: the validator does not see the file stream.
       if (multipart && !req.file) problems.push({ field: 'file', message: 'a multipart part named "file" holding a .tar.gz archive is required' });
       if (problems.length > 0) throw new ServiceError('validation_failed', 'the request is not valid', { details: problems });
 
       const coerced = validation.coerced ?? {};
-      const params = (coerced.params ?? api.router.parseRequest({ method: req.method, path, headers: {}, query: {} }, operation).params) as Record<string, string>;
+      const params = route.params;
       const query = (coerced.query ?? req.query) as Record<string, unknown>;
       const body = multipart ? undefined : req.body;
 

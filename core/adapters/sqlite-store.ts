@@ -231,17 +231,22 @@ function fieldSql(field: string): FieldSql {
   return { value: `json_extract(doc, ${path})`, type: `json_type(doc, ${path})` };
 }
 
-/** Equality of one literal, typed like MongoDB; never NULL, so it can be negated. */
-function equals(f: FieldSql, value: unknown, params: unknown[]): string {
+/**
+ * Equality of one literal, typed like MongoDB. The positive form puts the bare
+ * `json_extract(...) = ?` first so SQLite can use an expression index on the field (the
+ * type test is a residual filter); it may be NULL, which WHERE treats as false. The
+ * `negatable` form is never NULL, so `NOT` of it is exact (a missing field matches `$ne`).
+ */
+function equals(f: FieldSql, value: unknown, params: unknown[], negatable = false): string {
   if (value === null) return `(${f.value} IS NULL)`;
   if (typeof value === 'boolean') return `(${f.type} IS '${value}')`;
   if (typeof value === 'number' && Number.isFinite(value)) {
     params.push(value);
-    return `coalesce(${f.type} IN ('integer', 'real') AND ${f.value} = ?, 0)`;
+    return negatable ? `coalesce(${f.type} IN ('integer', 'real') AND ${f.value} = ?, 0)` : `(${f.value} = ? AND ${f.type} IN ('integer', 'real'))`;
   }
   if (typeof value === 'string') {
     params.push(value);
-    return `coalesce(${f.type} = 'text' AND ${f.value} = ?, 0)`;
+    return negatable ? `coalesce(${f.type} = 'text' AND ${f.value} = ?, 0)` : `(${f.value} = ? AND ${f.type} = 'text')`;
   }
   throw new ServiceError('bad_request', `unsupported filter value ${JSON.stringify(value)}`);
 }
@@ -255,7 +260,7 @@ function condition(field: string, value: FilterValue, params: unknown[]): string
     if (value.$in.length === 0) return '0';
     return `(${value.$in.map((v) => equals(f, v, params)).join(' OR ')})`;
   }
-  if ('$ne' in value && ops.length === 1) return `NOT ${equals(f, value.$ne, params)}`;
+  if ('$ne' in value && ops.length === 1) return `NOT ${equals(f, value.$ne, params, true)}`;
   if (ops.length === 0 || !ops.every((op) => op in RANGE_OPS)) {
     throw new ServiceError('bad_request', `unsupported filter on "${field}": ${JSON.stringify(value)}`);
   }
@@ -265,7 +270,7 @@ function condition(field: string, value: FilterValue, params: unknown[]): string
       const type = typeof bound === 'number' ? `${f.type} IN ('integer', 'real')` : typeof bound === 'string' ? `${f.type} = 'text'` : null;
       if (type === null) throw new ServiceError('bad_request', `${op} on "${field}" needs a number or a string`);
       params.push(bound);
-      return `coalesce(${type} AND ${f.value} ${RANGE_OPS[op as keyof typeof RANGE_OPS]} ?, 0)`;
+      return `(${f.value} ${RANGE_OPS[op as keyof typeof RANGE_OPS]} ? AND ${type})`;
     })
     .join(' AND ')})`;
 }
