@@ -21,5 +21,5 @@ for (const [i, entry] of entries.entries()) {
   }
   process.stdout.write(`${entry.name}: ${digest}${digest !== entry.digest ? ' (updated)' : ''}\n`);
 }
-if (changed > 0) await writeFile(file, doc.toString({ lineWidth: 0 }));
+if (changed > 0) await writeFile(file, doc.toString({ lineWidth: 100 }));
 process.stdout.write(`${changed} digest(s) updated\n`);

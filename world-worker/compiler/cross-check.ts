@@ -126,6 +126,8 @@ function checkTemplate(
       p.add(`revisions[${i}].at.after_tool`, `unknown tool "${r.at.after_tool}"`);
     }
   });
+  // a variant value may itself be a reference to a binding, resolved at run time
+  t.variants.forEach((v, i) => checkRefs(p, v, `variants[${i}]`, new Set([...worldBinds, ...afterSeed].filter((n) => !vars.has(n))), 'variant values may refer to seed bindings only'));
   for (const [k, f] of Object.entries(t.facts)) checkRefs(p, f.value, `facts.${k}.value`, new Set([...vars, ...afterSeed]), customerText);
   const factRefs = collectRefs([t.seed, t.reference_plan, t.checks, t.persona, t.request, t.revisions]).filter((r) => r.root === 'facts');
   for (const r of factRefs) if (!r.path[0] || !(r.path[0] in t.facts)) p.add('facts', `${r.text} names no fact of this template`);
