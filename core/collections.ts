@@ -21,4 +21,5 @@ export const C = {
   artifacts: 'artifacts',
   usage: 'usage',
   credits: 'credits',
+  sourceArchives: 'source_archives',
 } as const;

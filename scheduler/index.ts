@@ -4,8 +4,10 @@ import type { Logger } from '../core/log.js';
 import type { Adapters } from '../core/ports.js';
 import { accountHandlers, ensureAccountIndexes } from './accounts/index.js';
 import { apiKeyHandlers, ensureApiKeyIndexes } from './api-keys.js';
+import { applicationHandlers, ensureApplicationIndexes } from './applications/index.js';
 import type { HandlerTable, SchedulerDeps } from './context.js';
 import { identityHandlers } from './identity.js';
+import { jobHandlers, startJobEngine } from './jobs/index.js';
 import { SchedulerService } from './service.js';
 import { trainingHandlers } from './training.js';
 import { WorkerRegistry } from './workers.js';
@@ -18,7 +20,7 @@ export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers };
+  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers };
 }
 
 export interface RunningScheduler {
@@ -35,16 +37,19 @@ export async function startScheduler(opts: { config: Config; adapters: Adapters;
   await ensureWorkspaceIndexes(opts.adapters.store);
   await ensureApiKeyIndexes(opts.adapters.store);
   await ensureAccountIndexes(opts.adapters.store);
+  await ensureApplicationIndexes(opts.adapters.store);
   const server = new grpc.Server(channelOptions);
   new SchedulerService(deps, allHandlers()).addToServer(server);
   const host = opts.host ?? '127.0.0.1';
   const port = await bindServer(server, host, opts.config.schedulerPort);
   const address = `${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   logger.info({ address }, 'scheduler listening');
+  const jobs = await startJobEngine(deps, []);
   return {
     address,
     deps,
     async close() {
+      await jobs.close();
       workers.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
     },

@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { C } from '../../core/collections.js';
+import { ServiceError } from '../../core/errors.js';
+import { nowIso } from '../../core/ids.js';
+import { SourceCache } from '../../world-worker/builds/index.js';
+import type { SchedulerDeps } from '../context.js';
+import { putArchive } from './archives.js';
+import type { ApplicationDoc, UploadInfo } from './types.js';
+
+/** The scheduler's own copy of unpacked sources (shared with the worker in the embedded shape). */
+export function schedulerSourceCache(deps: SchedulerDeps): SourceCache {
+  return new SourceCache(path.join(deps.config.dataDir, 'sources'), { sourceRoots: deps.config.sourceRoots, maxArchiveBytes: deps.config.maxUploadBytes });
+}
+
+/**
+ * Accepts a source archive: refuses it beyond SERVICE_MAX_UPLOAD_BYTES (413), when it is
+ * not gzip (415) or not tar (400), or when an entry could escape the folder it is unpacked
+ * in or world.yaml is missing (422); otherwise unpacks it safely, digests the source, keeps
+ * the archive under that digest and records it on the application.
+ */
+export async function acceptUpload(deps: SchedulerDeps, app: ApplicationDoc, bytes: Buffer): Promise<UploadInfo> {
+  if (app.source.kind !== 'upload') {
+    throw new ServiceError('conflict', `application ${app._id} takes its source from ${app.source.kind === 'git' ? 'a git repository' : 'a folder on the server'}; only applications with source kind "upload" take an archive`);
+  }
+  if (bytes.length > deps.config.maxUploadBytes) {
+    throw new ServiceError('payload_too_large', `the archive is ${bytes.length} bytes; this server accepts up to ${deps.config.maxUploadBytes} (SERVICE_MAX_UPLOAD_BYTES)`);
+  }
+  const got = await schedulerSourceCache(deps).fetch({ kind: 'archive', archive: bytes });
+  await putArchive(deps.adapters.store, got.digest, bytes);
+  const upload: UploadInfo = { digest: got.digest, files: got.files, bytes: bytes.length, uploaded_at: nowIso() };
+  await deps.adapters.store.update(C.applications, app._id, { upload, updated_at: upload.uploaded_at });
+  return upload;
+}

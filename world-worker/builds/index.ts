@@ -1,0 +1,12 @@
+/**
+ * World-build work on a world-worker: sources (git at a pinned commit, local folders
+ * inside the source roots, archives unpacked safely) in a content-addressed cache, source
+ * analysis, and reference-plan replays in sandboxes.
+ */
+export { registerBuildWork, BUILD_WORK, type FetchAnswer, type FetchPayload, type ReplayPayload, type SourceRef } from './work.js';
+export { inspectArchive, extractArchive, packFolder, type ArchiveLimits, type ArchiveSummary } from './archive.js';
+export { resolveLocalPath } from './local-path.js';
+export { checkFileUrl, fetchGitCommit } from './git.js';
+export { listTree, isInside, sourceDigest } from './tree.js';
+export { SourceCache, type FetchedSource, type SourceSpec } from './source-cache.js';
+export type { ScenarioVerdict, ReplayRun } from './replay.js';

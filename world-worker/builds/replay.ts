@@ -1,0 +1,97 @@
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { newId } from '../../core/ids.js';
+import { ApplicationClient, canonicalJson, replayReferencePlan, sha256Hex, type ApplicationSource, type CheckResult, type RefusedCheck, type Scenario } from '../compiler/index.js';
+import type { Sandboxes } from '../sandboxes/index.js';
+
+/** One replay of a scenario's reference plan on fresh data. */
+export interface ReplayRun {
+  passed: boolean;
+  /** sha256 of what the replay observed (plan answers, bindings, check results): equal runs are identical. */
+  fingerprint: string | null;
+  check_results: CheckResult[];
+  plan_error?: string;
+  /** The replay could not run at all (seed failure, unreachable service). */
+  error?: string;
+  duration_ms: number;
+}
+
+/** The verdict on one scenario after one or two replays. */
+export interface ScenarioVerdict {
+  scenario_id: string;
+  passed: boolean;
+  /** Whether the replays were identical; null with a single replay. */
+  deterministic: boolean | null;
+  /** One sentence per problem; empty when passed. */
+  problems: string[];
+  replays: ReplayRun[];
+  /** Set when the application's services did not start: the world, not the scenario, is at fault. */
+  environment_error?: string;
+}
+
+/**
+ * Replays a scenario's reference plan `times` times, each on a fresh sandbox with its own
+ * data folder (removed afterwards), and judges it: it passes when every replay passed its
+ * checks and, with two or more replays, all were identical. A failed `refused` check in
+ * a replay means the reference plan itself breaks the scenario's policy (the scenario is
+ * impossible under its own policy).
+ */
+export async function judgeScenario(
+  source: ApplicationSource,
+  scenario: Scenario,
+  times: number,
+  env: { sandboxes: Sandboxes; dataRoot: string; images: Record<string, string> },
+): Promise<ScenarioVerdict> {
+  const replays: ReplayRun[] = [];
+  for (let i = 0; i < times; i++) {
+    const dataDir = path.join(env.dataRoot, newId('sbx'));
+    await mkdir(dataDir, { recursive: true });
+    const t0 = Date.now();
+    let handle;
+    try {
+      handle = await env.sandboxes.start(source.dir, source.manifest, dataDir, { images: env.images });
+    } catch (err) {
+      await rm(dataDir, { recursive: true, force: true });
+      const why = (err as Error).message;
+      return { scenario_id: scenario.id, passed: false, deterministic: null, problems: [`the application's services did not start: ${why}`], replays, environment_error: why };
+    }
+    try {
+      const client = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
+      const r = await replayReferencePlan(scenario, client, { worldSeed: source.seed, customer: source.manifest.customer });
+      const observed = { passed: r.passed, checks: r.check_results, steps: r.transcript.steps, bindings: r.bindings, plan_error: r.plan_error ?? null };
+      replays.push({
+        passed: r.passed,
+        fingerprint: sha256Hex(canonicalJson(observed)),
+        check_results: r.check_results,
+        ...(r.plan_error ? { plan_error: r.plan_error } : {}),
+        duration_ms: Date.now() - t0,
+      });
+    } catch (err) {
+      replays.push({ passed: false, fingerprint: null, check_results: [], error: (err as Error).message, duration_ms: Date.now() - t0 });
+    } finally {
+      await handle.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+  const problems = describeProblems(scenario, replays);
+  const deterministic = times < 2 ? null : replays.every((r) => r.fingerprint !== null && r.fingerprint === replays[0]!.fingerprint);
+  if (deterministic === false) problems.push('replaying the reference plan twice on fresh data gave different results');
+  return { scenario_id: scenario.id, passed: problems.length === 0, deterministic, problems, replays };
+}
+
+function describeProblems(scenario: Scenario, replays: ReplayRun[]): string[] {
+  const first = replays.find((r) => !r.passed);
+  if (!first) return [];
+  if (first.error) return [`the replay could not run: ${first.error}`];
+  const out: string[] = [];
+  if (first.plan_error) out.push(`the reference plan failed: ${first.plan_error}`);
+  const finalChecks = scenario.checks[String(scenario.final_goal_version)] ?? [];
+  for (const c of first.check_results.filter((x) => !x.passed)) {
+    if (c.kind === 'refused') {
+      const def = finalChecks.find((d): d is RefusedCheck => d.kind === 'refused' && d.name === c.check);
+      out.push(`impossible under its own policy: the reference plan carries out ${def?.tool ?? 'a write'}, which check "${c.check}" forbids`);
+    }
+    else out.push(`check "${c.check}" fails after the reference plan (observed ${JSON.stringify(c.observed).slice(0, 200)})`);
+  }
+  return out.length > 0 ? out : ['the reference plan did not pass'];
+}

@@ -1,0 +1,93 @@
+import path from 'node:path';
+import type { Config } from '../../core/config.js';
+import { ServiceError } from '../../core/errors.js';
+import type { Logger } from '../../core/log.js';
+import { loadApplicationSource, type ApplicationSource, type Scenario } from '../compiler/index.js';
+import { chooseSandboxes, type Sandboxes } from '../sandboxes/index.js';
+import type { WorldWorkerService } from '../service.js';
+import { judgeScenario, type ScenarioVerdict } from './replay.js';
+import { SourceCache, type SourceSpec } from './source-cache.js';
+
+/** The work kinds a world-worker offers world builds and validations. */
+export const BUILD_WORK = {
+  /** `{source: {kind:'git',url,commit} | {kind:'local_path',path} | {kind:'archive',archive_b64}}` -> `{digest, files, archive_b64?}` */
+  fetch: 'source.fetch',
+  /** `{digest, archive_b64?}` -> `{manifest, openapi, policies, seed, templates}` */
+  analyse: 'build.analyse',
+  /** `{digest, archive_b64?, scenarios, times, images}` -> `{verdicts}` */
+  replay: 'build.replay',
+} as const;
+
+/** A source the worker needs: its digest, and the archive when the caller already knows the worker lacks it. */
+export interface SourceRef {
+  digest: string;
+  archive_b64?: string;
+}
+
+export type FetchPayload = { source: { kind: 'git'; url: string; commit: string } | { kind: 'local_path'; path: string } | { kind: 'archive'; archive_b64: string } };
+export interface FetchAnswer {
+  digest: string;
+  files: number;
+  archive_b64?: string;
+}
+export interface ReplayPayload extends SourceRef {
+  scenarios: Scenario[];
+  times: number;
+  images: Record<string, string>;
+}
+
+const LOADED_SOURCES_KEPT = 8;
+
+/**
+ * Registers the build work on a world-worker: fetching a source (git, local folder or
+ * archive) into its content-addressed cache, analysing it with the world compiler, and
+ * replaying scenarios in sandboxes. A call naming a source the worker does not have fails
+ * with `not_found` and `details.missing_source`; the caller repeats it with the archive.
+ * Application failures are answers (verdicts), never `unavailable`, so `unavailable`
+ * from this worker always means the worker itself is gone.
+ */
+export function registerBuildWork(service: WorldWorkerService, opts: { config: Config; logger: Logger; sandboxes?: Sandboxes }): { close(): Promise<void> } {
+  const { config } = opts;
+  const logger = opts.logger.child({ component: 'build-work' });
+  const cache = new SourceCache(path.join(config.dataDir, 'sources'), { sourceRoots: config.sourceRoots, maxArchiveBytes: config.maxUploadBytes });
+  const sandboxes = opts.sandboxes ?? chooseSandboxes(config);
+  const dataRoot = path.join(config.dataDir, 'sandboxes');
+  const loaded = new Map<string, Promise<ApplicationSource>>();
+
+  const load = async (ref: SourceRef): Promise<ApplicationSource> => {
+    const dir = await cache.ensure(ref.digest, ref.archive_b64 ? Buffer.from(ref.archive_b64, 'base64') : null);
+    let p = loaded.get(ref.digest);
+    if (!p) {
+      p = loadApplicationSource(dir);
+      loaded.set(ref.digest, p);
+      p.catch(() => loaded.delete(ref.digest));
+      if (loaded.size > LOADED_SOURCES_KEPT) loaded.delete(loaded.keys().next().value!);
+    }
+    return p;
+  };
+
+  service.register(BUILD_WORK.fetch, async (payload) => {
+    const { source } = payload as FetchPayload;
+    const spec: SourceSpec = source.kind === 'archive' ? { kind: 'archive', archive: Buffer.from(source.archive_b64, 'base64') } : source;
+    const got = await cache.fetch(spec);
+    logger.info({ digest: got.digest, kind: source.kind, files: got.files }, 'source fetched');
+    const answer: FetchAnswer = { digest: got.digest, files: got.files, ...(got.archive ? { archive_b64: got.archive.toString('base64') } : {}) };
+    return answer;
+  });
+
+  service.register(BUILD_WORK.analyse, async (payload) => {
+    const src = await load(payload as SourceRef);
+    return { manifest: src.manifest, openapi: src.openapi, policies: src.policies, seed: src.seed, templates: src.templates };
+  });
+
+  service.register(BUILD_WORK.replay, async (payload) => {
+    const p = payload as ReplayPayload;
+    if (!Number.isInteger(p.times) || p.times < 1 || p.times > 5) throw new ServiceError('bad_request', 'times must be 1 to 5');
+    const src = await load(p);
+    const verdicts: ScenarioVerdict[] = [];
+    for (const scenario of p.scenarios) verdicts.push(await judgeScenario(src, scenario, p.times, { sandboxes, dataRoot, images: p.images ?? {} }));
+    return { verdicts };
+  });
+
+  return { close: () => sandboxes.stopAll() };
+}
