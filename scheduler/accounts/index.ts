@@ -9,11 +9,9 @@ import { operatorAdminHandlers } from './operator-admin.js';
 import { ensureSessionIndexes, sessionHandlers } from './sessions.js';
 import { signupLoginHandlers } from './signup-login.js';
 
-export { hashSessionToken, SESSION_TTL_MS, type SessionDoc } from './sessions.js';
-export { hashPassword, verifyPassword, PASSWORD_HASH_OPTIONS } from './passwords.js';
+export { hashPassword } from './passwords.js';
 export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
-export { LoginThrottle, LOGIN_THROTTLE, type ThrottleLimits } from './login-throttle.js';
-export { findCredential, type CredentialDoc } from './credentials.js';
+export { findCredential, type CredentialDoc, type CredentialKind } from './credentials.js';
 
 /**
  * Accounts: sign-up and sign-in (password and identity provider), console sessions,

@@ -138,6 +138,12 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
     expect(JSON.stringify(user)).not.to.contain(PASSWORD);
   });
 
+  it('identity-provider sign-in is refused (403) on a server without SERVICE_IDP_CLIENT_ID', async () => {
+    expect((await client(t.url).get('/v1/health')).body.idp_client_id).to.equal(null);
+    const r = await browser(t.url).post('/v1/auth/idp', { credential: 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln' });
+    expect(r.status).to.equal(403);
+  });
+
   describe('cross-site requests', () => {
     it('refuses a cookie-authenticated write from another site, or without Origin; the same write from this site passes', async () => {
       const b = browser(t.url);
