@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { Header, create as createTar, type EntryTypeName } from 'tar';
+import { Header, create as createTar, types as tarTypes } from 'tar';
 import { CATALOG_DIR } from '../../catalog/index.js';
 
 /** One raw entry of a hand-made tar archive (hostile ones included). */
 export interface RawEntry {
   path: string;
-  type?: EntryTypeName;
+  type?: tarTypes.EntryTypeName;
   body?: string;
   linkpath?: string;
 }
