@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { MemoryBus } from '../../core/adapters/memory-bus.js';
 import { EventLog, type ServiceEvent } from '../../core/event-log.js';
 import { appendMessage, appendMessages, finish, insertStreamOwner, setStatus } from '../support/event-producer.js';
 import { client, startTestService, type TestService } from '../support/service.js';
@@ -55,6 +56,21 @@ describe('event streams over HTTP (server-sent events)', function () {
       await sse.commentCount(3);
       expect(sse.comments[0]).to.equal('connected');
       expect(sse.comments.slice(1, 3)).to.deep.equal(['heartbeat', 'heartbeat']);
+    } finally {
+      sse.close();
+    }
+  });
+
+  it('repairs a publish that never happened at the next heartbeat, from the log', async () => {
+    const job = await insertStreamOwner(store(), 'job', projectId);
+    const sse = await connect(jobUrl(job), key);
+    try {
+      await sse.commentCount(1);
+      // stored, then published on a bus this gateway does not listen to (as if the producer died before publishing)
+      await appendMessage(new EventLog(store(), new MemoryBus()), job, projectId, 1);
+      const [item] = await sse.collect(1);
+      expect(item!.event).to.include({ event_id: 1, type: 'agent.message' });
+      expect(sse.comments).to.include('heartbeat');
     } finally {
       sse.close();
     }
