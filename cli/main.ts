@@ -12,6 +12,8 @@ function onSignal(stop: () => Promise<void>): void {
     process.on(sig, () => {
       if (stopping) process.exit(1);
       stopping = true;
+      // A shutdown that hangs (a peer that never answers) must not keep the process alive.
+      setTimeout(() => process.exit(1), 10_000).unref();
       stop().then(
         () => process.exit(0),
         () => process.exit(1),

@@ -20,7 +20,8 @@ export interface RunningWorker {
  * heartbeat. A failed heartbeat is logged and retried; the scheduler treats a silent worker
  * as lost.
  */
-export async function startWorker(opts: { config: Config; logger: Logger; schedulerAddr: string; host?: string }): Promise<RunningWorker> {
+export async function startWorker(opts: { config: Config; logger: Logger; schedulerAddr: string; host?: string; registerAttempts?: number }): Promise<RunningWorker> {
+  opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
@@ -32,7 +33,17 @@ export async function startWorker(opts: { config: Config; logger: Logger; schedu
   const proto = schedulerProto();
   const scheduler = new proto.crucible.v1.Scheduler(opts.schedulerAddr, grpc.credentials.createInsecure(), channelOptions);
   const info = (): WorkerInfo => ({ id, address, capacity: service.capacity, active: service.active });
-  const first = await unary<WorkerInfo, RegisterWorkerResponse__Output>(scheduler.RegisterWorker, scheduler, info(), 10_000);
+  // The scheduler may start after its workers (compose, systemd): keep asking until it answers.
+  let first: RegisterWorkerResponse__Output | null = null;
+  for (let attempt = 1; !first; attempt++) {
+    try {
+      first = await unary<WorkerInfo, RegisterWorkerResponse__Output>(scheduler.RegisterWorker, scheduler, info(), 10_000);
+    } catch (err) {
+      if (attempt >= opts.registerAttempts!) throw err;
+      logger.warn({ err, attempt }, 'scheduler not reachable yet; retrying registration');
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 200 * attempt)));
+    }
+  }
   const interval = Number(first.heartbeat_interval_ms) || 2_000;
   const timer = setInterval(() => {
     unary<WorkerInfo, RegisterWorkerResponse__Output>(scheduler.Heartbeat, scheduler, info(), interval).catch((err: unknown) =>

@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { client } from '../support/service.js';
+import { loadConfig } from '../../core/config.js';
+import { adminCreateWorkspace } from '../../cli/admin.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function role(name: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', name], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${name}] ${d}`));
+  return child;
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+/**
+ * The distributed shape on loopback: scheduler, two world-workers and a gateway as separate
+ * processes, with real NATS and Redis (and the SQLite file shared, standing in for MongoDB).
+ */
+describe('distributed roles as separate processes (NATS + Redis)', function () {
+  this.timeout(180_000);
+  const children: ChildProcess[] = [];
+  let dataDir: string;
+  let env: Record<string, string>;
+  let gatewayUrl: string;
+
+  before(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-roles-'));
+    const [schedulerPort, gatewayPort] = [await freePort(), await freePort()];
+    env = {
+      SERVICE_DATA_DIR: dataDir,
+      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      SCHEDULER_PORT: String(schedulerPort),
+      SCHEDULER_ADDR: `127.0.0.1:${schedulerPort}`,
+      PORT: String(gatewayPort),
+      HOST: '127.0.0.1',
+    };
+    children.push(role('scheduler', env));
+    children.push(role('worker', { ...env, WORKER_ID: `roles-a-${process.pid}` }));
+    children.push(role('worker', { ...env, WORKER_ID: `roles-b-${process.pid}` }));
+    children.push(role('gateway', env));
+    gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  });
+
+  after(async () => {
+    for (const c of children) c.kill('SIGTERM');
+    const killer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), 15_000);
+    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+    clearTimeout(killer);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('health crosses gateway -> scheduler -> both workers', async () => {
+    const health = await until('both workers up', async () => {
+      const r = await client(gatewayUrl).get('/v1/health');
+      const mine = (r.body?.workers ?? []).filter((w: { id: string; status: string }) => w.id.endsWith(`-${process.pid}`) && w.status === 'up');
+      return mine.length === 2 ? r.body : undefined;
+    });
+    expect(health.status).to.equal('ok');
+    expect(health.engines).to.deep.equal({ store: 'sqlite', bus: 'nats', leases: 'redis' });
+  });
+
+  it('the operator command and an authenticated request work against the running roles', async () => {
+    const ws = await adminCreateWorkspace(loadConfig(env), { organization: 'Roles', project: 'default', keyName: 'first' });
+    const me = await client(gatewayUrl, ws.api_key).get('/v1/me');
+    expect(me.status).to.equal(200);
+    expect(me.body.organization).to.equal('Roles');
+  });
+
+  it('a killed worker is reported, and the rest keep serving', async () => {
+    const worker = children[1]!;
+    worker.kill('SIGKILL');
+    const health = await until('the killed worker to be reported', async () => {
+      const r = await client(gatewayUrl).get('/v1/health');
+      const a = (r.body?.workers ?? []).find((w: { id: string }) => w.id === `roles-a-${process.pid}`);
+      return a && a.status !== 'up' ? r.body : undefined;
+    });
+    expect(health.workers.find((w: { id: string }) => w.id === `roles-b-${process.pid}`).status).to.equal('up');
+  });
+});
