@@ -8,6 +8,7 @@ import { applicationHandlers, ensureApplicationIndexes } from './applications/in
 import type { HandlerTable, SchedulerDeps } from './context.js';
 import { identityHandlers } from './identity.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
+import { ensureProfileIndexes, profileHandlers } from './profiles/index.js';
 import { SchedulerService } from './service.js';
 import { trainingHandlers } from './training.js';
 import { WorkerRegistry } from './workers.js';
@@ -20,7 +21,7 @@ export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers };
+  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers };
 }
 
 export interface RunningScheduler {
@@ -38,6 +39,7 @@ export async function startScheduler(opts: { config: Config; adapters: Adapters;
   await ensureApiKeyIndexes(opts.adapters.store);
   await ensureAccountIndexes(opts.adapters.store);
   await ensureApplicationIndexes(opts.adapters.store);
+  await ensureProfileIndexes(opts.adapters.store);
   const server = new grpc.Server(channelOptions);
   new SchedulerService(deps, allHandlers()).addToServer(server);
   const host = opts.host ?? '127.0.0.1';
