@@ -114,10 +114,13 @@ export class EventStreamSession {
   }
 
   async #drain(): Promise<void> {
+    // one write to the socket for everything ready, not one per event
+    this.#res.cork();
     for (let next = this.#pending.get(this.#last + 1); next && !this.#closed; next = this.#pending.get(this.#last + 1)) {
       this.#pending.delete(next.event_id);
       this.#deliver(next);
     }
+    this.#res.uncork();
     // Anything still waiting lies beyond a gap that only the log can fill.
     if (this.#pending.size > 0) await this.#catchUp();
   }
@@ -126,10 +129,12 @@ export class EventStreamSession {
   async #catchUp(before = Number.POSITIVE_INFINITY): Promise<void> {
     for (;;) {
       const page = await this.#opts.log.page(this.#target.stream, this.#last, PAGE);
+      this.#res.cork();
       for (const event of page) {
         if (this.#closed || event.event_id >= before) break;
         this.#deliver(event);
       }
+      this.#res.uncork();
       if (this.#closed || page.length < PAGE || page[page.length - 1]!.event_id >= before) break;
     }
     for (const id of this.#pending.keys()) if (id <= this.#last) this.#pending.delete(id);
