@@ -85,8 +85,13 @@ export class EventStreamSession {
   async open(req: Request): Promise<void> {
     // the response's 'close' is the connection going away (the request's fires once its body is read)
     this.#res.once('close', () => this.#close());
-    this.#leave = await this.#opts.hub.listen(this.#target.stream, (event) => this.#onLive(event));
-    if (this.#closed || req.destroyed) return this.#close();
+    const leave = await this.#opts.hub.listen(this.#target.stream, (event) => this.#onLive(event));
+    if (this.#closed || req.destroyed) {
+      // the client left while we subscribed: #close already ran without a subscription to drop
+      this.#closed = true;
+      return leave();
+    }
+    this.#leave = leave;
     this.#res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
