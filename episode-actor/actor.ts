@@ -1,0 +1,446 @@
+import { ServiceError, toServiceError } from '../core/errors.js';
+import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type FunctionTool, type JsonObject } from '../world-worker/compiler/index.js';
+import type { AgentDecision } from './agents/policy.js';
+import { EpisodeCore } from './core.js';
+import { executeAction } from './execute.js';
+import { checkExternalAction, type ExternalAction } from './external-rules.js';
+import { applyIntervention, validateIntervention, type InterventionInput } from './interventions.js';
+import { Mailbox } from './mailbox.js';
+import { environmentErrorOracle, runOracle } from './oracle.js';
+import type { EpisodeActorDeps } from './ports.js';
+import { computeReward } from './reward.js';
+import { initialState, type EpisodeSetup } from './state.js';
+import { completeHolder, functionTools, nextActor, offerTurn } from './turns.js';
+import type { ActionRecord, ActionResult, EpisodeState, EpisodeWorld, Termination, TokenCounts } from './types.js';
+import type { Oracle } from './oracle-types.js';
+
+/** GET /v1/episodes/{id}/observation (spec section 2, Turn). */
+export interface Observation {
+  episode_status: string;
+  awaiting_action: boolean;
+  turn: { data: { actor: string; new: Array<{ role: string; content: string; name?: string }>; goal_version_observed: number; tools: FunctionTool[] } } | null;
+}
+
+/** How an episode ended. */
+export interface EpisodeSummary {
+  episode_id: string;
+  status: EpisodeState['status'];
+  termination: Termination | null;
+  reward: number | null;
+  oracle: Oracle | null;
+  cost_usd: number;
+  tokens: TokenCounts;
+}
+
+/**
+ * One actor per episode. Messages (start, turn, external action, intervention, timeout,
+ * stop) go through a mailbox and are handled one at a time; every action, message, result
+ * and offered turn is saved through the persistence port before it is acknowledged or
+ * announced. Read-only queries (observation, actionResult, snapshot) answer from memory at
+ * once.
+ *
+ * Lifecycle: `start()` seeds the application, snapshots what `unchanged` checks compare,
+ * sends the customer's opening request and offers the first turn to the role holding
+ * `complete`; an `llm` driver then plays turns by itself, an `external` one waits for
+ * `submitAction`. The episode ends on `complete`, when every actor is out of turns, on
+ * budget, on an external turn's timeout, when the customer gives up, on `stop()`, or when
+ * the world fails; then the checks run and `done` resolves.
+ */
+export class EpisodeActor {
+  readonly #core: EpisodeCore;
+  readonly #mailbox = new Mailbox();
+  readonly #abort = new AbortController();
+  #timer: { clear(): void } | null = null;
+  readonly #done: Promise<EpisodeSummary>;
+  #resolveDone!: (s: EpisodeSummary) => void;
+
+  /** A new episode (`setup`), or one rebuilt from saved `state` (use `restore`). */
+  constructor(setup: EpisodeSetup, deps: EpisodeActorDeps, state?: EpisodeState) {
+    if (setup.profile.driver === 'llm' && !deps.policy) throw new ServiceError('bad_request', 'an llm-driver episode needs an agent policy');
+    this.#core = new EpisodeCore(state ?? initialState(setup, new Date((deps.clock?.now ?? Date.now)()).toISOString()), setup.world, deps);
+    this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
+  }
+
+  /** Rebuilds the actor of a saved episode and continues it (`resume`). Null when nothing was saved. */
+  static async restore(episodeId: string, world: EpisodeWorld, deps: EpisodeActorDeps): Promise<EpisodeActor | null> {
+    const state = await deps.persistence.load(episodeId);
+    if (!state) return null;
+    const actor = new EpisodeActor({ episodeId, world, scenario: state.scenario, profile: state.profile, options: state.options }, deps, state);
+    await actor.resume();
+    return actor;
+  }
+
+  get id(): string {
+    return this.#core.state.episode_id;
+  }
+
+  /** Resolves once the episode has ended and its checks ran. */
+  get done(): Promise<EpisodeSummary> {
+    return this.#done;
+  }
+
+  /** A deep copy of the current state. */
+  snapshot(): EpisodeState {
+    return structuredClone(this.#core.state);
+  }
+
+  /** Resolves once every message posted so far has been handled. */
+  idle(): Promise<void> {
+    return this.#mailbox.idle();
+  }
+
+  start(): Promise<void> {
+    return this.#mailbox.post(async () => {
+      const st = this.#core.state;
+      if (st.started || st.status !== 'running') return;
+      const core = this.#core;
+      try {
+        const world = core.world;
+        const worldBindings = await runSeed(world.seed, core.app, st.scenario.vars);
+        const facts = scenarioContext(st.scenario, worldBindings).facts;
+        const scenarioBindings = await runSeed(st.scenario.seed, core.app, { ...st.scenario.vars, ...worldBindings, facts });
+        st.bindings = { ...worldBindings, ...scenarioBindings };
+        core.resetVars();
+        st.snapshots = await takeSnapshots(unchangedChecks(st.scenario), core.app, core.vars);
+        st.started = true;
+        core.emitLater({
+          type: 'episode.started',
+          summary: `episode of ${st.scenario.id} started (${st.profile.driver}${st.profile.model ? `, ${st.profile.model}` : ''})`,
+          data: { scenario: st.scenario.id, driver: st.profile.driver, model: st.profile.model, actors: st.role_order, default_stress: st.options.default_stress },
+        });
+        await core.deliverCustomer([core.customer.opening(st)]);
+        const lead = completeHolder(st, world) ?? st.role_order[0]!;
+        this.#offer(lead);
+        await core.commit();
+      } catch (err) {
+        await this.#finish('environment_error', `the world failed while starting: ${toServiceError(err).message}`);
+        return;
+      }
+      this.#afterOffer();
+    });
+  }
+
+  /** Continues a rebuilt actor: re-arms the external timer, re-runs an unfinished action, or plays on. */
+  resume(): Promise<void> {
+    return this.#mailbox.post(async () => {
+      const st = this.#core.state;
+      if (st.status !== 'running') return this.#resolve();
+      if (!st.started) return this.#finish('environment_error', 'the service restarted while the episode was being seeded');
+      const pending = st.actions.find((a) => a.status === 'pending');
+      if (pending) return this.#execute(pending);
+      this.#afterOffer();
+    });
+  }
+
+  observation(): Observation {
+    const st = this.#core.state;
+    const turn = st.turn;
+    const awaiting = st.status === 'running' && st.profile.driver === 'external' && !!turn && turn.action_key === null;
+    return {
+      episode_status: st.status,
+      awaiting_action: awaiting,
+      turn: awaiting
+        ? {
+            data: {
+              actor: turn.actor,
+              new: turn.new.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })),
+              goal_version_observed: turn.goal_version_observed,
+              tools: functionTools(this.#core.world, turn.tools, st.profile.tool_guidance),
+            },
+          }
+        : null,
+    };
+  }
+
+  /**
+   * An external agent's action (spec section 4, Bring your own agent). Checks the rules of
+   * spec section 7 rule 4 (see checkExternalAction), records the action `pending` and saves
+   * it, announces `action.accepted`, and answers with that event's id; the action is carried
+   * out afterwards. A duplicate (same key, same action) answers the first event id with
+   * `duplicate: true` and is not carried out again.
+   *
+   * @throws ServiceError('conflict' | 'validation_failed') with the spec's exact messages;
+   *   the store's error when the action could not be saved (nothing was accepted then).
+   */
+  submitAction(x: ExternalAction): Promise<{ event_id: number; duplicate?: true }> {
+    return this.#mailbox.post(async () => {
+      const core = this.#core;
+      const st = core.state;
+      const earlier = checkExternalAction(st, x);
+      if (earlier) {
+        if (earlier.event_id === null) {
+          earlier.event_id = await core.emitNow(acceptedEvent(earlier));
+          core.touch(earlier);
+          await core.commit();
+        }
+        return { event_id: earlier.event_id, duplicate: true };
+      }
+      const a = this.#record(x.actor, x.tool, x.args ?? {}, x.idempotency_key, 'external');
+      try {
+        await core.commit();
+      } catch (err) {
+        st.actions.pop();
+        st.turn!.action_key = null;
+        core.discardPending();
+        throw err;
+      }
+      this.#timer?.clear();
+      // accepted and durable: it runs after this message whatever happens to the announcement
+      void this.#mailbox.post(() => this.#execute(a));
+      a.event_id = await core.emitNow(acceptedEvent(a));
+      core.touch(a);
+      await core.commit();
+      return { event_id: a.event_id };
+    });
+  }
+
+  /**
+   * The result of an action by idempotency key: `{status: 'pending'}` until it was carried
+   * out, then `{status: 'done', result}`.
+   *
+   * @throws ServiceError('not_found') for a key this episode never accepted.
+   */
+  actionResult(key: string): { status: 'pending' } | { status: 'done'; result: ActionResult } {
+    const a = this.#core.state.actions.find((x) => x.idempotency_key === key);
+    if (!a) throw new ServiceError('not_found', `no action with idempotency key "${key}" in episode ${this.id}`);
+    return a.status === 'done' && a.result ? { status: 'done', result: a.result } : { status: 'pending' };
+  }
+
+  /**
+   * POST /v1/episodes/{id}/interventions. Applied between turns, saved, announced.
+   *
+   * @returns the event_id of `intervention.applied`.
+   * @throws 409 `episode is not running`; 422 with the wrong fields (validateIntervention).
+   */
+  intervene(input: InterventionInput): Promise<{ event_id: number | null }> {
+    return this.#mailbox.post(async () => {
+      const core = this.#core;
+      const iv = validateIntervention(core.state, core.world, input);
+      const before = structuredClone(core.state);
+      try {
+        await applyIntervention(core, iv);
+        const ids = await core.commit();
+        return { event_id: ids[0] ?? null };
+      } catch (err) {
+        core.state = before;
+        core.discardPending();
+        throw err;
+      }
+    });
+  }
+
+  /** Ends the episode as `cancelled` (termination `stopped`); checks do not run. */
+  stop(): Promise<void> {
+    this.#abort.abort();
+    return this.#mailbox.post(() => this.#finish('stopped'));
+  }
+
+  // ------------------------------------------------------------------ flows
+
+  #resolve(): void {
+    const st = this.#core.state;
+    this.#resolveDone({ episode_id: st.episode_id, status: st.status, termination: st.termination, reward: st.reward, oracle: st.oracle, cost_usd: st.cost_usd, tokens: st.tokens });
+  }
+
+  #offer(name: string): void {
+    const st = this.#core.state;
+    const turn = offerTurn(st, this.#core.world, st.profile, name, this.#core.nowIso());
+    this.#core.emitLater({
+      type: 'turn.offered',
+      summary: `turn ${turn.id}: ${name}`,
+      actor_id: name,
+      data: { turn_id: turn.id, actor: name, goal_version_observed: turn.goal_version_observed, tools: turn.tools, new: turn.new.length },
+    });
+  }
+
+  /** After a turn was offered and saved: the external timer, or the next internal turn. */
+  #afterOffer(): void {
+    const st = this.#core.state;
+    const turn = st.turn;
+    if (st.status !== 'running' || !turn || turn.action_key !== null) return;
+    if (st.profile.driver === 'external') {
+      this.#timer?.clear();
+      const left = Date.parse(turn.offered_at) + st.options.external_turn_timeout_ms - this.#core.clock.now();
+      this.#timer = this.#core.clock.setTimeout(() => void this.#mailbox.post(() => this.#timeout(turn.id)), Math.max(0, left));
+    } else {
+      void this.#mailbox.post(() => this.#playTurn(turn.id));
+    }
+  }
+
+  async #timeout(turnId: number): Promise<void> {
+    const st = this.#core.state;
+    if (st.status === 'running' && st.turn?.id === turnId && st.turn.action_key === null) await this.#finish('external_timeout');
+  }
+
+  #record(actor: string, tool: string, args: JsonObject, key: string, source: ActionRecord['source'], assistant?: AgentDecision['assistant']): ActionRecord {
+    const st = this.#core.state;
+    const turn = st.turn!;
+    const a: ActionRecord = {
+      index: st.actions.length,
+      turn_id: turn.id,
+      actor,
+      tool,
+      args,
+      idempotency_key: key,
+      status: 'pending',
+      executing: false,
+      result: null,
+      event_id: null,
+      source,
+      goal_version_observed: turn.goal_version_observed,
+      unread_at_offer: false,
+      accepted_at: this.#core.nowIso(),
+      done_at: null,
+      rev: st.rev,
+    };
+    st.actions.push(a);
+    turn.action_key = key;
+    st.actors[actor]!.memory.push({ role: 'assistant', content: assistant?.content ?? '', tool_call: { id: assistant?.call_id ?? `call_${a.index + 1}`, name: tool, arguments: JSON.stringify(args) } });
+    this.#core.touch(a);
+    return a;
+  }
+
+  /** One turn of an `llm` driver: the policy decides, the spend is counted, the action runs. */
+  async #playTurn(turnId: number): Promise<void> {
+    const core = this.#core;
+    const st = core.state;
+    const turn = st.turn;
+    if (st.status !== 'running' || !turn || turn.id !== turnId || turn.action_key !== null) return;
+    const last = st.actions[st.actions.length - 1];
+    let decision: AgentDecision;
+    try {
+      decision = await this.#core.deps.policy!.decide({
+        turn: { actor: turn.actor, new: turn.new, goal_version_observed: turn.goal_version_observed, tools: functionTools(core.world, turn.tools, st.profile.tool_guidance) },
+        memory: st.actors[turn.actor]!.memory,
+        lastAction: last?.result ? { actor: last.actor, tool: last.tool, args: last.args, result: last.result } : null,
+        scratch: st.agent_scratch,
+        episode: { world: core.world, scenario: st.scenario, profile: st.profile, vars: core.vars, seedBindings: core.seedBindings, customerFacing: core.facing },
+        signal: this.#abort.signal,
+      });
+    } catch (err) {
+      if (this.#abort.signal.aborted) return;
+      await this.#finish('environment_error', `the agent's model could not decide: ${toServiceError(err).message}`);
+      return;
+    }
+    if (decision.usage) {
+      const u = decision.usage;
+      st.cost_usd += u.cost_usd;
+      st.tokens.prompt += u.prompt_tokens;
+      st.tokens.completion += u.completion_tokens;
+      st.tokens.total = st.tokens.prompt + st.tokens.completion;
+      st.model_calls.push({ model: u.model, cost_usd: u.cost_usd, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, failed_attempts: u.failed_attempts });
+    }
+    const max = st.options.max_episode_cost_usd;
+    if (max !== null && st.cost_usd >= max && (max > 0 || st.cost_usd > 0)) {
+      await this.#finish('budget');
+      return;
+    }
+    const a = this.#record(turn.actor, decision.tool, decision.args, `${st.episode_id}:a${st.actions.length + 1}`, 'agent', decision.assistant);
+    core.emitLater(acceptedEvent(a));
+    try {
+      a.event_id = (await core.commit())[0] ?? null;
+    } catch (err) {
+      await this.#finish('environment_error', `the episode could not be saved: ${toServiceError(err).message}`);
+      return;
+    }
+    await this.#execute(a, decision.invalid);
+  }
+
+  /** Carries out an accepted action, then offers the next turn or ends the episode. */
+  async #execute(a: ActionRecord, invalid?: string): Promise<void> {
+    const core = this.#core;
+    const st = core.state;
+    if (st.status !== 'running' || a.status === 'done') return;
+    let next: Awaited<ReturnType<typeof executeAction>>;
+    try {
+      if (a.executing) {
+        // the service stopped while this write was with the application: its outcome is unknown
+        next = await this.#uncertain(a);
+      } else next = await executeAction(core, a, invalid);
+    } catch (err) {
+      await this.#finish('environment_error', `the world failed during ${a.tool}: ${toServiceError(err).message}`);
+      return;
+    }
+    if (next.end) {
+      await this.#finish(next.end);
+      return;
+    }
+    const who = nextActor(st, { actor: a.actor, tool: a.tool, ...(next.to ? { to: next.to } : {}) }, st.profile.max_turns_per_actor);
+    if (!who) {
+      await this.#finish('turn_limit');
+      return;
+    }
+    this.#offer(who);
+    try {
+      await core.commit();
+    } catch (err) {
+      await this.#finish('environment_error', `the episode could not be saved: ${toServiceError(err).message}`);
+      return;
+    }
+    this.#afterOffer();
+  }
+
+  async #uncertain(a: ActionRecord): Promise<{ end: null }> {
+    const st = this.#core.state;
+    st.proxy.op_seq++;
+    const id = `op_${st.proxy.op_seq}`;
+    st.proxy.operations.push({ id, actor: a.actor, tool: a.tool, args: a.args, happened: null });
+    st.proxy.writes.push({ action_index: a.index, actor: a.actor, tool: a.tool, args: a.args, via: 'call', goal_version: st.goal_version });
+    const result: ActionResult = { outcome: 'unknown', operation_id: id, content: `UNKNOWN (operation_id ${id}): the service restarted while this write was being carried out; its outcome is uncertain. Read the state to check before doing it again.` };
+    Object.assign(a, { status: 'done', result, done_at: this.#core.nowIso() });
+    this.#core.touch(a);
+    st.actors[a.actor]!.inbox.push({ message: { role: 'tool', name: a.tool, content: result.content }, goal_version: 0 });
+    return { end: null };
+  }
+
+  /** Ends the episode: runs the checks (unless stopped or the world failed), saves, announces. */
+  async #finish(termination: Termination, environmentError?: string): Promise<void> {
+    const core = this.#core;
+    const st = core.state;
+    if (st.status !== 'running') return;
+    this.#timer?.clear();
+    st.termination = termination;
+    st.ended_at = core.nowIso();
+    if (st.turn && st.turn.action_key === null) st.turn = null;
+    let error = environmentError ?? null;
+    if (termination === 'stopped') st.status = 'cancelled';
+    else if (!error) {
+      try {
+        st.oracle = await runOracle(st, core.world, core.app, core.vars);
+      } catch (err) {
+        error = `the application could not be checked: ${toServiceError(err).message}`;
+      }
+    }
+    if (error) {
+      st.termination = 'environment_error';
+      st.environment_error = error;
+      st.oracle = environmentErrorOracle(st, core.world, error);
+      st.status = 'failed';
+    } else if (st.oracle) {
+      st.status = 'finished';
+      st.reward = computeReward(st.oracle);
+      const o = st.oracle;
+      core.emitLater({ type: 'checks.finished', summary: `checks of goal version ${o.checks_goal_version}: ${o.checks_passed}/${o.checks_total} passed`, data: { goal_version: o.checks_goal_version, passed: o.checks_passed, total: o.checks_total, duplicate_effects: o.duplicate_effects.length, false_completion: o.false_completion } });
+    }
+    core.emitLater({
+      type: 'episode.finished',
+      summary: `episode ${st.status} (${st.termination})${st.reward !== null ? `, reward ${st.reward}` : ''}`,
+      data: { status: st.status, termination: st.termination, reward: st.reward, cost_usd: st.cost_usd, tokens: st.tokens, environment_error: st.environment_error },
+    });
+    try {
+      await core.commit();
+    } catch (err) {
+      core.log?.error({ err }, 'the ended episode could not be saved');
+    }
+    this.#resolve();
+  }
+}
+
+function acceptedEvent(a: ActionRecord) {
+  return {
+    type: 'action.accepted' as const,
+    summary: `${a.actor}: ${a.tool}`,
+    actor_id: a.actor,
+    data: { idempotency_key: a.idempotency_key, tool: a.tool, args: a.args, turn_id: a.turn_id, action_index: a.index, source: a.source },
+  };
+}

@@ -1,0 +1,131 @@
+import type { Logger } from '../core/log.js';
+import { scenarioContext, type Json, type ToolCaller } from '../world-worker/compiler/index.js';
+import { customerFacingRoles, deliverCustomerMessages } from './customer/channel.js';
+import { CustomerSimulator, type CustomerMessage } from './customer/simulator.js';
+import { systemClock, type Clock, type EpisodeActorDeps, type EpisodeEvent } from './ports.js';
+import { ToolProxy } from './tool-proxy.js';
+import type { ActionRecord, EpisodeState, EpisodeWorld } from './types.js';
+
+/**
+ * The inside of one episode actor, shared by its flows (lifecycle, actions, interventions):
+ * the state, the ports, and the few operations every flow needs. Changes go into `state`
+ * and events into a queue; `commit()` saves, and only then emits the queued events, so
+ * nothing is announced that is not durable.
+ */
+export class EpisodeCore {
+  state: EpisodeState;
+  readonly world: EpisodeWorld;
+  readonly deps: EpisodeActorDeps;
+  readonly proxy: ToolProxy;
+  readonly facing: string[];
+  readonly clock: Clock;
+  readonly log: Logger | undefined;
+  #customer: CustomerSimulator | null = null;
+  #vars: Record<string, unknown> | null = null;
+  #queued: EpisodeEvent[] = [];
+  readonly #dirty = new Set<number>();
+
+  constructor(state: EpisodeState, world: EpisodeWorld, deps: EpisodeActorDeps) {
+    this.state = state;
+    this.world = world;
+    this.deps = deps;
+    this.proxy = new ToolProxy(deps.app, world.tools);
+    this.facing = customerFacingRoles(world.manifest);
+    this.clock = deps.clock ?? systemClock;
+    this.log = deps.logger?.child({ component: 'episode-actor', episodeId: state.episode_id });
+  }
+
+  get app(): ToolCaller {
+    return this.deps.app;
+  }
+
+  nowIso(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  /** The scenario context (variables, seed bindings, facts); valid once seeding is done. */
+  get vars(): Record<string, unknown> {
+    this.#vars ??= scenarioContext(this.state.scenario, this.state.bindings);
+    return this.#vars;
+  }
+
+  /** Seed bindings changed (seeding): forget the derived context. */
+  resetVars(): void {
+    this.#vars = null;
+    this.#customer = null;
+  }
+
+  get customer(): CustomerSimulator {
+    this.#customer ??= new CustomerSimulator(this.state.scenario, this.vars);
+    return this.#customer;
+  }
+
+  get seedBindings(): Record<string, Json> {
+    return this.state.bindings;
+  }
+
+  emitLater(event: EpisodeEvent): void {
+    this.#queued.push(event);
+  }
+
+  /** Marks an action changed, so the next save writes its record. */
+  touch(action: ActionRecord): void {
+    this.#dirty.add(action.index);
+  }
+
+  /** Forgets queued events and dirty marks (after a rolled-back change). */
+  discardPending(): void {
+    this.#queued = [];
+    this.#dirty.clear();
+  }
+
+  /**
+   * Saves the state (new revision), then emits the queued events in order. A failed save
+   * rejects and keeps the events queued for the caller to discard; a failed emit is logged
+   * (the state is durable; the event log is the record of what was announced).
+   *
+   * @returns the event_id of each emitted event, in queue order (null where emitting failed).
+   */
+  async commit(): Promise<Array<number | null>> {
+    const st = this.state;
+    st.rev++;
+    for (const i of this.#dirty) if (st.actions[i]) st.actions[i]!.rev = st.rev;
+    await this.deps.persistence.save(st);
+    this.#dirty.clear();
+    const events = this.#queued.splice(0, this.#queued.length);
+    const ids: Array<number | null> = [];
+    for (const e of events) {
+      try {
+        ids.push((await this.deps.events.emit({ ...e, goal_version: e.goal_version ?? st.goal_version })).event_id);
+      } catch (err) {
+        ids.push(null);
+        this.log?.error({ err, type: e.type }, 'an episode event could not be recorded');
+      }
+    }
+    return ids;
+  }
+
+  /** Emits one event now and returns its id (for answers that must carry it). */
+  async emitNow(event: EpisodeEvent): Promise<number> {
+    const { event_id } = await this.deps.events.emit({ ...event, goal_version: event.goal_version ?? this.state.goal_version });
+    return event_id;
+  }
+
+  /** Customer messages through the world's channel, each announced (and revisions as goal.revised). */
+  async deliverCustomer(messages: CustomerMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await deliverCustomerMessages(this.state, this.world.manifest, this.app, this.vars, messages, this.nowIso());
+    for (const m of messages) {
+      this.emitLater({ type: 'customer.message', summary: `customer (${m.kind}): ${clip(m.text)}`, goal_version: m.goal_version, data: { text: m.text, kind: m.kind, channel: this.world.manifest.customer.channel } });
+      if (m.kind === 'revision') {
+        this.emitLater({ type: 'goal.revised', summary: `the customer's request is now goal version ${m.goal_version}`, goal_version: m.goal_version, data: { goal_version: m.goal_version, text: m.text } });
+      }
+    }
+  }
+}
+
+/** One line of at most 120 characters, for event summaries. */
+export function clip(text: string, max = 120): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 3)}...` : line;
+}

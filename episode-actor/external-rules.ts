@@ -1,0 +1,52 @@
+import { ServiceError } from '../core/errors.js';
+import { canonicalJson, type JsonObject } from '../world-worker/compiler/index.js';
+import type { ActionRecord, EpisodeState } from './types.js';
+
+/** An action sent by an external agent (POST /v1/episodes/{id}/actions). */
+export interface ExternalAction {
+  actor: string;
+  tool: string;
+  args?: JsonObject;
+  idempotency_key: string;
+}
+
+/** Spec section 7, rule 4: the messages, word for word. */
+export const ACTION_ERRORS = Object.freeze({
+  notRunning: 'episode is not running',
+  notExternal: 'episode does not use an external agent',
+  keyReused: 'idempotency key already used for a different action',
+  wrongActor: 'actor does not match the current external turn',
+  turnTaken: 'current external turn already has an action',
+  toolNotOffered: 'tool is not offered in the current external turn',
+});
+
+const sameAction = (a: ActionRecord, x: ExternalAction): boolean =>
+  a.actor === x.actor && a.tool === x.tool && canonicalJson(a.args) === canonicalJson(x.args ?? {});
+
+/**
+ * Checks an external action against the episode, in this order:
+ * 1. the same key with the same action -> the earlier action (a duplicate: not executed
+ *    again; answered even after the episode ended, so a client whose 202 got lost can
+ *    always repeat its request);
+ * 2. 409 `episode is not running`;
+ * 3. 409 `episode does not use an external agent`;
+ * 4. 409 `idempotency key already used for a different action`;
+ * 5. 409 `actor does not match the current external turn`;
+ * 6. 409 `current external turn already has an action` (also while no turn is offered);
+ * 7. 422 `tool is not offered in the current external turn` (`detail` is the message).
+ *
+ * @returns the earlier action for a duplicate, else null (the action may be accepted).
+ */
+export function checkExternalAction(st: EpisodeState, x: ExternalAction): ActionRecord | null {
+  const earlier = st.actions.find((a) => a.idempotency_key === x.idempotency_key);
+  if (earlier && sameAction(earlier, x)) return earlier;
+  if (st.status !== 'running') throw new ServiceError('conflict', ACTION_ERRORS.notRunning);
+  if (st.profile.driver !== 'external') throw new ServiceError('conflict', ACTION_ERRORS.notExternal);
+  if (earlier) throw new ServiceError('conflict', ACTION_ERRORS.keyReused);
+  const turn = st.turn;
+  if (turn && turn.actor !== x.actor) throw new ServiceError('conflict', ACTION_ERRORS.wrongActor);
+  if (!turn || turn.action_key !== null) throw new ServiceError('conflict', ACTION_ERRORS.turnTaken);
+  // no `details`: the 422 `detail` is then this exact message (CLARIFICATIONS.md 5)
+  if (!turn.tools.includes(x.tool)) throw new ServiceError('validation_failed', ACTION_ERRORS.toolNotOffered);
+  return null;
+}

@@ -1,0 +1,33 @@
+/**
+ * The episode actor: one actor per episode, pure logic over injected ports (application,
+ * persistence, events, agent policy, clock). docs/episodes.md describes the behaviour,
+ * docs/scoring.md the reward.
+ *
+ * Wiring, in short:
+ *   const policy = profile.driver === 'llm' ? createAgentPolicy(profile, {defaultModel, modelClient}) : undefined;
+ *   const actor = new EpisodeActor({episodeId, world, scenario, profile, options}, {app, persistence, events, policy});
+ *   await actor.start();               // seeds, opens, offers the first turn
+ *   actor.observation() / submitAction(...) / actionResult(key) / intervene(...) / stop()
+ *   const summary = await actor.done;  // status, termination, reward, oracle, cost, tokens
+ */
+export { EpisodeActor, type EpisodeSummary, type Observation } from './actor.js';
+export { initialState, profileWithDefaults, migrateState, type EpisodeSetup } from './state.js';
+export { systemClock, EPISODE_EVENT_TYPES, type Clock, type EpisodeActorDeps, type EpisodeEvent, type EpisodeEvents, type EpisodeEventType, type EpisodePersistence } from './ports.js';
+export { StoreEpisodePersistence, MemoryEpisodePersistence, findAction, actionDocId, type ActionDoc } from './persistence.js';
+export { eventLogEmitter } from './event-emitter.js';
+export { ACTION_ERRORS, checkExternalAction, type ExternalAction } from './external-rules.js';
+export { INTERVENTION_KINDS, FAULT_MODES, validateIntervention, type Intervention, type InterventionInput } from './interventions.js';
+export { REFUSAL_TEXT } from './results.js';
+export { runOracle, checksFor, duplicateEffects } from './oracle.js';
+export { computeReward, isSuccess, HABIT_PENALTY } from './reward.js';
+export { judgeHabits } from './habits.js';
+export { episodeRecordView, episodeListItemView } from './views.js';
+export { CustomerSimulator, contactLimit, CONTACT_MARGIN, GIVE_UP_AFTER, type CustomerMessage } from './customer/simulator.js';
+export { customerFacingRoles } from './customer/channel.js';
+export { createAgentPolicy, needsModelProvider, BUILTIN_MODELS, type AgentPolicyOptions } from './agents/resolve.js';
+export { LlmAgent, toModelMessages } from './agents/llm-agent.js';
+export { PlanAgent, createNaiveAgent, createReferenceAgent } from './agents/plan-agent.js';
+export { PLATFORM_DEFAULT_PROMPT, introMessage } from './agents/prompt.js';
+export type { AgentDecision, AgentPolicy, AgentTurn, AgentTurnInput, EpisodeView } from './agents/policy.js';
+export type { DuplicateEffect, Habits, HabitResult, HabitViolation, Oracle } from './oracle-types.js';
+export * from './types.js';

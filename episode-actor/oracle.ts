@@ -1,0 +1,86 @@
+import { canonicalJson, evaluateChecks, type Check, type Scenario, type ToolCaller, type WriteRecord } from '../world-worker/compiler/index.js';
+import { judgeHabits } from './habits.js';
+import type { DuplicateEffect, Habits, Oracle } from './oracle-types.js';
+import type { EpisodeState, EpisodeWorld } from './types.js';
+
+/** The checks of the latest goal version that has checks (an intervention may go past the scenario's last). */
+export function checksFor(scenario: Scenario, goalVersion: number): { version: number; checks: Check[] } {
+  const versions = Object.keys(scenario.checks)
+    .map(Number)
+    .filter((v) => Number.isInteger(v))
+    .sort((a, b) => a - b);
+  const v = [...versions].reverse().find((x) => x <= goalVersion) ?? versions[0] ?? goalVersion;
+  return { version: v, checks: scenario.checks[String(v)] ?? [] };
+}
+
+/**
+ * Writes carried out (answered below 400) more than once with the same effective arguments
+ * by the agent's actors, e.g. two refunds of one order. Customer-visible replies through the
+ * application's reply tool are judged as contacts instead.
+ */
+export function duplicateEffects(st: EpisodeState, world: EpisodeWorld): DuplicateEffect[] {
+  const replyTool = world.manifest.customer.channel === 'notifications' ? world.manifest.customer.via.reply_tool : null;
+  const groups = new Map<string, DuplicateEffect>();
+  for (const w of st.proxy.writes) {
+    if (w.status === undefined || w.status >= 400 || w.tool === replyTool) continue;
+    const key = canonicalJson({ tool: w.tool, args: w.args });
+    const g = groups.get(key) ?? { tool: w.tool, args: w.args, times: 0, actors: [], action_indexes: [] };
+    g.times++;
+    if (!g.actors.includes(w.actor)) g.actors.push(w.actor);
+    g.action_indexes.push(w.action_index);
+    groups.set(key, g);
+  }
+  return [...groups.values()].filter((g) => g.times > 1);
+}
+
+/** What the `refused` and `told` checks read: the write ledger and the customer-visible texts. */
+export function episodeRecordForChecks(st: EpisodeState): { told: string[]; writes: WriteRecord[] } {
+  return {
+    told: [...st.customer.told],
+    writes: st.proxy.writes.map((w) => ({ actor: w.actor, tool: w.tool, args: w.args, ...(w.status !== undefined ? { status: w.status } : {}) })),
+  };
+}
+
+/**
+ * Runs the checks of the latest goal version against the application's real state (reads
+ * through `app`, the sandbox's client, never through the tool proxy) and assembles the
+ * oracle record. `false_completion`: `complete` was called and some check fails.
+ *
+ * @throws ServiceError('unavailable') when the application cannot be read: the caller
+ *   records an environment error instead.
+ */
+export async function runOracle(st: EpisodeState, world: EpisodeWorld, app: ToolCaller, vars: Record<string, unknown>): Promise<Oracle> {
+  const { version, checks } = checksFor(st.scenario, st.goal_version);
+  const check_results = await evaluateChecks(checks, { client: app, vars, snapshots: st.snapshots, episode: episodeRecordForChecks(st) });
+  const completed = st.termination === 'completed';
+  const passed = check_results.filter((c) => c.passed).length;
+  return {
+    check_results,
+    duplicate_effects: duplicateEffects(st, world),
+    false_completion: completed && passed < check_results.length,
+    environment_error: null,
+    goal_version: st.goal_version,
+    checks_goal_version: version,
+    checks_passed: passed,
+    checks_total: check_results.length,
+    completed,
+    habits: judgeHabits(st, world),
+  };
+}
+
+/** The oracle of an episode whose world failed: no checks, excluded from scores. */
+export function environmentErrorOracle(st: EpisodeState, world: EpisodeWorld, message: string): Oracle {
+  const habits: Habits = judgeHabits(st, world);
+  return {
+    check_results: [],
+    duplicate_effects: duplicateEffects(st, world),
+    false_completion: false,
+    environment_error: message,
+    goal_version: st.goal_version,
+    checks_goal_version: checksFor(st.scenario, st.goal_version).version,
+    checks_passed: 0,
+    checks_total: 0,
+    completed: st.termination === 'completed',
+    habits,
+  };
+}

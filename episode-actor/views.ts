@@ -1,0 +1,52 @@
+import type { EpisodeState } from './types.js';
+
+/**
+ * GET /v1/episodes/{id}: the full record (spec: `status`, `termination`, `reward`,
+ * `scenario`, `oracle`, `actions`, `messages`), plus cost, tokens and the goal version.
+ */
+export function episodeRecordView(st: EpisodeState) {
+  return {
+    id: st.episode_id,
+    status: st.status,
+    termination: st.termination,
+    reward: st.reward,
+    scenario: { id: st.scenario.id, title: st.scenario.title, split: st.scenario.split, template: st.scenario.template, variant: st.scenario.variant },
+    oracle: st.oracle,
+    actions: st.actions.map((a) => ({
+      index: a.index,
+      actor: a.actor,
+      tool: a.tool,
+      args: a.args,
+      idempotency_key: a.idempotency_key,
+      status: a.status,
+      result: a.result,
+      goal_version_observed: a.goal_version_observed,
+      source: a.source,
+      accepted_at: a.accepted_at,
+      done_at: a.done_at,
+    })),
+    messages: st.messages.map((m) => ({ from: m.from, to: m.to, text: m.text, kind: m.kind, goal_version: m.goal_version, at: m.at })),
+    goal_version: st.goal_version,
+    cost_usd: st.cost_usd,
+    tokens: st.tokens,
+    environment_error: st.environment_error,
+    created_at: st.created_at,
+    ended_at: st.ended_at,
+  };
+}
+
+/** One item of GET /v1/runs/{id}/episodes (spec section 2, Episode list item). */
+export function episodeListItemView(st: EpisodeState) {
+  return {
+    id: st.episode_id,
+    scenario: st.scenario.id,
+    split: st.scenario.split,
+    profile: st.profile.label ?? null,
+    status: st.status,
+    reward: st.reward,
+    termination: st.termination,
+    cost_usd: st.cost_usd,
+    tokens: st.tokens,
+    oracle: st.oracle,
+  };
+}
