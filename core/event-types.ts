@@ -160,7 +160,7 @@ export const EVENT_TYPES = {
     emittedBy: 'episode actor (world-worker)',
     fields: {
       status: str('the final episode status', req),
-      termination: str('why it ended, e.g. `complete`, `turn_limit`, `budget`, `external_timeout`, `error`', req),
+      termination: str('why it ended: `completed`, `turn_limit`, `budget`, `external_timeout`, `environment_error`, `stopped` or `customer_gave_up`', req),
       reward: num('reward in [0, 1]; null when excluded (environment error)', orNull),
       cost_usd: num('model spend of the episode'),
       tokens: int('model tokens used'),
@@ -233,6 +233,7 @@ export const EVENT_TYPES = {
       text: str('what the customer said', req),
       channel: str('`chat`, or `notification` when it came through the application itself'),
       repeated: bool('a repeated request added by stress'),
+      kind: str('`request`, `answer`, `dont_know`, `revision`, `repeat`, `nudge`, `annoyed`, `gave_up` or `intervention`'),
     },
   },
   'agent.message': {

@@ -106,7 +106,7 @@ export class EpisodeActor {
         core.emitLater({
           type: 'episode.started',
           summary: `episode of ${st.scenario.id} started (${st.profile.driver}${st.profile.model ? `, ${st.profile.model}` : ''})`,
-          data: { scenario: st.scenario.id, driver: st.profile.driver, model: st.profile.model, actors: st.role_order, default_stress: st.options.default_stress },
+          data: { scenario_id: st.scenario.id, profile: st.profile.label ?? st.profile.model ?? 'unnamed profile', split: st.scenario.split, driver: st.profile.driver },
         });
         await core.deliverCustomer([core.customer.opening(st)]);
         const lead = completeHolder(st, world) ?? st.role_order[0]!;
@@ -249,7 +249,7 @@ export class EpisodeActor {
       type: 'turn.offered',
       summary: `turn ${turn.id}: ${name}`,
       actor_id: name,
-      data: { turn_id: turn.id, actor: name, goal_version_observed: turn.goal_version_observed, tools: turn.tools, new: turn.new.length },
+      data: { turn: turn.id, tools: turn.tools, driver: st.profile.driver, goal_version_observed: turn.goal_version_observed },
     });
   }
 
@@ -419,13 +419,27 @@ export class EpisodeActor {
     } else if (st.oracle) {
       st.status = 'finished';
       st.reward = computeReward(st.oracle);
-      const o = st.oracle;
-      core.emitLater({ type: 'checks.finished', summary: `checks of goal version ${o.checks_goal_version}: ${o.checks_passed}/${o.checks_total} passed`, data: { goal_version: o.checks_goal_version, passed: o.checks_passed, total: o.checks_total, duplicate_effects: o.duplicate_effects.length, false_completion: o.false_completion } });
+    }
+    const o = st.oracle;
+    if (o) {
+      core.emitLater({
+        type: 'checks.finished',
+        summary: o.environment_error ? 'checks not run: the world failed' : `checks of goal version ${o.checks_goal_version}: ${o.checks_passed}/${o.checks_total} passed`,
+        data: { reward: st.reward, passed: o.checks_passed, failed: o.checks_total - o.checks_passed, false_completion: o.false_completion, duplicate_effects: o.duplicate_effects.length, environment_error: o.environment_error !== null },
+      });
     }
     core.emitLater({
       type: 'episode.finished',
       summary: `episode ${st.status} (${st.termination})${st.reward !== null ? `, reward ${st.reward}` : ''}`,
-      data: { status: st.status, termination: st.termination, reward: st.reward, cost_usd: st.cost_usd, tokens: st.tokens, environment_error: st.environment_error },
+      data: {
+        status: st.status,
+        termination: st.termination!,
+        reward: st.reward,
+        cost_usd: st.cost_usd,
+        tokens: st.tokens.total,
+        turns: Object.values(st.actors).reduce((n, a) => n + a.turns_used, 0),
+        environment_error: st.environment_error !== null,
+      },
     });
     try {
       await core.commit();
@@ -441,6 +455,6 @@ function acceptedEvent(a: ActionRecord) {
     type: 'action.accepted' as const,
     summary: `${a.actor}: ${a.tool}`,
     actor_id: a.actor,
-    data: { idempotency_key: a.idempotency_key, tool: a.tool, args: a.args, turn_id: a.turn_id, action_index: a.index, source: a.source },
+    data: { tool: a.tool, args: a.args, turn: a.turn_id, idempotency_key: a.source === 'external' ? a.idempotency_key : null },
   };
 }

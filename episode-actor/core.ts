@@ -115,10 +115,16 @@ export class EpisodeCore {
   async deliverCustomer(messages: CustomerMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await deliverCustomerMessages(this.state, this.world.manifest, this.app, this.vars, messages, this.nowIso());
+    const channel = this.world.manifest.customer.channel === 'chat' ? 'chat' : 'notification';
     for (const m of messages) {
-      this.emitLater({ type: 'customer.message', summary: `customer (${m.kind}): ${clip(m.text)}`, goal_version: m.goal_version, data: { text: m.text, kind: m.kind, channel: this.world.manifest.customer.channel } });
+      this.emitLater({ type: 'customer.message', summary: `customer (${m.kind}): ${clip(m.text)}`, goal_version: m.goal_version, data: { text: m.text, kind: m.kind, channel, repeated: m.kind === 'repeat' } });
       if (m.kind === 'revision') {
-        this.emitLater({ type: 'goal.revised', summary: `the customer's request is now goal version ${m.goal_version}`, goal_version: m.goal_version, data: { goal_version: m.goal_version, text: m.text } });
+        this.emitLater({
+          type: 'goal.revised',
+          summary: `the customer's request is now goal version ${m.goal_version}`,
+          goal_version: m.goal_version,
+          data: { text: m.text, previous_goal_version: m.previous_goal_version ?? null, source: m.source ?? 'scenario' },
+        });
       }
     }
   }

@@ -1,7 +1,8 @@
-import { isBuiltinTool, type JsonObject } from '../world-worker/compiler/index.js';
+import { isBuiltinTool, type Json, type JsonObject } from '../world-worker/compiler/index.js';
 import { hasUnreadCustomerMessage, markCustomerRead } from './customer/channel.js';
 import type { CustomerMessage } from './customer/simulator.js';
 import { clip, type EpisodeCore } from './core.js';
+import type { EpisodeEvent } from './ports.js';
 import { errorResult, okResult, refusedResult } from './results.js';
 import type { ProxyOutcome } from './tool-proxy.js';
 import { ToolProxy } from './tool-proxy.js';
@@ -44,13 +45,7 @@ export async function executeAction(core: EpisodeCore, a: ActionRecord, invalid?
   a.done_at = core.nowIso();
   core.touch(a);
   actor.inbox.push({ message: { role: 'tool', name: a.tool, content: step.result.content }, goal_version: 0 });
-  const type = step.result.outcome === 'ok' ? 'action.succeeded' : step.result.outcome === 'refused' ? 'action.refused' : 'action.failed';
-  core.emitLater({
-    type,
-    summary: `${a.actor}: ${a.tool} -> ${step.result.outcome}${step.result.status !== undefined ? ` ${step.result.status}` : ''}`,
-    actor_id: a.actor,
-    data: { idempotency_key: a.idempotency_key, tool: a.tool, outcome: step.result.outcome, status: step.result.status ?? null, operation_id: step.result.operation_id ?? null, action_index: a.index },
-  });
+  core.emitLater(resultEvent(core, a, step.result));
 
   await core.deliverCustomer(step.customer);
   await core.deliverCustomer(core.customer.afterAgentAction(st, a.tool, step.counted));
@@ -60,6 +55,20 @@ export async function executeAction(core: EpisodeCore, a: ActionRecord, invalid?
 }
 
 const plain = (result: ActionResult): Step => ({ result, counted: false, customer: [] });
+
+/** action.succeeded / action.failed / action.refused, with the fields of core/event-types.ts. */
+function resultEvent(core: EpisodeCore, a: ActionRecord, r: ActionResult): EpisodeEvent {
+  const key = a.source === 'external' ? a.idempotency_key : null;
+  const summary = `${a.actor}: ${a.tool} -> ${r.outcome}${r.status !== undefined ? ` ${r.status}` : ''}`;
+  if (r.outcome === 'refused') return { type: 'action.refused', summary, actor_id: a.actor, data: { tool: a.tool, reason: r.content, idempotency_key: key } };
+  if (r.outcome === 'ok') {
+    const write = core.proxy.kind(a.tool) === 'write' || (a.tool === 'retry_operation' && r.status !== undefined && core.proxy.kind(opTool(core, a) ?? '') === 'write');
+    return { type: 'action.succeeded', summary, actor_id: a.actor, data: { tool: a.tool, result: r as unknown as Json, write, operation_id: r.operation_id ?? null, idempotency_key: key } };
+  }
+  return { type: 'action.failed', summary, actor_id: a.actor, data: { tool: a.tool, error: r.content, unknown: r.outcome === 'unknown', operation_id: r.operation_id ?? null, idempotency_key: key } };
+}
+
+const opTool = (core: EpisodeCore, a: ActionRecord): string | undefined => core.state.proxy.operations.find((o) => o.id === a.args.operation_id)?.tool;
 
 function hooks(core: EpisodeCore, a: ActionRecord) {
   return {
@@ -97,7 +106,7 @@ async function builtin(core: EpisodeCore, a: ActionRecord, actor: ActorState): P
       if (!receiver || to === a.actor) return plain(errorResult(`"${to}" is not another role of this team (roles: ${st.role_order.filter((r) => r !== a.actor).join(', ')})`));
       receiver.inbox.push({ message: { role: 'user', content: `${a.actor}: ${body}` }, goal_version: actor.seen_goal_version });
       st.messages.push({ index: st.messages.length, at: core.nowIso(), from: a.actor, to, text: body, goal_version: actor.seen_goal_version, kind: 'actor', after_action: st.actions.length });
-      core.emitLater({ type: 'actor.message', summary: `${a.actor} -> ${to}: ${clip(body)}`, actor_id: a.actor, data: { from: a.actor, to, text: body } });
+      core.emitLater({ type: 'actor.message', summary: `${a.actor} -> ${to}: ${clip(body)}`, actor_id: a.actor, data: { to, text: body } });
       return { result: okResult(`delivered to ${to}`), counted: true, customer: [], to };
     }
     case 'retry_operation': {
@@ -130,9 +139,6 @@ async function appCall(core: EpisodeCore, a: ActionRecord, actor: ActorState, to
     }
   }
   const out = await run();
-  if (out.fault) {
-    core.emitLater({ type: 'fault.injected', summary: `fault ${out.fault.mode} on ${tool}`, actor_id: a.actor, data: { tool, fault_mode: out.fault.mode, operation_id: out.fault.operation_id ?? null, action_index: a.index } });
-  }
   if (out.kind === 'read' && out.result.outcome === 'ok') markCustomerRead(st, core.world.manifest, actor, tool);
   const customer: CustomerMessage[] = [];
   const c = core.world.manifest.customer;
@@ -154,7 +160,7 @@ async function appCall(core: EpisodeCore, a: ActionRecord, actor: ActorState, to
 function customerSees(core: EpisodeCore, from: string, said: string): CustomerMessage[] {
   const st = core.state;
   st.messages.push({ index: st.messages.length, at: core.nowIso(), from, to: 'customer', text: said, goal_version: st.goal_version, kind: 'agent', after_action: st.actions.length });
-  core.emitLater({ type: 'agent.message', summary: `${from} -> customer: ${clip(said)}`, actor_id: from, data: { from, text: said } });
+  core.emitLater({ type: 'agent.message', summary: `${from} -> customer: ${clip(said)}`, actor_id: from, data: { text: said } });
   const answers = core.customer.onAgentMessage(st, said);
   if (!st.customer.gave_up && st.stress.enabled && !st.stress.repeat_done && st.customer.contacts >= 2) {
     st.stress.repeat_done = true;

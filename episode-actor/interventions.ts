@@ -103,6 +103,7 @@ export async function applyIntervention(core: EpisodeCore, iv: Intervention): Pr
       return;
     case 'fault':
       ToolProxy.addFault(st.proxy, iv.tool, iv.fault_mode, iv.count);
+      core.emitLater({ type: 'fault.injected', summary: `${iv.fault_mode} armed on the next ${iv.count} call(s) of ${iv.tool}`, data: { tool: iv.tool, fault_mode: iv.fault_mode, count: iv.count, source: 'intervention' } });
       return;
     case 'revoke_tool': {
       const a = st.actors[iv.role]!;

@@ -3,6 +3,7 @@
  * the wiring (world-worker, scheduler) connects them to the document store, the event
  * log, the sandbox's application client and the model chain.
  */
+import type { EventType } from '../core/event-types.js';
 import type { Logger } from '../core/log.js';
 import type { ToolCaller } from '../world-worker/compiler/index.js';
 import type { AgentPolicy } from './agents/policy.js';
@@ -23,7 +24,7 @@ export interface EpisodePersistence {
   load(episodeId: string): Promise<EpisodeState | null>;
 }
 
-/** The event types an episode emits (docs/events.md lists their `data`). */
+/** The event types an episode emits (core/event-types.ts defines their `data`, docs/events.md lists it). */
 export const EPISODE_EVENT_TYPES = [
   'episode.started',
   'turn.offered',
@@ -39,7 +40,7 @@ export const EPISODE_EVENT_TYPES = [
   'intervention.applied',
   'checks.finished',
   'episode.finished',
-] as const;
+] as const satisfies readonly EventType[];
 
 export type EpisodeEventType = (typeof EPISODE_EVENT_TYPES)[number];
 

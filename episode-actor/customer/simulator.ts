@@ -8,6 +8,9 @@ export interface CustomerMessage {
   text: string;
   kind: CustomerMessageKind;
   goal_version: number;
+  /** Revisions: the version replaced, and whether the scenario or an intervention sent it. */
+  previous_goal_version?: number;
+  source?: 'scenario' | 'intervention';
 }
 
 export const DONT_KNOW_TEXT = "I don't know, sorry.";
@@ -131,19 +134,21 @@ export class CustomerSimulator {
       const due = at === 'after_first_reply' ? cs.contacts >= 1 : 'after_turn' in at ? cs.agent_actions >= at.after_turn : cs.tools_called.includes(at.after_tool);
       if (!due) break; // a later revision never goes before an earlier one
       cs.revisions_sent.push(rev.goal_version);
+      const previous = st.goal_version;
       st.goal_version = rev.goal_version;
       const text = this.#text(rev.text);
       cs.latest_request = text;
-      out.push({ text, kind: 'revision', goal_version: st.goal_version });
+      out.push({ text, kind: 'revision', goal_version: st.goal_version, previous_goal_version: previous, source: 'scenario' });
     }
     return out;
   }
 
   /** An intervention's goal change: the given version (or the next one) with its text. */
   goalChange(st: EpisodeState, text: string, goalVersion: number): CustomerMessage {
+    const previous = st.goal_version;
     st.goal_version = goalVersion;
     st.customer.latest_request = text;
-    return { text, kind: 'revision', goal_version: goalVersion };
+    return { text, kind: 'revision', goal_version: goalVersion, previous_goal_version: previous, source: 'intervention' };
   }
 
   /** The default-stress repeat of the latest request (same goal version). */
