@@ -12,6 +12,7 @@ import { ensureProfileIndexes, profileHandlers } from './profiles/index.js';
 import { SchedulerService } from './service.js';
 import { trainingHandlers } from './training.js';
 import { WorkerRegistry } from './workers.js';
+import { ensureWorldIndexes, worldHandlers, worldJobKinds } from './worlds/index.js';
 import { ensureWorkspaceIndexes } from './workspaces.js';
 
 export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
@@ -21,7 +22,7 @@ export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers };
+  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers };
 }
 
 export interface RunningScheduler {
@@ -39,6 +40,7 @@ export async function startScheduler(opts: { config: Config; adapters: Adapters;
   await ensureApiKeyIndexes(opts.adapters.store);
   await ensureAccountIndexes(opts.adapters.store);
   await ensureApplicationIndexes(opts.adapters.store);
+  await ensureWorldIndexes(opts.adapters.store);
   await ensureProfileIndexes(opts.adapters.store);
   const server = new grpc.Server(channelOptions);
   new SchedulerService(deps, allHandlers()).addToServer(server);
@@ -46,7 +48,7 @@ export async function startScheduler(opts: { config: Config; adapters: Adapters;
   const port = await bindServer(server, host, opts.config.schedulerPort);
   const address = `${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   logger.info({ address }, 'scheduler listening');
-  const jobs = await startJobEngine(deps, []);
+  const jobs = await startJobEngine(deps, [...worldJobKinds]);
   return {
     address,
     deps,

@@ -5,6 +5,7 @@ import type { Logger } from '../core/log.js';
 import type { RegisterWorkerResponse__Output } from '../proto/generated/crucible/v1/RegisterWorkerResponse.js';
 import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
 import { WorldWorkerService } from './service.js';
+import { registerBuildWork } from './builds/index.js';
 
 export { WorldWorkerService, type WorkHandler } from './service.js';
 
@@ -26,6 +27,7 @@ export async function startWorker(opts: { config: Config; logger: Logger; schedu
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
   const server = new grpc.Server(channelOptions);
+  const buildWork = registerBuildWork(service, { config: opts.config, logger });
   service.addToServer(server);
   const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
@@ -61,6 +63,7 @@ export async function startWorker(opts: { config: Config; logger: Logger; schedu
       clearInterval(timer);
       scheduler.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await buildWork.close();
     },
   };
 }

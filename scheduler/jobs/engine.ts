@@ -20,6 +20,8 @@ export interface NewJob {
   budgetUsd?: number | null;
   /** Initial checkpoint, e.g. ids the job's records already use. */
   checkpoint?: Record<string, unknown>;
+  /** The job's id when the caller had to name it first (e.g. in a record that points to it); default a new one. */
+  id?: string;
 }
 
 /**
@@ -75,7 +77,7 @@ export class JobEngine implements RunHost {
     if (!kind) throw new ServiceError('internal', `no job kind ${spec.kind} is registered`);
     const now = nowIso();
     const job = await this.deps.adapters.store.insert<JobDoc>(C.jobs, {
-      _id: newId('job'),
+      _id: spec.id ?? newId('job'),
       project_id: spec.projectId,
       kind: spec.kind,
       status: 'queued',

@@ -1,0 +1,106 @@
+import { C } from '../../core/collections.js';
+import { ServiceError, invalid } from '../../core/errors.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
+import { loadApplication } from '../applications/index.js';
+import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
+import { jobsOf } from '../jobs/index.js';
+import { body, requirePrincipal } from '../principal.js';
+import type { BuildInput } from './build-state.js';
+import type { BuildOptions, WorldDoc, WorldVersionDoc } from './types.js';
+
+interface BuildBody {
+  application_id: string;
+  model?: string;
+  budget_usd?: number;
+  auto_approve?: boolean;
+  scenario_target?: number;
+  max_repair_rounds?: number;
+  check_determinism?: boolean;
+}
+
+/** The application's world, made on its first build (one world per application). */
+async function worldOf(deps: SchedulerDeps, projectId: string, appId: string, name: string): Promise<WorldDoc> {
+  const store = deps.adapters.store;
+  const found = await store.findOne<WorldDoc>(C.worlds, { project_id: projectId, application_id: appId });
+  if (found) return found;
+  try {
+    return await store.insert<WorldDoc>(C.worlds, { _id: newId('wld'), project_id: projectId, application_id: appId, name, created_at: nowIso() });
+  } catch (err) {
+    const raced = await store.findOne<WorldDoc>(C.worlds, { project_id: projectId, application_id: appId });
+    if (raced) return raced;
+    throw err;
+  }
+}
+
+/**
+ * POST /v1/world-builds: pins the application as it is now (source, upload digest,
+ * images) and the options, makes the next world version (`building`) and starts its
+ * `world_build` job. A non-built-in model needs the project's model credential here, so a
+ * build that could never reach its model is refused at once (422 on `model`).
+ */
+export const createWorldBuild: OperationHandler = async (ctx, deps) => {
+  const p = requirePrincipal(ctx);
+  const b = body<BuildBody>(ctx);
+  const store = deps.adapters.store;
+  const app = await loadApplication(store, p.projectId, b.application_id);
+  if (app.source.kind === 'upload' && !app.upload) {
+    throw new ServiceError('conflict', `application ${app._id} has no source yet; upload a .tar.gz with POST /v1/applications/${app._id}/source first`);
+  }
+  const options: BuildOptions = {
+    model: (b.model ?? deps.config.defaultModel).trim(),
+    budget_usd: b.budget_usd ?? null,
+    auto_approve: b.auto_approve ?? true,
+    scenario_target: b.scenario_target ?? 8,
+    max_repair_rounds: b.max_repair_rounds ?? 2,
+    check_determinism: b.check_determinism ?? true,
+  };
+  let chain: string[];
+  try {
+    chain = parseModelChain(options.model);
+  } catch {
+    throw invalid('model', 'names no model');
+  }
+  if (chain.some((m) => !isBuiltinModel(m))) {
+    try {
+      await resolveModelApiKey(store, p.projectId);
+    } catch (err) {
+      throw invalid('model', `${options.model} needs a model endpoint, and none is usable: ${(err as Error).message}`);
+    }
+  }
+
+  const world = await worldOf(deps, p.projectId, app._id, app.name);
+  const version = await store.nextSequence(`world_version:${world._id}`);
+  const now = nowIso();
+  const jobId = newId('job');
+  const wv = await store.insert<WorldVersionDoc>(C.worldVersions, {
+    _id: newId('wv'),
+    project_id: p.projectId,
+    world_id: world._id,
+    application_id: app._id,
+    version,
+    status: 'building',
+    job_id: jobId,
+    options,
+    manifest: null,
+    validation_report: null,
+    provenance: null,
+    world_content_hash: null,
+    source_digest: null,
+    compiled: null,
+    error: null,
+    created_at: now,
+    updated_at: now,
+    published_at: null,
+  });
+  const input: BuildInput = {
+    application_id: app._id,
+    world_id: world._id,
+    world_version_id: wv._id,
+    version,
+    application: { id: app._id, name: app.name, source: app.source, images: app.images ?? {}, upload_digest: app.upload?.digest ?? null, catalog: app.catalog },
+    options,
+  };
+  await jobsOf(deps).create({ id: jobId, projectId: p.projectId, kind: 'world_build', input: input as unknown as Record<string, unknown>, budgetUsd: options.budget_usd });
+  return accepted({ job_id: jobId, world_id: world._id, world_version_id: wv._id, version });
+};

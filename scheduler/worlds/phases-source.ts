@@ -1,0 +1,74 @@
+import { ServiceError } from '../../core/errors.js';
+import { deriveTools, type AppTool } from '../../world-worker/compiler/index.js';
+import { BUILD_WORK, type FetchAnswer, type FetchPayload } from '../../world-worker/builds/index.js';
+import { getArchive, putArchive } from '../applications/index.js';
+import { describeFailure, type JobPhase } from '../jobs/index.js';
+import { need, type BuildInput, type BuildState } from './build-state.js';
+import { callWorker } from './worker-calls.js';
+
+/**
+ * fetch_source: a world-worker fetches the pinned source (git at its commit, the local
+ * folder, or the uploaded archive) and digests it; a git or local source comes back packed
+ * and is kept in the store under its digest, so every later step and run gets exactly it.
+ */
+export const fetchSourcePhase: JobPhase = {
+  name: 'fetch_source',
+  async run(ctx) {
+    const { application: app } = ctx.input as unknown as BuildInput;
+    let payload: FetchPayload;
+    if (app.source.kind === 'git') payload = { source: { kind: 'git', url: app.source.url!, commit: app.source.commit! } };
+    else if (app.source.kind === 'local_path') payload = { source: { kind: 'local_path', path: app.source.path! } };
+    else {
+      const archive = app.upload_digest ? await getArchive(ctx.deps.adapters.store, app.upload_digest) : null;
+      if (!archive) throw new ServiceError('conflict', `application ${app.id} has no uploaded source archive; upload one with POST /v1/applications/${app.id}/source`);
+      payload = { source: { kind: 'archive', archive_b64: archive.toString('base64') } };
+    }
+    const got = await callWorker<FetchAnswer>(ctx, BUILD_WORK.fetch, payload as unknown as Record<string, unknown>);
+    if (got.archive_b64) await putArchive(ctx.deps.adapters.store, got.digest, Buffer.from(got.archive_b64, 'base64'));
+    if (app.upload_digest && got.digest !== app.upload_digest) {
+      throw new ServiceError('conflict', `the uploaded archive unpacked to source ${got.digest} on the worker, not ${app.upload_digest}`);
+    }
+    await ctx.save({ source: { ...app.source, digest: got.digest, files: got.files } });
+    await ctx.emit('job.progress', `source ${got.digest} fetched (${got.files} files)`, { phase: 'fetch_source', completed: 1, total: 1, message: `fetched ${app.source.kind} source, ${got.files} files` });
+  },
+};
+
+/** analyse: the worker reads and validates world.yaml, the OpenAPI documents, policies, seed and templates. */
+export const analysePhase: JobPhase = {
+  name: 'analyse',
+  async run(ctx) {
+    const source = need(ctx.checkpoint<BuildState>(), 'source');
+    let analysis: NonNullable<BuildState['analysis']>;
+    try {
+      analysis = await callWorker(ctx, BUILD_WORK.analyse, {}, source.digest);
+    } catch (err) {
+      if (err instanceof ServiceError && (err.code === 'validation_failed' || err.code === 'bad_request')) {
+        throw new ServiceError('validation_failed', `the application source is not a valid world: ${describeFailure(err)}`);
+      }
+      throw err;
+    }
+    await ctx.save({ analysis });
+    await ctx.emit('job.progress', `world ${analysis.manifest.name}: ${analysis.manifest.services.length} services, ${analysis.templates.length} scenario templates`, {
+      phase: 'analyse',
+      completed: 1,
+      total: 1,
+      message: `${analysis.manifest.roles.length} roles, ${analysis.templates.length} templates`,
+    });
+  },
+};
+
+/** derive_tools: one tool per OpenAPI operation of every service (docs/worlds.md, Tools). */
+export const deriveToolsPhase: JobPhase = {
+  name: 'derive_tools',
+  async run(ctx) {
+    const { manifest, openapi } = need(ctx.checkpoint<BuildState>(), 'analysis');
+    const tools: AppTool[] = [];
+    for (const svc of manifest.services) {
+      const doc = openapi[svc.name];
+      if (!doc) throw new ServiceError('validation_failed', `service ${svc.name} has no OpenAPI document in the analysis`);
+      tools.push(...deriveTools(doc, svc.name, svc.openapi));
+    }
+    await ctx.save({ tools });
+    await ctx.emit('job.progress', `${tools.length} tools derived`, { phase: 'derive_tools', completed: tools.length, total: tools.length, message: `${tools.filter((t) => t.kind === 'write').length} writes, ${tools.filter((t) => t.kind === 'read').length} reads` });
+  },
+};

@@ -1,0 +1,99 @@
+import { C } from '../../core/collections.js';
+import { ServiceError, conflict, invalid, type FieldProblem } from '../../core/errors.js';
+import { nowIso } from '../../core/ids.js';
+import { crossCheck, instantiate, validateTemplate, type ScenarioTemplate } from '../../world-worker/compiler/index.js';
+import { accepted, type OperationHandler } from '../context.js';
+import { jobsOf } from '../jobs/index.js';
+import { body, param, requirePrincipal } from '../principal.js';
+import { scenarioDocId } from './publish.js';
+import { loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from './types.js';
+import type { ValidationInput } from './validation-kind.js';
+
+const FILE = 'scenario';
+
+/** Field paths of the compiler (`scenario: checks.2[0].tool`) as the API names them (`scenario.checks.2[0].tool`). */
+function asApiField(p: FieldProblem): FieldProblem {
+  return { field: p.field.replace(/^scenario: (\(top level\))?/, (_m, top: string | undefined) => (top ? FILE : `${FILE}.`)), message: p.message };
+}
+
+function published(wv: WorldVersionDoc): NonNullable<WorldVersionDoc['compiled']> {
+  if (wv.status !== 'published' || !wv.compiled) throw conflict(`world version ${wv._id} is ${wv.status}; only a published version takes scenarios and validations`);
+  return wv.compiled;
+}
+
+/** The caller's template, checked exactly like a template file of the source (422 listing every problem). */
+function checkTemplate(raw: unknown, compiled: NonNullable<WorldVersionDoc['compiled']>): ScenarioTemplate {
+  let t: ScenarioTemplate;
+  try {
+    t = validateTemplate(raw, FILE);
+  } catch (err) {
+    if (err instanceof ServiceError && Array.isArray(err.details)) {
+      throw new ServiceError('validation_failed', 'the scenario is not valid', { details: (err.details as FieldProblem[]).map(asApiField) });
+    }
+    throw err;
+  }
+  const problems = crossCheck(compiled.manifest, compiled.tools, compiled.seed, [t], 'seed').filter((p) => p.field.startsWith(`${FILE}:`));
+  if (problems.length > 0) throw new ServiceError('validation_failed', 'the scenario does not fit this world', { details: problems.map(asApiField) });
+  return t;
+}
+
+/**
+ * POST /v1/world-versions/{wv_id}/scenarios: the body's `scenario` is a template in the
+ * source format (docs/worlds.md). It is checked like a source template (422 listing the
+ * problems), each of its variants becomes a scenario `validating`, and a
+ * `world_validation` job replays them: valid ones become `approved` when the version
+ * auto-approves, else `pending_approval`; failing ones are withdrawn.
+ */
+export const createScenario: OperationHandler = async (ctx, deps) => {
+  const p = requirePrincipal(ctx);
+  const store = deps.adapters.store;
+  const wv = await loadWorldVersion(store, p.projectId, param(ctx, 'wv_id'));
+  const compiled = published(wv);
+  const { scenario } = body<{ scenario: unknown }>(ctx);
+  if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario)) throw invalid(FILE, 'must be an object: a scenario template');
+  const t = checkTemplate(scenario, compiled);
+  if (await store.findOne(C.scenarios, { world_version_id: wv._id, template: t.id })) {
+    throw conflict(`world version ${wv._id} already has scenarios of template "${t.id}"; choose another id`);
+  }
+  const now = nowIso();
+  const docs: ScenarioDoc[] = [];
+  for (const [i, vars] of t.variants.slice(0, 30).entries()) {
+    const s = instantiate(t, i, vars, compiled.manifest.name);
+    docs.push(
+      await store.insert<ScenarioDoc>(C.scenarios, {
+        _id: scenarioDocId(wv._id, s.id),
+        project_id: p.projectId,
+        world_version_id: wv._id,
+        world_id: wv.world_id,
+        scenario_id: s.id,
+        template: s.template,
+        split: s.split,
+        status: 'validating',
+        origin: 'caller',
+        specification: s,
+        validation_report: null,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+  }
+  const input: ValidationInput = { world_version_id: wv._id, scenario_ids: docs.map((d) => d._id), mode: 'added' };
+  const job = await jobsOf(deps).create({ projectId: p.projectId, kind: 'world_validation', input: input as unknown as Record<string, unknown> });
+  return accepted({
+    job_id: job._id,
+    world_version_id: wv._id,
+    scenarios: docs.map((d) => ({ id: d._id, scenario_id: d.scenario_id, split: d.split, status: d.status })),
+  });
+};
+
+/** POST /v1/world-versions/{wv_id}/validate: replays every approved or waiting scenario and withdraws unfair ones. */
+export const validateWorldVersion: OperationHandler = async (ctx, deps) => {
+  const p = requirePrincipal(ctx);
+  const store = deps.adapters.store;
+  const wv = await loadWorldVersion(store, p.projectId, param(ctx, 'wv_id'));
+  published(wv);
+  const docs = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: wv._id, status: { $in: ['approved', 'pending_approval'] } }, { sort: { field: 'scenario_id', direction: 'asc' } });
+  const input: ValidationInput = { world_version_id: wv._id, scenario_ids: docs.map((d) => d._id), mode: 'version' };
+  const job = await jobsOf(deps).create({ projectId: p.projectId, kind: 'world_validation', input: input as unknown as Record<string, unknown> });
+  return accepted({ job_id: job._id, world_version_id: wv._id, scenarios: docs.length });
+};

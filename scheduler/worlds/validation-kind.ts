@@ -1,0 +1,95 @@
+import { C } from '../../core/collections.js';
+import { ServiceError } from '../../core/errors.js';
+import { nowIso } from '../../core/ids.js';
+import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/builds/index.js';
+import type { JobKind, PhaseContext } from '../jobs/index.js';
+import { reportOf } from './publish.js';
+import type { ScenarioDoc, ScenarioStatus, WorldVersionDoc } from './types.js';
+import { callWorker } from './worker-calls.js';
+
+/** Input of a `world_validation` job. */
+export interface ValidationInput {
+  world_version_id: string;
+  /** Scenario records to validate. */
+  scenario_ids: string[];
+  /** `version`: POST .../validate (withdraws unfair ones); `added`: a caller's new scenarios (decides their status). */
+  mode: 'version' | 'added';
+}
+
+interface ValidationState {
+  /** Scenario record id -> replay verdict. */
+  verdicts?: Record<string, ScenarioVerdict>;
+}
+
+async function versionOf(ctx: PhaseContext): Promise<WorldVersionDoc> {
+  const { world_version_id } = ctx.input as unknown as ValidationInput;
+  const wv = await ctx.deps.adapters.store.get<WorldVersionDoc>(C.worldVersions, world_version_id);
+  if (!wv?.compiled || !wv.source_digest) throw new ServiceError('gone', `world version ${world_version_id} is not a published version any more`);
+  return wv;
+}
+
+/**
+ * The `world_validation` job. replay: every scenario's reference plan twice on fresh
+ * data; decide: a scenario whose plan fails, whose replays differ, or that is impossible
+ * under its own policy is unfair and withdrawn (a caller's new scenario that passes is
+ * approved when the version auto-approves, else waits for approval).
+ */
+export const worldValidationKind: JobKind = {
+  kind: 'world_validation',
+  phaseEvents: { started: 'compiler.phase.started', finished: 'compiler.phase.finished' },
+  phases: [
+    {
+      name: 'replay',
+      async run(ctx) {
+        const { scenario_ids } = ctx.input as unknown as ValidationInput;
+        const wv = await versionOf(ctx);
+        let done = 0;
+        for (const id of scenario_ids) {
+          const saved = ctx.checkpoint<ValidationState>().verdicts ?? {};
+          if (saved[id]) continue;
+          await ctx.stopIfRequested();
+          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
+          if (!sc) continue;
+          const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(ctx, BUILD_WORK.replay, { scenarios: [sc.specification], times: 2, images: wv.compiled!.images }, wv.source_digest!);
+          const verdict = verdicts[0]!;
+          if (verdict.environment_error) throw new ServiceError('unavailable', `the application's services did not start in a sandbox: ${verdict.environment_error}`);
+          await ctx.save({ verdicts: { ...saved, [id]: verdict } });
+          done++;
+          await ctx.emit('build.scenario.validated', `${sc.scenario_id} ${verdict.passed ? 'passed' : 'failed'} validation`, {
+            scenario_id: sc.scenario_id,
+            passed: verdict.passed,
+            split: sc.split,
+            deterministic: verdict.deterministic,
+            problems: verdict.problems,
+          });
+          await ctx.emit('job.progress', `replayed ${done} of ${scenario_ids.length}`, { phase: 'replay', completed: done, total: scenario_ids.length });
+        }
+      },
+    },
+    {
+      name: 'decide',
+      async run(ctx) {
+        const { scenario_ids, mode } = ctx.input as unknown as ValidationInput;
+        const wv = await versionOf(ctx);
+        const verdicts = ctx.checkpoint<ValidationState>().verdicts ?? {};
+        const store = ctx.deps.adapters.store;
+        const withdrawn: Array<{ scenario_id: string; reasons: string[] }> = [];
+        const outcome: Array<{ id: string; scenario_id: string; status: ScenarioStatus }> = [];
+        for (const id of scenario_ids) {
+          const sc = await store.get<ScenarioDoc>(C.scenarios, id);
+          const verdict = verdicts[id];
+          if (!sc || !verdict) continue;
+          let status: ScenarioStatus = sc.status;
+          if (!verdict.passed) status = 'withdrawn';
+          else if (mode === 'added' && sc.status === 'validating') status = wv.options.auto_approve ? 'approved' : 'pending_approval';
+          if (status === 'withdrawn' && sc.status !== 'withdrawn') withdrawn.push({ scenario_id: sc.scenario_id, reasons: verdict.problems });
+          await store.update(C.scenarios, id, { status, validation_report: reportOf(verdict), updated_at: nowIso() });
+          outcome.push({ id, scenario_id: sc.scenario_id, status });
+        }
+        const report = { ...(wv.validation_report ?? {}), last_validation: { job_id: ctx.job._id, mode, at: nowIso(), validated: outcome.length, withdrawn } };
+        await store.update(C.worldVersions, wv._id, { validation_report: report, updated_at: nowIso() });
+        ctx.setResult({ world_version_id: wv._id, validated: outcome.length, withdrawn, scenarios: outcome });
+      },
+    },
+  ],
+};

@@ -1,0 +1,54 @@
+import { ServiceError, toServiceError } from '../../core/errors.js';
+import { getArchive } from '../applications/index.js';
+import type { PhaseContext } from '../jobs/index.js';
+
+/** How long a phase waits for a world-worker to appear or come back before the job fails. */
+const WORKER_WAIT_MS = 120_000;
+
+/**
+ * Runs one unit of work on a live world-worker (the least busy one) from inside a job
+ * phase. It survives the worker side of the distributed shape:
+ *
+ * - no live worker, or the chosen one unreachable (`unavailable`): waits and tries again
+ *   (another worker, or the same one back), checking for pause/stop in between, for up to
+ *   two minutes;
+ * - the worker lacks the source (`not_found` with `details.missing_source`): repeats the
+ *   call carrying the source archive from the store.
+ *
+ * Work handlers report application failures as answers, so `unavailable` here always
+ * means the worker, never the application.
+ */
+export async function callWorker<T>(ctx: PhaseContext, kind: string, payload: Record<string, unknown>, sourceDigest?: string): Promise<T> {
+  const { workers, adapters } = ctx.deps;
+  const deadline = Date.now() + WORKER_WAIT_MS;
+  let withArchive: string | null = null;
+  let backoff = 200;
+  let lastProblem = 'no world-worker is registered';
+  for (;;) {
+    await ctx.stopIfRequested();
+    const live = (await workers.live()).sort((a, b) => a.active / Math.max(1, a.capacity) - b.active / Math.max(1, b.capacity));
+    const worker = live[0];
+    if (worker) {
+      try {
+        const body = sourceDigest ? { ...payload, digest: sourceDigest, ...(withArchive ? { archive_b64: withArchive } : {}) } : payload;
+        return (await workers.execute(worker.address, kind, body)) as T;
+      } catch (err) {
+        const e = toServiceError(err);
+        const missing = (e.details as { missing_source?: string } | undefined)?.missing_source;
+        if (e.code === 'not_found' && missing && sourceDigest && !withArchive) {
+          const archive = await getArchive(adapters.store, sourceDigest);
+          if (!archive) throw new ServiceError('gone', `the archive of source ${sourceDigest} is no longer stored, so no worker can get the source`);
+          withArchive = archive.toString('base64');
+          continue;
+        }
+        if (e.code !== 'unavailable' && e.code !== 'timeout') throw e;
+        lastProblem = `world-worker ${worker.id} did not answer (${e.message})`;
+      }
+    }
+    if (Date.now() > deadline) {
+      throw new ServiceError('unavailable', `no world-worker could run ${kind} for two minutes: ${lastProblem}; start a worker (crucible worker) or check the running ones`);
+    }
+    await ctx.sleep(backoff);
+    backoff = Math.min(backoff * 2, 5_000);
+  }
+}
