@@ -59,16 +59,23 @@ export class ApplicationClient implements ToolCaller {
     const request = buildRequest(tool, args);
     // plain concatenation keeps a base URL's own path prefix (e.g. behind a proxy)
     const target = new URL(base.replace(/\/$/, '') + request.path + request.query);
+    const init: RequestInit = {
+      method: tool.method,
+      headers: request.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    };
     let res: Response;
     try {
-      res = await this.#fetch(target, {
-        method: tool.method,
-        headers: request.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      });
+      res = await this.#fetch(target, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) });
     } catch (err) {
-      throw new ServiceError('unavailable', `service "${tool.service}" did not answer ${tool.method} ${request.path}: ${(err as Error).message}`, { cause: err });
+      // A read may be sent again when the connection failed (e.g. a pooled connection the
+      // service had just closed); a write never is: it could have been carried out.
+      if (tool.kind !== 'read' || isTimeout(err)) throw unreachable(tool, request.path, err);
+      try {
+        res = await this.#fetch(target, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) });
+      } catch (again) {
+        throw unreachable(tool, request.path, again);
+      }
     }
     const text = await res.text();
     let body: Json = null;
@@ -81,6 +88,14 @@ export class ApplicationClient implements ToolCaller {
     }
     return { status: res.status, body };
   }
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+}
+
+function unreachable(tool: AppTool, path: string, err: unknown): ServiceError {
+  return new ServiceError('unavailable', `service "${tool.service}" did not answer ${tool.method} ${path}: ${(err as Error).message}`, { cause: err });
 }
 
 /** Path (with encoded values), query string and JSON body of one call. */

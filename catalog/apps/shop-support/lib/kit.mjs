@@ -131,7 +131,9 @@ async function readBody(req) {
 
 function send(res, status, body) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  // one request per connection: a sandbox's port may be reused by the next sandbox, and a
+  // client must never send a request down a pooled connection to a service that is gone
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
   res.end(text);
 }
 
