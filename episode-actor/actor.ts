@@ -162,7 +162,11 @@ export class EpisodeActor {
    * @throws ServiceError('conflict' | 'validation_failed') with the spec's exact messages;
    *   the store's error when the action could not be saved (nothing was accepted then).
    */
-  submitAction(x: ExternalAction): Promise<{ event_id: number; duplicate?: true }> {
+  async submitAction(x: ExternalAction): Promise<{ event_id: number; duplicate?: true }> {
+    // the rules only read the state: refusals and known duplicates answer at once, even
+    // while the mailbox is busy carrying out the turn's action
+    const known = checkExternalAction(this.#core.state, x);
+    if (known?.event_id != null) return { event_id: known.event_id, duplicate: true };
     return this.#mailbox.post(async () => {
       const core = this.#core;
       const st = core.state;
@@ -389,7 +393,7 @@ export class EpisodeActor {
     const result: ActionResult = { outcome: 'unknown', operation_id: id, content: `UNKNOWN (operation_id ${id}): the service restarted while this write was being carried out; its outcome is uncertain. Read the state to check before doing it again.` };
     Object.assign(a, { status: 'done', result, done_at: this.#core.nowIso() });
     this.#core.touch(a);
-    st.actors[a.actor]!.inbox.push({ message: { role: 'tool', name: a.tool, content: result.content }, goal_version: 0 });
+    st.actors[a.actor]!.inbox.unshift({ message: { role: 'tool', name: a.tool, content: result.content }, goal_version: 0 });
     return { end: null };
   }
 

@@ -44,7 +44,8 @@ export async function executeAction(core: EpisodeCore, a: ActionRecord, invalid?
   a.result = step.result;
   a.done_at = core.nowIso();
   core.touch(a);
-  actor.inbox.push({ message: { role: 'tool', name: a.tool, content: step.result.content }, goal_version: 0 });
+  // the result answers the turn's call, so it opens the next turn, before what arrived meanwhile
+  actor.inbox.unshift({ message: { role: 'tool', name: a.tool, content: step.result.content }, goal_version: 0 });
   core.emitLater(resultEvent(core, a, step.result));
 
   await core.deliverCustomer(step.customer);

@@ -1,0 +1,171 @@
+/**
+ * A small in-process world for the episode actor's unit tests: a "notes desk" whose
+ * customer wants a note added to an item. The application is a real (if tiny) stateful
+ * implementation behind the ToolCaller port, so tests observe its state, not a mock.
+ */
+import type { AppTool, Json, Scenario, ToolCaller, ToolCallResult, WorldManifest } from '../../world-worker/compiler/index.js';
+import {
+  EpisodeActor,
+  MemoryEpisodePersistence,
+  createAgentPolicy,
+  profileWithDefaults,
+  type AgentPolicy,
+  type Clock,
+  type EpisodeOptions,
+  type EpisodePersistence,
+  type EpisodeProfile,
+  type EpisodeWorld,
+} from '../../episode-actor/index.js';
+import { RecordingEvents } from './episode-harness.js';
+
+const tool = (name: string, kind: 'read' | 'write', method: AppTool['method'], path: string, props: Record<string, 'string'>, where: 'query' | 'body'): AppTool => ({
+  name,
+  description: `${name} of the notes desk`,
+  service: 'desk',
+  kind,
+  method,
+  path,
+  parameters: { type: 'object', properties: Object.fromEntries(Object.entries(props).map(([k, t]) => [k, { type: t }])), required: [] },
+  args: { path: [], query: where === 'query' ? Object.keys(props) : [], body: where === 'body' ? Object.keys(props) : [] },
+});
+
+export const DESK_TOOLS: AppTool[] = [
+  tool('find_item', 'read', 'GET', '/items', { code: 'string' }, 'query'),
+  tool('create_item', 'write', 'POST', '/items', { code: 'string' }, 'body'),
+  tool('list_notes', 'read', 'GET', '/notes', { item_id: 'string' }, 'query'),
+  tool('add_note', 'write', 'POST', '/notes', { item_id: 'string', text: 'string' }, 'body'),
+];
+
+export const DESK_MANIFEST: WorldManifest = {
+  name: 'notes-desk',
+  description: 'test world',
+  services: [],
+  roles: [
+    { name: 'lead', instructions: 'Talk to the customer and finish the job.', tools: ['find_item', 'list_notes', 'add_note', 'reply_to_customer', 'send_message'], complete: true },
+    { name: 'helper', instructions: 'Add notes when the lead asks.', tools: ['find_item', 'list_notes', 'add_note', 'send_message'], complete: false },
+  ],
+  customer: { channel: 'chat' },
+  policies: '',
+  seed: '',
+  scenarios: '',
+};
+
+export const DESK_WORLD: EpisodeWorld = { manifest: DESK_MANIFEST, tools: DESK_TOOLS, policies: 'Add exactly one note per request.', seed: [] };
+
+/** The scenario: the customer gives the code when asked; the lead adds one note. */
+export function deskScenario(overrides: Partial<Scenario> = {}): Scenario {
+  return {
+    id: 'add-note--v1',
+    template: 'add-note',
+    variant: 1,
+    split: 'train',
+    title: 'Add a note',
+    difficulty: 1,
+    tags: ['find_ids'],
+    persona: 'Kim',
+    facts: { code: { value: 'X-42', ask: ['code'] } },
+    request: 'Please add the note "fragile" to my item.',
+    revisions: [],
+    seed: [{ tool: 'create_item', args: { code: 'X-42' }, bind: 'item' }],
+    reference_plan: {
+      '1': [
+        { actor: 'lead', tool: 'reply_to_customer', args: { text: 'Sure, what is the item code?' } },
+        { actor: 'lead', tool: 'find_item', args: { code: '${facts.code}' }, bind: 'found' },
+        { actor: 'lead', tool: 'add_note', args: { item_id: '${found.items.0.id}', text: 'fragile' } },
+        { actor: 'lead', tool: 'list_notes', args: { item_id: '${found.items.0.id}' } },
+        { actor: 'lead', tool: 'reply_to_customer', args: { text: 'Added the note "fragile".' } },
+        { actor: 'lead', tool: 'complete', args: { summary: 'note added' } },
+      ],
+    },
+    checks: {
+      '1': [
+        { name: 'one note', kind: 'state', tool: 'list_notes', args: { item_id: '${item.id}' }, expect: [{ path: 'notes', count: 1 }] },
+        { name: 'told', kind: 'told', contains: ['added'] },
+      ],
+    },
+    vars: {},
+    final_goal_version: 1,
+    ...overrides,
+  };
+}
+
+/** The notes desk itself: items and notes in memory, every call counted. */
+export class DeskApp implements ToolCaller {
+  items: Array<{ id: string; code: string }> = [];
+  notes: Array<{ id: string; item_id: string; text: string }> = [];
+  calls: Array<{ tool: string; args: Record<string, unknown> }> = [];
+  /** When set, every call throws as an unreachable service would. */
+  down = false;
+
+  tool(name: string): AppTool | undefined {
+    return DESK_TOOLS.find((t) => t.name === name);
+  }
+
+  async call(name: string, args: Record<string, unknown> = {}): Promise<ToolCallResult> {
+    if (this.down) {
+      const { ServiceError } = await import('../../core/errors.js');
+      throw new ServiceError('unavailable', 'service "desk" did not answer');
+    }
+    this.calls.push({ tool: name, args });
+    const ok = (body: unknown, status = 200): ToolCallResult => ({ status, body: body as Json });
+    switch (name) {
+      case 'find_item':
+        return ok({ items: this.items.filter((i) => i.code === args.code) });
+      case 'create_item': {
+        const item = { id: `itm_${(this.items.length + 1) * 7919}`, code: String(args.code) };
+        this.items.push(item);
+        return ok(item, 201);
+      }
+      case 'list_notes':
+        return ok({ notes: this.notes.filter((n) => n.item_id === args.item_id) });
+      case 'add_note': {
+        if (!this.items.some((i) => i.id === args.item_id)) return ok({ error: 'not_found' }, 404);
+        const note = { id: `nt_${this.notes.length + 1}`, item_id: String(args.item_id), text: String(args.text) };
+        this.notes.push(note);
+        return ok(note, 201);
+      }
+      default: {
+        const { ServiceError } = await import('../../core/errors.js');
+        throw new ServiceError('bad_request', `unknown application tool "${name}"`);
+      }
+    }
+  }
+}
+
+export interface DeskEpisode {
+  actor: EpisodeActor;
+  app: DeskApp;
+  events: RecordingEvents;
+  persistence: EpisodePersistence;
+}
+
+export interface DeskOptions {
+  profile?: Partial<EpisodeProfile>;
+  options?: Partial<EpisodeOptions>;
+  scenario?: Scenario;
+  policy?: AgentPolicy;
+  persistence?: EpisodePersistence;
+  app?: DeskApp;
+  clock?: Clock;
+  episodeId?: string;
+}
+
+/** A desk episode, not started. External driver unless a profile says otherwise. */
+export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
+  const app = o.app ?? new DeskApp();
+  const events = new RecordingEvents();
+  const persistence = o.persistence ?? new MemoryEpisodePersistence();
+  const profile = profileWithDefaults({ driver: 'external', ...o.profile });
+  const policy = o.policy ?? (profile.driver === 'llm' ? createAgentPolicy(profile, { defaultModel: 'builtin:reference' }) : undefined);
+  const actor = new EpisodeActor(
+    {
+      episodeId: o.episodeId ?? 'ep_desk',
+      world: DESK_WORLD,
+      scenario: o.scenario ?? deskScenario(),
+      profile,
+      options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 600_000, ...o.options },
+    },
+    { app, persistence, events, ...(policy ? { policy } : {}), ...(o.clock ? { clock: o.clock } : {}) },
+  );
+  return { actor, app, events, persistence };
+}

@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import { ServiceError } from '../../core/errors.js';
+import {
+  EpisodeActor,
+  MemoryEpisodePersistence,
+  createReferenceAgent,
+  type AgentDecision,
+  type AgentPolicy,
+  type AgentTurnInput,
+  type EpisodePersistence,
+  type EpisodeState,
+} from '../../episode-actor/index.js';
+import { DESK_WORLD, DeskApp, deskEpisode } from '../support/episode-fixture.js';
+import { RecordingEvents } from '../support/episode-harness.js';
+
+/** A policy that always makes the same call, at a given cost per decision. */
+const constant = (tool: string, args: Record<string, unknown>, cost = 0): AgentPolicy => ({
+  model: 'test:constant',
+  async decide(): Promise<AgentDecision> {
+    return { tool, args: args as never, ...(cost > 0 ? { usage: { model: 'test:constant', prompt_tokens: 1000, completion_tokens: 100, cost_usd: cost, failed_attempts: 0 } } : {}) };
+  },
+});
+
+/** Persistence that can be made to fail, to prove nothing is acknowledged before a save. */
+class FlakyPersistence implements EpisodePersistence {
+  readonly inner = new MemoryEpisodePersistence();
+  failing = false;
+  async save(state: EpisodeState): Promise<void> {
+    if (this.failing) throw new ServiceError('unavailable', 'the store is down');
+    await this.inner.save(state);
+  }
+  load(id: string) {
+    return this.inner.load(id);
+  }
+}
+
+describe('episode actor: lifecycle, limits and persistence', () => {
+  it('ends with turn_limit once every actor used max_turns_per_actor turns', async () => {
+    const { actor } = deskEpisode({ profile: { driver: 'llm', max_turns_per_actor: 3 }, policy: constant('wait', {}) });
+    await actor.start();
+    const s = await actor.done;
+    expect(s.termination).to.equal('turn_limit');
+    const st = actor.snapshot();
+    expect(Object.values(st.actors).map((a) => a.turns_used)).to.deep.equal([3, 3]);
+    expect(st.actions).to.have.length(6);
+    expect(st.actions.map((a) => a.actor)).to.deep.equal(['lead', 'helper', 'lead', 'helper', 'lead', 'helper']);
+  });
+
+  it('ends with budget once the spend reaches max_episode_cost_usd, counting tokens and cost from the usage', async () => {
+    const { actor, events } = deskEpisode({ profile: { driver: 'llm' }, policy: constant('find_item', { code: 'X-42' }, 0.4), options: { max_episode_cost_usd: 1 } });
+    await actor.start();
+    const s = await actor.done;
+    expect(s.termination).to.equal('budget');
+    expect(s.cost_usd).to.be.closeTo(1.2, 1e-9);
+    expect(s.tokens).to.deep.equal({ prompt: 3000, completion: 300, total: 3300 });
+    // the decision that crossed the limit is not carried out
+    expect(actor.snapshot().actions).to.have.length(2);
+    expect(events.ofType('episode.finished')[0]!.data).to.include({ termination: 'budget', tokens: 3300 });
+  });
+
+  it('a failing save makes submitAction fail and nothing is carried out; the same key works once saving does', async () => {
+    const persistence = new FlakyPersistence();
+    const { actor, app } = deskEpisode({ persistence });
+    await actor.start();
+    persistence.failing = true;
+    const callsBefore = app.calls.length;
+    let err: unknown;
+    try {
+      await actor.submitAction({ actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'key-flaky-1' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.be.instanceOf(ServiceError).with.property('code', 'unavailable');
+    await actor.idle();
+    expect(app.calls.length).to.equal(callsBefore);
+    expect(() => actor.actionResult('key-flaky-1')).to.throw(ServiceError).with.property('status', 404);
+    expect(actor.observation().awaiting_action).to.equal(true);
+    persistence.failing = false;
+    await actor.submitAction({ actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'key-flaky-1' });
+    await actor.idle();
+    expect(actor.actionResult('key-flaky-1').status).to.equal('done');
+    await actor.stop();
+  });
+
+  it('an external episode rebuilt from its saved state continues where it was', async () => {
+    const persistence = new MemoryEpisodePersistence();
+    const app = new DeskApp();
+    const { actor } = deskEpisode({ persistence, app, episodeId: 'ep_restore_ext' });
+    await actor.start();
+    await actor.submitAction({ actor: 'lead', tool: 'reply_to_customer', args: { text: 'Which code?' }, idempotency_key: 'k-restore-1' });
+    await actor.idle();
+    const seen = actor.observation();
+
+    const again = await EpisodeActor.restore('ep_restore_ext', DESK_WORLD, { app, persistence, events: new RecordingEvents() });
+    expect(again!.observation()).to.deep.equal(seen);
+    expect(again!.actionResult('k-restore-1').status).to.equal('done');
+    const go = async (tool: string, args: Record<string, unknown>, key: string) => {
+      await again!.submitAction({ actor: 'lead', tool, args: args as never, idempotency_key: key });
+      await again!.idle();
+    };
+    await go('find_item', { code: 'X-42' }, 'k-restore-2');
+    await go('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'k-restore-3');
+    await go('list_notes', { item_id: app.items[0]!.id }, 'k-restore-4');
+    await go('reply_to_customer', { text: 'Added.' }, 'k-restore-5');
+    await go('complete', { summary: 'ok' }, 'k-restore-6');
+    expect((await again!.done).reward).to.equal(1);
+    expect(app.items).to.have.length(1); // not seeded twice
+  });
+
+  it('an llm-driver episode rebuilt mid-way (its first actor gone) finishes with the same result', async () => {
+    const persistence = new MemoryEpisodePersistence();
+    const app = new DeskApp();
+    const inner = createReferenceAgent();
+    let decisions = 0;
+    const stalling: AgentPolicy = {
+      model: inner.model,
+      decide: (input: AgentTurnInput) => (++decisions === 4 ? new Promise<never>(() => undefined) : inner.decide(input)),
+    };
+    const { actor } = deskEpisode({ persistence, app, policy: stalling, profile: { driver: 'llm' }, episodeId: 'ep_restore_llm' });
+    await actor.start();
+    while (decisions < 4) await new Promise((r) => setTimeout(r, 5));
+    expect(actor.snapshot().actions).to.have.length(3);
+
+    const again = await EpisodeActor.restore('ep_restore_llm', DESK_WORLD, { app, persistence, events: new RecordingEvents(), policy: createReferenceAgent() });
+    const s = await again!.done;
+    expect(s).to.include({ termination: 'completed', reward: 1 });
+    expect(app.notes).to.have.length(1);
+  });
+
+  it('a world that fails ends the episode as failed with environment_error and no reward', async () => {
+    const app = new DeskApp();
+    app.down = true;
+    const { actor } = deskEpisode({ app });
+    await actor.start();
+    const s = await actor.done;
+    expect(s).to.include({ status: 'failed', termination: 'environment_error', reward: null });
+    expect(s.oracle!.environment_error).to.match(/the world failed while starting: service "desk" did not answer/);
+  });
+
+  it('stop() ends the episode as cancelled without running checks', async () => {
+    const { actor, app } = deskEpisode();
+    await actor.start();
+    const reads = app.calls.length;
+    await actor.stop();
+    const s = await actor.done;
+    expect(s).to.include({ status: 'cancelled', termination: 'stopped', reward: null, oracle: null });
+    expect(app.calls.length).to.equal(reads);
+  });
+});
