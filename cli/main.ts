@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { loadConfig } from '../core/config.js';
 import { adminCreateWorkspace } from './admin.js';
 import { adminAddUser, readNewPassword, MEMBER_ROLES, type MemberRole } from './admin-users.js';
+import { registerClientCommands } from './commands/index.js';
 import { runGatewayRole, runSchedulerRole, runWorkerRole, startEmbedded } from './roles.js';
 
 /** Stops cleanly on Ctrl-C / SIGTERM. */
@@ -109,5 +110,7 @@ admin
           (out.has_password ? 'It signs in with its e-mail address and password.\n' : 'It has no password: it signs in through the identity provider.\n'),
       );
   });
+
+registerClientCommands(program);
 
 program.parseAsync(process.argv).catch(fail);

@@ -1,0 +1,150 @@
+import { readSignIn, configPath } from './config-file.js';
+import { followStream, type StreamEvent } from './event-stream.js';
+
+/** Where the CLI goes when nothing names a server: a service started with `npm start`. */
+export const DEFAULT_BASE_URL = 'http://localhost:8080';
+/** Request timeout (spec section 8: client request timeout 60 s). */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** A request the server refused: its HTTP status and its `detail` (text, or the 422 field list). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: unknown,
+    readonly method = '',
+    readonly path = '',
+  ) {
+    super(`${method} ${path} answered ${status}: ${formatDetail(detail)}`.trim());
+    this.name = 'ApiError';
+  }
+}
+
+/** One line for a `detail`: the text, or `field: message` items joined by `; `. */
+export function formatDetail(detail: unknown): string {
+  if (Array.isArray(detail)) {
+    return detail.map((d) => (d && typeof d === 'object' && 'field' in d ? `${(d as { field: string }).field}: ${(d as { message?: string }).message}` : String(d))).join('; ');
+  }
+  return typeof detail === 'string' ? detail : JSON.stringify(detail);
+}
+
+export interface Credentials {
+  apiKey: string | null;
+  baseUrl: string;
+  /** Where the key came from: `--api-key`, `SERVICE_API_KEY`, the config file path, or null. */
+  keySource: string | null;
+  urlSource: string;
+}
+
+/**
+ * Spec section 5 rule 8, for the key and the address separately: the explicit option, then
+ * `SERVICE_API_KEY` / `SERVICE_URL`, then the saved sign-in, then (address only) the default.
+ * Environment variables therefore override a saved sign-in.
+ */
+export function resolveCredentials(explicit: { apiKey?: string; url?: string }, env: NodeJS.ProcessEnv = process.env): Credentials {
+  const saved = readSignIn(env);
+  const file = configPath(env);
+  const key: [string | undefined, string][] = [[explicit.apiKey, '--api-key'], [env.SERVICE_API_KEY, 'SERVICE_API_KEY'], [saved.api_key, file]];
+  const url: [string | undefined, string][] = [[explicit.url, '--url'], [env.SERVICE_URL, 'SERVICE_URL'], [saved.base_url, file], [DEFAULT_BASE_URL, 'default']];
+  const [apiKey, keySource] = key.find(([v]) => typeof v === 'string' && v !== '') ?? [null, null];
+  const [baseUrl, urlSource] = url.find(([v]) => typeof v === 'string' && v !== '')!;
+  return { apiKey: apiKey ?? null, keySource, baseUrl: baseUrl!.replace(/\/+$/, ''), urlSource };
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined | null>;
+  body?: unknown;
+  form?: FormData;
+  /** Send no key even when one is known (sign-in operations). */
+  anonymous?: boolean;
+}
+
+/** The CLI's and the MCP server's HTTP client: JSON in, JSON out, refusals as ApiError. */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly apiKey: string | null,
+    readonly timeoutMs = REQUEST_TIMEOUT_MS,
+  ) {}
+
+  /** A client from the credential order; `requireKey` refuses to go on without a key. */
+  static from(explicit: { apiKey?: string; url?: string }, requireKey = true, env: NodeJS.ProcessEnv = process.env): ApiClient {
+    const c = resolveCredentials(explicit, env);
+    if (requireKey && !c.apiKey) {
+      throw new Error(`no API key: run \`crucible login\`, set SERVICE_API_KEY, or pass --api-key (saved sign-in looked for at ${configPath(env)})`);
+    }
+    return new ApiClient(c.baseUrl, c.apiKey);
+  }
+
+  url(path: string, query?: RequestOptions['query']): string {
+    const u = new URL(this.baseUrl + (path.startsWith('/') ? path : `/${path}`));
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
+    return u.toString();
+  }
+
+  headers(anonymous = false): Record<string, string> {
+    const h: Record<string, string> = { 'user-agent': 'crucible-cli/0.1.2', accept: 'application/json' };
+    if (this.apiKey && !anonymous) h.authorization = `Bearer ${this.apiKey}`;
+    return h;
+  }
+
+  /** Sends one request and answers the parsed JSON (or the text of a non-JSON answer). */
+  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await this.fetchRaw(method, path, opts);
+    const text = await res.text();
+    const isJson = (res.headers.get('content-type') ?? '').includes('json');
+    return (isJson && text ? JSON.parse(text) : text) as T;
+  }
+
+  /** Sends one request and answers the raw Response (downloads); refusals still throw. */
+  async fetchRaw(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    const headers = this.headers(opts.anonymous);
+    let body: string | FormData | undefined;
+    if (opts.form) body = opts.form;
+    else if (opts.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.body);
+    }
+    let res: Response;
+    try {
+      res = await fetch(this.url(path, opts.query), { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (err) {
+      const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+      throw new Error(`cannot reach ${this.baseUrl}: ${cause}`);
+    }
+    if (res.status >= 400) throw await refusal(res, method, path);
+    return res;
+  }
+
+  get<T = any>(path: string, query?: RequestOptions['query']): Promise<T> {
+    return this.request<T>('GET', path, { query });
+  }
+
+  post<T = any>(path: string, body: unknown = {}, query?: RequestOptions['query']): Promise<T> {
+    return this.request<T>('POST', path, { body, query });
+  }
+
+  del<T = any>(path: string): Promise<T> {
+    return this.request<T>('DELETE', path);
+  }
+
+  /** The events of a stream operation after `cursor` until `stream.end`, reconnecting after a lost connection. */
+  events(path: string, cursor = 0, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    return followStream(this, path, cursor, signal);
+  }
+}
+
+/** The ApiError of a refused answer, with the server's `detail`. */
+export async function refusal(res: Response, method: string, path: string): Promise<ApiError> {
+  const text = await res.text();
+  let detail: unknown = text || res.statusText;
+  try {
+    const parsed = JSON.parse(text) as { detail?: unknown };
+    detail = parsed && typeof parsed === 'object' && 'detail' in parsed ? parsed.detail : parsed;
+  } catch {
+    // not JSON: keep the text
+  }
+  return new ApiError(res.status, detail, method, path);
+}
+
+/** A path segment: ids are opaque strings. */
+export const seg = (id: string): string => encodeURIComponent(id);

@@ -1,0 +1,76 @@
+import { seg, type ApiClient } from '../cli/api-client.js';
+
+/** Run statuses that end a run (spec section 3). */
+export const RUN_ENDED = ['finished', 'failed', 'cancelled'];
+/** Pause between two asks for an action's result (spec section 8: about 0.5 s). */
+const RESULT_POLL_MS = 500;
+/** Observations read at once while collecting waiting turns. */
+const PARALLEL_READS = 8;
+
+/** A waiting turn of an external episode, flattened for an agent or an assistant. */
+export interface WaitingTurn {
+  run_id: string | null;
+  episode_id: string;
+  actor: string;
+  /** Only what arrived since this actor's last action. */
+  new: Array<{ role: string; content: string }>;
+  goal_version_observed: number;
+  /** Tools in function-calling format: `{type: 'function', function: {name, description, parameters}}`. */
+  tools: unknown[];
+}
+
+/** Raised when an action is still pending after the wait; ask again with the same key. */
+export class ActionPending extends Error {
+  constructor(
+    readonly episodeId: string,
+    readonly key: string,
+    waitedMs: number,
+  ) {
+    super(`the action ${key} of episode ${episodeId} is still pending after ${Math.round(waitedMs / 1000)} s; ask again with the same idempotency key`);
+  }
+}
+
+/**
+ * Asks for an action's result by its idempotency key every 0.5 s until it is `done`, and
+ * answers that answer. Throws ActionPending after `waitMs`.
+ */
+export async function waitForResult(api: ApiClient, episodeId: string, key: string, waitMs: number): Promise<{ status: string; result?: unknown }> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const answer = await api.get(`/v1/episodes/${seg(episodeId)}/actions/${seg(key)}`);
+    if (answer.status === 'done') return answer;
+    if (Date.now() >= deadline) throw new ActionPending(episodeId, key, waitMs);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(RESULT_POLL_MS, Math.max(0, deadline - Date.now()))));
+  }
+}
+
+/**
+ * The episodes whose turn waits for an action: of the given episodes, or the running
+ * episodes of one run, or of every run of the workspace that has not ended. Listing runs
+ * and episodes needs a key with `evaluator`; an `agent` key must name the episodes.
+ */
+export async function waitingTurns(api: ApiClient, where: { runId?: string; episodeIds?: string[] }): Promise<WaitingTurn[]> {
+  let targets: Array<{ run: string | null; episode: string }>;
+  if (where.episodeIds?.length) targets = where.episodeIds.map((episode) => ({ run: where.runId ?? null, episode }));
+  else {
+    const runIds = where.runId
+      ? [where.runId]
+      : (await api.get<any[]>('/v1/runs')).filter((r) => !RUN_ENDED.includes(r.status)).map((r) => String(r.run_id ?? r.id));
+    targets = [];
+    for (const run of runIds) {
+      const episodes = await api.get<any[]>(`/v1/runs/${seg(run)}/episodes`);
+      for (const e of episodes) if (e.status === 'running') targets.push({ run, episode: String(e.id) });
+    }
+  }
+  const turns: WaitingTurn[] = [];
+  for (let i = 0; i < targets.length; i += PARALLEL_READS) {
+    const batch = targets.slice(i, i + PARALLEL_READS);
+    const observations = await Promise.all(batch.map((t) => api.get(`/v1/episodes/${seg(t.episode)}/observation`)));
+    observations.forEach((o, j) => {
+      const d = o?.turn?.data;
+      if (!o?.awaiting_action || !d) return;
+      turns.push({ run_id: batch[j]!.run, episode_id: batch[j]!.episode, actor: d.actor, new: d.new ?? [], goal_version_observed: d.goal_version_observed, tools: d.tools ?? [] });
+    });
+  }
+  return turns;
+}
