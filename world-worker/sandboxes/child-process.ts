@@ -99,10 +99,10 @@ export class ChildProcessSandboxes implements Sandboxes {
       const r = await this.#spawn(spec, cwd, data);
       const healthy = await waitHealthy(`http://127.0.0.1:${r.port}${spec.health}`, Date.now() + timeoutMs, () => r.exitCode() === null);
       if (healthy) return r;
+      const how = r.exitCode() === null ? `did not answer ${spec.health} within ${timeoutMs} ms` : `exited (${r.exitCode()}) before answering ${spec.health}`;
       await this.#stopOne(r);
       const tail = r.stderr.toString();
       if (attempt < 3 && /EADDRINUSE/.test(tail)) continue;
-      const how = r.exitCode() === null ? `did not answer ${spec.health} within ${timeoutMs} ms` : `exited (${r.exitCode()}) before answering ${spec.health}`;
       throw new ServiceError('unavailable', `sandbox service "${spec.name}" ${how}; stderr tail: ${tail || '(empty)'}`, {
         details: { service: spec.name, stderr: tail },
       });
