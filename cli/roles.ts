@@ -23,7 +23,7 @@ export interface EmbeddedService {
 export async function startEmbedded(config: Config, logger = createLogger(config.logLevel)): Promise<EmbeddedService> {
   const adapters = await chooseAdapters(config, logger);
   const scheduler = await startScheduler({ config, adapters, logger });
-  const worker = await startWorker({ config, logger, schedulerAddr: scheduler.address });
+  const worker = await startWorker({ config, logger, schedulerAddr: scheduler.address, adapters });
   const gateway = await startGateway({ config, adapters, logger, schedulerAddr: scheduler.address });
   return {
     adapters,

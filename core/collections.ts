@@ -16,6 +16,7 @@ export const C = {
   profiles: 'agent_profiles',
   runs: 'runs',
   episodes: 'episodes',
+  runEpisodes: 'run_episodes',
   actions: 'actions',
   events: 'events',
   artifacts: 'artifacts',

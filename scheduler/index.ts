@@ -8,7 +8,9 @@ import { applicationHandlers, ensureApplicationIndexes } from './applications/in
 import type { HandlerTable, SchedulerDeps } from './context.js';
 import { identityHandlers } from './identity.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
+import { episodeHandlers } from './episodes/index.js';
 import { ensureProfileIndexes, profileHandlers } from './profiles/index.js';
+import { ensureRunIndexes, runHandlers, runJobKinds } from './runs/index.js';
 import { SchedulerService } from './service.js';
 import { trainingHandlers } from './training.js';
 import { WorkerRegistry } from './workers.js';
@@ -22,7 +24,7 @@ export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers };
+  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers, ...runHandlers, ...episodeHandlers };
 }
 
 export interface RunningScheduler {
@@ -42,13 +44,14 @@ export async function startScheduler(opts: { config: Config; adapters: Adapters;
   await ensureApplicationIndexes(opts.adapters.store);
   await ensureWorldIndexes(opts.adapters.store);
   await ensureProfileIndexes(opts.adapters.store);
+  await ensureRunIndexes(opts.adapters.store);
   const server = new grpc.Server(channelOptions);
   new SchedulerService(deps, allHandlers()).addToServer(server);
   const host = opts.host ?? '127.0.0.1';
   const port = await bindServer(server, host, opts.config.schedulerPort);
   const address = `${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   logger.info({ address }, 'scheduler listening');
-  const jobs = await startJobEngine(deps, [...worldJobKinds]);
+  const jobs = await startJobEngine(deps, [...worldJobKinds, ...runJobKinds]);
   return {
     address,
     deps,

@@ -2,12 +2,17 @@ import type { Config } from '../core/config.js';
 import { bindServer, channelOptions, grpc, schedulerProto, unary } from '../core/grpc.js';
 import { newId } from '../core/ids.js';
 import type { Logger } from '../core/log.js';
+import { chooseAdapters } from '../core/choose-adapters.js';
+import type { Adapters } from '../core/ports.js';
 import type { RegisterWorkerResponse__Output } from '../proto/generated/crucible/v1/RegisterWorkerResponse.js';
 import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
 import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
+import { EpisodeHost } from './episode-host.js';
 
 export { WorldWorkerService, type WorkHandler } from './service.js';
+export { EpisodeHost } from './episode-host.js';
+export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
 export interface RunningWorker {
   id: string;
@@ -19,15 +24,19 @@ export interface RunningWorker {
 /**
  * Starts a world-worker: its gRPC server, then registration with the scheduler and a
  * heartbeat. A failed heartbeat is logged and retried; the scheduler treats a silent worker
- * as lost.
+ * as lost. Episode actors save to the document store and append to the event log: they use
+ * `adapters` when given (the embedded shape shares the scheduler's), else open their own.
  */
-export async function startWorker(opts: { config: Config; logger: Logger; schedulerAddr: string; host?: string; registerAttempts?: number }): Promise<RunningWorker> {
+export async function startWorker(opts: { config: Config; logger: Logger; schedulerAddr: string; host?: string; registerAttempts?: number; adapters?: Adapters }): Promise<RunningWorker> {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
   const server = new grpc.Server(channelOptions);
   const buildWork = registerBuildWork(service, { config: opts.config, logger });
+  const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
+  const episodes = new EpisodeHost({ workerId: id, config: opts.config, adapters, logger, capacity: opts.config.workerCapacity });
+  episodes.register(service);
   service.addToServer(server);
   const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
@@ -62,8 +71,10 @@ export async function startWorker(opts: { config: Config; logger: Logger; schedu
     async close() {
       clearInterval(timer);
       scheduler.close();
+      await episodes.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await buildWork.close();
+      if (!opts.adapters) await adapters.close();
     },
   };
 }

@@ -1,0 +1,157 @@
+import { C } from '../../core/collections.js';
+import { newId, nowIso } from '../../core/ids.js';
+import type { Doc, DocumentStore } from '../../core/ports.js';
+import { isSuccess, type EpisodeState, type EpisodeWorld, type Oracle } from '../../episode-actor/index.js';
+// not yet in the actor's public index: the oracle of an episode whose world failed
+import { environmentErrorOracle } from '../../episode-actor/oracle.js';
+import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
+import type { ScenarioDoc } from '../worlds/index.js';
+import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
+
+/** The C.episodes document as the scheduler creates it; the episode actor adds its state when it starts. */
+export interface EpisodeDoc extends Doc {
+  project_id: string;
+  run_id: string;
+  status: string;
+  termination: string | null;
+  reward: number | null;
+  oracle: Oracle | null;
+  created_at: string;
+  state_rev?: number;
+  actor_state?: EpisodeState;
+}
+
+export interface AttemptSpec {
+  slot: number;
+  shard_id: string;
+  scenario: Pick<ScenarioDoc, '_id' | 'scenario_id' | 'split'>;
+  profile: Pick<RunProfile, 'id' | 'label' | 'driver'>;
+  repeat: number;
+  attempt: number;
+  replaces: string | null;
+}
+
+/**
+ * Stores one queued episode attempt: its full record (C.episodes, counted by the plan's
+ * monthly episode limit from `created_at`) and the scheduler's compact record
+ * (C.runEpisodes) under the same id.
+ */
+export async function newAttempt(store: DocumentStore, run: Pick<RunDoc, '_id' | 'project_id'>, s: AttemptSpec): Promise<RunEpisodeDoc> {
+  const id = newId('ep');
+  const now = nowIso();
+  const common = {
+    project_id: run.project_id,
+    run_id: run._id,
+    shard_id: s.shard_id,
+    slot: s.slot,
+    scenario_doc_id: s.scenario._id,
+    scenario_id: s.scenario.scenario_id,
+    split: s.scenario.split,
+    profile_id: s.profile.id,
+    profile: s.profile.label,
+    driver: s.profile.driver,
+    repeat: s.repeat,
+    attempt: s.attempt,
+    replaces: s.replaces,
+    status: 'queued' as const,
+    termination: null,
+    reward: null,
+    oracle: null,
+    cost_usd: 0,
+    tokens: { prompt: 0, completion: 0, total: 0 },
+    created_at: now,
+  };
+  await store.insert<EpisodeDoc>(C.episodes, { _id: id, ...common });
+  return store.insert<RunEpisodeDoc>(C.runEpisodes, {
+    _id: id,
+    ...common,
+    replaced_by: null,
+    success: null,
+    turns: 0,
+    environment_error: null,
+    worker_id: null,
+    worker_address: null,
+    started_at: null,
+    ended_at: null,
+  });
+}
+
+/** Records a finished attempt's outcome (as its worker reported it) in the compact record. */
+export async function recordOutcome(store: DocumentStore, ep: RunEpisodeDoc, o: EpisodeOutcome): Promise<RunEpisodeDoc | null> {
+  return store.update<RunEpisodeDoc>(C.runEpisodes, ep._id, {
+    status: o.status,
+    termination: o.termination,
+    reward: o.reward,
+    oracle: o.oracle,
+    success: o.oracle && o.status === 'finished' ? isSuccess(o.oracle) : null,
+    cost_usd: o.cost_usd,
+    tokens: o.tokens,
+    turns: o.turns,
+    environment_error: o.environment_error,
+    started_at: o.started_at ?? ep.started_at,
+    ended_at: o.ended_at,
+  });
+}
+
+/** How an attempt ended when its actor did not end it. */
+export interface EndWithoutActor {
+  status: 'failed' | 'cancelled';
+  termination: 'environment_error' | 'stopped';
+  environment_error: string | null;
+  /** The world, to judge what the actor did before it was lost (environment errors). */
+  world?: EpisodeWorld;
+}
+
+/**
+ * Ends an attempt whose actor did not end it: the world never started, its worker was
+ * lost, or the run stopped before it started. Both records say so, the full record's actor
+ * state too, so GET /v1/episodes shows the same; an environment error gets the oracle of
+ * one (no checks, excluded from scores). `state_rev` is fenced to -1, so an actor still
+ * alive somewhere (a worker cut off, not dead) can no longer save over it.
+ *
+ * @returns false when the attempt had already ended (nothing changed).
+ */
+export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, end: EndWithoutActor): Promise<boolean> {
+  for (let round = 0; round < 5; round++) {
+    const now = nowIso();
+    const full = await store.get<EpisodeDoc>(C.episodes, ep._id);
+    if (full && !['queued', 'running'].includes(full.status)) return false;
+    const st = full?.actor_state;
+    const oracle = end.termination !== 'environment_error' ? null : st && end.world ? environmentErrorOracle({ ...st, termination: 'environment_error' }, end.world, end.environment_error ?? '') : bareOracle(end.environment_error ?? '');
+    const patch: Record<string, unknown> = { status: end.status, termination: end.termination, reward: null, oracle, state_rev: -1, ended_at: now };
+    if (st) patch.actor_state = { ...st, status: end.status, termination: end.termination, reward: null, oracle, environment_error: end.environment_error, ended_at: now, turn: null };
+    const where = full ? { status: full.status, state_rev: full.state_rev ?? null } : undefined;
+    if (full && !(await store.update(C.episodes, ep._id, patch, where))) continue;
+    await store.update<RunEpisodeDoc>(C.runEpisodes, ep._id, {
+      status: end.status,
+      termination: end.termination,
+      reward: null,
+      oracle,
+      success: null,
+      environment_error: end.environment_error,
+      turns: st?.actions.length ?? 0,
+      cost_usd: st?.cost_usd ?? ep.cost_usd,
+      tokens: st?.tokens ?? ep.tokens,
+      ended_at: now,
+    });
+    return true;
+  }
+  return false;
+}
+
+/** The oracle of an episode that ended with an environment error before its actor ran. */
+function bareOracle(message: string): Oracle {
+  const pass = { passed: true, violations: [] };
+  return {
+    check_results: [],
+    duplicate_effects: [],
+    false_completion: false,
+    environment_error: message,
+    goal_version: 1,
+    checks_goal_version: 1,
+    checks_passed: 0,
+    checks_total: 0,
+    completed: false,
+    habits: { read_latest_before_write: pass, ids_from_reads: pass, complete_after_read: { ...pass, applicable: false }, customer_contacts: { passed: true, count: 0, limit: 0 } },
+  };
+}

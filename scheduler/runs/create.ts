@@ -1,0 +1,94 @@
+import { C } from '../../core/collections.js';
+import { EventLog } from '../../core/event-log.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
+import { jobsOf } from '../jobs/index.js';
+import { body, requirePrincipal } from '../principal.js';
+import type { ScenarioDoc } from '../worlds/index.js';
+import { newAttempt } from './attempts.js';
+import { checkRunAllowed } from './limits.js';
+import { planRun, type EvaluationBody, type RunPlan } from './plan.js';
+import { emptySummary } from './summary.js';
+import { RUN_JOB, SHARD_JOB, SHARD_SIZE, type RunDoc, type RunProfile } from './types.js';
+
+/** One planned episode: a scenario, a profile, a repeat. */
+export interface Slot {
+  index: number;
+  scenario: ScenarioDoc;
+  profile: RunProfile;
+  repeat: number;
+}
+
+/**
+ * The run's slots in placement order: repeat, then scenario, then profile, so every
+ * profile meets the same scenarios at about the same time and the first repeats of all
+ * scenarios come before the second ones.
+ */
+export function slotsOf(plan: Pick<RunPlan, 'scenarios' | 'profiles'>, repeats: number): Slot[] {
+  const out: Slot[] = [];
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const scenario of plan.scenarios) for (const profile of plan.profiles) out.push({ index: out.length, scenario, profile, repeat });
+  }
+  return out;
+}
+
+/**
+ * POST /v1/evaluations: checks the request (planRun) and the plan (checkRunAllowed), then
+ * stores the run (`queued`), one queued episode per slot, one `run_shard` job per
+ * SHARD_SIZE slots and the run's coordinator job (`run`), whose id is the answer's
+ * `job_id`. Shards start placing at once. Answers 202 `{run_id, job_id, episodes, shards}`.
+ */
+export const createEvaluation: OperationHandler = async (ctx, deps) => {
+  const p = requirePrincipal(ctx);
+  const plan = await planRun(deps, p.projectId, body<EvaluationBody>(ctx));
+  const slots = slotsOf(plan, plan.config.repeats);
+  const spends = plan.profiles.some((pr) => pr.driver === 'llm' && !(pr.model ?? '').startsWith('builtin:'));
+  await checkRunAllowed(deps.adapters.store, p.projectId, slots.length, spends);
+  const run = await storeRun(deps, p.projectId, plan, slots);
+  await new EventLog(deps.adapters.store, deps.adapters.bus).append({
+    stream: run._id,
+    project_id: run.project_id,
+    type: 'run.started',
+    summary: `run of ${run.episodes} episodes (${plan.profiles.map((x) => x.label).join(', ')}) on world version ${run.world_version_id}`,
+    data: { world_version_id: run.world_version_id, profiles: run.profiles.map((x) => x.label), episodes: run.episodes, shards: run.shard_ids.length, starts_at: null },
+  });
+  const jobs = jobsOf(deps);
+  for (const [i, shardId] of run.shard_ids.entries()) {
+    const mine = slots.slice(i * SHARD_SIZE, (i + 1) * SHARD_SIZE).map((s) => s.index);
+    await jobs.create({ id: shardId, projectId: p.projectId, kind: SHARD_JOB, input: { run_id: run._id, shard: i, slots: mine } });
+  }
+  await jobs.create({ id: run.job_id, projectId: p.projectId, kind: RUN_JOB, input: { run_id: run._id }, budgetUsd: plan.config.budget_usd });
+  return accepted({ run_id: run._id, job_id: run.job_id, episodes: run.episodes, shards: run.shard_ids.length });
+};
+
+async function storeRun(deps: SchedulerDeps, projectId: string, plan: RunPlan, slots: Slot[]): Promise<RunDoc> {
+  const store = deps.adapters.store;
+  const now = nowIso();
+  const wv = plan.worldVersion;
+  const shardIds = Array.from({ length: Math.ceil(slots.length / SHARD_SIZE) }, () => newId('job'));
+  const run = await store.insert<RunDoc>(C.runs, {
+    _id: newId('run'),
+    project_id: projectId,
+    status: 'queued',
+    config: plan.config,
+    world_id: wv.world_id,
+    world_version_id: wv._id,
+    world_content_hash: wv.world_content_hash!,
+    profiles: plan.profiles,
+    job_id: newId('job'),
+    shard_ids: shardIds,
+    episodes: slots.length,
+    scenarios: plan.scenarios.length,
+    spent_usd: 0,
+    error: null,
+    summary: emptySummary(plan.profiles, slots.length, plan.config.repeats),
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    ended_at: null,
+  });
+  for (const slot of slots) {
+    await newAttempt(store, run, { slot: slot.index, shard_id: shardIds[Math.floor(slot.index / SHARD_SIZE)]!, scenario: slot.scenario, profile: slot.profile, repeat: slot.repeat, attempt: 1, replaces: null });
+  }
+  return run;
+}

@@ -1,0 +1,91 @@
+import { C } from '../../core/collections.js';
+import { EventLog } from '../../core/event-log.js';
+import type { SchedulerDeps } from '../context.js';
+import { endWithoutActor, newAttempt, type EpisodeDoc } from './attempts.js';
+import type { RunWorld } from './run-world.js';
+import { MAX_ATTEMPTS, type RunEpisodeDoc } from './types.js';
+import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
+
+/**
+ * Ends an attempt with `environment_error` because its world or worker failed (not the
+ * agent), announces it on the run's stream, and, when `requeue`, queues the slot again as a
+ * new attempt while it has attempts left (MAX_ATTEMPTS).
+ *
+ * @returns the new attempt, or null when none was made (not asked, no attempts left, or the
+ *   actor had ended the episode itself in the meantime: then its own record stands).
+ */
+export async function failAndRequeue(deps: SchedulerDeps, rw: RunWorld, ep: RunEpisodeDoc, why: string, requeue = true): Promise<RunEpisodeDoc | null> {
+  const ended = await endWithoutActor(deps.adapters.store, ep, { status: 'failed', termination: 'environment_error', environment_error: why, world: rw.world });
+  if (!ended) return null;
+  await announceEnd(deps, ep, { status: 'failed', termination: 'environment_error', reward: null, cost_usd: ep.cost_usd, turns: 0, environment_error: true }, why);
+  return requeue && ep.attempt < MAX_ATTEMPTS ? nextAttempt(deps, rw, ep) : null;
+}
+
+/** A new queued attempt of `ep`'s slot (attempt + 1), linked both ways with `ep`. */
+export async function nextAttempt(deps: SchedulerDeps, rw: RunWorld, ep: RunEpisodeDoc): Promise<RunEpisodeDoc> {
+  const store = deps.adapters.store;
+  const next = await newAttempt(store, rw.run, {
+    slot: ep.slot,
+    shard_id: ep.shard_id,
+    scenario: { _id: ep.scenario_doc_id, scenario_id: ep.scenario_id, split: ep.split },
+    profile: { id: ep.profile_id, label: ep.profile, driver: ep.driver },
+    repeat: ep.repeat,
+    attempt: ep.attempt + 1,
+    replaces: ep._id,
+  });
+  await store.update(C.runEpisodes, ep._id, { replaced_by: next._id });
+  return next;
+}
+
+/** Ends an attempt that never started because the run stopped (termination `stopped`). */
+export async function cancelUnstarted(deps: SchedulerDeps, ep: RunEpisodeDoc): Promise<void> {
+  if (await endWithoutActor(deps.adapters.store, ep, { status: 'cancelled', termination: 'stopped', environment_error: null })) {
+    await announceEnd(deps, ep, { status: 'cancelled', termination: 'stopped', reward: null, cost_usd: 0, turns: 0, environment_error: false }, 'the run stopped before it started');
+  }
+}
+
+/**
+ * The outcome of an attempt whose actor ended it while no shard was listening (the shard
+ * moved to another scheduler, or the worker let go of it before the shard re-attached),
+ * read back from the episode's full record. Null while the record says it still runs.
+ */
+export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc): Promise<EpisodeOutcome | null> {
+  const full = await deps.adapters.store.get<EpisodeDoc>(C.episodes, ep._id);
+  const st = full?.actor_state;
+  if (!full || !st || st.status === 'running') return null;
+  return {
+    episode_id: ep._id,
+    status: st.status,
+    termination: st.termination,
+    reward: st.reward,
+    oracle: st.oracle,
+    cost_usd: st.cost_usd,
+    tokens: st.tokens,
+    turns: st.actions.length,
+    environment_error: st.environment_error,
+    not_started: false,
+    worker_id: ep.worker_id ?? '',
+    started_at: st.created_at,
+    ended_at: st.ended_at ?? st.created_at,
+  };
+}
+
+async function announceEnd(
+  deps: SchedulerDeps,
+  ep: RunEpisodeDoc,
+  data: { status: string; termination: string; reward: null; cost_usd: number; turns: number; environment_error: boolean },
+  why: string,
+): Promise<void> {
+  try {
+    await new EventLog(deps.adapters.store, deps.adapters.bus).append({
+      stream: ep.run_id,
+      project_id: ep.project_id,
+      episode_id: ep._id,
+      type: 'episode.finished',
+      summary: `episode ${data.status} (${data.termination}): ${why}`,
+      data: { ...data, tokens: ep.tokens?.total ?? 0 },
+    });
+  } catch (err) {
+    deps.logger.warn({ err, episode: ep._id }, 'the end of an episode could not be announced');
+  }
+}

@@ -1,0 +1,116 @@
+import { C } from '../../core/collections.js';
+import { conflict } from '../../core/errors.js';
+import { EventLog } from '../../core/event-log.js';
+import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
+import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../jobs/index.js';
+import { body, param, requirePrincipal } from '../principal.js';
+import { createEvaluation } from './create.js';
+import { computeSummary, runEpisodes } from './summary.js';
+import { RUN_ENDED, type RunDoc, type RunSummary } from './types.js';
+import { episodeItemView, loadRun, runView } from './views.js';
+
+/** Largest list answer of GET /v1/runs. */
+const LIST_LIMIT = 500;
+
+/** The summary as of now: stored for an ended run, computed fresh while it runs. */
+async function currentSummary(deps: SchedulerDeps, run: RunDoc): Promise<RunSummary> {
+  if (RUN_ENDED.includes(run.status)) return run.summary;
+  return computeSummary(run, await runEpisodes(deps.adapters.store, run._id));
+}
+
+/** Evaluations and runs (spec section 4, "Evaluations and runs"). */
+export const runHandlers: HandlerTable = {
+  create_evaluation: createEvaluation,
+
+  async list_runs(ctx, deps) {
+    const p = requirePrincipal(ctx);
+    const runs = await deps.adapters.store.find<RunDoc>(C.runs, { project_id: p.projectId }, { sort: { field: 'created_at', direction: 'desc' }, limit: LIST_LIMIT });
+    return ok(runs.map((r) => runView(r)));
+  },
+
+  async get_run(ctx, deps) {
+    const p = requirePrincipal(ctx);
+    const run = await loadRun(deps.adapters.store, p.projectId, param(ctx, 'run_id'));
+    return ok(runView(run, await currentSummary(deps, run)));
+  },
+
+  async list_run_episodes(ctx, deps) {
+    const p = requirePrincipal(ctx);
+    const run = await loadRun(deps.adapters.store, p.projectId, param(ctx, 'run_id'));
+    return ok((await runEpisodes(deps.adapters.store, run._id)).map(episodeItemView));
+  },
+
+  /**
+   * GET /v1/compare: the summaries of one run (its profiles side by side), or of two runs
+   * on the same pinned world content (`world_content_hash`); 409 when the hashes differ.
+   */
+  async compare_runs(ctx, deps) {
+    const p = requirePrincipal(ctx);
+    const store = deps.adapters.store;
+    const a = await loadRun(store, p.projectId, String(ctx.query.run_a));
+    const b = typeof ctx.query.run_b === 'string' && ctx.query.run_b !== '' ? await loadRun(store, p.projectId, ctx.query.run_b) : null;
+    if (b && b.world_content_hash !== a.world_content_hash) {
+      throw conflict(
+        `runs ${a._id} and ${b._id} ran on different world content (world_content_hash ${a.world_content_hash} vs ${b.world_content_hash}); ` +
+          'only runs on the same pinned world version can be compared, or compare the profiles within one run',
+      );
+    }
+    const runs: Record<string, RunSummary> = { [a._id]: await currentSummary(deps, a) };
+    if (b) runs[b._id] = await currentSummary(deps, b);
+    return ok({
+      world_version_id: a.world_version_id,
+      world_content_hash: a.world_content_hash,
+      runs,
+      ...(b && b.world_version_id !== a.world_version_id ? { world_version_ids: { [a._id]: a.world_version_id, [b._id]: b.world_version_id } } : {}),
+    });
+  },
+
+  /**
+   * POST /v1/runs/{id}/commands: the command goes to every shard it applies to (pause,
+   * resume and stop to the shards still live, retry to the failed and stopped ones), then
+   * to the coordinator. 409 when it applies to none (e.g. stop after the run finished).
+   */
+  async command_run(ctx, deps) {
+    const p = requirePrincipal(ctx);
+    const store = deps.adapters.store;
+    const run = await loadRun(store, p.projectId, param(ctx, 'run_id'));
+    const { command } = body<{ command: JobCommand }>(ctx);
+    if (command === 'retry' && run.status !== 'failed' && run.status !== 'cancelled') throw conflict(`only a failed or cancelled run can be retried; run ${run._id} is ${run.status}`);
+    if (command !== 'retry' && RUN_ENDED.includes(run.status)) {
+      if (command === 'stop' && run.status === 'cancelled') return ok(await commandView(deps, run, command));
+      throw conflict(`run ${run._id} has already ended as ${run.status}; ${command} applies to a queued, running or paused run${run.status === 'finished' ? '' : ' (use retry to run it again)'}`);
+    }
+    const engine = jobsOf(deps);
+    const shards = await store.find<JobDoc>(C.jobs, { _id: { $in: run.shard_ids } });
+    for (const s of shards) {
+      const applies = command === 'retry' ? s.status === 'failed' || s.status === 'cancelled' : !isEnded(s.status);
+      if (applies) await applyCommand(engine, s, command);
+    }
+    const coordinator = await store.get<JobDoc>(C.jobs, run.job_id);
+    if (coordinator) await applyCommand(engine, coordinator, command);
+    if (command === 'retry') {
+      await new EventLog(store, deps.adapters.bus).append({
+        stream: run._id,
+        project_id: run.project_id,
+        type: 'run.started',
+        summary: `run retried: episodes that did not end are run again`,
+        data: { world_version_id: run.world_version_id, profiles: run.profiles.map((x) => x.label), episodes: run.episodes, shards: run.shard_ids.length, starts_at: null },
+      });
+    }
+    return ok(await commandView(deps, (await store.get<RunDoc>(C.runs, run._id)) ?? run, command));
+  },
+};
+
+async function commandView(deps: SchedulerDeps, run: RunDoc, command: JobCommand): Promise<Record<string, unknown>> {
+  const jobs = await deps.adapters.store.find<JobDoc>(C.jobs, { _id: { $in: [run.job_id, ...run.shard_ids] } });
+  const coordinator = jobs.find((j) => j._id === run.job_id);
+  return {
+    run_id: run._id,
+    command,
+    status: run.status,
+    pause_requested: coordinator?.pause_requested ?? false,
+    cancel_requested: coordinator?.cancel_requested ?? false,
+    job_id: run.job_id,
+    shards: jobs.filter((j) => j._id !== run.job_id).map((j) => ({ id: j._id, status: j.status, pause_requested: j.pause_requested, cancel_requested: j.cancel_requested })),
+  };
+}

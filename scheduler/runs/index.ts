@@ -1,0 +1,31 @@
+/**
+ * Evaluations and runs (docs/runs.md): POST /v1/evaluations plans a run of scenarios x
+ * profiles x repeats, split into `run_shard` jobs that place episodes on world-workers,
+ * watched by the run's coordinator job (`run`); run reads, commands, episode lists,
+ * summaries and comparisons.
+ */
+import type { DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/collections.js';
+import { StoreEpisodePersistence } from '../../episode-actor/index.js';
+import type { JobKind } from '../jobs/index.js';
+import { coordinatorKind } from './coordinator-kind.js';
+import { shardKind } from './shard-kind.js';
+
+export { runHandlers } from './handlers.js';
+export { coordinatorKind } from './coordinator-kind.js';
+export { shardKind, type ShardInput } from './shard-kind.js';
+export { computeSummary, scoreBlock, finalAttempts, runEpisodes } from './summary.js';
+export { loadRun, runView, episodeItemView } from './views.js';
+export type { EpisodeDoc } from './attempts.js';
+export * from './types.js';
+
+/** The job kinds of runs, for `startJobEngine`. */
+export const runJobKinds: readonly JobKind[] = [coordinatorKind, shardKind];
+
+/** Indexes of runs and their episode attempts; idempotent, run at scheduler start. */
+export async function ensureRunIndexes(store: DocumentStore): Promise<void> {
+  await store.ensureIndexes(C.runs, [{ fields: ['project_id', 'created_at'] }]);
+  await store.ensureIndexes(C.runEpisodes, [{ fields: ['run_id', 'slot'] }, { fields: ['shard_id', 'status'] }]);
+  await store.ensureIndexes(C.episodes, [{ fields: ['project_id', 'created_at'] }]);
+  await StoreEpisodePersistence.ensureIndexes(store);
+}

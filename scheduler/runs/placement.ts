@@ -1,0 +1,79 @@
+import type { SchedulerDeps } from '../context.js';
+import type { WorkerRecord } from '../workers.js';
+
+/** How long a worker that refused an episode for capacity is passed over. */
+const FULL_BACKOFF_MS = 1_000;
+/** How long a read of the live workers is reused by one scheduler. */
+const LIVE_CACHE_MS = 250;
+
+interface PlacementState {
+  /** Episodes this scheduler placed on each worker that are still running there. */
+  placed: Map<string, number>;
+  /** Workers that refused for capacity, until when to pass them over. */
+  fullUntil: Map<string, number>;
+  live: { at: number; workers: Promise<WorkerRecord[]> } | null;
+}
+
+const states = new WeakMap<SchedulerDeps, PlacementState>();
+
+/**
+ * Chooses world-workers for episodes, for every shard of one scheduler. A worker's free
+ * capacity is its capacity minus the larger of what its last heartbeat reported active
+ * and what this scheduler placed on it since (a heartbeat is up to two seconds old).
+ * The worker itself refuses a start beyond its capacity, so several schedulers placing
+ * at once can only cause a retry elsewhere, never an overfull worker.
+ */
+export class Placement {
+  readonly #deps: SchedulerDeps;
+  readonly #state: PlacementState;
+
+  constructor(deps: SchedulerDeps) {
+    this.#deps = deps;
+    let state = states.get(deps);
+    if (!state) {
+      state = { placed: new Map(), fullUntil: new Map(), live: null };
+      states.set(deps, state);
+    }
+    this.#state = state;
+  }
+
+  /** Live workers (heartbeat current), read at most every LIVE_CACHE_MS. */
+  live(): Promise<WorkerRecord[]> {
+    const s = this.#state;
+    if (!s.live || Date.now() - s.live.at > LIVE_CACHE_MS) {
+      const workers = this.#deps.workers.live();
+      s.live = { at: Date.now(), workers };
+      workers.catch(() => (s.live = null));
+    }
+    return s.live.workers;
+  }
+
+  /** The live worker with the most free capacity, or null when every one is full. Reserves one place on it. */
+  async reserve(): Promise<WorkerRecord | null> {
+    const now = Date.now();
+    let best: WorkerRecord | null = null;
+    let bestFree = 0;
+    for (const w of await this.live()) {
+      if ((this.#state.fullUntil.get(w.id) ?? 0) > now) continue;
+      const free = w.capacity - Math.max(w.active, this.#state.placed.get(w.id) ?? 0);
+      if (free > bestFree) {
+        best = w;
+        bestFree = free;
+      }
+    }
+    if (best) this.#state.placed.set(best.id, (this.#state.placed.get(best.id) ?? 0) + 1);
+    return best;
+  }
+
+  /** Gives a place back once its episode ended there (or never started). */
+  release(workerId: string): void {
+    const n = (this.#state.placed.get(workerId) ?? 1) - 1;
+    if (n <= 0) this.#state.placed.delete(workerId);
+    else this.#state.placed.set(workerId, n);
+  }
+
+  /** The worker refused for capacity: pass it over for a moment. */
+  full(workerId: string): void {
+    this.#state.fullUntil.set(workerId, Date.now() + FULL_BACKOFF_MS);
+  }
+}

@@ -1,0 +1,82 @@
+import { C } from '../../core/collections.js';
+import { ServiceError } from '../../core/errors.js';
+import type { EpisodeWorld } from '../../episode-actor/index.js';
+import type { EpisodeRunPayload } from '../../world-worker/episode-work.js';
+import { getArchive } from '../applications/index.js';
+import type { SchedulerDeps } from '../context.js';
+import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';
+import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
+
+/**
+ * What a shard needs to start its episodes, loaded once per shard run: the run, its pinned
+ * world version (compiled world, source digest, image pins), the scenarios and profiles.
+ */
+export class RunWorld {
+  readonly run: RunDoc;
+  readonly version: WorldVersionDoc;
+  readonly world: EpisodeWorld;
+  readonly #scenarios: Map<string, ScenarioDoc>;
+  readonly #deps: SchedulerDeps;
+  #archive: string | null = null;
+
+  private constructor(deps: SchedulerDeps, run: RunDoc, version: WorldVersionDoc, scenarios: ScenarioDoc[]) {
+    this.#deps = deps;
+    this.run = run;
+    this.version = version;
+    const c = version.compiled!;
+    this.world = { manifest: c.manifest, tools: c.tools, policies: c.policies, seed: c.seed };
+    this.#scenarios = new Map(scenarios.map((s) => [s._id, s]));
+  }
+
+  /**
+   * @throws ServiceError('gone') when the run or its world version no longer exists (the
+   *   application was deleted): the shard fails with that sentence.
+   */
+  static async load(deps: SchedulerDeps, runId: string): Promise<RunWorld> {
+    const store = deps.adapters.store;
+    const run = await store.get<RunDoc>(C.runs, runId);
+    if (!run) throw new ServiceError('gone', `run ${runId} no longer exists`);
+    const version = await store.get<WorldVersionDoc>(C.worldVersions, run.world_version_id);
+    if (!version?.compiled || !version.source_digest) throw new ServiceError('gone', `world version ${run.world_version_id} of run ${runId} is no longer available`);
+    const scenarios = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: version._id });
+    return new RunWorld(deps, run, version, scenarios);
+  }
+
+  profile(id: string): RunProfile {
+    const p = this.run.profiles.find((x) => x.id === id);
+    if (!p) throw new ServiceError('internal', `run ${this.run._id} has no profile ${id}`);
+    return p;
+  }
+
+  scenario(docId: string): ScenarioDoc {
+    const s = this.#scenarios.get(docId);
+    if (!s) throw new ServiceError('gone', `scenario ${docId} of run ${this.run._id} no longer exists`);
+    return s;
+  }
+
+  /** The `episode.run` payload of an attempt; with the source archive once a worker said it lacks the source. */
+  async payload(ep: RunEpisodeDoc, withArchive: boolean): Promise<EpisodeRunPayload> {
+    const { id: _id, label, ...profile } = this.profile(ep.profile_id);
+    const digest = this.version.source_digest!;
+    if (withArchive && this.#archive === null) {
+      const bytes = await getArchive(this.#deps.adapters.store, digest);
+      if (!bytes) throw new ServiceError('gone', `the archive of source ${digest} is no longer stored, so no worker can get the source`);
+      this.#archive = bytes.toString('base64');
+    }
+    return {
+      episode_id: ep._id,
+      run_id: this.run._id,
+      project_id: this.run.project_id,
+      source: { digest, ...(withArchive && this.#archive ? { archive_b64: this.#archive } : {}) },
+      world: this.world,
+      images: this.version.compiled!.images ?? {},
+      scenario: this.scenario(ep.scenario_doc_id).specification,
+      profile: { ...profile, label },
+      options: {
+        default_stress: this.run.config.default_stress,
+        max_episode_cost_usd: this.run.config.max_episode_cost_usd,
+        external_turn_timeout_ms: this.#deps.config.externalTurnTimeoutMs,
+      },
+    };
+  }
+}

@@ -1,0 +1,242 @@
+import { C } from '../../core/collections.js';
+import { ServiceError, toServiceError } from '../../core/errors.js';
+import { nowIso } from '../../core/ids.js';
+import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/episode-work.js';
+import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
+import { recordOutcome } from './attempts.js';
+import { cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
+import { Placement } from './placement.js';
+import type { RunWorld } from './run-world.js';
+import { scheduleSummary } from './summary-refresh.js';
+import type { RunEpisodeDoc } from './types.js';
+
+/** Deadline of one `episode.run` call: longer than any episode; a call that reaches it re-attaches. */
+const EPISODE_CALL_MS = 7 * 24 * 3600_000;
+/** How long a shard with work waits for a world-worker with room before it fails. */
+const NO_WORKER_FAIL_MS = 120_000;
+/** How often running episodes' workers are checked for lost heartbeats. */
+const WORKER_CHECK_MS = 1_000;
+const TICK_MS = 500;
+
+interface InFlight {
+  ep: RunEpisodeDoc;
+  workerId: string;
+  address: string;
+}
+
+type Settled = { ep: RunEpisodeDoc; flight: InFlight; outcome?: EpisodeOutcome; error?: unknown };
+
+/**
+ * Drives the episodes of one shard job: places queued attempts on world-workers with free
+ * capacity, waits for each to end (one long `episode.run` call per episode: it answers
+ * when the episode ends and fails at once when its worker dies), records outcomes, and
+ * re-queues attempts whose worker was lost (docs/runs.md, Worker loss).
+ *
+ * The state is rebuilt from the store on every start, so a retried shard, or one taken
+ * over by another scheduler, carries on: queued attempts are placed, running ones are
+ * re-attached on their worker (or failed and re-queued when the worker no longer holds
+ * them), cancelled ones get a new attempt (retry after stop).
+ *
+ * Commands: pause stops placing and pauses once no episode runs; stop ends running
+ * episodes (termination `stopped`) and queued ones, then cancels; when the engine closes,
+ * running episodes are left on their workers for the next owner.
+ */
+export class ShardDriver {
+  readonly #ctx: PhaseContext;
+  readonly #rw: RunWorld;
+  readonly #placement: Placement;
+  readonly #pending: RunEpisodeDoc[] = [];
+  readonly #inflight = new Map<string, InFlight>();
+  readonly #settled: Settled[] = [];
+  readonly #stopping = new Set<string>();
+  readonly #needsArchive = new Set<string>();
+  #wake: () => void = () => undefined;
+  #lastWorkerCheck = 0;
+  #noWorkerSince: number | null = null;
+  #spent = 0;
+
+  constructor(ctx: PhaseContext, rw: RunWorld) {
+    this.#ctx = ctx;
+    this.#rw = rw;
+    this.#placement = new Placement(ctx.deps);
+    this.#spent = Number(ctx.checkpoint<{ spent_usd?: number }>().spent_usd ?? 0);
+  }
+
+  async drive(): Promise<void> {
+    await this.#restore();
+    for (;;) {
+      if (await this.#ctx.shouldStop()) {
+        const job = this.#ctx.job;
+        if (jobsOf(this.#ctx.deps).isClosing() || (!job.cancel_requested && !job.pause_requested)) throw new JobInterrupted();
+        if (job.cancel_requested) return this.#stopAll();
+        if (this.#inflight.size === 0 && this.#settled.length === 0) throw new JobInterrupted();
+      } else await this.#place();
+      await this.#checkWorkers();
+      await this.#drain();
+      if (this.#pending.length === 0 && this.#inflight.size === 0 && this.#settled.length === 0) return;
+      await this.#idle(TICK_MS);
+    }
+  }
+
+  /** Rebuilds the shard's state from its attempts in the store. */
+  async #restore(): Promise<void> {
+    const store = this.#ctx.deps.adapters.store;
+    const all = await store.find<RunEpisodeDoc>(C.runEpisodes, { shard_id: this.#ctx.job._id });
+    const latest = new Map<number, RunEpisodeDoc>();
+    for (const e of all) if ((latest.get(e.slot)?.attempt ?? 0) < e.attempt) latest.set(e.slot, e);
+    for (const ep of [...latest.values()].sort((a, b) => a.slot - b.slot)) {
+      if (ep.status === 'queued') this.#pending.push(ep);
+      else if (ep.status === 'running') this.#attach(ep);
+      else if (ep.status === 'cancelled' && !this.#ctx.job.cancel_requested) await this.#requeue(ep, 'the run was retried after it stopped', false);
+    }
+  }
+
+  async #place(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const worker = await this.#placement.reserve();
+      if (!worker) {
+        this.#noWorkerSince ??= Date.now();
+        if (Date.now() - this.#noWorkerSince > NO_WORKER_FAIL_MS && this.#inflight.size === 0) {
+          throw new ServiceError('unavailable', `no world-worker had room for an episode for ${NO_WORKER_FAIL_MS / 1000} s; start a worker (crucible worker) or check the running ones`);
+        }
+        return;
+      }
+      this.#noWorkerSince = null;
+      const ep = this.#pending.shift()!;
+      const placed = await this.#ctx.deps.adapters.store.update<RunEpisodeDoc>(
+        C.runEpisodes,
+        ep._id,
+        { status: 'running', worker_id: worker.id, worker_address: worker.address, started_at: nowIso() },
+        { status: 'queued' },
+      );
+      if (!placed) {
+        this.#placement.release(worker.id);
+        continue;
+      }
+      this.#call(placed, { ep: placed, workerId: worker.id, address: worker.address }, EPISODE_WORK.run);
+    }
+  }
+
+  /** Re-attaches to an attempt that was running when this shard (re)started. */
+  #attach(ep: RunEpisodeDoc): void {
+    this.#call(ep, { ep, workerId: ep.worker_id ?? '', address: ep.worker_address ?? '' }, EPISODE_WORK.await);
+  }
+
+  #call(ep: RunEpisodeDoc, flight: InFlight, kind: string): void {
+    this.#inflight.set(ep._id, flight);
+    const run = async (): Promise<EpisodeOutcome> => {
+      const payload = kind === EPISODE_WORK.run ? await this.#rw.payload(ep, this.#needsArchive.has(ep._id)) : { episode_id: ep._id };
+      return (await this.#ctx.deps.workers.execute(flight.address, kind, payload, EPISODE_CALL_MS)) as EpisodeOutcome;
+    };
+    run().then(
+      (outcome) => this.#settle({ ep, flight, outcome }),
+      (error: unknown) => this.#settle({ ep, flight, error }),
+    );
+  }
+
+  #settle(s: Settled): void {
+    // an attempt already given up on (its worker was found lost) settles into nothing
+    if (this.#inflight.get(s.ep._id) !== s.flight) return;
+    this.#settled.push(s);
+    this.#wake();
+  }
+
+  /** Handles what settled, one at a time (job writes must not interleave). */
+  async #drain(): Promise<void> {
+    while (this.#settled.length > 0) {
+      const s = this.#settled.shift()!;
+      if (this.#inflight.get(s.ep._id) !== s.flight) continue;
+      this.#inflight.delete(s.ep._id);
+      if (s.flight.workerId) this.#placement.release(s.flight.workerId);
+      if (s.outcome) await this.#ended(s.ep, s.outcome);
+      else await this.#failed(s.ep, s.flight, toServiceError(s.error));
+    }
+  }
+
+  async #ended(ep: RunEpisodeDoc, o: EpisodeOutcome): Promise<void> {
+    if (o.not_started && o.status === 'cancelled') await cancelUnstarted(this.#ctx.deps, ep);
+    else if (o.not_started) await this.#requeue(ep, o.environment_error ?? 'the world did not start', true);
+    else {
+      await recordOutcome(this.#ctx.deps.adapters.store, ep, o);
+      if (o.cost_usd > 0) {
+        this.#spent = Math.round((this.#spent + o.cost_usd) * 1e6) / 1e6;
+        await this.#ctx.save({ spent_usd: this.#spent });
+      }
+    }
+    scheduleSummary(this.#ctx.deps, ep.run_id);
+  }
+
+  /** An `episode.run` or `episode.await` call failed: capacity, a missing source, or the worker. */
+  async #failed(ep: RunEpisodeDoc, flight: InFlight, err: ServiceError): Promise<void> {
+    const details = (err.details ?? {}) as { at_capacity?: boolean; missing_source?: string; not_hosted?: boolean };
+    const store = this.#ctx.deps.adapters.store;
+    if ((err.code === 'rate_limited' && details.at_capacity) || (err.code === 'not_found' && details.missing_source)) {
+      if (details.at_capacity) this.#placement.full(flight.workerId);
+      else this.#needsArchive.add(ep._id);
+      const back = await store.update<RunEpisodeDoc>(C.runEpisodes, ep._id, { status: 'queued', worker_id: null, worker_address: null, started_at: null }, { status: 'running' });
+      if (back) this.#pending.unshift(back);
+      return;
+    }
+    const reached = err.code === 'not_found' && details.not_hosted;
+    if (!reached && err.code !== 'unavailable' && err.code !== 'timeout' && err.code !== 'internal') {
+      // the worker refused the episode itself (a payload it cannot run): not a loss, nothing to re-run
+      await failAndRequeue(this.#ctx.deps, this.#rw, ep, `world-worker ${flight.workerId} could not run it: ${err.message}`, false);
+      return;
+    }
+    const live = (await this.#placement.live()).some((w) => w.id === flight.workerId);
+    if (live && !reached) return this.#attach(ep);
+    const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
+    if (recorded) return this.#ended(ep, recorded);
+    await this.#lost(ep, live ? `world-worker ${flight.workerId} no longer holds it` : `world-worker ${flight.workerId} was lost`);
+  }
+
+  async #lost(ep: RunEpisodeDoc, why: string): Promise<void> {
+    await this.#requeue(ep, `${why} while the episode ran; the world went with it`, true);
+  }
+
+  /** Ends `ep` (environment error) when `fail`, and queues the slot's next attempt when it has one left. */
+  async #requeue(ep: RunEpisodeDoc, why: string, fail: boolean): Promise<void> {
+    const next = fail ? await failAndRequeue(this.#ctx.deps, this.#rw, ep, why) : await nextAttempt(this.#ctx.deps, this.#rw, ep);
+    if (next) this.#pending.push(next);
+    scheduleSummary(this.#ctx.deps, ep.run_id);
+  }
+
+  /** Fails over episodes whose worker stopped heartbeating, without waiting for their calls to fail. */
+  async #checkWorkers(): Promise<void> {
+    if (this.#inflight.size === 0 || Date.now() - this.#lastWorkerCheck < WORKER_CHECK_MS) return;
+    this.#lastWorkerCheck = Date.now();
+    const live = new Set((await this.#placement.live()).map((w) => w.id));
+    for (const flight of [...this.#inflight.values()]) {
+      if (live.has(flight.workerId)) continue;
+      this.#inflight.delete(flight.ep._id);
+      this.#placement.release(flight.workerId);
+      const recorded = await outcomeFromRecord(this.#ctx.deps, flight.ep);
+      if (recorded) await this.#ended(flight.ep, recorded);
+      else await this.#lost(flight.ep, `world-worker ${flight.workerId || '(unknown)'} stopped sending heartbeats`);
+    }
+  }
+
+  /** The run was stopped: end running episodes (termination `stopped`) and queued ones, then cancel. */
+  async #stopAll(): Promise<never> {
+    for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep);
+    const deadline = Date.now() + 60_000;
+    while (this.#inflight.size > 0 || this.#settled.length > 0) {
+      for (const f of this.#inflight.values()) {
+        if (this.#stopping.has(f.ep._id)) continue;
+        this.#stopping.add(f.ep._id);
+        this.#ctx.deps.workers.execute(f.address, EPISODE_WORK.stop, { episode_id: f.ep._id }, 10_000).catch(() => undefined);
+      }
+      await this.#checkWorkers();
+      await this.#drain();
+      for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep);
+      if (Date.now() > deadline) break;
+      await this.#idle(TICK_MS);
+    }
+    throw new JobInterrupted();
+  }
+
+  #idle(ms: number): Promise<void> {
+    if (this.#settled.length > 0) return Promise.resolve();
+    return Promise.race([this.#ctx.sleep(ms), new Promise<void>((resolve) => (this.#wake = resolve))]);
+  }
+}

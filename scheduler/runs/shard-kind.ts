@@ -1,0 +1,64 @@
+import { C } from '../../core/collections.js';
+import { EventLog } from '../../core/event-log.js';
+import type { JobDoc, JobKind } from '../jobs/index.js';
+import type { SchedulerDeps } from '../context.js';
+import { cancelUnstarted } from './endings.js';
+import { RunWorld } from './run-world.js';
+import { ShardDriver } from './shard-driver.js';
+import { SHARD_JOB, type RunEpisodeDoc } from './types.js';
+
+/** Input of a `run_shard` job. */
+export interface ShardInput {
+  run_id: string;
+  /** Index of the shard in the run, from 0. */
+  shard: number;
+  /** Slots (planned episodes) the shard holds. */
+  slots: number[];
+}
+
+/** Last status announced per shard by this scheduler, so a repeated hook call announces nothing. */
+const announced = new WeakMap<SchedulerDeps, Map<string, string>>();
+
+/**
+ * The `run_shard` job: one phase, `episodes`, driven by ShardDriver until every slot of the
+ * shard has an ended attempt. Its status changes are announced on the run's stream
+ * (`shard.status_changed`); a shard cancelled while it was queued or paused cancels its
+ * queued attempts here, so every planned episode is accounted for.
+ */
+export const shardKind: JobKind = {
+  kind: SHARD_JOB,
+  phases: [
+    {
+      name: 'episodes',
+      async run(ctx) {
+        const input = ctx.input as unknown as ShardInput;
+        const rw = await RunWorld.load(ctx.deps, input.run_id);
+        await new ShardDriver(ctx, rw).drive();
+      },
+    },
+  ],
+  async onStatus(job, deps) {
+    const input = job.input as unknown as ShardInput;
+    if (job.status === 'cancelled') {
+      const queued = await deps.adapters.store.find<RunEpisodeDoc>(C.runEpisodes, { shard_id: job._id, status: 'queued' });
+      for (const ep of queued) await cancelUnstarted(deps, ep);
+    }
+    await announce(deps, job, input.run_id);
+  },
+};
+
+async function announce(deps: SchedulerDeps, job: JobDoc, runId: string): Promise<void> {
+  let seen = announced.get(deps);
+  if (!seen) announced.set(deps, (seen = new Map()));
+  const previous = seen.get(job._id) ?? null;
+  if (previous === job.status) return;
+  seen.set(job._id, job.status);
+  if (seen.size > 10_000) seen.delete(seen.keys().next().value!);
+  await new EventLog(deps.adapters.store, deps.adapters.bus).append({
+    stream: runId,
+    project_id: job.project_id,
+    type: 'shard.status_changed',
+    summary: `shard ${(job.input as unknown as ShardInput).shard + 1}: ${previous ?? 'new'} -> ${job.status}${job.error ? ` (${job.error})` : ''}`,
+    data: { shard_id: job._id, status: job.status, previous, worker_id: null, error: job.error },
+  });
+}

@@ -1,0 +1,31 @@
+import { C } from '../../core/collections.js';
+import type { SchedulerDeps } from '../context.js';
+import { refreshSummary } from './summary.js';
+import type { RunDoc } from './types.js';
+
+/** A run's stored summary is refreshed at most this often while its episodes end. */
+const REFRESH_MS = 500;
+
+const timers = new WeakMap<SchedulerDeps, Map<string, NodeJS.Timeout>>();
+
+/**
+ * Asks for a run's stored summary to be recomputed soon. Episodes of a run end in bursts
+ * across shards; recomputing reads every attempt of the run, so ends within REFRESH_MS
+ * share one recomputation. Reads of an active run compute the summary fresh anyway; this
+ * keeps the stored one (lists, compare) close behind. Failures are logged.
+ */
+export function scheduleSummary(deps: SchedulerDeps, runId: string): void {
+  let mine = timers.get(deps);
+  if (!mine) timers.set(deps, (mine = new Map()));
+  if (mine.has(runId)) return;
+  const pending = mine;
+  const timer = setTimeout(() => {
+    pending.delete(runId);
+    void (async () => {
+      const run = await deps.adapters.store.get<RunDoc>(C.runs, runId);
+      if (run) await refreshSummary(deps.adapters.store, run);
+    })().catch((err: unknown) => deps.logger.warn({ err, run: runId }, 'run summary could not be refreshed'));
+  }, REFRESH_MS);
+  timer.unref();
+  pending.set(runId, timer);
+}

@@ -1,0 +1,141 @@
+import type { Doc } from '../../core/ports.js';
+import type { EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
+import type { Split } from '../../world-worker/compiler/index.js';
+
+/**
+ * Statuses of a run (docs/runs.md). It lives as `queued`, `running` or `paused` and ends as
+ * `finished`, `failed` or `cancelled` (spec section 3). It mirrors the run's coordinator job.
+ */
+export const RUN_STATUSES = ['queued', 'running', 'paused', 'finished', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const RUN_ENDED: readonly RunStatus[] = ['finished', 'failed', 'cancelled'];
+
+/** The job kinds of a run: one coordinator, several shards. */
+export const RUN_JOB = 'run';
+export const SHARD_JOB = 'run_shard';
+
+/** POST /v1/evaluations after defaults (the configuration a run shows). */
+export interface RunConfig {
+  world_version_id: string;
+  profile_ids: string[];
+  splits: Split[];
+  scenario_ids: string[] | null;
+  repeats: number;
+  default_stress: boolean;
+  budget_usd: number | null;
+  max_episode_cost_usd: number | null;
+}
+
+/** A profile as the run pinned it when it started (profiles are immutable; the model is resolved). */
+export interface RunProfile extends EpisodeProfile {
+  id: string;
+  /** `<name>@v<N>`. */
+  label: string;
+}
+
+export interface RunDoc extends Doc {
+  project_id: string;
+  status: RunStatus;
+  config: RunConfig;
+  world_id: string;
+  world_version_id: string;
+  world_content_hash: string;
+  profiles: RunProfile[];
+  /** The coordinator job (`job_id` of the start answer). */
+  job_id: string;
+  shard_ids: string[];
+  /** Planned episodes: scenarios x profiles x repeats (re-queued attempts not counted). */
+  episodes: number;
+  scenarios: number;
+  spent_usd: number;
+  /** Why the run failed or stopped; null otherwise. */
+  error: string | null;
+  summary: RunSummary;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+/** Scores of one group of episodes (docs/runs.md, Summary). */
+export interface ScoreBlock {
+  /** Episodes planned for the group. */
+  episodes: number;
+  /** Episodes that ended with a reward (environment errors excluded). */
+  scored: number;
+  /** Episodes still queued or running. */
+  pending: number;
+  mean_reward: number | null;
+  success_rate: number | null;
+  /** Share of scenarios whose every repeat succeeded (k = repeats); null until one scenario has all k scored. */
+  pass_at_k: number | null;
+  k: number;
+  false_completion_rate: number | null;
+  duplicate_effect_rate: number | null;
+  /** Episodes (every attempt) that ended with environment_error; excluded from the scores. */
+  environment_errors: number;
+  /** Episodes stopped before they ended on their own. */
+  cancelled: number;
+  cost_usd: number;
+  tokens: number;
+  mean_turns: number | null;
+}
+
+export interface ProfileSummary extends ScoreBlock {
+  profile_id: string;
+  by_split: Partial<Record<Split, ScoreBlock>>;
+}
+
+export interface RunSummary {
+  profiles: Record<string, ProfileSummary>;
+  episodes: { planned: number; attempts: number; queued: number; running: number; finished: number; failed: number; cancelled: number };
+  cost_usd: number;
+  updated_at: string | null;
+}
+
+export type EpisodeStatus = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
+
+/**
+ * The scheduler's compact record of one episode attempt (C.runEpisodes, `_id` = episode
+ * id): where it runs and how it ended. Listings and summaries read these; the full record,
+ * with the actor's state, is the C.episodes document of the same id.
+ */
+export interface RunEpisodeDoc extends Doc {
+  project_id: string;
+  run_id: string;
+  shard_id: string;
+  /** Index of the (scenario, profile, repeat) the attempt is for; stable across attempts. */
+  slot: number;
+  scenario_doc_id: string;
+  scenario_id: string;
+  split: Split;
+  profile_id: string;
+  profile: string;
+  driver: 'llm' | 'external';
+  /** Repeat number of the scenario for the profile, from 1. */
+  repeat: number;
+  /** Attempt number of the slot, from 1; a re-queued episode is a new attempt. */
+  attempt: number;
+  /** The attempt this one re-runs, and the one that re-ran this. */
+  replaces: string | null;
+  replaced_by: string | null;
+  status: EpisodeStatus;
+  termination: string | null;
+  reward: number | null;
+  oracle: Oracle | null;
+  success: boolean | null;
+  cost_usd: number;
+  tokens: TokenCounts;
+  turns: number;
+  environment_error: string | null;
+  worker_id: string | null;
+  worker_address: string | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+/** Attempts one slot may take before an environment error stands (worker loss re-queues). */
+export const MAX_ATTEMPTS = 3;
+/** Episodes one shard job holds. */
+export const SHARD_SIZE = 25;

@@ -1,0 +1,62 @@
+import { C } from '../../core/collections.js';
+import { notFound } from '../../core/errors.js';
+import type { DocumentStore } from '../../core/ports.js';
+import type { RunDoc, RunEpisodeDoc, RunSummary } from './types.js';
+
+/** A run of the caller's project; 404 for unknown ids and other projects' runs alike. */
+export async function loadRun(store: DocumentStore, projectId: string, id: string): Promise<RunDoc> {
+  const run = await store.get<RunDoc>(C.runs, id);
+  if (!run || run.project_id !== projectId) throw notFound(`run ${id}`);
+  return run;
+}
+
+/** GET /v1/runs/{id}: status, configuration (`config`) and summary, plus what the run is made of. */
+export function runView(run: RunDoc, summary: RunSummary = run.summary): Record<string, unknown> {
+  return {
+    run_id: run._id,
+    id: run._id,
+    status: run.status,
+    config: run.config,
+    summary,
+    world_id: run.world_id,
+    world_version_id: run.world_version_id,
+    world_content_hash: run.world_content_hash,
+    profiles: run.profiles.map((p) => ({ id: p.id, label: p.label, driver: p.driver, model: p.model })),
+    job_id: run.job_id,
+    shard_ids: run.shard_ids,
+    episodes: run.episodes,
+    scenarios: run.scenarios,
+    spent_usd: run.spent_usd,
+    error: run.error,
+    created_at: run.created_at,
+    started_at: run.started_at,
+    ended_at: run.ended_at,
+  };
+}
+
+/** One item of GET /v1/runs/{id}/episodes (spec section 2, Episode list item, plus attempt and placement). */
+export function episodeItemView(e: RunEpisodeDoc): Record<string, unknown> {
+  return {
+    id: e._id,
+    scenario: e.scenario_id,
+    split: e.split,
+    profile: e.profile,
+    status: e.status,
+    reward: e.reward,
+    termination: e.termination,
+    cost_usd: e.cost_usd,
+    tokens: e.tokens,
+    oracle: e.oracle,
+    driver: e.driver,
+    repeat: e.repeat,
+    attempt: e.attempt,
+    replaces: e.replaces,
+    replaced_by: e.replaced_by,
+    turns: e.turns,
+    environment_error: e.environment_error,
+    worker_id: e.worker_id,
+    created_at: e.created_at,
+    started_at: e.started_at,
+    ended_at: e.ended_at,
+  };
+}

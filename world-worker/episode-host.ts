@@ -1,0 +1,202 @@
+import type { Config } from '../core/config.js';
+import { ServiceError, toServiceError } from '../core/errors.js';
+import { EventLog } from '../core/event-log.js';
+import { nowIso } from '../core/ids.js';
+import type { Logger } from '../core/log.js';
+import type { Adapters } from '../core/ports.js';
+import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episode-actor/index.js';
+import { chooseSandboxes, type Sandboxes } from './sandboxes/index.js';
+import type { WorldWorkerService } from './service.js';
+import { EpisodeWorlds, policyFor } from './episode-world.js';
+import { EPISODE_WORK, type EpisodeActPayload, type EpisodeIntervenePayload, type EpisodeOutcome, type EpisodeRunPayload, type EpisodeTarget } from './episode-work.js';
+
+/** One episode this worker hosts. */
+interface Hosted {
+  actor: EpisodeActor | null;
+  stopRequested: boolean;
+  /** Settles when the episode ended (or this worker is closing: then it rejects with `unavailable`). */
+  outcome: Promise<EpisodeOutcome>;
+  /** Settles once the world was stopped and the actor let go, whatever happened. */
+  finished: Promise<void>;
+}
+
+export interface EpisodeHostOptions {
+  workerId: string;
+  config: Config;
+  adapters: Pick<Adapters, 'store' | 'bus'>;
+  logger: Logger;
+  /** Episodes hosted at once (WORKER_CAPACITY). */
+  capacity: number;
+  sandboxes?: Sandboxes;
+}
+
+/**
+ * The episodes a world-worker hosts: one actor per episode, each with its own sandbox,
+ * kept in memory for as long as the episode runs so that actions, observations and
+ * interventions routed to this worker reach it. The actor saves every change to the
+ * store (StoreEpisodePersistence) and appends its events to the run's stream.
+ *
+ * Invariants: at most `capacity` episodes at once (a start beyond that is refused, never
+ * queued, so the scheduler's placement stays the only queue); an episode id is hosted at
+ * most once (a repeated start waits for the same end); a world is stopped and its data
+ * folder removed as soon as its episode ends.
+ */
+export class EpisodeHost {
+  readonly #opts: EpisodeHostOptions;
+  readonly #live = new Map<string, Hosted>();
+  readonly #worlds: EpisodeWorlds;
+  readonly #log: EventLog;
+  readonly #logger: Logger;
+  readonly #closed: Promise<never>;
+  #signalClosed!: (err: ServiceError) => void;
+  #closing = false;
+
+  constructor(opts: EpisodeHostOptions) {
+    this.#opts = opts;
+    this.#worlds = new EpisodeWorlds(opts.config, opts.sandboxes ?? chooseSandboxes(opts.config));
+    this.#logger = opts.logger.child({ component: 'episode-host' });
+    this.#log = new EventLog(opts.adapters.store, opts.adapters.bus, { logger: this.#logger });
+    this.#closed = new Promise<never>((_resolve, reject) => (this.#signalClosed = reject));
+    this.#closed.catch(() => undefined);
+  }
+
+  /** Episodes hosted now. */
+  get active(): number {
+    return this.#live.size;
+  }
+
+  /** Registers the episode work kinds (EPISODE_WORK) on the worker's gRPC service. */
+  register(service: WorldWorkerService): void {
+    service.register(EPISODE_WORK.run, (p) => this.run(p as EpisodeRunPayload));
+    service.register(EPISODE_WORK.await, async (p) => this.#hosted((p as EpisodeTarget).episode_id).outcome);
+    service.register(EPISODE_WORK.hosted, async (p) => ({ hosted: ((p as { episode_ids?: string[] }).episode_ids ?? []).filter((id) => this.#live.has(id)) }));
+    service.register(EPISODE_WORK.observe, async (p) => this.#actor((p as EpisodeTarget).episode_id).observation());
+    service.register(EPISODE_WORK.act, async (p) => this.#actor((p as EpisodeActPayload).episode_id).submitAction((p as EpisodeActPayload).action));
+    service.register(EPISODE_WORK.intervene, async (p) => this.#actor((p as EpisodeIntervenePayload).episode_id).intervene((p as EpisodeIntervenePayload).intervention));
+    service.register(EPISODE_WORK.stop, async (p) => ({ stopped: await this.stop((p as EpisodeTarget).episode_id) }));
+  }
+
+  /** Starts an episode (or joins the one already hosted) and resolves once it has ended. */
+  run(p: EpisodeRunPayload): Promise<EpisodeOutcome> {
+    const existing = this.#live.get(p.episode_id);
+    if (existing) return existing.outcome;
+    if (this.#closing) throw new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`);
+    if (this.#live.size >= this.#opts.capacity) {
+      throw new ServiceError('rate_limited', `world-worker ${this.#opts.workerId} already hosts ${this.#live.size} episodes, its capacity`, { details: { at_capacity: true } });
+    }
+    const hosted = { actor: null, stopRequested: false } as unknown as Hosted;
+    this.#live.set(p.episode_id, hosted);
+    const work = this.#host(p, hosted);
+    hosted.finished = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    void hosted.finished.then(() => this.#live.delete(p.episode_id));
+    hosted.outcome = Promise.race([work, this.#closed]);
+    return hosted.outcome;
+  }
+
+  /** Ends a hosted episode as cancelled (termination `stopped`); false when it is not hosted here. */
+  async stop(episodeId: string): Promise<boolean> {
+    const hosted = this.#live.get(episodeId);
+    if (!hosted) return false;
+    hosted.stopRequested = true;
+    await hosted.actor?.stop();
+    return true;
+  }
+
+  /**
+   * Refuses new episodes, answers every waiting `episode.run` with `unavailable` (the
+   * scheduler re-queues them elsewhere), stops the actors and their worlds.
+   */
+  async close(graceMs = 10_000): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.#signalClosed(new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`));
+    const all = [...this.#live.values()];
+    for (const h of all) {
+      h.stopRequested = true;
+      void h.actor?.stop().catch(() => undefined);
+    }
+    await Promise.race([Promise.allSettled(all.map((h) => h.finished)), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    await this.#worlds.stopAll();
+  }
+
+  async #host(p: EpisodeRunPayload, hosted: Hosted): Promise<EpisodeOutcome> {
+    const sourceDir = await this.#worlds.source(p);
+    const world = await this.#worlds.start(p, sourceDir);
+    if ('error' in world) return this.#notStarted(p, 'failed', world.error);
+    try {
+      if (hosted.stopRequested) return this.#notStarted(p, 'cancelled', null);
+      let policy;
+      try {
+        policy = await policyFor(p.profile, p.project_id, { config: this.#opts.config, store: this.#opts.adapters.store });
+      } catch (err) {
+        return this.#notStarted(p, 'failed', `the agent's model could not be set up on world-worker ${this.#opts.workerId}: ${toServiceError(err).message}`);
+      }
+      const actor = new EpisodeActor(
+        { episodeId: p.episode_id, world: p.world, scenario: p.scenario, profile: p.profile, options: p.options },
+        {
+          app: world.app,
+          persistence: new StoreEpisodePersistence(this.#opts.adapters.store),
+          events: eventLogEmitter(this.#log, { stream: p.run_id, projectId: p.project_id, episodeId: p.episode_id }),
+          policy,
+          logger: this.#logger,
+        },
+      );
+      hosted.actor = actor;
+      const startedAt = nowIso();
+      await actor.start();
+      if (hosted.stopRequested) await actor.stop();
+      const summary = await actor.done;
+      const st = actor.snapshot();
+      return {
+        episode_id: p.episode_id,
+        status: summary.status === 'running' ? 'failed' : summary.status,
+        termination: summary.termination,
+        reward: summary.reward,
+        oracle: summary.oracle,
+        cost_usd: summary.cost_usd,
+        tokens: summary.tokens,
+        turns: st.actions.length,
+        environment_error: st.environment_error,
+        not_started: false,
+        worker_id: this.#opts.workerId,
+        started_at: startedAt,
+        ended_at: st.ended_at ?? nowIso(),
+      };
+    } finally {
+      await world.stop().catch((err: unknown) => this.#logger.warn({ err, episode: p.episode_id }, 'the episode world did not stop cleanly'));
+    }
+  }
+
+  #notStarted(p: EpisodeRunPayload, status: 'failed' | 'cancelled', error: string | null): EpisodeOutcome {
+    return {
+      episode_id: p.episode_id,
+      status,
+      termination: status === 'cancelled' ? 'stopped' : 'environment_error',
+      reward: null,
+      oracle: null,
+      cost_usd: 0,
+      tokens: { prompt: 0, completion: 0, total: 0 },
+      turns: 0,
+      environment_error: error,
+      not_started: true,
+      worker_id: this.#opts.workerId,
+      started_at: null,
+      ended_at: nowIso(),
+    };
+  }
+
+  #hosted(episodeId: string): Hosted {
+    const hosted = this.#live.get(episodeId);
+    if (!hosted) throw new ServiceError('not_found', `episode ${episodeId} is not hosted on world-worker ${this.#opts.workerId}`, { details: { not_hosted: true } });
+    return hosted;
+  }
+
+  #actor(episodeId: string): EpisodeActor {
+    const actor = this.#hosted(episodeId).actor;
+    if (!actor) throw new ServiceError('not_found', `episode ${episodeId} is still starting on world-worker ${this.#opts.workerId}`, { details: { not_hosted: true, starting: true } });
+    return actor;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The work kinds a world-worker offers for episodes, with their payloads and answers. The
+ * scheduler's shards and episode operations call them through `WorkerRegistry.execute`;
+ * world-worker/episode-host.ts answers them.
+ */
+import type { EpisodeOptions, EpisodeProfile, EpisodeWorld, ExternalAction, InterventionInput, Oracle, TokenCounts } from '../episode-actor/index.js';
+import type { Scenario } from './compiler/index.js';
+
+export const EPISODE_WORK = {
+  /**
+   * {@link EpisodeRunPayload} -> {@link EpisodeOutcome}. Starts the episode (sandbox, actor)
+   * and answers once it has ended; a second call for an episode already hosted waits for the
+   * same end. Refused with `rate_limited` (`details.at_capacity`) when the worker is full,
+   * with `not_found` (`details.missing_source`) when it lacks the source and no archive came.
+   */
+  run: 'episode.run',
+  /** `{episode_id}` -> {@link EpisodeOutcome} once the hosted episode ends; `not_found` when not hosted. */
+  await: 'episode.await',
+  /** `{episode_ids}` -> `{hosted: string[]}`: which of them this worker hosts now. */
+  hosted: 'episode.hosted',
+  /** `{episode_id}` -> the actor's Observation. */
+  observe: 'episode.observe',
+  /** `{episode_id, action: ExternalAction}` -> `{event_id, duplicate?}` once the action is accepted (not yet carried out). */
+  act: 'episode.act',
+  /** `{episode_id, intervention: InterventionInput}` -> `{event_id}`. */
+  intervene: 'episode.intervene',
+  /** `{episode_id}` -> `{stopped: boolean}`: ends the episode as cancelled (termination `stopped`). */
+  stop: 'episode.stop',
+} as const;
+
+/** Everything a worker needs to host one episode; the scheduler resolves it all beforehand. */
+export interface EpisodeRunPayload {
+  episode_id: string;
+  /** The run's id: the event stream of everything the episode does. */
+  run_id: string;
+  project_id: string;
+  /** The world version's source: workers keep sources by digest, the archive comes when one lacks it. */
+  source: { digest: string; archive_b64?: string };
+  world: EpisodeWorld;
+  /** Image pins of the application (Docker sandboxes). */
+  images: Record<string, string>;
+  scenario: Scenario;
+  profile: EpisodeProfile;
+  options: EpisodeOptions;
+}
+
+export interface EpisodeTarget {
+  episode_id: string;
+}
+
+export interface EpisodeActPayload extends EpisodeTarget {
+  action: ExternalAction;
+}
+
+export interface EpisodeIntervenePayload extends EpisodeTarget {
+  intervention: InterventionInput;
+}
+
+/** How a hosted episode ended, as the worker reports it to the shard that placed it. */
+export interface EpisodeOutcome {
+  episode_id: string;
+  status: 'finished' | 'failed' | 'cancelled';
+  termination: string | null;
+  reward: number | null;
+  oracle: Oracle | null;
+  cost_usd: number;
+  tokens: TokenCounts;
+  /** Actions taken by all actors. */
+  turns: number;
+  environment_error: string | null;
+  /**
+   * True when the world never started (sandbox or source failure): no actor ran, nothing
+   * of the episode was saved, and the scheduler records the ending and re-queues it.
+   */
+  not_started: boolean;
+  worker_id: string;
+  started_at: string | null;
+  ended_at: string;
+}
