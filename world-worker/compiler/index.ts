@@ -27,11 +27,10 @@ export {
   type Snapshots,
   type WriteRecord,
 } from './checks.js';
+export { scenarioContext, disclosedFacts, customerSendArgs, customerTexts } from './customer.js';
 export {
   replayReferencePlan,
   runSeed,
-  scenarioContext,
-  customerSendArgs,
   type ReplayOptions,
   type ReplayResult,
   type ReplayStep,

@@ -2,24 +2,9 @@ import { ServiceError } from '../../core/errors.js';
 import { isBuiltinTool } from './builtin-tools.js';
 import { evaluateChecks, takeSnapshots, unchangedChecks, type CheckResult, type WriteRecord } from './checks.js';
 import type { ToolCaller } from './client.js';
+import { customerSendArgs, scenarioContext } from './customer.js';
 import { substitute } from './substitute.js';
-import type { CustomerSpec, Json, JsonObject, PlanStep, Scenario, SeedStep } from './types.js';
-
-/**
- * The substitution context of a scenario at run time: its variant variables, the seed
- * bindings, and `facts` (fact values resolved against both).
- */
-export function scenarioContext(scenario: Scenario, bindings: Record<string, unknown>): Record<string, unknown> {
-  const base = { ...scenario.vars, ...bindings };
-  const facts = Object.fromEntries(Object.entries(scenario.facts).map(([k, f]) => [k, substitute(f.value, base)]));
-  return { ...base, facts };
-}
-
-/** The arguments of the `send_tool` call that posts one customer message (notifications worlds). */
-export function customerSendArgs(customer: CustomerSpec, vars: Record<string, unknown>, text: string): JsonObject {
-  if (customer.channel !== 'notifications') throw new ServiceError('bad_request', 'the customer of a chat world does not post through the application');
-  return substitute(customer.via.send_args, { ...vars, text });
-}
+import type { CustomerSpec, Json, PlanStep, Scenario, SeedStep } from './types.js';
 
 /**
  * Runs seed steps in order, binding each answer body under its `bind` name.
