@@ -16,9 +16,10 @@ export interface SavedSignIn {
  * `~/.config/crucible/config.json`. The same file the Python client reads.
  */
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.HOME || homedir();
   const explicit = env.SERVICE_CONFIG;
-  if (explicit) return explicit.startsWith('~/') ? path.join(homedir(), explicit.slice(2)) : path.resolve(explicit);
-  return path.join(homedir(), '.config', 'crucible', 'config.json');
+  if (explicit) return explicit.startsWith('~/') ? path.join(home, explicit.slice(2)) : path.resolve(explicit);
+  return path.join(home, '.config', 'crucible', 'config.json');
 }
 
 /** The saved sign-in; empty when there is none or the file is not a JSON object. */
