@@ -1,6 +1,6 @@
 import type { FieldProblem } from '../../core/errors.js';
 import { isBuiltinTool, roleToolNames } from './builtin-tools.js';
-import { Problems } from './schema.js';
+import { Problems } from './schema-kit.js';
 import { collectRefs } from './substitute.js';
 import type { AppTool, Check, PlanStep, ScenarioTemplate, SeedStep, WorldManifest } from './types.js';
 

@@ -1,5 +1,5 @@
 import { BUILTIN_TOOL_NAMES, type AppTool, type JsonObject, type ObjectSchema } from './types.js';
-import { Problems, TOOL_NAME_PATTERN, isObject } from './schema.js';
+import { Problems, TOOL_NAME_PATTERN, isObject } from './schema-kit.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const UNSUPPORTED = ['head', 'options', 'trace'];
