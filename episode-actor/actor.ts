@@ -2,13 +2,13 @@ import { ServiceError, toServiceError } from '../core/errors.js';
 import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type FunctionTool, type JsonObject } from '../world-worker/compiler/index.js';
 import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore } from './core.js';
-import { executeAction } from './execute.js';
+import { executeAction, uncertainOutcome } from './execute.js';
+import { endEpisode } from './finish.js';
+import { accountUsage, overBudget } from './spend.js';
 import { checkExternalAction, type ExternalAction } from './external-rules.js';
 import { applyIntervention, validateIntervention, type InterventionInput } from './interventions.js';
 import { Mailbox } from './mailbox.js';
-import { environmentErrorOracle, runOracle } from './oracle.js';
 import type { EpisodeActorDeps } from './ports.js';
-import { computeReward } from './reward.js';
 import { initialState, type EpisodeSetup } from './state.js';
 import { completeHolder, functionTools, nextActor, offerTurn } from './turns.js';
 import type { ActionRecord, ActionResult, EpisodeState, EpisodeWorld, Termination, TokenCounts } from './types.js';
@@ -326,16 +326,8 @@ export class EpisodeActor {
       await this.#finish('environment_error', `the agent's model could not decide: ${toServiceError(err).message}`);
       return;
     }
-    if (decision.usage) {
-      const u = decision.usage;
-      st.cost_usd += u.cost_usd;
-      st.tokens.prompt += u.prompt_tokens;
-      st.tokens.completion += u.completion_tokens;
-      st.tokens.total = st.tokens.prompt + st.tokens.completion;
-      st.model_calls.push({ model: u.model, cost_usd: u.cost_usd, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, failed_attempts: u.failed_attempts });
-    }
-    const max = st.options.max_episode_cost_usd;
-    if (max !== null && st.cost_usd >= max && (max > 0 || st.cost_usd > 0)) {
+    if (decision.usage) accountUsage(st, decision.usage);
+    if (overBudget(st)) {
       await this.#finish('budget');
       return;
     }
@@ -359,7 +351,7 @@ export class EpisodeActor {
     try {
       if (a.executing) {
         // the service stopped while this write was with the application: its outcome is unknown
-        next = await this.#uncertain(a);
+        next = uncertainOutcome(core, a);
       } else next = await executeAction(core, a, invalid);
     } catch (err) {
       await this.#finish('environment_error', `the world failed during ${a.tool}: ${toServiceError(err).message}`);
@@ -384,67 +376,12 @@ export class EpisodeActor {
     this.#afterOffer();
   }
 
-  async #uncertain(a: ActionRecord): Promise<{ end: null }> {
-    const st = this.#core.state;
-    st.proxy.op_seq++;
-    const id = `op_${st.proxy.op_seq}`;
-    st.proxy.operations.push({ id, actor: a.actor, tool: a.tool, args: a.args, happened: null });
-    st.proxy.writes.push({ action_index: a.index, actor: a.actor, tool: a.tool, args: a.args, via: 'call', goal_version: st.goal_version });
-    const result: ActionResult = { outcome: 'unknown', operation_id: id, content: `UNKNOWN (operation_id ${id}): the service restarted while this write was being carried out; its outcome is uncertain. Read the state to check before doing it again.` };
-    Object.assign(a, { status: 'done', result, done_at: this.#core.nowIso() });
-    this.#core.touch(a);
-    st.actors[a.actor]!.inbox.unshift({ message: { role: 'tool', name: a.tool, content: result.content }, goal_version: 0 });
-    return { end: null };
-  }
-
-  /** Ends the episode: runs the checks (unless stopped or the world failed), saves, announces. */
+  /** Ends the episode: checks, reward, record (see endEpisode); saves, announces, resolves `done`. */
   async #finish(termination: Termination, environmentError?: string): Promise<void> {
     const core = this.#core;
-    const st = core.state;
-    if (st.status !== 'running') return;
+    if (core.state.status !== 'running') return;
     this.#timer?.clear();
-    st.termination = termination;
-    st.ended_at = core.nowIso();
-    if (st.turn && st.turn.action_key === null) st.turn = null;
-    let error = environmentError ?? null;
-    if (termination === 'stopped') st.status = 'cancelled';
-    else if (!error) {
-      try {
-        st.oracle = await runOracle(st, core.world, core.app, core.vars);
-      } catch (err) {
-        error = `the application could not be checked: ${toServiceError(err).message}`;
-      }
-    }
-    if (error) {
-      st.termination = 'environment_error';
-      st.environment_error = error;
-      st.oracle = environmentErrorOracle(st, core.world, error);
-      st.status = 'failed';
-    } else if (st.oracle) {
-      st.status = 'finished';
-      st.reward = computeReward(st.oracle);
-    }
-    const o = st.oracle;
-    if (o) {
-      core.emitLater({
-        type: 'checks.finished',
-        summary: o.environment_error ? 'checks not run: the world failed' : `checks of goal version ${o.checks_goal_version}: ${o.checks_passed}/${o.checks_total} passed`,
-        data: { reward: st.reward, passed: o.checks_passed, failed: o.checks_total - o.checks_passed, false_completion: o.false_completion, duplicate_effects: o.duplicate_effects.length, environment_error: o.environment_error !== null },
-      });
-    }
-    core.emitLater({
-      type: 'episode.finished',
-      summary: `episode ${st.status} (${st.termination})${st.reward !== null ? `, reward ${st.reward}` : ''}`,
-      data: {
-        status: st.status,
-        termination: st.termination!,
-        reward: st.reward,
-        cost_usd: st.cost_usd,
-        tokens: st.tokens.total,
-        turns: Object.values(st.actors).reduce((n, a) => n + a.turns_used, 0),
-        environment_error: st.environment_error !== null,
-      },
-    });
+    await endEpisode(core, termination, environmentError);
     try {
       await core.commit();
     } catch (err) {

@@ -55,6 +55,34 @@ export async function executeAction(core: EpisodeCore, a: ActionRecord, invalid?
   return { end: null, ...(step.to ? { to: step.to } : {}) };
 }
 
+/**
+ * The outcome of a write that was with the application when the service stopped (found
+ * `executing` after a restart): UNKNOWN, and since nobody knows whether it happened,
+ * retry_operation will not carry it out again (operation `happened: null`).
+ */
+export function uncertainOutcome(core: EpisodeCore, a: ActionRecord): ExecutionOutcome {
+  const st = core.state;
+  const retried = a.tool === 'retry_operation' ? st.proxy.operations.find((o) => o.id === a.args.operation_id) : undefined;
+  let op = retried;
+  if (!op) {
+    st.proxy.op_seq++;
+    op = { id: `op_${st.proxy.op_seq}`, actor: a.actor, tool: a.tool, args: a.args, happened: null };
+    st.proxy.operations.push(op);
+  }
+  op.happened = null;
+  st.proxy.writes.push({ action_index: a.index, actor: a.actor, tool: op.tool, args: op.args, via: retried ? 'retry_operation' : 'call', goal_version: st.goal_version });
+  const result: ActionResult = {
+    outcome: 'unknown',
+    operation_id: op.id,
+    content: `UNKNOWN (operation_id ${op.id}): the service restarted while this write was being carried out; its outcome is uncertain. Read the state to check before doing it again.`,
+  };
+  Object.assign(a, { status: 'done', result, done_at: core.nowIso() });
+  core.touch(a);
+  st.actors[a.actor]!.inbox.unshift({ message: { role: 'tool', name: a.tool, content: result.content }, goal_version: 0 });
+  core.emitLater(resultEvent(core, a, result));
+  return { end: null };
+}
+
 const plain = (result: ActionResult): Step => ({ result, counted: false, customer: [] });
 
 /** action.succeeded / action.failed / action.refused, with the fields of core/event-types.ts. */

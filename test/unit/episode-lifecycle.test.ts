@@ -127,6 +127,39 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     expect(app.notes).to.have.length(1);
   });
 
+  it('a write that was with the application when the service stopped is UNKNOWN after the rebuild, and never carried out again', async () => {
+    class HangingDesk extends DeskApp {
+      hang = false;
+      override async call(name: string, args: Record<string, unknown> = {}) {
+        const res = await super.call(name, args);
+        // the write happened, but its answer never comes back: the service "died"
+        return this.hang && name === 'add_note' ? new Promise<never>(() => undefined) : res;
+      }
+    }
+    const persistence = new MemoryEpisodePersistence();
+    const app = new HangingDesk();
+    const { actor } = deskEpisode({ persistence, app, episodeId: 'ep_uncertain' });
+    await actor.start();
+    await actor.submitAction({ actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'k-unc-1' });
+    await actor.idle();
+    app.hang = true;
+    await actor.submitAction({ actor: 'lead', tool: 'add_note', args: { item_id: app.items[0]!.id, text: 'fragile' }, idempotency_key: 'k-unc-2' });
+    while (!(await persistence.load('ep_uncertain'))!.actions[1]?.executing) await new Promise((r) => setTimeout(r, 5));
+    app.hang = false;
+
+    const again = await EpisodeActor.restore('ep_uncertain', DESK_WORLD, { app, persistence, events: new RecordingEvents() });
+    const r = again!.actionResult('k-unc-2');
+    expect(r.status).to.equal('done');
+    const result = (r as { result: { outcome: string; operation_id: string; content: string } }).result;
+    expect(result.outcome).to.equal('unknown');
+    expect(result.content).to.match(/service restarted while this write was being carried out/);
+    await again!.submitAction({ actor: 'lead', tool: 'retry_operation', args: { operation_id: result.operation_id }, idempotency_key: 'k-unc-3' });
+    await again!.idle();
+    expect((again!.actionResult('k-unc-3') as { result: { outcome: string } }).result.outcome).to.equal('error');
+    expect(app.notes).to.have.length(1);
+    await again!.stop();
+  });
+
   it('a world that fails ends the episode as failed with environment_error and no reward', async () => {
     const app = new DeskApp();
     app.down = true;

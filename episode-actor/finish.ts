@@ -1,0 +1,59 @@
+import { toServiceError } from '../core/errors.js';
+import type { EpisodeCore } from './core.js';
+import { environmentErrorOracle, runOracle } from './oracle.js';
+import { computeReward } from './reward.js';
+import type { Termination } from './types.js';
+
+/**
+ * Ends a running episode in its state: a stopped one is `cancelled` without checks; a
+ * world failure (given, or met while reading the application for the checks) is `failed`
+ * with termination `environment_error`, an oracle naming the error and no reward;
+ * otherwise the checks of the latest goal version run, the oracle is recorded and the
+ * reward computed (`finished`). Queues checks.finished and episode.finished; the caller
+ * commits.
+ */
+export async function endEpisode(core: EpisodeCore, termination: Termination, environmentError?: string): Promise<void> {
+  const st = core.state;
+  st.termination = termination;
+  st.ended_at = core.nowIso();
+  if (st.turn && st.turn.action_key === null) st.turn = null;
+  let error = environmentError ?? null;
+  if (termination === 'stopped') st.status = 'cancelled';
+  else if (!error) {
+    try {
+      st.oracle = await runOracle(st, core.world, core.app, core.vars);
+    } catch (err) {
+      error = `the application could not be checked: ${toServiceError(err).message}`;
+    }
+  }
+  if (error) {
+    st.termination = 'environment_error';
+    st.environment_error = error;
+    st.oracle = environmentErrorOracle(st, core.world, error);
+    st.status = 'failed';
+  } else if (st.oracle) {
+    st.status = 'finished';
+    st.reward = computeReward(st.oracle);
+  }
+  const o = st.oracle;
+  if (o) {
+    core.emitLater({
+      type: 'checks.finished',
+      summary: o.environment_error ? 'checks not run: the world failed' : `checks of goal version ${o.checks_goal_version}: ${o.checks_passed}/${o.checks_total} passed`,
+      data: { reward: st.reward, passed: o.checks_passed, failed: o.checks_total - o.checks_passed, false_completion: o.false_completion, duplicate_effects: o.duplicate_effects.length, environment_error: o.environment_error !== null },
+    });
+  }
+  core.emitLater({
+    type: 'episode.finished',
+    summary: `episode ${st.status} (${st.termination})${st.reward !== null ? `, reward ${st.reward}` : ''}`,
+    data: {
+      status: st.status,
+      termination: st.termination!,
+      reward: st.reward,
+      cost_usd: st.cost_usd,
+      tokens: st.tokens.total,
+      turns: Object.values(st.actors).reduce((n, a) => n + a.turns_used, 0),
+      environment_error: st.environment_error !== null,
+    },
+  });
+}
