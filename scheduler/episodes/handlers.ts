@@ -109,7 +109,10 @@ export const episodeHandlers: HandlerTable = {
     const ep = await loadAttempt(deps.adapters.store, p.projectId, param(ctx, 'ep_id'));
     const intervention = body<InterventionInput>(ctx);
     const answer = ep.status === 'running' ? await onWorker<{ event_id: number | null }>(deps, ep, EPISODE_WORK.intervene, { intervention }) : null;
-    if (!answer) throw new ServiceError('conflict', ep.status === 'queued' ? `${ACTION_ERRORS.notRunning}: it has not started yet` : ACTION_ERRORS.notRunning);
+    if (!answer) {
+      const doc = await loadRecord(deps.adapters.store, ep._id);
+      throw new ServiceError('conflict', hasEnded(doc.status) ? ACTION_ERRORS.notRunning : `${ACTION_ERRORS.notRunning}: it has not started yet; intervene once its first turn is offered`);
+    }
     return accepted({ episode_id: ep._id, kind: intervention.kind, event_id: answer.event_id });
   },
 };
