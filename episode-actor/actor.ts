@@ -57,7 +57,7 @@ export class EpisodeActor {
   /** A new episode (`setup`), or one rebuilt from saved `state` (use `restore`). */
   constructor(setup: EpisodeSetup, deps: EpisodeActorDeps, state?: EpisodeState) {
     if (setup.profile.driver === 'llm' && !deps.policy) throw new ServiceError('bad_request', 'an llm-driver episode needs an agent policy');
-    this.#core = new EpisodeCore(state ?? initialState(setup, new Date((deps.clock?.now ?? Date.now)()).toISOString()), setup.world, deps);
+    this.#core = new EpisodeCore(state ?? initialState(setup, new Date(deps.clock ? deps.clock.now() : Date.now()).toISOString()), setup.world, deps);
     this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
   }
 
