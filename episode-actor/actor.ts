@@ -1,5 +1,5 @@
 import { ServiceError, toServiceError } from '../core/errors.js';
-import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type FunctionTool, type JsonObject } from '../world-worker/compiler/index.js';
+import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type JsonObject } from '../world-worker/compiler/index.js';
 import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore } from './core.js';
 import { executeAction, uncertainOutcome } from './execute.js';
@@ -11,26 +11,7 @@ import { Mailbox } from './mailbox.js';
 import type { EpisodeActorDeps } from './ports.js';
 import { initialState, type EpisodeSetup } from './state.js';
 import { completeHolder, functionTools, nextActor, offerTurn } from './turns.js';
-import type { ActionRecord, ActionResult, EpisodeState, EpisodeWorld, Termination, TokenCounts } from './types.js';
-import type { Oracle } from './oracle-types.js';
-
-/** GET /v1/episodes/{id}/observation (spec section 2, Turn). */
-export interface Observation {
-  episode_status: string;
-  awaiting_action: boolean;
-  turn: { data: { actor: string; new: Array<{ role: string; content: string; name?: string }>; goal_version_observed: number; tools: FunctionTool[] } } | null;
-}
-
-/** How an episode ended. */
-export interface EpisodeSummary {
-  episode_id: string;
-  status: EpisodeState['status'];
-  termination: Termination | null;
-  reward: number | null;
-  oracle: Oracle | null;
-  cost_usd: number;
-  tokens: TokenCounts;
-}
+import type { ActionRecord, ActionResult, EpisodeState, EpisodeSummary, EpisodeWorld, Observation, Termination } from './types.js';
 
 /**
  * One actor per episode. Messages (start, turn, external action, intervention, timeout,

@@ -10,7 +10,7 @@
  *   actor.observation() / submitAction(...) / actionResult(key) / intervene(...) / stop()
  *   const summary = await actor.done;  // status, termination, reward, oracle, cost, tokens
  */
-export { EpisodeActor, type EpisodeSummary, type Observation } from './actor.js';
+export { EpisodeActor } from './actor.js';
 export { initialState, profileWithDefaults, migrateState, type EpisodeSetup } from './state.js';
 export { systemClock, EPISODE_EVENT_TYPES, type Clock, type EpisodeActorDeps, type EpisodeEvent, type EpisodeEvents, type EpisodeEventType, type EpisodePersistence } from './ports.js';
 export { StoreEpisodePersistence, MemoryEpisodePersistence, findAction, actionDocId, type ActionDoc } from './persistence.js';

@@ -3,7 +3,7 @@
  * persisted state (versioned by `schemaVersion`), and the records inside it. Every field
  * is plain JSON so the whole state can be saved and an actor rebuilt from it.
  */
-import type { AppTool, Json, JsonObject, Scenario, Snapshots, WorldManifest } from '../world-worker/compiler/index.js';
+import type { AppTool, FunctionTool, Json, JsonObject, Scenario, Snapshots, WorldManifest } from '../world-worker/compiler/index.js';
 import type { Oracle } from './oracle-types.js';
 
 export const EPISODE_SCHEMA_VERSION = 1;
@@ -267,4 +267,22 @@ export interface EpisodeState {
   /** Private, persisted memory of the agent policy (built-in agents keep their plan here). */
   agent_scratch: JsonObject;
   oracle: Oracle | null;
+}
+
+/** GET /v1/episodes/{id}/observation (spec section 2, Turn). */
+export interface Observation {
+  episode_status: string;
+  awaiting_action: boolean;
+  turn: { data: { actor: string; new: Array<{ role: string; content: string; name?: string }>; goal_version_observed: number; tools: FunctionTool[] } } | null;
+}
+
+/** How an episode ended. */
+export interface EpisodeSummary {
+  episode_id: string;
+  status: EpisodeState['status'];
+  termination: Termination | null;
+  reward: number | null;
+  oracle: Oracle | null;
+  cost_usd: number;
+  tokens: TokenCounts;
 }
