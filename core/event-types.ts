@@ -38,16 +38,16 @@ export const EVENT_TYPES = {
   'compiler.phase.started': {
     summary: 'A phase of a world build started.',
     stream: 'job',
-    emittedBy: 'world build job (world compiler)',
+    emittedBy: 'world build job and world-version validation job (world compiler)',
     fields: {
-      phase: str('the phase, e.g. `fetch_source`, `analyse`, `derive_tools`, `generate_scenarios`, `validate`, `repair`, `publish`', req),
+      phase: str('the phase, e.g. `fetch_source`, `analyse`, `derive_tools`, `generate_scenarios`, `validate`, `repair`, `publish`; of a world-version validation: `replay`, `agent_trial`, `decide`', req),
       attempt: int('how many times this job has started the phase, 1 the first time (a retried job starts it again)'),
     },
   },
   'compiler.phase.finished': {
     summary: 'A phase of a world build ended, and how.',
     stream: 'job',
-    emittedBy: 'world build job (world compiler)',
+    emittedBy: 'world build job and world-version validation job (world compiler)',
     fields: {
       phase: str('phase name, as in compiler.phase.started', req),
       status: str('`succeeded`, `failed` or `skipped`', req),

@@ -1,7 +1,7 @@
 import { C } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
 import { nowIso } from '../../core/ids.js';
-import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/builds/index.js';
+import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-worker/builds/index.js';
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { reportOf } from './publish.js';
 import type { ScenarioDoc, ScenarioStatus, WorldVersionDoc } from './types.js';
@@ -19,6 +19,18 @@ export interface ValidationInput {
 interface ValidationState {
   /** Scenario record id -> replay verdict. */
   verdicts?: Record<string, ScenarioVerdict>;
+  /** Scenario record id -> live-agent trial (only for scenarios whose replays passed). */
+  trials?: Record<string, TrialResult>;
+}
+
+/** Why a scenario is unfair, in sentences; empty when it is fair. */
+export function unfairness(verdict: ScenarioVerdict, trial: TrialResult | undefined): string[] {
+  if (!verdict.passed) return verdict.problems;
+  if (trial && !trial.success) {
+    const checks = trial.failed_checks.length > 0 ? `; failing checks: ${trial.failed_checks.join(', ')}` : '';
+    return [`a live agent (${trial.agent}) following the reference plan could not complete it in an episode: it ended ${trial.termination ?? 'without an ending'}${checks}`];
+  }
+  return [];
 }
 
 async function versionOf(ctx: PhaseContext): Promise<WorldVersionDoc> {
@@ -30,9 +42,12 @@ async function versionOf(ctx: PhaseContext): Promise<WorldVersionDoc> {
 
 /**
  * The `world_validation` job. replay: every scenario's reference plan twice on fresh
- * data; decide: a scenario whose plan fails, whose replays differ, or that is impossible
- * under its own policy is unfair and withdrawn (a caller's new scenario that passes is
- * approved when the version auto-approves, else waits for approval).
+ * data; agent_trial: each scenario whose replays passed is played as a whole episode by
+ * a live agent (the built-in reference agent, through the customer simulator and turn
+ * loop); decide: a scenario whose plan fails, whose replays differ, that is impossible
+ * under its own policy, or that the live agent cannot complete is unfair and withdrawn
+ * (a caller's new scenario that passes is approved when the version auto-approves, else
+ * waits for approval).
  */
 export const worldValidationKind: JobKind = {
   kind: 'world_validation',
@@ -67,11 +82,34 @@ export const worldValidationKind: JobKind = {
       },
     },
     {
+      name: 'agent_trial',
+      async run(ctx) {
+        const { scenario_ids } = ctx.input as unknown as ValidationInput;
+        const wv = await versionOf(ctx);
+        const verdicts = ctx.checkpoint<ValidationState>().verdicts ?? {};
+        const todo = scenario_ids.filter((id) => verdicts[id]?.passed);
+        let done = 0;
+        for (const id of todo) {
+          const saved = ctx.checkpoint<ValidationState>().trials ?? {};
+          if (saved[id]) continue;
+          await ctx.stopIfRequested();
+          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
+          if (!sc) continue;
+          const { trials } = await callWorker<{ trials: TrialResult[] }>(ctx, BUILD_WORK.trial, { scenarios: [sc.specification], images: wv.compiled!.images }, wv.source_digest!);
+          const trial = trials[0]!;
+          if (trial.environment_error) throw new ServiceError('unavailable', `the world failed during the live-agent episode of ${sc.scenario_id}: ${trial.environment_error}`);
+          await ctx.save({ trials: { ...saved, [id]: trial } });
+          done++;
+          await ctx.emit('job.progress', `live agent ${trial.success ? 'completed' : 'failed'} ${sc.scenario_id}`, { phase: 'agent_trial', completed: done, total: todo.length });
+        }
+      },
+    },
+    {
       name: 'decide',
       async run(ctx) {
         const { scenario_ids, mode } = ctx.input as unknown as ValidationInput;
         const wv = await versionOf(ctx);
-        const verdicts = ctx.checkpoint<ValidationState>().verdicts ?? {};
+        const { verdicts = {}, trials = {} } = ctx.checkpoint<ValidationState>();
         const store = ctx.deps.adapters.store;
         const withdrawn: Array<{ scenario_id: string; reasons: string[] }> = [];
         const outcome: Array<{ id: string; scenario_id: string; status: ScenarioStatus }> = [];
@@ -79,11 +117,14 @@ export const worldValidationKind: JobKind = {
           const sc = await store.get<ScenarioDoc>(C.scenarios, id);
           const verdict = verdicts[id];
           if (!sc || !verdict) continue;
+          const trial = trials[id];
+          const reasons = unfairness(verdict, trial);
           let status: ScenarioStatus = sc.status;
-          if (!verdict.passed) status = 'withdrawn';
+          if (reasons.length > 0) status = 'withdrawn';
           else if (mode === 'added' && sc.status === 'validating') status = wv.options.auto_approve ? 'approved' : 'pending_approval';
-          if (status === 'withdrawn' && sc.status !== 'withdrawn') withdrawn.push({ scenario_id: sc.scenario_id, reasons: verdict.problems });
-          await store.update(C.scenarios, id, { status, validation_report: reportOf(verdict), updated_at: nowIso() });
+          if (status === 'withdrawn' && sc.status !== 'withdrawn') withdrawn.push({ scenario_id: sc.scenario_id, reasons });
+          const report = { ...reportOf(verdict, trial ? { agent_trial: { ...trial } } : {}), passed: reasons.length === 0, problems: reasons };
+          await store.update(C.scenarios, id, { status, validation_report: report, updated_at: nowIso() });
           outcome.push({ id, scenario_id: sc.scenario_id, status });
         }
         const report = { ...(wv.validation_report ?? {}), last_validation: { job_id: ctx.job._id, mode, at: nowIso(), validated: outcome.length, withdrawn } };

@@ -120,7 +120,15 @@ describe('scenarios: approval, caller scenarios and world-version validation', f
     expect(job.result.withdrawn.map((w: any) => w.scenario_id)).to.deep.equal([victim.scenario_id]);
     const after = await scenarios(auto.build.world_version_id);
     expect(after.find((s) => s.id === victim.id).status).to.equal('withdrawn');
-    expect(after.filter((s) => s.status === 'approved').every((s) => s.validation_report.passed)).to.equal(true);
+    const approved = after.filter((s) => s.status === 'approved');
+    expect(approved.length).to.be.greaterThan(0);
+    for (const s of approved) {
+      expect(s.validation_report.passed, s.scenario_id).to.equal(true);
+      // each fair scenario was also played to the end by a live agent
+      expect(s.validation_report.agent_trial, s.scenario_id).to.include({ agent: 'builtin:reference', success: true, termination: 'completed' });
+    }
+    const events = (await admin.get(`/v1/streams/${r.body.job_id}/events/page`)).body;
+    expect(events.filter((e: any) => e.type === 'compiler.phase.finished').map((e: any) => e.data.phase)).to.deep.equal(['replay', 'agent_trial', 'decide']);
     const v = (await admin.get(`/v1/world-versions/${auto.build.world_version_id}`)).body;
     expect(v.validation_report.last_validation).to.include({ job_id: r.body.job_id, mode: 'version' });
     const writer = client(t.url, await t.key(projectId, ['write']));

@@ -6,6 +6,7 @@ import { loadApplicationSource, type ApplicationSource, type Scenario } from '..
 import { chooseSandboxes, type Sandboxes } from '../sandboxes/index.js';
 import type { WorldWorkerService } from '../service.js';
 import { judgeScenario, type ScenarioVerdict } from './replay.js';
+import { trialScenario, type TrialResult } from './trial.js';
 import { SourceCache, type SourceSpec } from './source-cache.js';
 
 /** The work kinds a world-worker offers world builds and validations. */
@@ -16,6 +17,8 @@ export const BUILD_WORK = {
   analyse: 'build.analyse',
   /** `{digest, archive_b64?, scenarios, times, images}` -> `{verdicts}` */
   replay: 'build.replay',
+  /** `{digest, archive_b64?, scenarios, images}` -> `{trials}`: one live-agent episode each */
+  trial: 'build.trial',
 } as const;
 
 /** A source the worker needs: its digest, and the archive when the caller already knows the worker lacks it. */
@@ -35,13 +38,14 @@ export interface ReplayPayload extends SourceRef {
   times: number;
   images: Record<string, string>;
 }
+export type TrialPayload = Omit<ReplayPayload, 'times'>;
 
 const LOADED_SOURCES_KEPT = 8;
 
 /**
  * Registers the build work on a world-worker: fetching a source (git, local folder or
- * archive) into its content-addressed cache, analysing it with the world compiler, and
- * replaying scenarios in sandboxes. A call naming a source the worker does not have fails
+ * archive) into its content-addressed cache, analysing it with the world compiler,
+ * replaying scenarios in sandboxes, and playing live-agent trial episodes. A call naming a source the worker does not have fails
  * with `not_found` and `details.missing_source`; the caller repeats it with the archive.
  * Application failures are answers (verdicts), never `unavailable`, so `unavailable`
  * from this worker always means the worker itself is gone.
@@ -87,6 +91,14 @@ export function registerBuildWork(service: WorldWorkerService, opts: { config: C
     const verdicts: ScenarioVerdict[] = [];
     for (const scenario of p.scenarios) verdicts.push(await judgeScenario(src, scenario, p.times, { sandboxes, dataRoot, images: p.images ?? {} }));
     return { verdicts };
+  });
+
+  service.register(BUILD_WORK.trial, async (payload) => {
+    const p = payload as TrialPayload;
+    const src = await load(p);
+    const trials: TrialResult[] = [];
+    for (const scenario of p.scenarios) trials.push(await trialScenario(src, scenario, { sandboxes, dataRoot, images: p.images ?? {} }));
+    return { trials };
   });
 
   return { close: () => sandboxes.stopAll() };
