@@ -4,11 +4,18 @@ type Client = ReturnType<typeof client>;
 
 const ENDED = ['succeeded', 'failed', 'cancelled'];
 
-/** Polls GET /v1/jobs/{id} until `until(job)` holds (default: the job ended); fails after `timeoutMs`. */
+/**
+ * Polls GET /v1/jobs/{id} until `until(job)` holds (default: the job ended); fails after
+ * `timeoutMs`. A 503 (a restarting scheduler) is asked again, as a client would.
+ */
 export async function waitJob(c: Client, jobId: string, until: (job: any) => boolean = (j) => ENDED.includes(j.status), timeoutMs = 240_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await c.get(`/v1/jobs/${jobId}`);
+    if (r.status === 503 && Date.now() < deadline) {
+      await new Promise((res) => setTimeout(res, 250));
+      continue;
+    }
     if (r.status !== 200) throw new Error(`GET /v1/jobs/${jobId} answered ${r.status}: ${JSON.stringify(r.body)}`);
     if (until(r.body)) return r.body;
     if (Date.now() > deadline) throw new Error(`job ${jobId} did not get there in time; last seen ${JSON.stringify(r.body).slice(0, 600)}`);
