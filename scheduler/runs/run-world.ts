@@ -74,9 +74,21 @@ export class RunWorld {
       profile: { ...profile, label },
       options: {
         default_stress: this.run.config.default_stress,
-        max_episode_cost_usd: this.run.config.max_episode_cost_usd,
+        max_episode_cost_usd: await this.#episodeCap(),
         external_turn_timeout_ms: this.#deps.config.externalTurnTimeoutMs,
       },
     };
+  }
+
+  /**
+   * What one episode may spend: `max_episode_cost_usd`, and with a run budget no more than
+   * the run has left, so an episode ends (`budget`) rather than overshoot the run's budget.
+   */
+  async #episodeCap(): Promise<number | null> {
+    const { budget_usd, max_episode_cost_usd } = this.run.config;
+    if (budget_usd === null) return max_episode_cost_usd;
+    const fresh = await this.#deps.adapters.store.get<RunDoc>(C.runs, this.run._id);
+    const left = Math.max(0, budget_usd - (fresh?.spent_usd ?? 0));
+    return max_episode_cost_usd === null ? left : Math.min(max_episode_cost_usd, left);
   }
 }
