@@ -90,7 +90,7 @@ export function summaryTable(summary: any): string {
   if (rows.length === 0) return 'No profile results yet.\n';
   const names: string[] = [];
   for (const [, entry] of rows) {
-    for (const [k, v] of Object.entries(entry ?? {})) if ((v === null || typeof v !== 'object') && !names.includes(k)) names.push(k);
+    for (const [k, v] of Object.entries(entry ?? {})) if ((v === null || typeof v !== 'object') && k !== 'profile_id' && !names.includes(k)) names.push(k);
   }
   return table(rows, [['profile', ([p]) => p], ...names.map((n) => [n, ([, e]: [string, Record<string, unknown>]) => e?.[n]] as [string, (r: [string, Record<string, unknown>]) => unknown])]);
 }
