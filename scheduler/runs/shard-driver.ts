@@ -1,5 +1,6 @@
 import { C } from '../../core/collections.js';
 import { ServiceError, toServiceError } from '../../core/errors.js';
+import { unary } from '../../core/grpc.js';
 import { nowIso } from '../../core/ids.js';
 import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/episode-work.js';
 import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
@@ -17,6 +18,8 @@ const NO_WORKER_FAIL_MS = 120_000;
 /** How often running episodes' workers are checked for lost heartbeats. */
 const WORKER_CHECK_MS = 1_000;
 const TICK_MS = 500;
+/** Pause before asking a reachable worker again about an episode whose call broke. */
+const REATTACH_DELAY_MS = 250;
 
 interface InFlight {
   ep: RunEpisodeDoc;
@@ -117,14 +120,15 @@ export class ShardDriver {
     }
   }
 
-  /** Re-attaches to an attempt that was running when this shard (re)started. */
-  #attach(ep: RunEpisodeDoc): void {
-    this.#call(ep, { ep, workerId: ep.worker_id ?? '', address: ep.worker_address ?? '' }, EPISODE_WORK.await);
+  /** Re-attaches to an attempt that is running on its worker (after a restart, or a broken call), after `delayMs`. */
+  #attach(ep: RunEpisodeDoc, delayMs = 0): void {
+    this.#call(ep, { ep, workerId: ep.worker_id ?? '', address: ep.worker_address ?? '' }, EPISODE_WORK.await, delayMs);
   }
 
-  #call(ep: RunEpisodeDoc, flight: InFlight, kind: string): void {
+  #call(ep: RunEpisodeDoc, flight: InFlight, kind: string, delayMs = 0): void {
     this.#inflight.set(ep._id, flight);
     const run = async (): Promise<EpisodeOutcome> => {
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs).unref());
       const payload = kind === EPISODE_WORK.run ? await this.#rw.payload(ep, this.#needsArchive.has(ep._id)) : { episode_id: ep._id };
       return (await this.#ctx.deps.workers.execute(flight.address, kind, payload, EPISODE_CALL_MS)) as EpisodeOutcome;
     };
@@ -183,11 +187,27 @@ export class ShardDriver {
       await failAndRequeue(this.#ctx.deps, this.#rw, ep, `world-worker ${flight.workerId} could not run it: ${err.message}`, false);
       return;
     }
-    const live = (await this.#placement.live()).some((w) => w.id === flight.workerId);
-    if (live && !reached) return this.#attach(ep);
+    // the call broke: a worker that still answers pings is asked again shortly (re-attach)
+    if (!reached && (await this.#reachable(flight.address))) return this.#attach(ep, REATTACH_DELAY_MS);
     const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
     if (recorded) return this.#ended(ep, recorded);
-    await this.#lost(ep, live ? `world-worker ${flight.workerId} no longer holds it` : `world-worker ${flight.workerId} was lost`);
+    await this.#lost(ep, reached ? `world-worker ${flight.workerId} no longer holds it` : `world-worker ${flight.workerId} stopped answering`);
+  }
+
+  /** Whether a worker answers a ping (asked twice, half a second apart, before giving up on it). */
+  async #reachable(address: string): Promise<boolean> {
+    if (!address) return false;
+    const c = this.#ctx.deps.workers.client(address);
+    for (let i = 0; i < 2; i++) {
+      if (i > 0) await this.#ctx.sleep(500);
+      try {
+        await unary<object, unknown>(c.Ping, c, {}, 1_000);
+        return true;
+      } catch {
+        // not answering (yet)
+      }
+    }
+    return false;
   }
 
   async #lost(ep: RunEpisodeDoc, why: string): Promise<void> {

@@ -1,0 +1,104 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+/** Pids of processes whose environment names `dir` (the sandboxes a killed worker left behind). */
+function processesUsing(dir: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(dir)) out.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
+}
+
+/**
+ * Worker loss (docs/runs.md): a second world-worker runs as its own process next to the
+ * test service's scheduler; it is killed with SIGKILL while it hosts episodes of a run.
+ * Its episodes end with environment_error, each is re-queued as a new attempt on the
+ * surviving worker, and the run finishes with every planned episode accounted for.
+ */
+describe('worker loss mid-run', function () {
+  this.timeout(600_000);
+  let t: TestService;
+  let cw: CatalogWorkspace;
+  let worker: ChildProcess | null = null;
+  const workerId = `doomed-${process.pid}`;
+
+  before(async () => {
+    // the embedded worker takes one episode at a time, so most land on the second worker
+    t = await startTestService({ WORKER_CAPACITY: '1' });
+    cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
+    worker = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
+      env: { ...process.env, SCHEDULER_ADDR: t.svc.scheduler.address, SERVICE_DATA_DIR: t.dataDir, WORKER_ID: workerId, WORKER_CAPACITY: '6', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    worker.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[worker] ${d}`));
+    for (let i = 0; i < 300; i++) {
+      if ((await t.svc.scheduler.deps.workers.live()).some((w) => w.id === workerId)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the second world-worker did not register');
+  });
+
+  after(async () => {
+    if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
+    // its sandboxes outlive a SIGKILL (their own process groups): end exactly those
+    for (const pid of processesUsing(t.dataDir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await t?.close();
+  });
+
+  it('fails over the killed worker’s episodes as new attempts, and the run finishes with every episode accounted for', async () => {
+    const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
+    const started = await evaluate(cw.admin, { world_version_id: cw.worlds.get('shop-support')!, profile_ids: [reference.id], repeats: 3 });
+    expect(started.episodes).to.equal(18);
+    // kill it while it hosts episodes
+    for (let i = 0; ; i++) {
+      const hosted = (await runEpisodes(cw.admin, started.run_id)).filter((e) => e.worker_id === workerId && e.status === 'running');
+      if (hosted.length >= 2) break;
+      if (i > 600) throw new Error('no episode was placed on the second worker');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    worker!.kill('SIGKILL');
+
+    const run = await waitRun(cw.admin, started.run_id);
+    expect(run.status, run.error).to.equal('finished');
+    const items = await runEpisodes(cw.admin, started.run_id);
+    const lost = items.filter((e) => e.worker_id === workerId && e.termination === 'environment_error');
+    expect(lost.length).to.be.at.least(2);
+    for (const e of lost) {
+      expect(e).to.include({ status: 'failed', termination: 'environment_error', reward: null, attempt: 1 });
+      expect(e.environment_error).to.match(new RegExp(workerId));
+      expect(e.oracle.environment_error).to.equal(e.environment_error);
+      const again = items.find((x) => x.replaces === e.id);
+      expect(again, `re-queued attempt of ${e.id}`).to.include({ status: 'finished', attempt: 2, scenario: e.scenario, repeat: e.repeat, replaces: e.id });
+      expect(again.worker_id).to.not.equal(workerId);
+      expect(e.replaced_by).to.equal(again.id);
+      const record = (await cw.admin.get(`/v1/episodes/${e.id}`)).body;
+      expect(record).to.include({ status: 'failed', termination: 'environment_error' });
+      expect(record.oracle.environment_error).to.be.a('string');
+    }
+    // nothing lost: every planned episode has exactly one attempt that stands, and it finished
+    const standing = items.filter((e) => e.replaced_by === null);
+    expect(standing).to.have.length(18);
+    expect(standing.every((e) => e.status === 'finished')).to.equal(true);
+    expect(items).to.have.length(18 + lost.length);
+    const s = run.summary.profiles['reference@v1'];
+    expect(s).to.include({ episodes: 18, scored: 18, pending: 0 });
+    expect(s.environment_errors).to.equal(lost.length);
+    expect(s.mean_reward).to.be.at.least(0.95);
+    expect(run.summary.episodes).to.include({ planned: 18, attempts: 18 + lost.length, failed: lost.length, finished: 18 });
+  });
+});
