@@ -157,7 +157,7 @@ export const EVENT_TYPES = {
   'episode.finished': {
     summary: 'An episode ended and its checks ran.',
     stream: 'run',
-    emittedBy: 'episode actor (world-worker)',
+    emittedBy: 'episode actor (world-worker); the scheduler for an episode whose worker was lost or whose world never started',
     fields: {
       status: str('the final episode status', req),
       termination: str('why it ended: `completed`, `turn_limit`, `budget`, `external_timeout`, `environment_error`, `stopped` or `customer_gave_up`', req),

@@ -48,12 +48,17 @@ export class Placement {
     return s.live.workers;
   }
 
-  /** The live worker with the most free capacity, or null when every one is full. Reserves one place on it. */
-  async reserve(): Promise<WorkerRecord | null> {
+  /**
+   * The live worker with the most free capacity, with one place on it reserved; `full` when
+   * every live worker is full, `none` when no worker is live at all.
+   */
+  async reserve(): Promise<WorkerRecord | 'full' | 'none'> {
     const now = Date.now();
     let best: WorkerRecord | null = null;
     let bestFree = 0;
-    for (const w of await this.live()) {
+    const live = await this.live();
+    if (live.length === 0) return 'none';
+    for (const w of live) {
       if ((this.#state.fullUntil.get(w.id) ?? 0) > now) continue;
       const free = w.capacity - Math.max(w.active, this.#state.placed.get(w.id) ?? 0);
       if (free > bestFree) {
@@ -61,7 +66,8 @@ export class Placement {
         bestFree = free;
       }
     }
-    if (best) this.#state.placed.set(best.id, (this.#state.placed.get(best.id) ?? 0) + 1);
+    if (!best) return 'full';
+    this.#state.placed.set(best.id, (this.#state.placed.get(best.id) ?? 0) + 1);
     return best;
   }
 

@@ -13,7 +13,7 @@ import type { RunEpisodeDoc } from './types.js';
 
 /** Deadline of one `episode.run` call: longer than any episode; a call that reaches it re-attaches. */
 const EPISODE_CALL_MS = 7 * 24 * 3600_000;
-/** How long a shard with work waits for a world-worker with room before it fails. */
+/** How long a shard with work waits for any live world-worker before it fails (full workers are waited for without end). */
 const NO_WORKER_FAIL_MS = 120_000;
 /** How often running episodes' workers are checked for lost heartbeats. */
 const WORKER_CHECK_MS = 1_000;
@@ -97,10 +97,15 @@ export class ShardDriver {
   async #place(): Promise<void> {
     while (this.#pending.length > 0) {
       const worker = await this.#placement.reserve();
-      if (!worker) {
+      if (worker === 'full') {
+        // busy, not broken: other episodes end and free their places
+        this.#noWorkerSince = null;
+        return;
+      }
+      if (worker === 'none') {
         this.#noWorkerSince ??= Date.now();
         if (Date.now() - this.#noWorkerSince > NO_WORKER_FAIL_MS && this.#inflight.size === 0) {
-          throw new ServiceError('unavailable', `no world-worker had room for an episode for ${NO_WORKER_FAIL_MS / 1000} s; start a worker (crucible worker) or check the running ones`);
+          throw new ServiceError('unavailable', `no world-worker was live for ${NO_WORKER_FAIL_MS / 1000} s while episodes waited; start a worker (crucible worker) or check the running ones`);
         }
         return;
       }
