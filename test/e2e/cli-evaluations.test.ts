@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { cli } from '../support/cli-process.js';
+import { catalogWorkspace, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+describe('cli: evaluations, runs, episodes and compare against a running server', function () {
+  this.timeout(600_000);
+  let t: TestService;
+  let cw: CatalogWorkspace;
+  let env: Record<string, string>;
+  let wv: string;
+  let runId: string;
+
+  const json = async (args: string[]) => {
+    const r = await cli([...args, '--json'], env);
+    expect(r.code, `crucible ${args.join(' ')}: ${r.stderr}`).to.equal(0);
+    return JSON.parse(r.stdout);
+  };
+
+  before(async () => {
+    t = await startTestService();
+    cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
+    wv = cw.worlds.get('shop-support')!;
+    env = { SERVICE_URL: t.url, SERVICE_API_KEY: await t.key(cw.ws.projectId, ['write', 'evaluator']), HOME: t.dataDir };
+  });
+  after(async () => t?.close());
+
+  it('eval start follows the run with progress on standard error and ends with the summary table', async () => {
+    const profile = await json(['profiles', 'create', '--name', 'reference', '--model', 'builtin:reference']);
+    const r = await cli(['eval', 'start', '--world-version', wv, '--profile', profile.id, '--split', 'dev', '--repeats', '1', '--no-stress'], env);
+    expect(r.code, r.stderr).to.equal(0);
+    runId = /^Run (run_\w+): (\d+) episodes in (\d+) shards\.$/m.exec(r.stdout)![1]!;
+    const episodes = await runEpisodes(cw.admin, runId);
+    expect(r.stdout).to.contain(`Run ${runId}: finished`);
+    expect(r.stdout).to.match(/^profile\s+episodes\s+.*mean_reward/m);
+    expect(r.stdout).to.match(new RegExp(`^reference@v1\\s+${episodes.length}\\s`, 'm'));
+    expect(r.stderr).to.contain(`[${episodes.length}/${episodes.length} episodes] run finished`);
+    for (const e of episodes) expect(r.stderr).to.contain(`episode ${e.id} ${e.termination}`);
+  });
+
+  it('runs list, status, episodes, events; episodes get; compare', async () => {
+    expect((await json(['runs', 'list'])).map((x: any) => x.run_id)).to.include(runId);
+    const status = await json(['runs', 'status', runId]);
+    expect(status.status).to.equal('finished');
+    expect(status.summary.profiles).to.have.key('reference@v1');
+
+    const table = await cli(['runs', 'episodes', runId], env);
+    const episodes = await runEpisodes(cw.admin, runId);
+    for (const e of episodes) expect(table.stdout).to.match(new RegExp(`${e.id}\\s+reference@v1\\s+\\S+\\s+dev\\s+finished`));
+    const record = await json(['episodes', 'get', episodes[0].id]);
+    expect(record).to.include.keys('status', 'termination', 'reward', 'oracle', 'actions', 'messages');
+
+    const events = (await cli(['runs', 'events', runId, '--json'], env)).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events.at(-1).type).to.equal('stream.end');
+    expect(events.filter((e) => e.type === 'episode.finished')).to.have.length(episodes.length);
+
+    const compared = await cli(['compare', runId], env);
+    expect(compared.code, compared.stderr).to.equal(0);
+    expect(compared.stdout).to.contain(`World version ${wv}`);
+    expect(compared.stdout).to.match(/^reference@v1\s+/m);
+  });
+
+  it('an external turn is read and acted on from the terminal; runs stop cancels the run', async () => {
+    const profile = await json(['profiles', 'create', '--name', 'by-hand', '--driver', 'external']);
+    const started = await json(['eval', 'start', '--world-version', wv, '--profile', profile.id, '--split', 'dev', '--repeats', '1', '--no-follow']);
+    expect(started).to.include.keys('run_id', 'job_id', 'episodes', 'shards');
+    const ep = (await runEpisodes(cw.admin, started.run_id))[0].id;
+    let turn = await cli(['episodes', 'observation', ep], env);
+    for (let i = 0; i < 60 && !turn.stdout.startsWith('Turn of'); i++) turn = await cli(['episodes', 'observation', ep], env);
+    expect(turn.stdout).to.match(/^Turn of frontline \(request version 1\):/);
+    expect(turn.stdout).to.match(/Tools: .*reply_to_customer/);
+    const acted = await json(['episodes', 'act', ep, '--actor', 'frontline', '--tool', 'reply_to_customer', '--args', '{"text":"Which e-mail address is on your account?"}', '--key', 'cli-act-key-1']);
+    expect(acted).to.include({ status: 'done', idempotency_key: 'cli-act-key-1', duplicate: false });
+    expect(acted.result.content).to.equal('delivered to the customer');
+    const refused = await cli(['episodes', 'act', ep, '--actor', 'frontline', '--tool', 'wait', '--key', 'cli-act-key-1'], env);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.equal('error: idempotency key already used for a different action (HTTP 409)\n');
+
+    const stop = await cli(['runs', 'stop', started.run_id], env);
+    expect(stop.code, stop.stderr).to.equal(0);
+    expect((await waitRun(cw.admin, started.run_id)).status).to.equal('cancelled');
+  });
+});
