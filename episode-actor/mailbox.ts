@@ -5,22 +5,16 @@
  */
 export class Mailbox {
   #tail: Promise<unknown> = Promise.resolve();
-  #depth = 0;
 
   /** Queues `handler`; resolves or rejects with its outcome once it ran. */
   post<T>(handler: () => Promise<T>): Promise<T> {
-    this.#depth++;
     const run = this.#tail.then(() => handler());
+    // the chain itself never rejects: one message's failure is only its own
     this.#tail = run.then(
-      () => this.#depth--,
-      () => this.#depth--,
+      () => undefined,
+      () => undefined,
     );
     return run;
-  }
-
-  /** Messages queued or running. */
-  get depth(): number {
-    return this.#depth;
   }
 
   idle(): Promise<void> {

@@ -92,4 +92,3 @@ export function migrateState(raw: EpisodeState): EpisodeState {
   throw new ServiceError('internal', `episode ${raw.episode_id} was saved with state schema ${String(version)}; this server reads ${EPISODE_SCHEMA_VERSION}`, { expose: true });
 }
 
-export const isEnded = (st: EpisodeState): boolean => st.status !== 'running';
