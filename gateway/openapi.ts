@@ -34,7 +34,8 @@ export function accessOf(op: ApiOperation): AccessRule {
 /** An initialised openapi-backend over the document: routing and request validation. */
 export async function createApiBackend(): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
-    definition: loadOpenApiDocument(),
+    // openapi-backend dereferences the document in place; /openapi.json must serve it as written.
+    definition: structuredClone(loadOpenApiDocument()),
     validate: true,
     ...OPENAPI_BACKEND_OPTIONS,
   });
