@@ -108,11 +108,14 @@ export class JobEngine implements RunHost {
   kick(id: string): void {
     if (this.#closing || this.#active.has(id)) return;
     const p = this.#hold(id)
-      .catch((err: unknown) => this.deps.logger.error({ err, job: id }, 'job run crashed'))
-      .finally(() => {
+      .catch((err: unknown) => {
+        this.deps.logger.error({ err, job: id }, 'job run crashed');
+        return false;
+      })
+      .then((ran) => {
         this.#active.delete(id);
         // a resume or retry may have queued it again while this run was winding down
-        if (!this.#closing) void this.#requeueCheck(id);
+        if (ran && !this.#closing) void this.#requeueCheck(id);
       });
     this.#active.set(id, p);
   }
@@ -140,10 +143,11 @@ export class JobEngine implements RunHost {
     await Promise.race([all, new Promise((r) => setTimeout(r, graceMs).unref())]);
   }
 
-  async #hold(id: string): Promise<void> {
+  /** Runs the job if its lease is free and it is runnable; true when it was driven here. */
+  async #hold(id: string): Promise<boolean> {
     const key = `job:${id}`;
     const { leases, store } = this.deps.adapters;
-    if (!(await leases.acquire(key, this.owner, this.#leaseTtlMs))) return;
+    if (!(await leases.acquire(key, this.owner, this.#leaseTtlMs))) return false;
     let run: JobRun | null = null;
     const renew = setInterval(() => {
       leases.renew(key, this.owner, this.#leaseTtlMs).then(
@@ -156,13 +160,14 @@ export class JobEngine implements RunHost {
     renew.unref();
     try {
       const job = await store.get<JobDoc>(C.jobs, id);
-      if (!job || (job.status !== 'queued' && job.status !== 'running')) return;
+      if (!job || (job.status !== 'queued' && job.status !== 'running')) return false;
       const kind = this.#kinds.get(job.kind);
-      if (!kind) return;
+      if (!kind) return false;
       const started = await this.#claim(kind, job);
-      if (!started) return;
+      if (!started) return false;
       run = new JobRun(this, kind, started);
       await run.drive();
+      return true;
     } finally {
       clearInterval(renew);
       await leases.release(key, this.owner).catch(() => false);

@@ -63,11 +63,11 @@ export const worldHandlers: HandlerTable = {
   validate_world_version: validateWorldVersion,
 
   async approve_scenario(ctx, deps) {
-    return ok(await decide(ctx.params.sc_id ?? '', requirePrincipal(ctx).projectId, 'approve', deps.adapters.store));
+    return ok(await decide(param(ctx, 'sc_id'), requirePrincipal(ctx).projectId, 'approve', deps.adapters.store));
   },
 
   async reject_scenario(ctx, deps) {
-    return ok(await decide(ctx.params.sc_id ?? '', requirePrincipal(ctx).projectId, 'reject', deps.adapters.store));
+    return ok(await decide(param(ctx, 'sc_id'), requirePrincipal(ctx).projectId, 'reject', deps.adapters.store));
   },
 };
 
