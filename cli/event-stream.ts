@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
-import { refusal, type ApiClient } from './api-client.js';
+import type { ApiClient } from './api-client.js';
+import { refusal } from './api-error.js';
 
 /** One event of a job or run stream (spec section 6), as the API sends it. */
 export interface StreamEvent {

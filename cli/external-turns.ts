@@ -1,4 +1,4 @@
-import { seg, type ApiClient } from '../cli/api-client.js';
+import { seg, type ApiClient } from './api-client.js';
 
 /** Run statuses that end a run (spec section 3). */
 export const RUN_ENDED = ['finished', 'failed', 'cancelled'];

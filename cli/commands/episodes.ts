@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { seg } from '../api-client.js';
-import { waitForResult } from '../../mcp/actions.js';
+import { waitForResult } from '../external-turns.js';
 import { api, common, fields, num, run, show, type CommonOptions } from './output.js';
 
 /** Parses a JSON object option. */
