@@ -48,7 +48,7 @@ export async function inspectArchive(bytes: Buffer, limits: ArchiveLimits = {}):
   const tops = new Set<string>();
   let entries = 0;
   let unpackedBytes = 0;
-  let problem: ServiceError | null = null;
+  let problem = null as ServiceError | null;
 
   const check = (entry: ReadEntry): void => {
     entries++;
@@ -82,18 +82,29 @@ export async function inspectArchive(bytes: Buffer, limits: ArchiveLimits = {}):
   };
 
   await new Promise<void>((resolve, reject) => {
-    const parser = new Parser({
+    const parser: Parser = new Parser({
       strict: true,
       onReadEntry: (entry: ReadEntry) => {
-        try {
-          if (!problem) check(entry);
-        } catch (err) {
-          problem ??= err as ServiceError;
+        if (!problem) {
+          try {
+            check(entry);
+          } catch (err) {
+            // stop reading at the first refusal: the rest may be an archive bomb
+            problem = err as ServiceError;
+            parser.abort(problem);
+            return;
+          }
         }
         entry.resume();
       },
     });
-    parser.on('error', (err: Error) => reject(new ServiceError('bad_request', `the file is gzip but not a readable tar archive: ${err.message}`, { cause: err })));
+    const fail = (err: Error) => {
+      if (problem) return reject(problem);
+      if (/decompression ratio/.test(err.message)) return reject(refuse(`the archive unpacks to far more than it weighs (${err.message})`));
+      reject(new ServiceError('bad_request', `the file is gzip but not a readable tar archive: ${err.message}`, { cause: err }));
+    };
+    parser.on('error', fail);
+    parser.on('abort', fail);
     parser.on('end', () => resolve());
     parser.end(bytes);
   });
