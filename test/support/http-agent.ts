@@ -52,8 +52,8 @@ export class AgentClient {
     return this.call('GET', `/v1/episodes/${episodeId}/observation`);
   }
 
-  /** Polls the observation until a turn waits or the episode is no longer running. */
-  async nextTurn(episodeId: string, timeoutMs = 60_000): Promise<{ status: string; turn: Turn | null }> {
+  /** Polls the observation (every `pollMs`) until a turn waits or the episode is no longer running. */
+  async nextTurn(episodeId: string, timeoutMs = 60_000, pollMs = 25): Promise<{ status: string; turn: Turn | null }> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const r = await this.observation(episodeId);
@@ -61,7 +61,7 @@ export class AgentClient {
       if (r.body.awaiting_action) return { status: r.body.episode_status, turn: r.body.turn.data };
       if (r.body.episode_status !== 'running' && r.body.episode_status !== 'queued') return { status: r.body.episode_status, turn: null };
       if (Date.now() > deadline) throw new Error(`no turn of episode ${episodeId} in time`);
-      await new Promise((res) => setTimeout(res, 25));
+      await new Promise((res) => setTimeout(res, pollMs));
     }
   }
 

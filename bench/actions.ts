@@ -1,0 +1,159 @@
+/**
+ * External-action benchmark: N concurrent external episodes of the shop-support world, each
+ * played by an HTTP agent (bench/actions-agents.ts, in a worker thread) that reads its turn,
+ * sends an application read (`list_orders`) and polls the result by key.
+ *
+ *   node --import tsx bench/actions.ts [--episodes 200] [--actions 10] [--think-ms 1000] [--poll-ms 50] [--write]
+ *
+ * Reported per phase: actions/s; POST -> 202 (client); accepted -> done on the server (the
+ * `created_at` of the action's `action.accepted` and `action.succeeded` events: the result
+ * is saved and readable by key when the latter is written). Agents read their next turn by
+ * polling the observation every --poll-ms. Phases: agents pacing like a model-backed agent (think time uniform in
+ * 0.5x..1.5x --think-ms between actions), and agents acting as fast as they can.
+ * Baseline in the same run: the same agents' POSTs against a bare Express handler answering
+ * 202 (bench/support/bare-actions.mjs, own process), same concurrency and pacing.
+ * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { events } from '../test/support/builds.js';
+import { catalogWorkspace, evaluate, makeProfile, runEpisodes } from '../test/support/runs.js';
+import { startTestService } from '../test/support/service.js';
+
+const { values } = parseArgs({
+  options: {
+    episodes: { type: 'string', default: '200' },
+    actions: { type: 'string', default: '10' },
+    'think-ms': { type: 'string', default: '1000' },
+    'poll-ms': { type: 'string', default: '50' },
+    write: { type: 'boolean', default: false },
+  },
+});
+const EPISODES = Number(values.episodes);
+const ACTIONS = Number(values.actions);
+const THINK_MS = Number(values['think-ms']);
+const POLL_MS = Number(values['poll-ms']);
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+
+interface Phase {
+  samples: Array<{ key: string; accepted_ms: number }>;
+  wall_ms: number;
+}
+
+/** Runs one phase of agents in a worker thread and returns their samples. */
+async function agents(job: Record<string, unknown>, onReady?: () => void): Promise<Phase> {
+  const entry = new URL('./actions-agents.ts', import.meta.url).href;
+  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
+  const worker = new Worker(boot, { eval: true, workerData: job });
+  return new Promise((resolve, reject) => {
+    worker.on('message', (m: { ready?: boolean } & Partial<Phase>) => {
+      if (m.ready) {
+        onReady?.();
+        worker.postMessage({ go: true });
+      } else {
+        void worker.terminate();
+        resolve(m as Phase);
+      }
+    });
+    worker.on('error', reject);
+  });
+}
+
+function launchBare(): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [new URL('./support/bare-actions.mjs', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout!.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(d.toString());
+      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}/v1/episodes/ep_bare/actions` });
+    });
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+}
+
+const t = await startTestService({ WORKER_CAPACITY: String(EPISODES + 8), SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000' });
+const rows: string[] = [];
+let liveStart = 0;
+try {
+  const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 3 });
+  const wv = cw.worlds.get('shop-support')!;
+  const scenario = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body[0];
+  const profileCount = Math.ceil(EPISODES / 20);
+  const profiles = [];
+  for (let i = 0; i < profileCount; i++) profiles.push((await makeProfile(cw.admin, { name: `agent-${i}`, driver: 'external', max_turns_per_actor: 10_000 })).id);
+  const t0 = performance.now();
+  const run = await evaluate(cw.admin, { world_version_id: wv, profile_ids: profiles, scenario_ids: [scenario.id], repeats: Math.ceil(EPISODES / profileCount), default_stress: false });
+  const episodes = (await runEpisodes(cw.admin, run.run_id)).map((e) => e.id).slice(0, EPISODES);
+  const key = await t.key(cw.ws.projectId, ['agent']);
+  const url = t.url;
+
+  const serverLatency = async (phase: Phase): Promise<number[]> => {
+    const keys = new Set(phase.samples.map((s) => s.key));
+    const at = new Map<string, { accepted?: number; done?: number }>();
+    for (const e of await events(cw.admin, run.run_id)) {
+      const k = e.data?.idempotency_key;
+      if (!k || !keys.has(k)) continue;
+      const entry = at.get(k) ?? {};
+      if (e.type === 'action.accepted') entry.accepted = Date.parse(e.created_at);
+      if (e.type === 'action.succeeded' || e.type === 'action.failed') entry.done = Date.parse(e.created_at);
+      at.set(k, entry);
+    }
+    return [...at.values()].filter((x) => x.accepted !== undefined && x.done !== undefined).map((x) => x.done! - x.accepted!);
+  };
+  const row = async (label: string, phase: Phase, server: boolean) => {
+    const done = server ? await serverLatency(phase) : [];
+    const n = phase.samples.length;
+    const f = (xs: number[]) => (xs.length === 0 ? '-' : `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} ms`);
+    rows.push(`| ${label} | ${n} | ${(n / (phase.wall_ms / 1000)).toFixed(0)}/s | ${f(phase.samples.map((s) => s.accepted_ms))} | ${f(done)} |`);
+  };
+
+  const paced = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: THINK_MS, pollMs: POLL_MS, tool: 'list_orders' }, () => (liveStart = performance.now() - t0));
+  await row(`${episodes.length} episodes, agents pacing (${THINK_MS} ms think)`, paced, true);
+  const flat = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: 0, pollMs: POLL_MS, tool: 'list_orders' });
+  await row(`${episodes.length} episodes, agents acting back to back`, flat, true);
+  const bare = await launchBare();
+  try {
+    const base = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: THINK_MS, pollMs: POLL_MS, tool: 'list_orders', bareUrl: bare.url });
+    await row(`baseline: bare Express 202, ${episodes.length} clients pacing (${THINK_MS} ms)`, base, false);
+    const baseFlat = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: 0, pollMs: POLL_MS, tool: 'list_orders', bareUrl: bare.url });
+    await row(`baseline: bare Express 202, ${episodes.length} clients back to back`, baseFlat, false);
+  } finally {
+    bare.child.kill();
+  }
+  await cw.admin.post(`/v1/runs/${run.run_id}/commands`, { command: 'stop' });
+} finally {
+  await t.close();
+}
+
+const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
+const section = [
+  '<!-- bench:actions start -->',
+  '## External actions (bench/actions.ts)',
+  '',
+  `\`node --import tsx bench/actions.ts --episodes ${EPISODES} --actions ${ACTIONS} --think-ms ${THINK_MS}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+  `Embedded service (SQLite, in-process bus, one world-worker with capacity ${EPISODES + 8}, one child-process sandbox per episode); ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation every ${POLL_MS} ms. Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
+  '',
+  '| phase | actions | actions/s | POST -> 202 p50 / p99 | accepted -> done (server) p50 / p99 |',
+  '|---|---|---|---|---|',
+  ...rows,
+  '',
+  'accepted -> done covers the tool proxy, the HTTP call to the episode\'s sandbox, the saved result and the next turn offered; POST -> 202 covers gateway (key, access, validation), scheduler (episode look-up), worker (actor rules, action saved `pending`, `action.accepted` stored) and back. The bare rows are the same HTTP round trip with nothing behind it.',
+  '<!-- bench:actions end -->',
+].join('\n');
+console.log(section);
+
+if (values.write) {
+  const file = new URL('../BENCHMARKS.md', import.meta.url);
+  const header = `# Benchmarks\n\nMeasured figures and the commands that produced them. Machine: ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, shared with other work while measuring.\n`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : header;
+  const marked = /<!-- bench:actions start -->[\s\S]*?<!-- bench:actions end -->/;
+  text = marked.test(text) ? text.replace(marked, section) : `${text.trimEnd()}\n\n${section}\n`;
+  writeFileSync(file, text);
+}
+process.exit(0);

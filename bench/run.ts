@@ -1,0 +1,287 @@
+/**
+ * Run benchmark: how fast the service runs episodes with the built-in models, what the
+ * episode harness costs per turn, and how much memory a live episode holds.
+ *
+ *   node --import tsx bench/run.ts [--repeats 5] [--capacity 20] [--live 20] [--write]
+ *
+ * 1. Episodes/s: an embedded service (one world-worker, WORKER_CAPACITY = --capacity) runs
+ *    builtin:reference and builtin:naive over the 6 scenarios of a shop-support build,
+ *    --repeats times: POST /v1/evaluations -> run finished, sandbox starts included.
+ * 2. Per-turn overhead: the same 6 scenarios played in this process by the episode actor
+ *    with builtin:reference, on a fresh sandbox each, the application client and the policy
+ *    wrapped in timers. Harness per turn = (episode time - time in application calls - time
+ *    in the policy) / turns: the actor's own logic, its saves and its events. Two harness
+ *    rows: with the service's persistence and event log (SQLite file, in-process bus) and
+ *    with in-memory persistence and no event sink. Baseline in the same run: a bare loop of
+ *    the same scenarios' reference plans straight against the application
+ *    (replayReferencePlan), per application call.
+ * 3. Memory per live episode: --live (at most 20) external episodes waiting for their agents in the
+ *    service of step 1; the service process's RSS and heap growth, and the sandboxes' RSS.
+ * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { entryDir, readCatalogIndex } from '../catalog/index.js';
+import { MemoryBus, SqliteStore } from '../core/adapters/index.js';
+import { EventLog } from '../core/event-log.js';
+import { EpisodeActor, MemoryEpisodePersistence, StoreEpisodePersistence, createReferenceAgent, eventLogEmitter, profileWithDefaults, type AgentPolicy, type EpisodeEvents, type EpisodePersistence } from '../episode-actor/index.js';
+import { ApplicationClient, expandScenarios, loadApplicationSource, replayReferencePlan, type ToolCaller } from '../world-worker/compiler/index.js';
+import { ChildProcessSandboxes } from '../world-worker/sandboxes/index.js';
+import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun } from '../test/support/runs.js';
+import { AgentClient } from '../test/support/http-agent.js';
+import { startTestService } from '../test/support/service.js';
+
+const { values } = parseArgs({
+  options: {
+    repeats: { type: 'string', default: '5' },
+    capacity: { type: 'string', default: '20' },
+    live: { type: 'string', default: '20' },
+    write: { type: 'boolean', default: false },
+  },
+});
+const REPEATS = Number(values.repeats);
+const CAPACITY = Number(values.capacity);
+const LIVE = Math.min(20, Number(values.live), CAPACITY);
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+/** Resident memory of the processes whose environment names `dir` (the service's sandboxes). */
+function sandboxRss(dir: string): { count: number; bytes: number } {
+  let count = 0;
+  let bytes = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/environ`, 'latin1').includes(dir)) continue;
+      const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1];
+      count++;
+      bytes += Number(kb ?? 0) * 1024;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { count, bytes };
+}
+
+// ---------------------------------------------------------------- 1 and 3: the service
+const t = await startTestService({ WORKER_CAPACITY: String(CAPACITY), SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000' });
+let throughput = '';
+let memory = '';
+try {
+  const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
+  const wv = cw.worlds.get('shop-support')!;
+  const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
+  const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });
+  const t0 = performance.now();
+  const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id, naive.id], repeats: REPEATS });
+  const run = await waitRun(cw.admin, started.run_id);
+  const wall = (performance.now() - t0) / 1000;
+  const items = await runEpisodes(cw.admin, started.run_id);
+  const turns = items.reduce((a, e) => a + e.turns, 0);
+  const busy = items.reduce((a, e) => a + (Date.parse(e.ended_at) - Date.parse(e.started_at)), 0);
+  throughput = [
+    `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY} | ${wall.toFixed(1)} s | ${(started.episodes / wall).toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${((busy / turns)).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
+  ].join('\n');
+
+  const beforeSandboxes = sandboxRss(t.dataDir);
+  global.gc?.();
+  const m0 = process.memoryUsage();
+  const ext = await makeProfile(cw.admin, { name: 'waiting', driver: 'external' });
+  const scenario = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body[0];
+  const liveRun = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [ext.id], scenario_ids: [scenario.id], repeats: LIVE, default_stress: false });
+  const agent = new AgentClient(t.url, await t.key(cw.ws.projectId, ['agent']));
+  await Promise.all((await runEpisodes(cw.admin, liveRun.run_id)).map((e) => agent.nextTurn(e.id, 300_000, 200)));
+  global.gc?.();
+  const m1 = process.memoryUsage();
+  const sandboxes = sandboxRss(t.dataDir);
+  const n = liveRun.episodes;
+  memory = [
+    `| service process RSS | ${mb((m1.rss - m0.rss) / n)} |`,
+    `| service process JS heap | ${mb((m1.heapUsed - m0.heapUsed) / n)} |`,
+    `| sandbox processes RSS (${sandboxes.count - beforeSandboxes.count} processes) | ${mb((sandboxes.bytes - beforeSandboxes.bytes) / n)} |`,
+  ].join('\n');
+  await cw.admin.post(`/v1/runs/${liveRun.run_id}/commands`, { command: 'stop' });
+  await waitRun(cw.admin, liveRun.run_id);
+} finally {
+  await t.close();
+}
+
+// ---------------------------------------------------------------- 2: per-turn overhead in process
+const source = await loadApplicationSource(entryDir((await readCatalogIndex()).find((e) => e.name === 'shop-support')!));
+const scenarios = expandScenarios(source.templates, 6, source.manifest.name);
+const world = { manifest: source.manifest, tools: source.tools, policies: source.policies, seed: source.seed };
+const sandboxes = new ChildProcessSandboxes();
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-run-'));
+
+interface Timed {
+  total: number;
+  app: number;
+  policy: number;
+  turns: number;
+  calls: number;
+  saves: number;
+  saveMs: number;
+  saveBytes: number;
+  events: number;
+  eventMs: number;
+}
+
+async function withWorld<T>(fn: (client: ApplicationClient) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(path.join(scratch, 'sbx-'));
+  const handle = await sandboxes.start(source.dir, source.manifest, dataDir);
+  try {
+    return await fn(new ApplicationClient({ tools: source.tools, baseUrls: handle.services }));
+  } finally {
+    await handle.stop();
+  }
+}
+
+/** Plays every scenario with the actor and sums where its time went. */
+async function harness(durable: boolean): Promise<Timed> {
+  const store = durable ? new SqliteStore(path.join(scratch, `bench-${Date.now()}.db`)) : null;
+  const log = store ? new EventLog(store, new MemoryBus()) : null;
+  const sum: Timed = { total: 0, app: 0, policy: 0, turns: 0, calls: 0, saves: 0, saveMs: 0, saveBytes: 0, events: 0, eventMs: 0 };
+  for (const [i, scenario] of scenarios.entries()) {
+    await withWorld(async (client) => {
+      const app: ToolCaller = {
+        tool: (name) => client.tool(name),
+        async call(name, args) {
+          const a = performance.now();
+          try {
+            return await client.call(name, args);
+          } finally {
+            sum.app += performance.now() - a;
+            sum.calls++;
+          }
+        },
+      };
+      const inner = createReferenceAgent();
+      const policy: AgentPolicy = {
+        model: inner.model,
+        async decide(input) {
+          const a = performance.now();
+          try {
+            return await inner.decide(input);
+          } finally {
+            sum.policy += performance.now() - a;
+          }
+        },
+      };
+      const episodeId = `ep_bench_${durable ? 'd' : 'm'}_${i}`;
+      if (store) await store.insert('episodes', { _id: episodeId, project_id: 'prj_bench', run_id: 'run_bench', status: 'queued' });
+      const sink: EpisodeEvents = log ? eventLogEmitter(log, { stream: 'run_bench', projectId: 'prj_bench', episodeId }) : { emit: async () => ({ event_id: 0 }) };
+      const events: EpisodeEvents = {
+        async emit(e) {
+          const a = performance.now();
+          try {
+            return await sink.emit(e);
+          } finally {
+            sum.events++;
+            sum.eventMs += performance.now() - a;
+          }
+        },
+      };
+      const saver = store ? new StoreEpisodePersistence(store) : new MemoryEpisodePersistence();
+      const persistence: EpisodePersistence = {
+        load: (id) => saver.load(id),
+        async save(state) {
+          const a = performance.now();
+          try {
+            await saver.save(state);
+          } finally {
+            sum.saves++;
+            sum.saveMs += performance.now() - a;
+            sum.saveBytes += JSON.stringify(state).length;
+          }
+        },
+      };
+      const actor = new EpisodeActor(
+        { episodeId, world, scenario, profile: profileWithDefaults({ driver: 'llm', model: 'builtin:reference' }), options: { default_stress: true, max_episode_cost_usd: null, external_turn_timeout_ms: 600_000 } },
+        { app, persistence, events, policy },
+      );
+      const a = performance.now();
+      await actor.start();
+      await actor.done;
+      sum.total += performance.now() - a;
+      sum.turns += actor.snapshot().actions.length;
+    });
+  }
+  await store?.close();
+  return sum;
+}
+
+/** The same scenarios' reference plans, straight against the application. */
+async function bareLoop(): Promise<{ total: number; calls: number }> {
+  let total = 0;
+  let calls = 0;
+  for (const scenario of scenarios) {
+    await withWorld(async (client) => {
+      const counting: ToolCaller = { tool: (n) => client.tool(n), call: (n, args) => (calls++, client.call(n, args)) };
+      const a = performance.now();
+      await replayReferencePlan(scenario, counting, { worldSeed: source.seed, customer: source.manifest.customer });
+      total += performance.now() - a;
+    });
+  }
+  return { total, calls };
+}
+
+await harness(true); // warm-up: JIT, SQLite, sandboxes
+const durable = await harness(true);
+const bare = await harness(false);
+const loop = await bareLoop();
+await sandboxes.stopAll();
+rmSync(scratch, { recursive: true, force: true });
+
+const perTurn = (x: Timed) => (x.total - x.app - x.policy) / x.turns;
+const overhead = [
+  `| actor with the service's persistence and event log (SQLite, in-process bus) | ${durable.turns} | ${ms(durable.total / durable.turns)} | ${ms(durable.app / durable.turns)} | ${ms(durable.policy / durable.turns)} | **${ms(perTurn(durable))}** |`,
+  `| actor with in-memory persistence, no event sink | ${bare.turns} | ${ms(bare.total / bare.turns)} | ${ms(bare.app / bare.turns)} | ${ms(bare.policy / bare.turns)} | ${ms(perTurn(bare))} |`,
+  `| baseline: bare loop of the reference plans against the application | ${loop.calls} calls | ${ms(loop.total / loop.calls)} per call | ${ms(loop.total / loop.calls)} | - | - |`,
+].join('\n');
+const breakdown =
+  `With the service's persistence, a turn made ${(durable.saves / durable.turns).toFixed(2)} saves of the episode state (${(durable.saveBytes / durable.saves / 1024).toFixed(1)} KB on average, ${ms(durable.saveMs / durable.saves)} each: ${ms(durable.saveMs / durable.turns)} per turn) ` +
+  `and ${(durable.events / durable.turns).toFixed(2)} event appends (${ms(durable.eventMs / durable.events)} each: ${ms(durable.eventMs / durable.turns)} per turn); the rest of the harness, ${ms(perTurn(durable) - durable.saveMs / durable.turns - durable.eventMs / durable.turns)} per turn, is the actor's own logic (turn offers, tool proxy, customer simulator, checks). ` +
+  `The harness's share of a turn: ${((perTurn(durable) / (durable.total / durable.turns)) * 100).toFixed(0)}% with durability, ${((perTurn(bare) / (bare.total / bare.turns)) * 100).toFixed(0)}% without; per application call, the actor's turn costs ${(durable.total / durable.turns / (loop.total / loop.calls)).toFixed(2)}x the bare loop's call.`;
+
+const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
+const section = [
+  '<!-- bench:run start -->',
+  '## Runs with built-in models (bench/run.ts)',
+  '',
+  `\`node --import tsx bench/run.ts --repeats ${REPEATS} --capacity ${CAPACITY} --live ${LIVE}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
+  '',
+  `Episodes/s: embedded service, builtin:reference and builtin:naive on the 6 scenarios of a shop-support build, ${REPEATS} repeats, default stress; POST /v1/evaluations -> run finished, each episode with its own sandbox (started and stopped) and its checks.`,
+  '',
+  '| run | wall | episodes/s | turns per episode | episode time per turn (sandbox start, seeding and checks included) | turns/s |',
+  '|---|---|---|---|---|---|',
+  throughput,
+  '',
+  'Per-turn overhead of the episode harness, builtin:reference on the same 6 scenarios in this process, timers around the application client and the policy (harness = episode time - application calls - policy):',
+  '',
+  '| episode actor | turns | time per turn | application per turn | policy per turn | harness per turn |',
+  '|---|---|---|---|---|---|',
+  overhead,
+  '',
+  breakdown,
+  '',
+  `Memory per live episode: ${LIVE} external episodes waiting for their agents in the service above (growth divided by the number of episodes):`,
+  '',
+  '| where | per live episode |',
+  '|---|---|',
+  memory,
+  '<!-- bench:run end -->',
+].join('\n');
+console.log(section);
+
+if (values.write) {
+  const file = new URL('../BENCHMARKS.md', import.meta.url);
+  const header = `# Benchmarks\n\nMeasured figures and the commands that produced them. Machine: ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, shared with other work while measuring.\n`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : header;
+  const marked = /<!-- bench:run start -->[\s\S]*?<!-- bench:run end -->/;
+  text = marked.test(text) ? text.replace(marked, section) : `${text.trimEnd()}\n\n${section}\n`;
+  writeFileSync(file, text);
+}
+process.exit(0);
