@@ -80,7 +80,7 @@ export class EpisodeHost {
   run(p: EpisodeRunPayload): Promise<EpisodeOutcome> {
     const existing = this.#live.get(p.episode_id);
     if (existing) return existing.outcome;
-    if (this.#closing) throw new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`);
+    if (this.#closing) throw new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`, { details: { shutting_down: true, not_started: true } });
     if (this.#live.size >= this.#opts.capacity) {
       throw new ServiceError('rate_limited', `world-worker ${this.#opts.workerId} already hosts ${this.#live.size} episodes, its capacity`, { details: { at_capacity: true } });
     }
@@ -106,13 +106,14 @@ export class EpisodeHost {
   }
 
   /**
-   * Refuses new episodes, answers every waiting `episode.run` with `unavailable` (the
-   * scheduler re-queues them elsewhere), stops the actors and their worlds.
+   * Refuses new episodes, answers every waiting `episode.run` with `unavailable`
+   * (`details.shutting_down`: the scheduler fails them over as lost and re-queues them
+   * elsewhere), then stops the actors and their worlds.
    */
   async close(graceMs = 10_000): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
-    this.#signalClosed(new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`));
+    this.#signalClosed(new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`, { details: { shutting_down: true } }));
     const all = [...this.#live.values()];
     for (const h of all) {
       h.stopRequested = true;

@@ -100,6 +100,11 @@ export interface EndWithoutActor {
   environment_error: string | null;
   /** The world, to judge what the actor did before it was lost (environment errors). */
   world?: EpisodeWorld;
+  /**
+   * Also overwrite an ending of `cancelled` the actor recorded itself: its worker stopped it
+   * while shutting down, which the scheduler did not ask for (the world went away, not the run).
+   */
+  overrideStop?: boolean;
 }
 
 /**
@@ -115,7 +120,8 @@ export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, e
   for (let round = 0; round < 5; round++) {
     const now = nowIso();
     const full = await store.get<EpisodeDoc>(C.episodes, ep._id);
-    if (full && !['queued', 'running'].includes(full.status)) return false;
+    const open = ['queued', 'running', ...(end.overrideStop ? ['cancelled'] : [])];
+    if (full && !open.includes(full.status)) return false;
     const st = full?.actor_state;
     const oracle = end.termination !== 'environment_error' ? null : st && end.world ? environmentErrorOracle({ ...st, termination: 'environment_error' }, end.world, end.environment_error ?? '') : bareOracle(end.environment_error ?? '');
     const patch: Record<string, unknown> = { status: end.status, termination: end.termination, reward: null, oracle, state_rev: -1, ended_at: now };

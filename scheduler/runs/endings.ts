@@ -9,13 +9,14 @@ import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
 /**
  * Ends an attempt with `environment_error` because its world or worker failed (not the
  * agent), announces it on the run's stream, and, when `requeue`, queues the slot again as a
- * new attempt while it has attempts left (MAX_ATTEMPTS).
+ * new attempt while it has attempts left (MAX_ATTEMPTS). `overrideStop`: the worker shut
+ * down and stopped the actor itself, so a `cancelled` ending it saved is overwritten too.
  *
  * @returns the new attempt, or null when none was made (not asked, no attempts left, or the
  *   actor had ended the episode itself in the meantime: then its own record stands).
  */
-export async function failAndRequeue(deps: SchedulerDeps, rw: RunWorld, ep: RunEpisodeDoc, why: string, requeue = true): Promise<RunEpisodeDoc | null> {
-  const ended = await endWithoutActor(deps.adapters.store, ep, { status: 'failed', termination: 'environment_error', environment_error: why, world: rw.world });
+export async function failAndRequeue(deps: SchedulerDeps, rw: RunWorld, ep: RunEpisodeDoc, why: string, requeue = true, overrideStop = false): Promise<RunEpisodeDoc | null> {
+  const ended = await endWithoutActor(deps.adapters.store, ep, { status: 'failed', termination: 'environment_error', environment_error: why, world: rw.world, overrideStop });
   if (!ended) return null;
   await announceEnd(deps, ep, { status: 'failed', termination: 'environment_error', reward: null, cost_usd: ep.cost_usd, turns: 0, environment_error: true }, why);
   return requeue && ep.attempt < MAX_ATTEMPTS ? nextAttempt(deps, rw, ep) : null;

@@ -1,5 +1,5 @@
 import type { SchedulerDeps } from '../context.js';
-import type { WorkerRecord } from '../workers.js';
+import { WORKER_LOST_AFTER_MS, type WorkerRecord } from '../workers.js';
 
 /** How long a worker that refused an episode for capacity is passed over. */
 const FULL_BACKOFF_MS = 1_000;
@@ -81,5 +81,10 @@ export class Placement {
   /** The worker refused for capacity: pass it over for a moment. */
   full(workerId: string): void {
     this.#state.fullUntil.set(workerId, Date.now() + FULL_BACKOFF_MS);
+  }
+
+  /** The worker is shutting down: pass it over until its heartbeat would have lapsed. */
+  leaving(workerId: string): void {
+    this.#state.fullUntil.set(workerId, Date.now() + WORKER_LOST_AFTER_MS);
   }
 }

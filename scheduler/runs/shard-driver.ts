@@ -177,14 +177,22 @@ export class ShardDriver {
 
   /** An `episode.run` or `episode.await` call failed: capacity, a missing source, or the worker. */
   async #failed(ep: RunEpisodeDoc, flight: InFlight, err: ServiceError): Promise<void> {
-    const details = (err.details ?? {}) as { at_capacity?: boolean; missing_source?: string; not_hosted?: boolean };
+    const details = (err.details ?? {}) as { at_capacity?: boolean; missing_source?: string; not_hosted?: boolean; shutting_down?: boolean; not_started?: boolean };
     const store = this.#ctx.deps.adapters.store;
-    if ((err.code === 'rate_limited' && details.at_capacity) || (err.code === 'not_found' && details.missing_source)) {
+    // refused before anything started: back to the queue, placed elsewhere (or later)
+    if ((err.code === 'rate_limited' && details.at_capacity) || (err.code === 'not_found' && details.missing_source) || (details.shutting_down && details.not_started)) {
       if (details.at_capacity) this.#placement.full(flight.workerId);
+      else if (details.shutting_down) this.#placement.leaving(flight.workerId);
       else this.#needsArchive.add(ep._id);
       const back = await store.update<RunEpisodeDoc>(C.runEpisodes, ep._id, { status: 'queued', worker_id: null, worker_address: null, started_at: null }, { status: 'running' });
       if (back) this.#pending.unshift(back);
       return;
+    }
+    if (err.code === 'unavailable' && details.shutting_down) {
+      this.#placement.leaving(flight.workerId);
+      const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
+      if (recorded && recorded.status !== 'cancelled') return this.#ended(ep, recorded);
+      return this.#requeue(ep, `world-worker ${flight.workerId} shut down while the episode ran; the world went with it`, true, true);
     }
     const reached = err.code === 'not_found' && details.not_hosted;
     if (!reached && err.code !== 'unavailable' && err.code !== 'timeout' && err.code !== 'internal') {
@@ -219,10 +227,17 @@ export class ShardDriver {
     await this.#requeue(ep, `${why} while the episode ran; the world went with it`, true);
   }
 
-  /** Ends `ep` (environment error) when `fail`, and queues the slot's next attempt when it has one left. */
-  async #requeue(ep: RunEpisodeDoc, why: string, fail: boolean): Promise<void> {
-    const next = fail ? await failAndRequeue(this.#ctx.deps, this.#rw, ep, why) : await nextAttempt(this.#ctx.deps, this.#rw, ep);
+  /**
+   * Ends `ep` (environment error) when `fail`, and queues the slot's next attempt when it has
+   * one left. When the actor had ended the episode itself meanwhile, its ending is recorded.
+   */
+  async #requeue(ep: RunEpisodeDoc, why: string, fail: boolean, overrideStop = false): Promise<void> {
+    const next = fail ? await failAndRequeue(this.#ctx.deps, this.#rw, ep, why, true, overrideStop) : await nextAttempt(this.#ctx.deps, this.#rw, ep);
     if (next) this.#pending.push(next);
+    else if (fail) {
+      const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
+      if (recorded) await recordOutcome(this.#ctx.deps.adapters.store, ep, recorded);
+    }
     scheduleSummary(this.#ctx.deps, ep.run_id);
   }
 

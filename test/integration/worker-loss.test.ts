@@ -28,59 +28,47 @@ describe('worker loss mid-run', function () {
   this.timeout(600_000);
   let t: TestService;
   let cw: CatalogWorkspace;
-  let worker: ChildProcess | null = null;
-  const workerId = `doomed-${process.pid}`;
+  const workers: ChildProcess[] = [];
 
-  before(async () => {
-    // the embedded worker takes one episode at a time, so most land on the second worker
-    t = await startTestService({ WORKER_CAPACITY: '1' });
-    cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
-    worker = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
-      env: { ...process.env, SCHEDULER_ADDR: t.svc.scheduler.address, SERVICE_DATA_DIR: t.dataDir, WORKER_ID: workerId, WORKER_CAPACITY: '6', LOG_LEVEL: 'warn' },
+  /** A second world-worker as its own process, registered with the test service's scheduler. */
+  async function spawnWorker(id: string): Promise<ChildProcess> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
+      env: { ...process.env, SCHEDULER_ADDR: t.svc.scheduler.address, SERVICE_DATA_DIR: t.dataDir, WORKER_ID: id, WORKER_CAPACITY: '6', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    worker.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[worker] ${d}`));
+    child.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${id}] ${d}`));
+    workers.push(child);
     for (let i = 0; i < 300; i++) {
-      if ((await t.svc.scheduler.deps.workers.live()).some((w) => w.id === workerId)) return;
+      if ((await t.svc.scheduler.deps.workers.live()).some((w) => w.id === id)) return child;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error('the second world-worker did not register');
-  });
+    throw new Error(`world-worker ${id} did not register`);
+  }
 
-  after(async () => {
-    if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
-    // its sandboxes outlive a SIGKILL (their own process groups): end exactly those
-    for (const pid of processesUsing(t.dataDir)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    await t?.close();
-  });
-
-  it('fails over the killed worker’s episodes as new attempts, and the run finishes with every episode accounted for', async () => {
-    const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
+  /** Starts a run and resolves once `workerId` hosts at least two of its episodes. */
+  async function runOn(workerId: string): Promise<{ runId: string }> {
+    const reference = (await cw.admin.get('/v1/agent-profiles')).body.find((p: any) => p.name === 'reference') ?? (await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' }));
     const started = await evaluate(cw.admin, { world_version_id: cw.worlds.get('shop-support')!, profile_ids: [reference.id], repeats: 3 });
     expect(started.episodes).to.equal(18);
-    // kill it while it hosts episodes
     for (let i = 0; ; i++) {
       const hosted = (await runEpisodes(cw.admin, started.run_id)).filter((e) => e.worker_id === workerId && e.status === 'running');
-      if (hosted.length >= 2) break;
-      if (i > 600) throw new Error('no episode was placed on the second worker');
+      if (hosted.length >= 2) return { runId: started.run_id };
+      if (i > 600) throw new Error(`no episode was placed on ${workerId}`);
       await new Promise((r) => setTimeout(r, 20));
     }
-    worker!.kill('SIGKILL');
+  }
 
-    const run = await waitRun(cw.admin, started.run_id);
+  /** The run finished; the lost worker's episodes failed over as new attempts; nothing is missing. */
+  async function expectFailedOver(runId: string, workerId: string, why: RegExp): Promise<void> {
+    const run = await waitRun(cw.admin, runId);
     expect(run.status, run.error).to.equal('finished');
-    const items = await runEpisodes(cw.admin, started.run_id);
+    const items = await runEpisodes(cw.admin, runId);
     const lost = items.filter((e) => e.worker_id === workerId && e.termination === 'environment_error');
     expect(lost.length).to.be.at.least(2);
     for (const e of lost) {
       expect(e).to.include({ status: 'failed', termination: 'environment_error', reward: null, attempt: 1 });
       expect(e.environment_error).to.match(new RegExp(workerId));
+      expect(e.environment_error).to.match(why);
       expect(e.oracle.environment_error).to.equal(e.environment_error);
       const again = items.find((x) => x.replaces === e.id);
       expect(again, `re-queued attempt of ${e.id}`).to.include({ status: 'finished', attempt: 2, scenario: e.scenario, repeat: e.repeat, replaces: e.id });
@@ -100,5 +88,41 @@ describe('worker loss mid-run', function () {
     expect(s.environment_errors).to.equal(lost.length);
     expect(s.mean_reward).to.be.at.least(0.95);
     expect(run.summary.episodes).to.include({ planned: 18, attempts: 18 + lost.length, failed: lost.length, finished: 18 });
+  }
+
+  before(async () => {
+    // the embedded worker takes one episode at a time, so most land on the second worker
+    t = await startTestService({ WORKER_CAPACITY: '1' });
+    cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
+  });
+
+  after(async () => {
+    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+    // a killed worker's sandboxes outlive it (their own process groups): end exactly those
+    for (const pid of processesUsing(t.dataDir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await t?.close();
+  });
+
+  it('a worker killed with SIGKILL: its episodes fail over as new attempts, and the run finishes with every episode accounted for', async () => {
+    const id = `killed-${process.pid}`;
+    const worker = await spawnWorker(id);
+    const { runId } = await runOn(id);
+    worker.kill('SIGKILL');
+    await expectFailedOver(runId, id, /stopped answering|stopped sending heartbeats|no longer holds/);
+  });
+
+  it('a worker shutting down (SIGTERM) hands its running episodes back the same way', async () => {
+    const id = `stopped-${process.pid}`;
+    const worker = await spawnWorker(id);
+    const { runId } = await runOn(id);
+    worker.kill('SIGTERM');
+    await expectFailedOver(runId, id, /shut down/);
+    await new Promise<void>((resolve) => (worker.exitCode !== null || worker.signalCode !== null ? resolve() : worker.once('exit', () => resolve())));
   });
 });
