@@ -88,11 +88,8 @@ describe('cli: client commands against a running server', function () {
     const served = await json(['openapi']);
     expect(served).to.deep.equal((await client(t.url).get('/openapi.json')).body);
     const local = JSON.parse((await cli(['openapi', '--local'], {})).stdout);
-    // the gateway serves its parsed copy (openapi-backend resolves some $refs in place), so compare the operations
-    const operations = (doc: any) => Object.entries<any>(doc.paths).flatMap(([p, item]) => Object.values<any>(item).filter((op) => op?.operationId).map((op) => `${p} ${op.operationId} ${op['x-access']}`));
-    expect(local.info).to.deep.equal(served.info);
-    expect(operations(local)).to.deep.equal(operations(served));
-    expect(operations(local).length).to.be.greaterThan(70);
+    expect(local).to.deep.equal(served);
+    expect(Object.keys(local.paths).length).to.be.greaterThan(60);
   });
 
   it("refusals print the server's detail and exit 1: 404, 422 per field, 403, and --json", async () => {
