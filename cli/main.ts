@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { loadConfig } from '../core/config.js';
-import { adminCreateWorkspace } from './admin.js';
-import { adminAddUser, readNewPassword, MEMBER_ROLES, type MemberRole } from './admin-users.js';
+import type { MemberRole } from './admin-users.js';
 import { registerClientCommands } from './commands/index.js';
-import { runGatewayRole, runSchedulerRole, runWorkerRole, startEmbedded } from './roles.js';
+
+// Server code is loaded only by the commands that run it, so client commands (and the MCP
+// server) start in a fraction of the time.
+const roles = () => import('./roles.js');
+const MEMBER_ROLE_CHOICES: MemberRole[] = ['member', 'admin', 'owner'];
 
 /** Stops cleanly on Ctrl-C / SIGTERM. */
 function onSignal(stop: () => Promise<void>): void {
@@ -35,7 +38,7 @@ program
   .description('run the whole service in one process (gateway, scheduler, one world-worker)')
   .action(async () => {
     const config = loadConfig();
-    const svc = await startEmbedded(config);
+    const svc = await (await roles()).startEmbedded(config);
     onSignal(() => svc.close());
     const base = config.publicUrl ?? `http://localhost:${svc.gateway.port}`;
     const e = svc.adapters.engines;
@@ -60,17 +63,17 @@ program
 program
   .command('gateway')
   .description('run a gateway (needs SCHEDULER_ADDR; PORT for HTTP)')
-  .action(async () => onSignal(await runGatewayRole(loadConfig())));
+  .action(async () => onSignal(await (await roles()).runGatewayRole(loadConfig())));
 
 program
   .command('scheduler')
   .description('run a scheduler (gRPC on SCHEDULER_PORT, default 7070)')
-  .action(async () => onSignal(await runSchedulerRole(loadConfig())));
+  .action(async () => onSignal(await (await roles()).runSchedulerRole(loadConfig())));
 
 program
   .command('worker')
   .description('run a world-worker (needs SCHEDULER_ADDR; gRPC on WORKER_PORT)')
-  .action(async () => onSignal(await runWorkerRole(loadConfig())));
+  .action(async () => onSignal(await (await roles()).runWorkerRole(loadConfig())));
 
 const admin = program.command('admin').description('operator commands, run on the server with its environment');
 admin
@@ -83,6 +86,7 @@ admin
   .option('--key-name <name>', 'name of the first key', 'first admin key')
   .addOption(new Option('--json', 'print JSON'))
   .action(async (opts: { organization: string; project: string; email?: string; name?: string; keyName: string; json?: boolean }) => {
+    const { adminCreateWorkspace } = await import('./admin.js');
     const out = await adminCreateWorkspace(loadConfig(), opts);
     if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
     else
@@ -98,10 +102,11 @@ admin
   .requiredOption('--project <id>', 'the project (prj_...) to add the user to')
   .requiredOption('--email <address>', "the user's e-mail address; the account is created if new")
   .option('--name <name>', "the user's display name")
-  .addOption(new Option('--role <role>', 'role in the workspace').choices(MEMBER_ROLES).default('member'))
+  .addOption(new Option('--role <role>', 'role in the workspace').choices(MEMBER_ROLE_CHOICES).default('member'))
   .option('--no-password', 'no password: the user signs in through the identity provider only')
   .addOption(new Option('--json', 'print JSON'))
   .action(async (opts: { project: string; email: string; name?: string; role: MemberRole; password: boolean; json?: boolean }) => {
+    const { adminAddUser, readNewPassword } = await import('./admin-users.js');
     const out = await adminAddUser(loadConfig(), opts, () => readNewPassword());
     if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
     else
