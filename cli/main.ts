@@ -55,6 +55,8 @@ program
         `  npx crucible admin create-workspace --organization "My team" --email you@example.com`,
         'then call the API with it:',
         `  curl -H "Authorization: Bearer <key>" ${base}/v1/me`,
+        ...(config.signup === 'open' ? ['or sign up over HTTP as a browser does: see "Sign up in the browser flow" in README.md.'] : []),
+        'Then the CLI: npx crucible --help (quickstart in README.md).',
         '',
       ].join('\n'),
     );
