@@ -1,15 +1,16 @@
 /**
  * External-action benchmark: N concurrent external episodes of the shop-support world, each
  * played by an HTTP agent (bench/actions-agents.ts, in a worker thread) that reads its turn,
- * sends an application read (`list_orders`) and polls the result by key.
+ * sends an application read (`list_orders`) and reads its next turn.
  *
- *   node --import tsx bench/actions.ts [--episodes 200] [--actions 10] [--think-ms 1000] [--poll-ms 50] [--write]
+ *   node --import tsx bench/actions.ts [--episodes 200] [--actions 10] [--think-ms 1000] [--poll-ms 500] [--fast-poll-ms 20] [--write]
  *
  * Reported per phase: actions/s; POST -> 202 (client); accepted -> done on the server (the
  * `created_at` of the action's `action.accepted` and `action.succeeded` events: the result
- * is saved and readable by key when the latter is written). Agents read their next turn by
- * polling the observation every --poll-ms. Phases: agents pacing like a model-backed agent (think time uniform in
- * 0.5x..1.5x --think-ms between actions), and agents acting as fast as they can.
+ * is saved and readable by key when the latter is written). Phases: agents pacing like a
+ * model-backed agent (think time uniform in 0.5x..1.5x --think-ms between actions, the next
+ * turn read by polling the observation every --poll-ms), and agents acting back to back
+ * (polling every --fast-poll-ms): the throughput the service saturates at.
  * Baseline in the same run: the same agents' POSTs against a bare Express handler answering
  * 202 (bench/support/bare-actions.mjs, own process), same concurrency and pacing.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
@@ -28,7 +29,8 @@ const { values } = parseArgs({
     episodes: { type: 'string', default: '200' },
     actions: { type: 'string', default: '10' },
     'think-ms': { type: 'string', default: '1000' },
-    'poll-ms': { type: 'string', default: '50' },
+    'poll-ms': { type: 'string', default: '500' },
+    'fast-poll-ms': { type: 'string', default: '20' },
     write: { type: 'boolean', default: false },
   },
 });
@@ -36,6 +38,7 @@ const EPISODES = Number(values.episodes);
 const ACTIONS = Number(values.actions);
 const THINK_MS = Number(values['think-ms']);
 const POLL_MS = Number(values['poll-ms']);
+const FAST_POLL_MS = Number(values['fast-poll-ms']);
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -114,14 +117,14 @@ try {
   };
 
   const paced = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: THINK_MS, pollMs: POLL_MS, tool: 'list_orders' }, () => (liveStart = performance.now() - t0));
-  await row(`${episodes.length} episodes, agents pacing (${THINK_MS} ms think)`, paced, true);
-  const flat = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: 0, pollMs: POLL_MS, tool: 'list_orders' });
-  await row(`${episodes.length} episodes, agents acting back to back`, flat, true);
+  await row(`${episodes.length} episodes, agents pacing (${THINK_MS} ms think, observation every ${POLL_MS} ms)`, paced, true);
+  const flat = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: 0, pollMs: FAST_POLL_MS, tool: 'list_orders' });
+  await row(`${episodes.length} episodes, agents acting back to back (observation every ${FAST_POLL_MS} ms)`, flat, true);
   const bare = await launchBare();
   try {
     const base = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: THINK_MS, pollMs: POLL_MS, tool: 'list_orders', bareUrl: bare.url });
     await row(`baseline: bare Express 202, ${episodes.length} clients pacing (${THINK_MS} ms)`, base, false);
-    const baseFlat = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: 0, pollMs: POLL_MS, tool: 'list_orders', bareUrl: bare.url });
+    const baseFlat = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: 0, pollMs: FAST_POLL_MS, tool: 'list_orders', bareUrl: bare.url });
     await row(`baseline: bare Express 202, ${episodes.length} clients back to back`, baseFlat, false);
   } finally {
     bare.child.kill();
@@ -137,7 +140,7 @@ const section = [
   '## External actions (bench/actions.ts)',
   '',
   `\`node --import tsx bench/actions.ts --episodes ${EPISODES} --actions ${ACTIONS} --think-ms ${THINK_MS}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-  `Embedded service (SQLite, in-process bus, one world-worker with capacity ${EPISODES + 8}, one child-process sandbox per episode); ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation every ${POLL_MS} ms. Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
+  `Embedded service (SQLite, in-process bus, one world-worker with capacity ${EPISODES + 8}, one child-process sandbox per episode); ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation. Observation, actions and results take the gateway's fast path (gateway -> world-worker). Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
   '',
   '| phase | actions | actions/s | POST -> 202 p50 / p99 | accepted -> done (server) p50 / p99 |',
   '|---|---|---|---|---|',

@@ -12,6 +12,7 @@ import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
 import { downloadsDir } from '../scheduler/downloads.js';
 import { identityOf } from '../scheduler/identity.js';
+import { registerEpisodeFastPath } from '../scheduler/episodes/index.js';
 
 export interface GatewayParts {
   app: Express;
@@ -28,6 +29,7 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
   auth.useSessions(sessionResolver(adapters.store, config));
   const local = new Map<string, LocalHandler>();
   registerEventStreams(local, { adapters, config, logger });
+  registerEpisodeFastPath(local, { adapters, logger });
   local.set('get_me', async (call, _req, res) => {
     res.json(await identityOf(adapters.store, call.principal!));
   });

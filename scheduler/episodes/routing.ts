@@ -1,11 +1,20 @@
 import { C } from '../../core/collections.js';
 import { ServiceError, notFound, toServiceError } from '../../core/errors.js';
 import type { DocumentStore } from '../../core/ports.js';
-import type { SchedulerDeps } from '../context.js';
 import type { EpisodeDoc, RunEpisodeDoc } from '../runs/index.js';
 
 /** How long an episode operation waits for the worker hosting the episode. */
 const WORKER_CALL_MS = 30_000;
+
+/**
+ * What the episode operations need: the store, and a way to run work on a world-worker
+ * (`WorkerRegistry.execute`). The scheduler's handlers and the gateway's fast path give
+ * their own.
+ */
+export interface EpisodeOpsDeps {
+  store: DocumentStore;
+  execute(address: string, kind: string, payload: unknown, timeoutMs?: number): Promise<unknown>;
+}
 
 /** An episode attempt of the caller's project; 404 for unknown ids and other projects' episodes alike. */
 export async function loadAttempt(store: DocumentStore, projectId: string, id: string): Promise<RunEpisodeDoc> {
@@ -29,10 +38,10 @@ export async function loadRecord(store: DocumentStore, id: string): Promise<Epis
  * @throws the actor's own refusals (409, 422 ...) unchanged; ServiceError('unavailable')
  *   when the hosting worker cannot be reached (its episodes are about to be failed over).
  */
-export async function onWorker<T>(deps: SchedulerDeps, ep: RunEpisodeDoc, kind: string, payload: Record<string, unknown>): Promise<T | null> {
+export async function onWorker<T>(d: EpisodeOpsDeps, ep: RunEpisodeDoc, kind: string, payload: Record<string, unknown>): Promise<T | null> {
   if (!ep.worker_address) return null;
   try {
-    return (await deps.workers.execute(ep.worker_address, kind, { episode_id: ep._id, ...payload }, WORKER_CALL_MS)) as T;
+    return (await d.execute(ep.worker_address, kind, { episode_id: ep._id, ...payload }, WORKER_CALL_MS)) as T;
   } catch (err) {
     const e = toServiceError(err);
     if (e.code === 'not_found' && (e.details as { not_hosted?: boolean } | undefined)?.not_hosted) return null;
