@@ -20,6 +20,7 @@ export const C = {
   actions: 'actions',
   events: 'events',
   artifacts: 'artifacts',
+  artifactBlobs: 'artifact_blobs',
   usage: 'usage',
   credits: 'credits',
   sourceArchives: 'source_archives',

@@ -9,6 +9,7 @@ import type { HandlerTable, SchedulerDeps } from './context.js';
 import { identityHandlers } from './identity.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
 import { episodeHandlers } from './episodes/index.js';
+import { ensureExportIndexes, exportHandlers, exportJobKinds } from './exports/index.js';
 import { ensureProfileIndexes, profileHandlers } from './profiles/index.js';
 import { ensureRunIndexes, runHandlers, runJobKinds } from './runs/index.js';
 import { SchedulerService } from './service.js';
@@ -24,7 +25,7 @@ export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers, ...runHandlers, ...episodeHandlers };
+  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers, ...runHandlers, ...episodeHandlers, ...exportHandlers };
 }
 
 export interface RunningScheduler {
@@ -45,13 +46,14 @@ export async function startScheduler(opts: { config: Config; adapters: Adapters;
   await ensureWorldIndexes(opts.adapters.store);
   await ensureProfileIndexes(opts.adapters.store);
   await ensureRunIndexes(opts.adapters.store);
+  await ensureExportIndexes(opts.adapters.store);
   const server = new grpc.Server(channelOptions);
   new SchedulerService(deps, allHandlers()).addToServer(server);
   const host = opts.host ?? '127.0.0.1';
   const port = await bindServer(server, host, opts.config.schedulerPort);
   const address = `${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   logger.info({ address }, 'scheduler listening');
-  const jobs = await startJobEngine(deps, [...worldJobKinds, ...runJobKinds]);
+  const jobs = await startJobEngine(deps, [...worldJobKinds, ...runJobKinds, ...exportJobKinds]);
   return {
     address,
     deps,
