@@ -5,6 +5,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { extract } from 'tar';
+import { C } from '../../core/collections.js';
 import { waitJob } from '../support/builds.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
 import { client, startTestService, type TestService } from '../support/service.js';
@@ -172,5 +173,26 @@ describe('exports: datasets, bundles and artifacts', function () {
     expect((await writer.post(`/v1/world-versions/${wv}/bundle`)).status).to.equal(403);
     const evaluator = await t.key(cw.ws.projectId, ['evaluator']);
     expect((await download(t, evaluator, all[0].id)).status).to.equal(200);
+  });
+
+  it('a bundle whose job fails leaves a failed artifact (download 409); retrying the job makes it ready', async () => {
+    const store = t.svc.adapters.store;
+    const digest = ((await store.get(C.worldVersions, wv)) as any).source_digest as string;
+    const meta = (await store.get(C.sourceArchives, digest))!;
+    await store.delete(C.sourceArchives, digest);
+    const r = await cw.admin.post(`/v1/world-versions/${wv}/bundle`);
+    expect(r.status).to.equal(202);
+    const job = await waitJob(cw.admin, r.body.job_id);
+    expect(job.status).to.equal('failed');
+    const art = (await cw.admin.get(`/v1/artifacts/${r.body.artifact_id}`)).body;
+    expect(art).to.include({ status: 'failed', size_bytes: null });
+    expect(art.error).to.match(/source archive/);
+    expect((await cw.admin.get(`/v1/artifacts/${art.id}/download`)).status).to.equal(409);
+    await store.insert(C.sourceArchives, meta);
+    expect((await cw.admin.post(`/v1/jobs/${job.id}/commands`, { command: 'retry' })).status).to.be.lessThan(300);
+    expect((await waitJob(cw.admin, job.id, (j) => j.status === 'succeeded' || j.status === 'failed' && j.attempts > 1)).status).to.equal('succeeded');
+    const ready = (await cw.admin.get(`/v1/artifacts/${art.id}`)).body;
+    expect(ready).to.include({ status: 'ready', error: null });
+    expect((await download(t, cw.ws.key, art.id)).bytes.length).to.equal(ready.size_bytes);
   });
 });
