@@ -10,6 +10,7 @@ import { identityHandlers } from './identity.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
 import { episodeHandlers } from './episodes/index.js';
 import { ensureExportIndexes, exportHandlers, exportJobKinds } from './exports/index.js';
+import { improvementHandlers, improvementJobKinds } from './improvements/index.js';
 import { ensureProfileIndexes, profileHandlers } from './profiles/index.js';
 import { ensureRunIndexes, runHandlers, runJobKinds } from './runs/index.js';
 import { SchedulerService } from './service.js';
@@ -25,7 +26,7 @@ export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers, ...runHandlers, ...episodeHandlers, ...exportHandlers };
+  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers, ...runHandlers, ...episodeHandlers, ...exportHandlers, ...improvementHandlers };
 }
 
 export interface RunningScheduler {
@@ -53,7 +54,7 @@ export async function startScheduler(opts: { config: Config; adapters: Adapters;
   const port = await bindServer(server, host, opts.config.schedulerPort);
   const address = `${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   logger.info({ address }, 'scheduler listening');
-  const jobs = await startJobEngine(deps, [...worldJobKinds, ...runJobKinds, ...exportJobKinds]);
+  const jobs = await startJobEngine(deps, [...worldJobKinds, ...runJobKinds, ...exportJobKinds, ...improvementJobKinds]);
   return {
     address,
     deps,
