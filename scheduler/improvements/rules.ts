@@ -1,4 +1,4 @@
-import type { Evidence, Findings } from './evidence.js';
+import { MAX_IDS, type Evidence, type Findings } from './evidence.js';
 
 /** One proposed edit of a profile: which field, the text added, why, and which episodes showed it. */
 export interface Change {
@@ -72,8 +72,8 @@ export function proposeChanges(f: Findings): Change[] {
     const ev = merged(checks.map(([, e]) => e));
     out.push({
       field: 'system_prompt',
-      change: `Before you finish, make sure the requested outcome really holds; these outcome checks failed most often: ${checks.map(([name]) => name).join(', ')}.`,
-      reason: `Outcome checks failed: ${checks.map(([name, e]) => `${name} in ${eps(e)}`).join('; ')}.`,
+      change: `Before you finish, make sure the requested outcome really holds; these outcome checks failed most often: ${checks.map(([name]) => `"${name}"`).join(', ')}.`,
+      reason: `Outcome checks failed: ${checks.map(([name, e]) => `"${name}" in ${eps(e)}`).join('; ')}.`,
       evidence: ev,
     });
   }
@@ -83,7 +83,7 @@ export function proposeChanges(f: Findings): Change[] {
 /** The union of several episode lists (count = distinct episodes among the listed ones, at least the largest count). */
 function merged(list: Evidence[]): Evidence {
   const ids = [...new Set(list.flatMap((e) => e.episodes))];
-  return { episodes: ids.slice(0, 20), count: Math.max(ids.length, ...list.map((e) => e.count), 0) };
+  return { episodes: ids.slice(0, MAX_IDS), count: Math.max(ids.length, ...list.map((e) => e.count), 0) };
 }
 
 /** Splits changes into those the profile lacks and those whose sentence it already holds. */
