@@ -24,4 +24,8 @@ export const C = {
   usage: 'usage',
   credits: 'credits',
   sourceArchives: 'source_archives',
+  billingSubscriptions: 'billing_subscriptions',
+  billingCheckouts: 'billing_checkouts',
+  billingEvents: 'billing_events',
+  billingSettings: 'billing_settings',
 } as const;

@@ -47,6 +47,11 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
     res.json({ service: 'crucible', version: '0.1.2', api: '/v1', openapi: '/openapi.json', docs: '/api/docs', health: '/v1/health' });
   });
 
+  // The payment provider signs the exact bytes it sends, so billing_webhook gets its body as raw text plus the signature header.
+  app.post('/v1/billing/webhook', express.text({ type: () => true, limit: config.maxBodyBytes }), (req, res, next) => {
+    res.locals.dispatchBody = { raw: typeof req.body === 'string' ? req.body : '', signature: req.get('stripe-signature') ?? '' };
+    next();
+  });
   app.use(
     '/v1',
     express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }),

@@ -74,7 +74,7 @@ export function apiPipeline(opts: {
       const coerced = validation.coerced ?? {};
       const params = route.params;
       const query = (coerced.query ?? req.query) as Record<string, unknown>;
-      const body = multipart ? undefined : req.body;
+      const body = multipart ? undefined : (res.locals.dispatchBody ?? req.body);
 
       const handler = local.get(operation.operationId!);
       if (handler) {

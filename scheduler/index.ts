@@ -5,6 +5,7 @@ import type { Adapters } from '../core/ports.js';
 import { accountHandlers, ensureAccountIndexes } from './accounts/index.js';
 import { apiKeyHandlers, ensureApiKeyIndexes } from './api-keys.js';
 import { applicationHandlers, ensureApplicationIndexes } from './applications/index.js';
+import { billingHandlers } from './billing/index.js';
 import type { HandlerTable, SchedulerDeps } from './context.js';
 import { identityHandlers } from './identity.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
@@ -26,7 +27,7 @@ export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers, ...runHandlers, ...episodeHandlers, ...exportHandlers, ...improvementHandlers };
+  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers, ...runHandlers, ...episodeHandlers, ...exportHandlers, ...improvementHandlers, ...billingHandlers };
 }
 
 export interface RunningScheduler {

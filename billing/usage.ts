@@ -1,0 +1,86 @@
+import { C } from '../core/collections.js';
+import type { Doc, DocumentStore } from '../core/ports.js';
+import { monthOf, organizationUsage, type Month, type OrganizationUsage } from '../scheduler/accounts/organization-usage.js';
+import type { ProjectDoc } from '../scheduler/workspaces.js';
+import type { PlanLimits } from './plans.js';
+
+/**
+ * Spend buckets of `by_kind`, keyed by what the money went to. A job kind the map does not
+ * name lands in `other`, so the buckets always add up to `spent_usd`.
+ */
+const BUCKET_OF_JOB_KIND: Readonly<Record<string, string>> = Object.freeze({
+  world_build: 'builds',
+  world_validation: 'validation',
+  world_improvement: 'improvements',
+  dataset_export: 'exports',
+  bundle: 'exports',
+});
+
+/** Job kinds whose spend is the spend of their episodes (counted from the episodes themselves). */
+const EPISODE_JOB_KINDS: ReadonlySet<string> = new Set(['run', 'run_shard']);
+
+/** Spec section 2, Usage: this month's model spend against the allowance. */
+export interface Usage {
+  /** `YYYY-MM` (UTC calendar month). */
+  month: string;
+  /** USD spent this month; always the sum of `by_kind`. */
+  spent_usd: number;
+  /** USD per kind of work: builds, validation, episodes, improvements, exports, other (zero buckets kept). */
+  by_kind: Record<string, number>;
+  /** The plan's monthly model-spend allowance after operator overrides; null means no limit. */
+  allowance_usd: number | null;
+  /** max(0, allowance - spent), or null when there is no limit. */
+  left_usd: number | null;
+  /** First instant of the next month (ISO, UTC): when the allowance renews. */
+  renews: string;
+}
+
+/** The usage figures together with the counts the plan limits and the dashboard use. */
+export interface UsageReport extends Usage {
+  counts: OrganizationUsage;
+}
+
+const round = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+const money = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/**
+ * This month's spend of one organization, from the records that exist (nothing is kept
+ * twice): the `spent_usd` of server jobs created in the month in any of its projects, by
+ * job kind, and the `cost_usd` of episodes (run attempts) created in the month. Run and
+ * shard jobs are left out of the job buckets because what they spend is exactly what their
+ * episodes cost; counting the episodes instead keeps `episodes` current while a run's
+ * coordinator has not yet summed its shards. Counts and operator credits come from
+ * `organizationUsage`.
+ */
+export async function usageOf(store: DocumentStore, organizationId: string, limits: PlanLimits, month: Month = monthOf()): Promise<UsageReport> {
+  const by_kind: Record<string, number> = { builds: 0, validation: 0, episodes: 0, improvements: 0, exports: 0, other: 0 };
+  const counts = await organizationUsage(store, organizationId, month);
+  const projectIds = (await store.find<ProjectDoc>(C.projects, { organization_id: organizationId })).map((p) => p._id);
+  if (projectIds.length > 0) {
+    const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
+    for (const job of await store.find<Doc & { kind?: string; spent_usd?: unknown }>(C.jobs, inMonth)) {
+      const kind = String(job.kind ?? '');
+      if (EPISODE_JOB_KINDS.has(kind)) continue;
+      const bucket = BUCKET_OF_JOB_KIND[kind] ?? 'other';
+      by_kind[bucket] = (by_kind[bucket] ?? 0) + money(job.spent_usd);
+    }
+    for (const ep of await store.find<Doc & { cost_usd?: unknown }>(C.runEpisodes, inMonth)) by_kind.episodes! += money(ep.cost_usd);
+  }
+  for (const k of Object.keys(by_kind)) by_kind[k] = round(by_kind[k]!);
+  const spent_usd = round(Object.values(by_kind).reduce((a, b) => a + b, 0));
+  const allowance_usd = limits.allowance_usd;
+  return {
+    month: month.month,
+    spent_usd,
+    by_kind,
+    allowance_usd,
+    left_usd: allowance_usd === null ? null : round(Math.max(0, allowance_usd - spent_usd)),
+    renews: month.end,
+    counts,
+  };
+}
+
+/** The public Usage fields of a report (drops the internal counts). */
+export function usageView(u: UsageReport): Usage {
+  return { month: u.month, spent_usd: u.spent_usd, by_kind: u.by_kind, allowance_usd: u.allowance_usd, left_usd: u.left_usd, renews: u.renews };
+}
