@@ -1,8 +1,8 @@
 import { usageOf } from '../../billing/usage.js';
+import { C } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
 import type { SchedulerDeps } from '../context.js';
 import { limitsOf, planOf, type OrganizationDoc } from '../workspaces.js';
-import { C } from '../../core/collections.js';
 
 /**
  * Refuses new model-spending work (402 payment_required) when the organization's monthly

@@ -6,6 +6,7 @@ import { jobsOf } from '../jobs/index.js';
 import { body, requirePrincipal } from '../principal.js';
 import type { ScenarioDoc } from '../worlds/index.js';
 import { newAttempt } from './attempts.js';
+import { assertAllowanceLeft } from '../billing/allowance.js';
 import { checkRunAllowed } from './limits.js';
 import { planRun, type EvaluationBody, type RunPlan } from './plan.js';
 import { emptySummary } from './summary.js';
@@ -44,6 +45,7 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
   const slots = slotsOf(plan, plan.config.repeats);
   const spends = plan.profiles.some((pr) => pr.driver === 'llm' && !(pr.model ?? '').startsWith('builtin:'));
   await checkRunAllowed(deps.adapters.store, p.projectId, slots.length, spends);
+  if (spends) await assertAllowanceLeft(deps, p.organizationId);
   const run = await storeRun(deps, p.projectId, plan, slots);
   await new EventLog(deps.adapters.store, deps.adapters.bus).append({
     stream: run._id,

@@ -111,6 +111,26 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     expect(portal.body.url).to.match(/^https?:\/\//);
   });
 
+  it('refuses a world build with 402 once the monthly allowance is used up, and allows it again on a larger plan', async () => {
+    const ws = await t.workspace();
+    const c = client(t.url, ws.key);
+    const imported = await c.post('/v1/applications/import-catalog');
+    expect(imported.status, JSON.stringify(imported.body)).to.equal(201);
+    const appId = imported.body.registered[0].id;
+    // a job of this month that spent the whole free allowance ($5)
+    const now = new Date().toISOString();
+    await t.svc.adapters.store.insert(C.jobs, { _id: `job_spent_${ws.projectId}`, project_id: ws.projectId, kind: 'world_build', status: 'succeeded', spent_usd: 5, created_at: now, updated_at: now });
+    expect((await c.get('/v1/usage')).body.left_usd).to.equal(0);
+    const refused = await c.post('/v1/world-builds', { application_id: appId });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(402);
+    expect(refused.body.detail).to.include('the monthly model-spend allowance is used up');
+    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'pro' });
+    const started = await c.post('/v1/world-builds', { application_id: appId });
+    expect(started.status, JSON.stringify(started.body)).to.equal(202);
+    // no need to let the build run: stop it
+    expect((await c.post(`/v1/jobs/${started.body.job_id}/commands`, { command: 'stop' })).status).to.be.oneOf([200, 202]);
+  });
+
   it('holds the access rules: read keys cannot buy, write keys can sync, items and quantities are checked', async () => {
     const ws = await t.workspace();
     const read = client(t.url, await t.key(ws.projectId, ['read']));
