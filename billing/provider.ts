@@ -6,7 +6,7 @@ import { StripePaymentProvider } from './stripe-provider.js';
 
 /** The gateway's public address, for links the provider sends users back to. */
 export function publicUrlOf(config: Config): string {
-  return (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+  return (config.publicUrl ?? `http://localhost:${config.port || 8080}`).replace(/\/+$/, '');
 }
 
 /** Stripe when STRIPE_SECRET_KEY is set, else the embedded local provider (no money moves). */

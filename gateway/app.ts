@@ -10,6 +10,8 @@ import { apiPipeline, type LocalHandler } from './pipeline.js';
 import { sessionResolver } from './sessions.js';
 import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
+import { localBillingPages } from '../billing/local-pages.js';
+import { publicUrlOf } from '../billing/provider.js';
 import { downloadsDir } from '../scheduler/downloads.js';
 import { identityOf } from '../scheduler/identity.js';
 import { registerEpisodeFastPath } from '../scheduler/episodes/index.js';
@@ -58,6 +60,8 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
     apiPipeline({ api, auth, scheduler, config, local }),
   );
 
+  // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
+  if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
   app.use((req, _res, next) => next(new ServiceError('not_found', `nothing at ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
   return { app, auth, local };

@@ -111,6 +111,26 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     expect(portal.body.url).to.match(/^https?:\/\//);
   });
 
+  it('the local checkout page completes a purchase through the signed webhook, and the portal page shows it', async () => {
+    const ws = await t.workspace();
+    const c = client(t.url, ws.key);
+    const co = await c.post('/v1/billing/checkout', { item: 'build_1', quantity: 2 });
+    const pageUrl = `${t.url}${new URL(co.body.url).pathname}`;
+    const shown = await fetch(pageUrl);
+    expect(shown.status).to.equal(200);
+    expect(await shown.text()).to.include('Complete purchase');
+    const done = await fetch(pageUrl, { method: 'POST' });
+    expect(done.status, await done.clone().text()).to.equal(200);
+    expect((await c.get('/v1/billing')).body.counts.credits.builds).to.equal(2);
+    expect(await t.svc.adapters.store.count(C.billingEvents, { organization_id: ws.organizationId })).to.equal(1);
+    expect(await (await fetch(pageUrl)).text()).to.include('complete');
+    const portal = (await c.post('/v1/billing/portal')).body.url;
+    const portalPage = await fetch(`${t.url}${new URL(portal).pathname}`);
+    expect(portalPage.status).to.equal(200);
+    expect(await portalPage.text()).to.include('One extra world build this month');
+    expect((await fetch(`${t.url}/billing/local-checkout/cs_local_unknown`)).status).to.equal(404);
+  });
+
   it('refuses a world build with 402 once the monthly allowance is used up, and allows it again on a larger plan', async () => {
     const ws = await t.workspace();
     const c = client(t.url, ws.key);
