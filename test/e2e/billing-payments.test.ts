@@ -67,6 +67,8 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     expect(forged.body.detail).to.match(/signature/i);
     const tampered = await notify(t, n.body.replace('team_yearly', 'pro_yearly'), n.signature);
     expect(tampered.status).to.equal(400);
+    const empty = await notify(t, '');
+    expect(empty.status, JSON.stringify(empty.body)).to.equal(400);
     const billing = (await c.get('/v1/billing')).body;
     expect(billing.plan.name).to.equal('free');
     expect(billing.subscription).to.equal(null);
