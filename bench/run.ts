@@ -2,7 +2,7 @@
  * Run benchmark: how fast the service runs episodes with the built-in models, what the
  * episode harness costs per turn, and how much memory a live episode holds.
  *
- *   node --import tsx bench/run.ts [--repeats 5] [--capacity 20] [--live 20] [--write]
+ *   node --import tsx bench/run.ts [--repeats 5] [--capacity 20] [--live 20] [--passes 3] [--write]
  *
  * 1. Episodes/s: an embedded service (one world-worker, WORKER_CAPACITY = --capacity) runs
  *    builtin:reference and builtin:naive over the 6 scenarios of a shop-support build,
@@ -39,12 +39,14 @@ const { values } = parseArgs({
     repeats: { type: 'string', default: '5' },
     capacity: { type: 'string', default: '20' },
     live: { type: 'string', default: '20' },
+    passes: { type: 'string', default: '3' },
     write: { type: 'boolean', default: false },
   },
 });
 const REPEATS = Number(values.repeats);
 const CAPACITY = Number(values.capacity);
 const LIVE = Math.min(20, Number(values.live), CAPACITY);
+const PASSES = Number(values.passes);
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
@@ -229,9 +231,17 @@ async function bareLoop(): Promise<{ total: number; calls: number }> {
 }
 
 await harness(true); // warm-up: JIT, SQLite, sandboxes
-const durable = await harness(true);
-const bare = await harness(false);
-const loop = await bareLoop();
+// the machine is shared: passes alternate, and the median pass of each kind is reported
+const passes: { durable: Timed[]; bare: Timed[]; loop: Array<{ total: number; calls: number }> } = { durable: [], bare: [], loop: [] };
+for (let i = 0; i < PASSES; i++) {
+  passes.durable.push(await harness(true));
+  passes.bare.push(await harness(false));
+  passes.loop.push(await bareLoop());
+}
+const median = <T>(xs: T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
+const durable = median(passes.durable, (x) => (x.total - x.app - x.policy) / x.turns);
+const bare = median(passes.bare, (x) => (x.total - x.app - x.policy) / x.turns);
+const loop = median(passes.loop, (x) => x.total / x.calls);
 await sandboxes.stopAll();
 rmSync(scratch, { recursive: true, force: true });
 
@@ -251,7 +261,7 @@ const section = [
   '<!-- bench:run start -->',
   '## Runs with built-in models (bench/run.ts)',
   '',
-  `\`node --import tsx bench/run.ts --repeats ${REPEATS} --capacity ${CAPACITY} --live ${LIVE}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
+  `\`node --import tsx --expose-gc bench/run.ts --repeats ${REPEATS} --capacity ${CAPACITY} --live ${LIVE} --passes ${PASSES}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
   '',
   `Episodes/s: embedded service, builtin:reference and builtin:naive on the 6 scenarios of a shop-support build, ${REPEATS} repeats, default stress; POST /v1/evaluations -> run finished, each episode with its own sandbox (started and stopped) and its checks.`,
   '',
@@ -259,13 +269,15 @@ const section = [
   '|---|---|---|---|---|---|',
   throughput,
   '',
-  'Per-turn overhead of the episode harness, builtin:reference on the same 6 scenarios in this process, timers around the application client and the policy (harness = episode time - application calls - policy):',
+  `Per-turn overhead of the episode harness, builtin:reference on the same 6 scenarios in this process, timers around the application client and the policy (harness = episode time - application calls - policy); the median of ${PASSES} alternating passes of each kind:`,
   '',
   '| episode actor | turns | time per turn | application per turn | policy per turn | harness per turn |',
   '|---|---|---|---|---|---|',
   overhead,
   '',
   breakdown,
+  '',
+  `Target, harness overhead under 2 ms per turn: ${perTurn(durable) < 2 ? 'met' : 'not met'} with the service's persistence (${ms(perTurn(durable))}), ${perTurn(bare) < 2 ? 'met' : 'not met'} by the actor's own logic (${ms(perTurn(bare))}).`,
   '',
   `Memory per live episode: ${LIVE} external episodes waiting for their agents in the service above (growth divided by the number of episodes):`,
   '',
