@@ -32,7 +32,7 @@ export function registerExportCommands(program: Command): void {
     .option('--kind <kind>', 'only artifacts of this kind')
     .action(run(async (opts: CommonOptions & { kind?: string }) => {
       const list = await api(opts).get<any[]>('/v1/artifacts', { kind: opts.kind });
-      show(opts, list, () => table(list, [['id', (a: any) => a.id], ['kind', (a: any) => a.kind], ['status', (a: any) => a.status], ['bytes', (a: any) => a.bytes ?? a.size], ['created', (a: any) => a.created_at]]));
+      show(opts, list, () => table(list, [['id', (a: any) => a.id], ['kind', (a: any) => a.kind], ['status', (a: any) => a.status], ['bytes', (a: any) => a.size_bytes ?? ''], ['created', (a: any) => a.created_at]]));
     }));
 
   common(exportsCmd.command('get <art_id>'))

@@ -60,6 +60,34 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     expect(compared.stdout).to.match(/^reference@v1\s+/m);
   });
 
+  it('exports: a dataset of the run and a bundle of the world version, listed, read and downloaded', async () => {
+    const ready = async (id: string) => {
+      for (let i = 0; i < 120; i++) {
+        const a = await json(['exports', 'get', id]);
+        if (a.status !== 'pending') return a;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      throw new Error(`artifact ${id} stayed pending`);
+    };
+    const dataset = await json(['exports', 'dataset', '--run', runId, '--split', 'dev', '--all']);
+    const bundle = await json(['exports', 'bundle', wv]);
+    expect(await ready(dataset.artifact_id)).to.include({ status: 'ready', kind: 'dataset' });
+    expect(await ready(bundle.artifact_id)).to.include({ status: 'ready', kind: 'bundle' });
+    const listed = await json(['exports', 'list', '--kind', 'dataset']);
+    expect(listed.map((a: any) => a.id)).to.include(dataset.artifact_id).and.not.include(bundle.artifact_id);
+    const file = `${t.dataDir}/dataset.jsonl.gz`;
+    const dl = await cli(['exports', 'download', dataset.artifact_id, '-o', file], env);
+    expect(dl.code, dl.stderr).to.equal(0);
+    const { gunzipSync } = await import('node:zlib');
+    const { readFileSync } = await import('node:fs');
+    const lines = gunzipSync(readFileSync(file)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).to.have.length((await runEpisodes(cw.admin, runId)).length);
+    expect(lines.every((l: any) => l.split === 'dev')).to.equal(true);
+    const refused = await cli(['exports', 'dataset', '--run', runId, '--split', 'holdout'], env);
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.contain('HTTP 422');
+  });
+
   it('an external turn is read and acted on from the terminal; runs stop cancels the run', async () => {
     const profile = await json(['profiles', 'create', '--name', 'by-hand', '--driver', 'external']);
     const started = await json(['eval', 'start', '--world-version', wv, '--profile', profile.id, '--split', 'dev', '--repeats', '1', '--no-follow']);
