@@ -18,7 +18,6 @@
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -26,6 +25,7 @@ import { Worker } from 'node:worker_threads';
 import { events } from '../test/support/builds.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes } from '../test/support/runs.js';
 import { startTestService } from '../test/support/service.js';
+import { writeBenchSection } from './support/benchmarks-file.js';
 
 const { values } = parseArgs({
   options: {
@@ -166,12 +166,5 @@ const section = [
 ].join('\n');
 console.log(section);
 
-if (values.write) {
-  const file = new URL('../BENCHMARKS.md', import.meta.url);
-  const header = `# Benchmarks\n\nMeasured figures and the commands that produced them. Machine: ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, shared with other work while measuring.\n`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : header;
-  const marked = /<!-- bench:actions start -->[\s\S]*?<!-- bench:actions end -->/;
-  text = marked.test(text) ? text.replace(marked, section) : `${text.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, text);
-}
+if (values.write) writeBenchSection('actions', section);
 process.exit(0);

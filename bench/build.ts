@@ -16,7 +16,7 @@
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +27,7 @@ import { loadApplicationSource } from '../world-worker/compiler/index.js';
 import { ChildProcessSandboxes, freePort } from '../world-worker/sandboxes/index.js';
 import { buildAndWait, events } from '../test/support/builds.js';
 import { client, startTestService } from '../test/support/service.js';
+import { writeBenchSection } from './support/benchmarks-file.js';
 
 const { values } = parseArgs({
   options: {
@@ -146,12 +147,5 @@ const section = [
 ].join('\n');
 console.log(section);
 
-if (values.write) {
-  const file = new URL('../BENCHMARKS.md', import.meta.url);
-  const header = `# Benchmarks\n\nMeasured figures and the commands that produced them. Machine: ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, shared with other work while measuring.\n`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : header;
-  const marked = /<!-- bench:build start -->[\s\S]*?<!-- bench:build end -->/;
-  text = marked.test(text) ? text.replace(marked, section) : `${text.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, text);
-}
+if (values.write) writeBenchSection('build', section);
 process.exit(0);

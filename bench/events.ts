@@ -13,7 +13,6 @@
  * subscriber per client, no store, no HTTP), measured in the same process and run.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -22,6 +21,7 @@ import { MemoryBus } from '../core/adapters/memory-bus.js';
 import { EventLog, eventSubject } from '../core/event-log.js';
 import { appendMessage, finish, insertStreamOwner } from '../test/support/event-producer.js';
 import { startTestService, type TestService } from '../test/support/service.js';
+import { writeBenchSection } from './support/benchmarks-file.js';
 
 const { values } = parseArgs({
   options: {
@@ -186,12 +186,5 @@ const section = [
 ].join('\n');
 console.log(section);
 
-if (values.write) {
-  const file = new URL('../BENCHMARKS.md', import.meta.url);
-  const header = `# Benchmarks\n\nMeasured figures and the commands that produced them. Machine: ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, shared with other work while measuring.\n`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : header;
-  const marked = /<!-- bench:events start -->[\s\S]*?<!-- bench:events end -->/;
-  text = marked.test(text) ? text.replace(marked, section) : `${text.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, text);
-}
+if (values.write) writeBenchSection('events', section);
 process.exit(0);

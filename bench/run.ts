@@ -19,7 +19,7 @@
  *    service of step 1; the service process's RSS and heap growth, and the sandboxes' RSS.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -33,6 +33,7 @@ import { ChildProcessSandboxes } from '../world-worker/sandboxes/index.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun } from '../test/support/runs.js';
 import { AgentClient } from '../test/support/http-agent.js';
 import { startTestService } from '../test/support/service.js';
+import { writeBenchSection } from './support/benchmarks-file.js';
 
 const { values } = parseArgs({
   options: {
@@ -288,12 +289,5 @@ const section = [
 ].join('\n');
 console.log(section);
 
-if (values.write) {
-  const file = new URL('../BENCHMARKS.md', import.meta.url);
-  const header = `# Benchmarks\n\nMeasured figures and the commands that produced them. Machine: ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, shared with other work while measuring.\n`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : header;
-  const marked = /<!-- bench:run start -->[\s\S]*?<!-- bench:run end -->/;
-  text = marked.test(text) ? text.replace(marked, section) : `${text.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, text);
-}
+if (values.write) writeBenchSection('run', section);
 process.exit(0);
