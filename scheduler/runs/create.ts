@@ -44,7 +44,7 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
   const plan = await planRun(deps, p.projectId, body<EvaluationBody>(ctx));
   const slots = slotsOf(plan, plan.config.repeats);
   const spends = plan.profiles.some((pr) => pr.driver === 'llm' && !(pr.model ?? '').startsWith('builtin:'));
-  await checkRunAllowed(deps.adapters.store, p.projectId, slots.length, spends);
+  await checkRunAllowed(deps.adapters.store, p.projectId, slots.length);
   if (spends) await assertAllowanceLeft(deps, p.organizationId);
   const run = await storeRun(deps, p.projectId, plan, slots);
   await new EventLog(deps.adapters.store, deps.adapters.bus).append({
