@@ -87,9 +87,9 @@ export const worldValidationKind: JobKind = {
         const { scenario_ids } = ctx.input as unknown as ValidationInput;
         const wv = await versionOf(ctx);
         const verdicts = ctx.checkpoint<ValidationState>().verdicts ?? {};
-        const todo = scenario_ids.filter((id) => verdicts[id]?.passed);
+        const fairOnes = scenario_ids.filter((id) => verdicts[id]?.passed);
         let done = 0;
-        for (const id of todo) {
+        for (const id of fairOnes) {
           const saved = ctx.checkpoint<ValidationState>().trials ?? {};
           if (saved[id]) continue;
           await ctx.stopIfRequested();
@@ -100,7 +100,7 @@ export const worldValidationKind: JobKind = {
           if (trial.environment_error) throw new ServiceError('unavailable', `the world failed during the live-agent episode of ${sc.scenario_id}: ${trial.environment_error}`);
           await ctx.save({ trials: { ...saved, [id]: trial } });
           done++;
-          await ctx.emit('job.progress', `live agent ${trial.success ? 'completed' : 'failed'} ${sc.scenario_id}`, { phase: 'agent_trial', completed: done, total: todo.length });
+          await ctx.emit('job.progress', `live agent ${trial.success ? 'completed' : 'failed'} ${sc.scenario_id}`, { phase: 'agent_trial', completed: done, total: fairOnes.length });
         }
       },
     },
