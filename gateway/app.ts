@@ -40,15 +40,6 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
 
-  app.get('/openapi.json', (_req, res) => {
-    res.json(loadOpenApiDocument());
-  });
-  app.use('/api/docs', docsRouter());
-  app.use('/downloads', express.static(downloadsDir(), { index: false, fallthrough: true }));
-  app.get('/', (_req, res) => {
-    res.json({ service: 'crucible', version: '0.1.2', api: '/v1', openapi: '/openapi.json', docs: '/api/docs', health: '/v1/health' });
-  });
-
   // The payment provider signs the exact bytes it sends, so billing_webhook gets its body as raw text plus the signature header.
   app.post('/v1/billing/webhook', express.text({ type: () => true, limit: config.maxBodyBytes }), (req, res, next) => {
     res.locals.dispatchBody = { raw: typeof req.body === 'string' ? req.body : '', signature: req.get('stripe-signature') ?? '' };
@@ -59,6 +50,16 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
     express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }),
     apiPipeline({ api, auth, scheduler, config, local }),
   );
+
+  // After /v1, so the API's requests (nearly all of them) do not walk these layers first.
+  app.get('/openapi.json', (_req, res) => {
+    res.json(loadOpenApiDocument());
+  });
+  app.use('/api/docs', docsRouter());
+  app.use('/downloads', express.static(downloadsDir(), { index: false, fallthrough: true }));
+  app.get('/', (_req, res) => {
+    res.json({ service: 'crucible', version: '0.1.2', api: '/v1', openapi: '/openapi.json', docs: '/api/docs', health: '/v1/health' });
+  });
 
   // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
   if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));

@@ -72,8 +72,9 @@ export class SqliteStore implements DocumentStore {
   }
 
   async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
-    const [first] = await this.find<T>(collection, filter, { limit: 1 });
-    return first ?? null;
+    const where = compileFilter(filter);
+    const row = this.#stmt(`SELECT doc FROM ${this.#table(collection)} WHERE ${where.sql} LIMIT 1`).get(...where.params) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
   }
 
   async find<T extends Doc = Doc>(collection: string, filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -246,7 +247,11 @@ function equals(f: FieldSql, value: unknown, params: unknown[], negatable = fals
   }
   if (typeof value === 'string') {
     params.push(value);
-    return negatable ? `coalesce(${f.type} = 'text' AND ${f.value} = ?, 0)` : `(${f.value} = ? AND ${f.type} = 'text')`;
+    if (negatable) return `coalesce(${f.type} = 'text' AND ${f.value} = ?, 0)`;
+    // json_extract gives SQL text for JSON strings, objects and arrays (their JSON text, which
+    // starts with { or [), and numbers or booleans for the rest, which never equal text. So
+    // the type test, which parses the document again, is needed only for such strings.
+    return /^[[{]/.test(value) ? `(${f.value} = ? AND ${f.type} = 'text')` : `(${f.value} = ?)`;
   }
   throw new ServiceError('bad_request', `unsupported filter value ${JSON.stringify(value)}`);
 }

@@ -116,6 +116,21 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await find({ ok: false })).to.deep.equal(['b']);
         expect(await find({ ok: 1 })).to.deep.equal(['f']);
       });
+      it('a string that reads as JSON never equals an object, array, number or boolean field', async function () {
+        const j = coll();
+        await store.insert(j, { _id: 'obj', v: { a: 1 } });
+        await store.insert(j, { _id: 'arr', v: [1, 2] });
+        await store.insert(j, { _id: 'num', v: 7 });
+        await store.insert(j, { _id: 'bool', v: true });
+        await store.insert(j, { _id: 'str', v: '{"a":1}' });
+        const match = async (v: string) => ids(await store.find(j, { v }, { sort: { field: '_id', direction: 'asc' } }));
+        expect(await match('{"a":1}')).to.deep.equal(['str']);
+        expect(await match('[1,2]')).to.deep.equal([]);
+        expect(await match('7')).to.deep.equal([]);
+        expect(await match('true')).to.deep.equal([]);
+        expect(await match('1')).to.deep.equal([]);
+        expect((await store.findOne(j, { v: '{"a":1}' }))?._id).to.equal('str');
+      });
       it('null matches a missing field and a null field, nothing else', async function () {
         expect(await find({ ok: null })).to.deep.equal(['d', 'e', 'g']);
         expect(await find({ owner: null })).to.deep.equal(['a', 'b', 'c', 'd', 'f', 'g']);
