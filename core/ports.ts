@@ -48,6 +48,12 @@ export interface DocumentStore {
   /** Creates indexes if missing; idempotent. */
   ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void>;
   insert<T extends Doc>(collection: string, doc: T): Promise<T>;
+  /**
+   * Inserts `docs` in order, stopping at the first one whose `_id` or unique value is taken
+   * (no error for that); resolves with how many were inserted, the ones before it. Other
+   * failures reject. For writers that allocate ids themselves (the event log).
+   */
+  insertMany(collection: string, docs: Doc[]): Promise<number>;
   get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
   findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null>;
   find<T extends Doc = Doc>(collection: string, filter: Filter, options?: FindOptions): Promise<T[]>;
@@ -60,6 +66,13 @@ export interface DocumentStore {
   update<T extends Doc = Doc>(collection: string, id: string, patch: Record<string, unknown>, where?: Filter): Promise<T | null>;
   /** Replaces the whole document when it exists (and matches `where`). */
   replace<T extends Doc>(collection: string, doc: T, where?: Filter): Promise<T | null>;
+  /**
+   * Like `replace`, with the new document given as JSON text (it must hold `_id: id`) and
+   * nothing read back: true when document `id` existed (and matched `where`) and was
+   * replaced. For writers of large documents that serialise them themselves, reusing the
+   * text of parts that did not change (episode-actor/state-json.ts).
+   */
+  putJson(collection: string, id: string, json: string, where?: Filter): Promise<boolean>;
   /** Deletes one document; true when it existed. */
   delete(collection: string, id: string): Promise<boolean>;
   /** Deletes every document matching the filter; returns how many. */

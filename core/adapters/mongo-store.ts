@@ -66,6 +66,20 @@ export class MongoStore implements DocumentStore {
     return plain;
   }
 
+  async insertMany(collection: string, docs: Doc[]): Promise<number> {
+    if (docs.length === 0) return 0;
+    const plain = docs.map((d) => normalise(d));
+    try {
+      const result = await this.#coll(collection).insertMany(plain, { ordered: true });
+      return result.insertedCount;
+    } catch (err) {
+      // ordered: everything before the taken value went in, nothing after it
+      const inserted = (err as { insertedCount?: unknown; result?: { insertedCount?: unknown } }).insertedCount ?? (err as { result?: { insertedCount?: unknown } }).result?.insertedCount;
+      if (isDuplicateKey(err) && typeof inserted === 'number') return inserted;
+      throw mapMongoError(err);
+    }
+  }
+
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
     return (await this.#call(() => this.#coll(collection).findOne({ _id: id }))) as T | null;
   }
@@ -120,6 +134,13 @@ export class MongoStore implements DocumentStore {
     const plain = normalise(doc);
     const filter = { $and: [{ _id: plain._id }, translate(where)] } as MongoFilter<Doc>;
     return (await this.#call(() => this.#coll(collection).findOneAndReplace(filter, plain, { returnDocument: 'after' }))) as T | null;
+  }
+
+  async putJson(collection: string, id: string, json: string, where: Filter = {}): Promise<boolean> {
+    const plain = normalise({ ...(JSON.parse(json) as Doc), _id: id });
+    const filter = { $and: [{ _id: id }, translate(where)] } as MongoFilter<Doc>;
+    const result = await this.#call(() => this.#coll(collection).replaceOne(filter, plain));
+    return result.matchedCount > 0;
   }
 
   async delete(collection: string, id: string): Promise<boolean> {

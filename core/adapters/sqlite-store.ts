@@ -66,6 +66,26 @@ export class SqliteStore implements DocumentStore {
     return JSON.parse(json) as T;
   }
 
+  async insertMany(collection: string, docs: Doc[]): Promise<number> {
+    if (docs.length === 0) return 0;
+    const rows = docs.map((d) => [d._id, docJson(d)] as const);
+    const stmt = this.#stmt(`INSERT INTO ${this.#table(collection)} (_id, doc) VALUES (?, ?)`);
+    // one transaction: one write of the log instead of one per document
+    return this.#transaction(() => {
+      let n = 0;
+      for (const [id, json] of rows) {
+        try {
+          stmt.run(id, json);
+        } catch (err) {
+          if (err instanceof ServiceError && err.code === 'conflict') break;
+          throw err;
+        }
+        n++;
+      }
+      return n;
+    });
+  }
+
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
     const row = this.#stmt(`SELECT doc FROM ${this.#table(collection)} WHERE _id = ?`).get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as T) : null;
@@ -134,11 +154,18 @@ export class SqliteStore implements DocumentStore {
 
   async replace<T extends Doc>(collection: string, doc: T, where: Filter = {}): Promise<T | null> {
     const json = docJson(doc);
+    return this.#put(collection, json, doc._id, where) ? (JSON.parse(json) as T) : null;
+  }
+
+  async putJson(collection: string, id: string, json: string, where: Filter = {}): Promise<boolean> {
+    // the caller's own text is stored as it is, so check it is one object for this id
+    if (typeof id !== 'string' || id === '' || json[0] !== '{') throw new ServiceError('bad_request', 'putJson needs a non-empty id and the JSON text of an object');
+    return this.#put(collection, json, id, where);
+  }
+
+  #put(collection: string, json: string, id: string, where: Filter): boolean {
     const cond = compileFilter(where);
-    const row = this.#stmt(`UPDATE ${this.#table(collection)} SET doc = ? WHERE _id = ? AND ${cond.sql} RETURNING doc`).get(json, doc._id, ...cond.params) as
-      | { doc: string }
-      | undefined;
-    return row ? (JSON.parse(row.doc) as T) : null;
+    return this.#stmt(`UPDATE ${this.#table(collection)} SET doc = ? WHERE _id = ? AND ${cond.sql}`).run(json, id, ...cond.params).changes > 0;
   }
 
   async delete(collection: string, id: string): Promise<boolean> {
@@ -190,6 +217,11 @@ export class SqliteStore implements DocumentStore {
       get: (...p) => this.#run(() => s.get(...p)),
       all: (...p) => this.#run(() => s.all(...p)),
     };
+  }
+
+  /** Runs `fn` in one write transaction (BEGIN IMMEDIATE takes the write lock up front). */
+  #transaction<R>(fn: () => R): R {
+    return this.#run(() => this.#db.transaction(fn).immediate());
   }
 
   #run<R>(fn: () => R): R {
