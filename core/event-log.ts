@@ -127,6 +127,43 @@ export class EventLog {
   }
 
   /**
+   * Stores several events of one stream with consecutive `event_id`s in one write (in
+   * order), then publishes them; the same checks and promises as {@link append}. Where
+   * another writer took an id midway, the events before it are stored and the rest go on
+   * after the other writer's.
+   */
+  async appendMany(inputs: EventInput[]): Promise<ServiceEvent[]> {
+    if (inputs.length === 0) return [];
+    const stream = inputs[0]!.stream;
+    for (const input of inputs) {
+      if (input.stream !== stream) throw new ServiceError('internal', 'appendMany takes the events of one stream');
+      if (input.type === 'stream.end') throw new ServiceError('internal', 'stream.end is written by EventLog.end once the job or run has ended, never by append');
+      checkEventData(input.type, input.data ?? {});
+    }
+    return this.#queue(stream, async () => {
+      await this.#state.indexes;
+      const stored: ServiceEvent[] = [];
+      let next = (this.#state.hints.get(stream) ?? (await this.lastEventId(stream))) + 1;
+      for (let attempt = 0; stored.length < inputs.length; attempt++) {
+        if (attempt >= MAX_ATTEMPTS) throw contention(stream);
+        const batch = inputs.slice(stored.length).map((input, i) => ({ input, event: this.#event(input, next + i) }));
+        const n = await this.#store.insertMany(
+          C.events,
+          batch.map(({ input, event }) => ({ _id: `${stream}:${event.event_id}`, project_id: input.project_id, ...event })),
+        );
+        stored.push(...batch.slice(0, n).map((b) => b.event));
+        if (n > 0) this.#hint(stream, next + n - 1);
+        if (stored.length < inputs.length) {
+          await backoff(attempt);
+          next = (await this.lastEventId(stream)) + 1;
+        }
+      }
+      for (const event of stored) await this.#publish(event);
+      return stored;
+    });
+  }
+
+  /**
    * Writes the `stream.end` event of an ended job or run, once: when the stream's last
    * stored event already is a `stream.end` it is returned instead, so gateways that see
    * the end at the same moment all answer with the same event. A stream that continues
@@ -177,7 +214,19 @@ export class EventLog {
   /** Inserts at `event_id`; null when that id is taken (another writer won it). */
   async #tryInsert(input: EventInput, data: Record<string, unknown>, event_id: number): Promise<ServiceEvent | null> {
     await this.#state.indexes;
-    const event: ServiceEvent = {
+    const event = this.#event({ ...input, data }, event_id);
+    try {
+      await this.#store.insert<EventDoc>(C.events, { _id: `${input.stream}:${event_id}`, project_id: input.project_id, ...event });
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'conflict') return null;
+      throw err;
+    }
+    this.#hint(input.stream, event_id);
+    return event;
+  }
+
+  #event(input: EventInput, event_id: number): ServiceEvent {
+    return {
       event_id,
       type: input.type,
       summary: input.summary,
@@ -186,18 +235,15 @@ export class EventLog {
       episode_id: input.episode_id ?? null,
       actor_id: input.actor_id ?? null,
       goal_version: input.goal_version ?? null,
-      data,
+      data: input.data ?? {},
     };
-    try {
-      await this.#store.insert<EventDoc>(C.events, { _id: `${input.stream}:${event_id}`, project_id: input.project_id, ...event });
-    } catch (err) {
-      if (err instanceof ServiceError && err.code === 'conflict') return null;
-      throw err;
-    }
+  }
+
+  /** Remembers the last id this process wrote to a stream (the next append tries the one after). */
+  #hint(stream: string, event_id: number): void {
     const hints = this.#state.hints;
-    if (hints.size >= MAX_HINTS && !hints.has(input.stream)) hints.clear();
-    hints.set(input.stream, event_id);
-    return event;
+    if (hints.size >= MAX_HINTS && !hints.has(stream)) hints.clear();
+    hints.set(stream, event_id);
   }
 
   async #publish(event: ServiceEvent): Promise<ServiceEvent> {

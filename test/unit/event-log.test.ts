@@ -45,6 +45,48 @@ describe('EventLog (SQLite store, in-process bus)', () => {
     for (const e of events) expect(byId.get(e.event_id)).to.deep.equal(e);
   });
 
+  it('appendMany stores a batch under consecutive ids, in order, interleaving safely with other writers', async () => {
+    const a = new EventLog(openStore(), bus);
+    const b = new EventLog(openStore(), bus);
+    const seen: number[] = [];
+    await a.subscribe('run_many', (e) => seen.push(e.event_id));
+    const msg = (n: number): EventInput => ({ stream: 'run_many', project_id: 'prj_1', type: 'agent.message', summary: `m${n}`, episode_id: 'ep_test', actor_id: 'support', data: { text: `m${n}` } });
+    const writes: Array<Promise<ServiceEvent[]>> = [];
+    for (let i = 0; i < 20; i++) {
+      writes.push(a.appendMany([msg(i * 10), msg(i * 10 + 1), msg(i * 10 + 2)]));
+      writes.push(b.appendMany([msg(1000 + i * 10), msg(1000 + i * 10 + 1)]));
+      writes.push(b.append(msg(5000 + i)).then((e) => [e]));
+    }
+    const batches = await Promise.all(writes);
+    const stored = await a.page('run_many', 0, 1000);
+    expect(stored.map((e) => e.event_id)).to.deep.equal(Array.from({ length: 120 }, (_, i) => i + 1));
+    const byId = new Map(stored.map((e) => [e.event_id, e]));
+    for (const batch of batches) {
+      // each batch in its own order, each answer what was stored under its id
+      for (const e of batch) expect(byId.get(e.event_id)).to.deep.equal(e);
+      const texts = batch.map((e) => Number(String(e.data.text).slice(1)));
+      expect(texts).to.deep.equal([...texts].sort((x, y) => x - y));
+      expect(batch.map((e) => e.event_id)).to.deep.equal([...batch.map((e) => e.event_id)].sort((x, y) => x - y));
+    }
+    expect(await a.appendMany([])).to.deep.equal([]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect([...seen].sort((x, y) => x - y)).to.deep.equal(Array.from({ length: 120 }, (_, i) => i + 1));
+  });
+
+  it('appendMany refuses a batch with an event outside the catalogue or of two streams, storing none of it', async () => {
+    const log = new EventLog(openStore(), bus);
+    const ok: EventInput = { stream: 'run_bad', project_id: 'prj_1', type: 'agent.message', summary: 'fine', data: { text: 'fine' } };
+    for (const bad of [{ ...ok, type: 'no.such.type' }, { ...ok, data: { text: 'x', extra: 1 } }, { ...ok, stream: 'run_other' }, { ...ok, type: 'stream.end' }]) {
+      try {
+        await log.appendMany([ok, bad as EventInput]);
+        expect.fail('appendMany accepted a bad batch');
+      } catch (err) {
+        expect(err).to.be.instanceOf(ServiceError);
+      }
+    }
+    expect(await log.page('run_bad', 0, 10)).to.deep.equal([]);
+  });
+
   it('numbers appends of one process in call order, and streams independently', async () => {
     const log = new EventLog(openStore(), bus);
     const events = await Promise.all([1, 2, 3, 4, 5].map((n) => appendMessage(log, n % 2 ? 'job_odd' : 'job_even', 'prj_1', n)));
