@@ -41,6 +41,7 @@ const { values } = parseArgs({
     capacity: { type: 'string', default: '20' },
     live: { type: 'string', default: '20' },
     passes: { type: 'string', default: '3' },
+    'harness-only': { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
@@ -70,47 +71,51 @@ function sandboxRss(dir: string): { count: number; bytes: number } {
 }
 
 // ---------------------------------------------------------------- 1 and 3: the service
-const t = await startTestService({ WORKER_CAPACITY: String(CAPACITY), SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000' });
 let throughput = '';
 let memory = '';
-try {
-  const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
-  const wv = cw.worlds.get('shop-support')!;
-  const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
-  const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });
-  const t0 = performance.now();
-  const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id, naive.id], repeats: REPEATS });
-  const run = await waitRun(cw.admin, started.run_id);
-  const wall = (performance.now() - t0) / 1000;
-  const items = await runEpisodes(cw.admin, started.run_id);
-  const turns = items.reduce((a, e) => a + e.turns, 0);
-  const busy = items.reduce((a, e) => a + (Date.parse(e.ended_at) - Date.parse(e.started_at)), 0);
-  throughput = [
-    `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY} | ${wall.toFixed(1)} s | ${(started.episodes / wall).toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${((busy / turns)).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
-  ].join('\n');
+/** Episodes/s of a run in the service, and the memory of live external episodes. */
+async function serviceFigures(): Promise<void> {
+  const t = await startTestService({ WORKER_CAPACITY: String(CAPACITY), SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000' });
+  try {
+    const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
+    const wv = cw.worlds.get('shop-support')!;
+    const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
+    const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });
+    const t0 = performance.now();
+    const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id, naive.id], repeats: REPEATS });
+    const run = await waitRun(cw.admin, started.run_id);
+    const wall = (performance.now() - t0) / 1000;
+    const items = await runEpisodes(cw.admin, started.run_id);
+    const turns = items.reduce((a, e) => a + e.turns, 0);
+    const busy = items.reduce((a, e) => a + (Date.parse(e.ended_at) - Date.parse(e.started_at)), 0);
+    throughput = [
+      `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY} | ${wall.toFixed(1)} s | ${(started.episodes / wall).toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${((busy / turns)).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
+    ].join('\n');
 
-  const beforeSandboxes = sandboxRss(t.dataDir);
-  global.gc?.();
-  const m0 = process.memoryUsage();
-  const ext = await makeProfile(cw.admin, { name: 'waiting', driver: 'external' });
-  const scenario = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body[0];
-  const liveRun = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [ext.id], scenario_ids: [scenario.id], repeats: LIVE, default_stress: false });
-  const agent = new AgentClient(t.url, await t.key(cw.ws.projectId, ['agent']));
-  await Promise.all((await runEpisodes(cw.admin, liveRun.run_id)).map((e) => agent.nextTurn(e.id, 300_000, 200)));
-  global.gc?.();
-  const m1 = process.memoryUsage();
-  const sandboxes = sandboxRss(t.dataDir);
-  const n = liveRun.episodes;
-  memory = [
-    `| service process RSS | ${mb((m1.rss - m0.rss) / n)} |`,
-    `| service process JS heap | ${mb((m1.heapUsed - m0.heapUsed) / n)} |`,
-    `| sandbox processes RSS (${sandboxes.count - beforeSandboxes.count} processes) | ${mb((sandboxes.bytes - beforeSandboxes.bytes) / n)} |`,
-  ].join('\n');
-  await cw.admin.post(`/v1/runs/${liveRun.run_id}/commands`, { command: 'stop' });
-  await waitRun(cw.admin, liveRun.run_id);
-} finally {
-  await t.close();
+    const beforeSandboxes = sandboxRss(t.dataDir);
+    global.gc?.();
+    const m0 = process.memoryUsage();
+    const ext = await makeProfile(cw.admin, { name: 'waiting', driver: 'external' });
+    const scenario = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body[0];
+    const liveRun = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [ext.id], scenario_ids: [scenario.id], repeats: LIVE, default_stress: false });
+    const agent = new AgentClient(t.url, await t.key(cw.ws.projectId, ['agent']));
+    await Promise.all((await runEpisodes(cw.admin, liveRun.run_id)).map((e) => agent.nextTurn(e.id, 300_000, 200)));
+    global.gc?.();
+    const m1 = process.memoryUsage();
+    const sandboxes = sandboxRss(t.dataDir);
+    const n = liveRun.episodes;
+    memory = [
+      `| service process RSS | ${mb((m1.rss - m0.rss) / n)} |`,
+      `| service process JS heap | ${mb((m1.heapUsed - m0.heapUsed) / n)} |`,
+      `| sandbox processes RSS (${sandboxes.count - beforeSandboxes.count} processes) | ${mb((sandboxes.bytes - beforeSandboxes.bytes) / n)} |`,
+    ].join('\n');
+    await cw.admin.post(`/v1/runs/${liveRun.run_id}/commands`, { command: 'stop' });
+    await waitRun(cw.admin, liveRun.run_id);
+  } finally {
+    await t.close();
+  }
 }
+if (!values['harness-only']) await serviceFigures();
 
 // ---------------------------------------------------------------- 2: per-turn overhead in process
 const source = await loadApplicationSource(entryDir((await readCatalogIndex()).find((e) => e.name === 'shop-support')!));
@@ -130,6 +135,8 @@ interface Timed {
   saveBytes: number;
   events: number;
   eventMs: number;
+  /** Time the bench itself spent inside the episode (measuring state sizes); not the harness's. */
+  probe: number;
 }
 
 async function withWorld<T>(fn: (client: ApplicationClient) => Promise<T>): Promise<T> {
@@ -146,7 +153,7 @@ async function withWorld<T>(fn: (client: ApplicationClient) => Promise<T>): Prom
 async function harness(durable: boolean): Promise<Timed> {
   const store = durable ? new SqliteStore(path.join(scratch, `bench-${Date.now()}.db`)) : null;
   const log = store ? new EventLog(store, new MemoryBus()) : null;
-  const sum: Timed = { total: 0, app: 0, policy: 0, turns: 0, calls: 0, saves: 0, saveMs: 0, saveBytes: 0, events: 0, eventMs: 0 };
+  const sum: Timed = { total: 0, app: 0, policy: 0, turns: 0, calls: 0, saves: 0, saveMs: 0, saveBytes: 0, events: 0, eventMs: 0, probe: 0 };
   for (const [i, scenario] of scenarios.entries()) {
     await withWorld(async (client) => {
       const app: ToolCaller = {
@@ -186,6 +193,15 @@ async function harness(durable: boolean): Promise<Timed> {
             sum.eventMs += performance.now() - a;
           }
         },
+        async emitMany(batch) {
+          const a = performance.now();
+          try {
+            return sink.emitMany ? await sink.emitMany(batch) : await Promise.all(batch.map((e) => sink.emit(e)));
+          } finally {
+            sum.events += batch.length;
+            sum.eventMs += performance.now() - a;
+          }
+        },
       };
       const saver = store ? new StoreEpisodePersistence(store) : new MemoryEpisodePersistence();
       const persistence: EpisodePersistence = {
@@ -197,7 +213,10 @@ async function harness(durable: boolean): Promise<Timed> {
           } finally {
             sum.saves++;
             sum.saveMs += performance.now() - a;
+            // the size is the bench's own work: kept out of the episode's time
+            const b = performance.now();
             sum.saveBytes += JSON.stringify(state).length;
+            sum.probe += performance.now() - b;
           }
         },
       };
@@ -208,7 +227,8 @@ async function harness(durable: boolean): Promise<Timed> {
       const a = performance.now();
       await actor.start();
       await actor.done;
-      sum.total += performance.now() - a;
+      sum.total += performance.now() - a - sum.probe;
+      sum.probe = 0;
       sum.turns += actor.snapshot().actions.length;
     });
   }
@@ -244,7 +264,7 @@ const durable = median(passes.durable, (x) => (x.total - x.app - x.policy) / x.t
 const bare = median(passes.bare, (x) => (x.total - x.app - x.policy) / x.turns);
 const loop = median(passes.loop, (x) => x.total / x.calls);
 await sandboxes.stopAll();
-rmSync(scratch, { recursive: true, force: true });
+if (!process.env.BENCH_KEEP) rmSync(scratch, { recursive: true, force: true });
 
 const perTurn = (x: Timed) => (x.total - x.app - x.policy) / x.turns;
 const overhead = [

@@ -22,7 +22,7 @@ export class EpisodeCore {
   readonly log: Logger | undefined;
   #customer: CustomerSimulator | null = null;
   #vars: Record<string, unknown> | null = null;
-  #queued: EpisodeEvent[] = [];
+  #queued: Array<{ event: EpisodeEvent; emitted?: (eventId: number) => void }> = [];
   readonly #dirty = new Set<number>();
 
   constructor(state: EpisodeState, world: EpisodeWorld, deps: EpisodeActorDeps) {
@@ -64,8 +64,9 @@ export class EpisodeCore {
     return this.state.bindings;
   }
 
-  emitLater(event: EpisodeEvent): void {
-    this.#queued.push(event);
+  /** Queues an event for the next commit; `emitted` learns its event_id once it is recorded. */
+  emitLater(event: EpisodeEvent, emitted?: (eventId: number) => void): void {
+    this.#queued.push(emitted ? { event, emitted } : { event });
   }
 
   /** Marks an action changed, so the next save writes its record. */
@@ -92,11 +93,29 @@ export class EpisodeCore {
     for (const i of this.#dirty) if (st.actions[i]) st.actions[i]!.rev = st.rev;
     await this.deps.persistence.save(st);
     this.#dirty.clear();
-    const events = this.#queued.splice(0, this.#queued.length);
+    const queued = this.#queued.splice(0, this.#queued.length);
+    if (queued.length === 0) return [];
+    const events = queued.map(({ event: e }) => ({ ...e, goal_version: e.goal_version ?? st.goal_version }));
+    let ids: Array<number | null>;
+    try {
+      // one batch: the event log stores them together (in order, consecutive ids)
+      ids = this.deps.events.emitMany ? (await this.deps.events.emitMany(events)).map((r) => r.event_id) : await this.#emitEach(events);
+    } catch (err) {
+      ids = events.map(() => null);
+      this.log?.error({ err, types: events.map((e) => e.type) }, 'episode events could not be recorded');
+    }
+    queued.forEach((q, i) => {
+      const id = ids[i];
+      if (q.emitted && id != null) q.emitted(id);
+    });
+    return ids;
+  }
+
+  async #emitEach(events: EpisodeEvent[]): Promise<Array<number | null>> {
     const ids: Array<number | null> = [];
     for (const e of events) {
       try {
-        ids.push((await this.deps.events.emit({ ...e, goal_version: e.goal_version ?? st.goal_version })).event_id);
+        ids.push((await this.deps.events.emit(e)).event_id);
       } catch (err) {
         ids.push(null);
         this.log?.error({ err, type: e.type }, 'an episode event could not be recorded');

@@ -3,6 +3,7 @@ import { ServiceError } from '../core/errors.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
 import type { EpisodePersistence } from './ports.js';
 import { migrateState } from './state.js';
+import { StateSerializer } from './state-json.js';
 import type { ActionRecord, EpisodeState } from './types.js';
 
 /** An action as stored in C.actions, readable by idempotency key without the actor. */
@@ -11,28 +12,52 @@ export interface ActionDoc extends Doc, Omit<ActionRecord, 'rev'> {
 }
 
 interface EpisodeDoc extends Doc {
-  state_rev?: number;
+  state_rev?: number | null;
   actor_state?: EpisodeState;
 }
 
 export const actionDocId = (episodeId: string, key: string): string => `${episodeId}:${key}`;
 
+/** The fields of the episode document this persistence writes; the rest belong to the scheduler. */
+const STATE_FIELDS = ['state_rev', 'status', 'termination', 'reward', 'oracle', 'cost_usd', 'tokens', 'goal_version', 'actor_state'] as const;
+
+/** What this instance knows of an episode it saved or loaded. */
+interface Known {
+  /** The revision it last saved or loaded. */
+  rev: number;
+  /** The document's other fields (run, profile, split... written by the scheduler when it queued the attempt). */
+  base: Record<string, unknown>;
+  /** Ids of the C.actions documents known to exist. */
+  actions: Set<string>;
+  /** Writes the state reusing the text of what did not change. */
+  serializer: StateSerializer;
+}
+
 /**
  * {@link EpisodePersistence} on the DocumentStore. The episode document (C.episodes, `_id` =
  * episode id) gets the whole state under `actor_state` plus the fields listings read
  * (`status`, `termination`, `reward`, `oracle`, `cost_usd`, `tokens`, `goal_version`);
- * other fields of the document (run, profile, split... written by the scheduler) are left
- * alone. Each action changed since the last save is upserted into C.actions as well, so
- * `GET .../actions/{key}` can be answered from the store.
+ * other fields of the document (run, profile, split... written by the scheduler) are read
+ * once and kept. Each external agent's action changed since the last save is written to
+ * C.actions as well, so `GET .../actions/{key}` is answered from the store by key (the
+ * built-in and model agents' actions are found in the state: {@link findAction}).
+ *
+ * A save writes the document whole (`putJson`: the state's text reuses what did not change,
+ * see state-json.ts; nothing is read back), because
+ * merging a large state into the stored JSON costs several times more. That is safe because
+ * nobody else writes the document while an actor holds it: the scheduler writes it when it
+ * queues the attempt and, to end an attempt whose actor is gone, with a compare-and-set
+ * that fences `state_rev` to -1.
  *
  * Saves are compare-and-set on `state_rev`: once this instance has saved or loaded an
  * episode, a save finding another revision in the store fails with `conflict` (two actors
- * of one episode cannot both write). Actions are written before the episode document, so a
- * crash in between leaves action records at most one save ahead, never behind.
+ * of one episode cannot both write, and a fenced episode takes no more saves). Actions are
+ * written before the episode document, so a crash in between leaves action records at
+ * most one save ahead, never behind.
  */
 export class StoreEpisodePersistence implements EpisodePersistence {
   readonly #store: DocumentStore;
-  readonly #revs = new Map<string, number>();
+  readonly #known = new Map<string, Known>();
 
   constructor(store: DocumentStore) {
     this.#store = store;
@@ -44,14 +69,16 @@ export class StoreEpisodePersistence implements EpisodePersistence {
 
   async save(state: EpisodeState): Promise<void> {
     const id = state.episode_id;
-    const prev = this.#revs.get(id);
+    const known = this.#known.get(id) ?? (await this.#first(id));
     for (const a of state.actions) {
-      if (prev !== undefined && a.rev <= prev) continue;
-      const { rev: _rev, ...fields } = a;
-      const doc: ActionDoc = { _id: actionDocId(id, a.idempotency_key), episode_id: id, ...fields };
-      if (!(await this.#store.replace(C.actions, doc))) await this.#insertOrReplace(C.actions, doc);
+      // the agent's own actions (driver llm) are read back from the state (findAction)
+      if (a.source !== 'external') continue;
+      if (a.rev <= known.rev && known.actions.has(actionDocId(id, a.idempotency_key))) continue;
+      await this.#saveAction(id, a, known);
     }
-    const patch = {
+    const listing = JSON.stringify({
+      ...known.base,
+      _id: id,
       state_rev: state.rev,
       status: state.status,
       termination: state.termination,
@@ -60,47 +87,90 @@ export class StoreEpisodePersistence implements EpisodePersistence {
       cost_usd: state.cost_usd,
       tokens: state.tokens,
       goal_version: state.goal_version,
-      actor_state: state,
-    };
-    const updated = await this.#store.update(C.episodes, id, patch, prev === undefined ? undefined : { state_rev: prev });
-    if (!updated) {
+    });
+    const json = `${listing.slice(0, -1)},"actor_state":${known.serializer.serialize(state)}}`;
+    if (!(await this.#store.putJson(C.episodes, id, json, { state_rev: known.rev < 0 ? null : known.rev }))) {
       const existing = await this.#store.get<EpisodeDoc>(C.episodes, id);
-      if (existing) throw new ServiceError('conflict', `episode ${id} was saved by another actor (revision ${existing.state_rev ?? 'none'}, expected ${prev})`);
-      await this.#store.insert(C.episodes, { _id: id, ...patch });
+      if (existing) throw new ServiceError('conflict', `episode ${id} was saved by another actor (revision ${existing.state_rev ?? 'none'}, expected ${known.rev})`);
+      await this.#store.insert(C.episodes, JSON.parse(json) as EpisodeDoc);
     }
-    this.#revs.set(id, state.rev);
+    known.rev = state.rev;
+    this.#known.set(id, known);
   }
 
   async load(episodeId: string): Promise<EpisodeState | null> {
     const doc = await this.#store.get<EpisodeDoc>(C.episodes, episodeId);
     if (!doc?.actor_state) return null;
     const state = migrateState(doc.actor_state);
-    this.#revs.set(episodeId, doc.state_rev ?? state.rev);
+    // actions are saved before the state that lists them: every one listed has its document
+    const actions = new Set(state.actions.map((a) => actionDocId(episodeId, a.idempotency_key)));
+    this.#known.set(episodeId, { rev: doc.state_rev ?? state.rev, base: baseOf(doc), actions, serializer: new StateSerializer() });
     return state;
   }
 
-  async #insertOrReplace(collection: string, doc: Doc): Promise<void> {
-    try {
-      await this.#store.insert(collection, doc);
-    } catch (err) {
-      // created between our replace and insert: replace again
-      if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
-      await this.#store.replace(collection, doc);
-    }
+  /** The first save of an episode this instance has not loaded: the scheduler's fields, unless it was fenced. */
+  async #first(id: string): Promise<Known> {
+    const existing = await this.#store.get<EpisodeDoc>(C.episodes, id);
+    if (existing?.state_rev === -1) throw new ServiceError('conflict', `episode ${id} was ended by the scheduler; its actor may not save`);
+    // -1 here means "no revision yet": the compare-and-set then expects none
+    return { rev: existing?.state_rev ?? -1, base: existing ? baseOf(existing) : {}, actions: new Set(), serializer: new StateSerializer() };
   }
+
+  async #saveAction(episodeId: string, a: ActionRecord, known: Known): Promise<void> {
+    const { rev: _rev, ...fields } = a;
+    const doc: ActionDoc = { _id: actionDocId(episodeId, a.idempotency_key), episode_id: episodeId, ...fields };
+    if (!known.actions.has(doc._id) || !(await this.#store.putJson(C.actions, doc._id, JSON.stringify(doc)))) {
+      try {
+        await this.#store.insert(C.actions, doc);
+      } catch (err) {
+        // written before (an earlier actor of this episode): replace it
+        if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
+        await this.#store.putJson(C.actions, doc._id, JSON.stringify(doc));
+      }
+    }
+    known.actions.add(doc._id);
+  }
+}
+
+function baseOf(doc: EpisodeDoc): Record<string, unknown> {
+  const base: Record<string, unknown> = { ...doc };
+  for (const f of STATE_FIELDS) delete base[f];
+  return base;
 }
 
 /** Reads one action by idempotency key from the store (for answering without the actor). */
 export async function findAction(store: DocumentStore, episodeId: string, key: string): Promise<ActionDoc | null> {
-  return store.get<ActionDoc>(C.actions, actionDocId(episodeId, key));
+  const doc = await store.get<ActionDoc>(C.actions, actionDocId(episodeId, key));
+  if (doc) return doc;
+  // the agent's own actions (driver llm) are kept only in the episode's state
+  const a = (await store.get<EpisodeDoc>(C.episodes, episodeId))?.actor_state?.actions.find((x) => x.idempotency_key === key);
+  if (!a) return null;
+  const { rev: _rev, ...fields } = a;
+  return { _id: actionDocId(episodeId, key), episode_id: episodeId, ...fields };
 }
 
-/** {@link EpisodePersistence} in memory (tests, single-process tools): deep copies, same promises. */
+/**
+ * {@link EpisodePersistence} in memory (tests, single-process tools): deep copies, same
+ * promises. With `verify`, each save also checks that the StateSerializer's text is exactly
+ * JSON.stringify's (the episode tests run with it on) and refuses the save otherwise.
+ */
 export class MemoryEpisodePersistence implements EpisodePersistence {
   readonly #saved = new Map<string, string>();
+  readonly #serializers = new Map<string, StateSerializer>();
+  readonly #verify: boolean;
+
+  constructor(options: { verify?: boolean } = {}) {
+    this.#verify = options.verify ?? false;
+  }
 
   async save(state: EpisodeState): Promise<void> {
-    this.#saved.set(state.episode_id, JSON.stringify(state));
+    let serializer = this.#serializers.get(state.episode_id);
+    if (!serializer) this.#serializers.set(state.episode_id, (serializer = new StateSerializer()));
+    const text = serializer.serialize(state);
+    if (this.#verify && text !== JSON.stringify(state)) {
+      throw new ServiceError('internal', `the state serializer wrote episode ${state.episode_id} (revision ${state.rev}) differently from JSON.stringify: a part it reused had changed`);
+    }
+    this.#saved.set(state.episode_id, text);
   }
 
   async load(episodeId: string): Promise<EpisodeState | null> {

@@ -60,6 +60,8 @@ export interface EpisodeEvent {
  */
 export interface EpisodeEvents {
   emit(event: EpisodeEvent): Promise<{ event_id: number }>;
+  /** Several events at once, in order (consecutive ids); all recorded or none. Optional: `emit` one by one otherwise. */
+  emitMany?(events: EpisodeEvent[]): Promise<Array<{ event_id: number }>>;
 }
 
 /** Wall clock and timers; tests may replace them. */

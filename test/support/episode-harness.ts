@@ -108,7 +108,8 @@ export async function startEpisode(sandboxes: ChildProcessSandboxes, src: Applic
   const profile = profileWithDefaults({ driver: 'llm', model: o.model ?? 'builtin:reference', ...o.profile });
   const policy = profile.driver === 'llm' ? (o.policy ?? createAgentPolicy(profile, { defaultModel: 'builtin:reference' })) : undefined;
   const events = new RecordingEvents();
-  const persistence = o.persistence ?? new MemoryEpisodePersistence();
+  // verify: every catalog episode also checks the state serializer against JSON.stringify
+  const persistence = o.persistence ?? new MemoryEpisodePersistence({ verify: true });
   const actor = new EpisodeActor(
     {
       episodeId: o.episodeId ?? `ep_${scenario.id}_${Math.random().toString(36).slice(2, 8)}`,
