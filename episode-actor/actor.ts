@@ -18,7 +18,8 @@ import type { ActionRecord, ActionResult, EpisodeState, EpisodeSummary, EpisodeW
  * stop) go through a mailbox and are handled one at a time; every action, message, result
  * and offered turn is saved through the persistence port before it is acknowledged or
  * announced. Read-only queries (observation, actionResult, snapshot) answer from memory at
- * once.
+ * once; an observation that shows the external agent its turn marks that turn read, and an
+ * action on a turn the agent has not read is refused (spec: read the next turn first).
  *
  * Lifecycle: `start()` seeds the application, snapshots what `unchanged` checks compare,
  * sends the customer's opening request and offers the first turn to the role holding
@@ -32,6 +33,8 @@ export class EpisodeActor {
   readonly #mailbox = new Mailbox();
   readonly #abort = new AbortController();
   #timer: { clear(): void } | null = null;
+  /** The last turn an observation showed the external agent (rule 4: read the turn, then act). In memory only. */
+  #readTurn: number | null = null;
   readonly #done: Promise<EpisodeSummary>;
   #resolveDone!: (s: EpisodeSummary) => void;
 
@@ -109,6 +112,8 @@ export class EpisodeActor {
       if (!st.started) return this.#finish('environment_error', 'the service restarted while the episode was being seeded');
       const pending = st.actions.find((a) => a.status === 'pending');
       if (pending) return this.#execute(pending);
+      // which turn the agent read before the restart is not saved: take the current one as read
+      this.#readTurn = st.turn?.id ?? null;
       this.#afterOffer();
     });
   }
@@ -117,6 +122,7 @@ export class EpisodeActor {
     const st = this.#core.state;
     const turn = st.turn;
     const awaiting = st.status === 'running' && st.profile.driver === 'external' && !!turn && turn.action_key === null;
+    if (awaiting) this.#readTurn = turn.id;
     return {
       episode_status: st.status,
       awaiting_action: awaiting,
@@ -146,12 +152,12 @@ export class EpisodeActor {
   async submitAction(x: ExternalAction): Promise<{ event_id: number; duplicate?: true }> {
     // the rules only read the state: refusals and known duplicates answer at once, even
     // while the mailbox is busy carrying out the turn's action
-    const known = checkExternalAction(this.#core.state, x);
+    const known = checkExternalAction(this.#core.state, x, this.#readTurn);
     if (known?.event_id != null) return { event_id: known.event_id, duplicate: true };
     return this.#mailbox.post(async () => {
       const core = this.#core;
       const st = core.state;
-      const earlier = checkExternalAction(st, x);
+      const earlier = checkExternalAction(st, x, this.#readTurn);
       if (earlier) {
         if (earlier.event_id === null) {
           earlier.event_id = await core.emitNow(acceptedEvent(earlier));
@@ -313,13 +319,13 @@ export class EpisodeActor {
       return;
     }
     const a = this.#record(turn.actor, decision.tool, decision.args, `${st.episode_id}:a${st.actions.length + 1}`, 'agent', decision.assistant);
-    core.emitLater(acceptedEvent(a));
-    try {
-      a.event_id = (await core.commit())[0] ?? null;
-    } catch (err) {
-      await this.#finish('environment_error', `the episode could not be saved: ${toServiceError(err).message}`);
-      return;
-    }
+    // No save of its own: the agent's decision is announced with the commit that follows it
+    // (before a write reaches the application, or with the result), so nothing is announced
+    // before it is durable. A decision lost to a crash before then is simply made again.
+    core.emitLater(acceptedEvent(a), (id) => {
+      a.event_id = id;
+      core.touch(a);
+    });
     await this.#execute(a, decision.invalid);
   }
 

@@ -32,12 +32,16 @@ const sameAction = (a: ActionRecord, x: ExternalAction): boolean =>
  * 3. 409 `episode does not use an external agent`;
  * 4. 409 `idempotency key already used for a different action`;
  * 5. 409 `actor does not match the current external turn`;
- * 6. 409 `current external turn already has an action` (also while no turn is offered);
+ * 6. 409 `current external turn already has an action` (also while no turn is offered, and
+ *    while the agent has not read the turn: rule 4 of Bring your own agent, "the next turn
+ *    must be read before the next action", when `readTurn` is given);
  * 7. 422 `tool is not offered in the current external turn` (`detail` is the message).
  *
+ * @param readTurn the id of the last turn an observation showed the agent (the actor
+ *   tracks it); undefined skips the rule (an ended episode, answering duplicates only).
  * @returns the earlier action for a duplicate, else null (the action may be accepted).
  */
-export function checkExternalAction(st: EpisodeState, x: ExternalAction): ActionRecord | null {
+export function checkExternalAction(st: EpisodeState, x: ExternalAction, readTurn?: number | null): ActionRecord | null {
   const earlier = st.actions.find((a) => a.idempotency_key === x.idempotency_key);
   if (earlier && sameAction(earlier, x)) return earlier;
   if (st.status !== 'running') throw new ServiceError('conflict', ACTION_ERRORS.notRunning);
@@ -46,6 +50,7 @@ export function checkExternalAction(st: EpisodeState, x: ExternalAction): Action
   const turn = st.turn;
   if (turn && turn.actor !== x.actor) throw new ServiceError('conflict', ACTION_ERRORS.wrongActor);
   if (!turn || turn.action_key !== null) throw new ServiceError('conflict', ACTION_ERRORS.turnTaken);
+  if (readTurn !== undefined && readTurn !== turn.id) throw new ServiceError('conflict', ACTION_ERRORS.turnTaken);
   // no `details`: the 422 `detail` is then this exact message (CLARIFICATIONS.md 5)
   if (!turn.tools.includes(x.tool)) throw new ServiceError('validation_failed', ACTION_ERRORS.toolNotOffered);
   return null;

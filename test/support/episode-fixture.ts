@@ -15,6 +15,7 @@ import {
   type EpisodePersistence,
   type EpisodeProfile,
   type EpisodeWorld,
+  type ExternalAction,
 } from '../../episode-actor/index.js';
 import { RecordingEvents } from './episode-harness.js';
 
@@ -154,7 +155,7 @@ export interface DeskOptions {
 export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
   const app = o.app ?? new DeskApp();
   const events = new RecordingEvents();
-  const persistence = o.persistence ?? new MemoryEpisodePersistence();
+  const persistence = o.persistence ?? new MemoryEpisodePersistence({ verify: true });
   const profile = profileWithDefaults({ driver: 'external', ...o.profile });
   const policy = o.policy ?? (profile.driver === 'llm' ? createAgentPolicy(profile, { defaultModel: 'builtin:reference' }) : undefined);
   const actor = new EpisodeActor(
@@ -168,4 +169,14 @@ export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
     { app, persistence, events, ...(policy ? { policy } : {}), ...(o.clock ? { clock: o.clock } : {}) },
   );
   return { actor, app, events, persistence };
+}
+
+/**
+ * What a well-behaved external agent does: read its turn (the observation), then act. The
+ * actor refuses an action on a turn the agent has not read (spec: the next turn must be
+ * read before the next action).
+ */
+export function readAndAct(actor: EpisodeActor, action: ExternalAction): ReturnType<EpisodeActor['submitAction']> {
+  actor.observation();
+  return actor.submitAction(action);
 }

@@ -9,7 +9,7 @@ import {
 } from '../../episode-actor/index.js';
 import { ANNOYED_TEXT, DONT_KNOW_TEXT, GAVE_UP_TEXT, REPEAT_PREFIX } from '../../episode-actor/customer/simulator.js';
 import type { Scenario } from '../../world-worker/compiler/index.js';
-import { DESK_WORLD, deskEpisode, deskScenario } from '../support/episode-fixture.js';
+import { DESK_WORLD, deskEpisode, deskScenario, readAndAct } from '../support/episode-fixture.js';
 
 function setup(overrides: Partial<Scenario> = {}): { sim: CustomerSimulator; st: EpisodeState; scenario: Scenario } {
   const scenario = deskScenario({
@@ -98,7 +98,7 @@ describe('customer simulator (scripted from the scenario)', () => {
     const { actor, app, events } = deskEpisode({ options: { default_stress: true } });
     await actor.start();
     const go = async (tool: string, args: Record<string, unknown>, key: string) => {
-      await actor.submitAction({ actor: 'lead', tool, args: args as never, idempotency_key: key });
+      await readAndAct(actor, { actor: 'lead', tool, args: args as never, idempotency_key: key });
       await actor.idle();
       return actor.actionResult(key);
     };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ServiceError } from '../../core/errors.js';
 import { ACTION_ERRORS, PLATFORM_DEFAULT_PROMPT, type ExternalAction } from '../../episode-actor/index.js';
-import { DeskApp, deskEpisode } from '../support/episode-fixture.js';
+import { DeskApp, deskEpisode, readAndAct } from '../support/episode-fixture.js';
 
 /** A desk app whose writes wait until released, so an action can be seen `pending`. */
 class GatedDesk extends DeskApp {
@@ -51,11 +51,11 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
     const app = new GatedDesk();
     const { actor, events } = deskEpisode({ app });
     await actor.start();
-    await actor.submitAction(act('reply_to_customer', { text: 'What is the item code?' }, 'key-reply-1'));
+    await readAndAct(actor, act('reply_to_customer', { text: 'What is the item code?' }, 'key-reply-1'));
     await actor.idle();
     const item = app.items[0]!;
     app.gate = true;
-    const ack = await actor.submitAction(act('add_note', { item_id: item.id, text: 'fragile' }, 'key-note-1'));
+    const ack = await readAndAct(actor, act('add_note', { item_id: item.id, text: 'fragile' }, 'key-note-1'));
     const accepted = events.ofType('action.accepted').find((e) => e.data!.idempotency_key === 'key-note-1')!;
     expect(ack).to.deep.equal({ event_id: accepted.event_id });
     expect(actor.actionResult('key-note-1')).to.deep.equal({ status: 'pending' });
@@ -74,53 +74,72 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
   it('answers duplicate: true for the same key and action and does not carry it out twice (also after the episode ended)', async () => {
     const { actor, app } = deskEpisode();
     await actor.start();
-    await actor.submitAction(act('find_item', { code: 'X-42' }, 'key-find-1'));
+    await readAndAct(actor, act('find_item', { code: 'X-42' }, 'key-find-1'));
     await actor.idle();
-    const first = await actor.submitAction(act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'));
+    const first = await readAndAct(actor, act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'));
     await actor.idle();
-    const again = await actor.submitAction(act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'));
+    const again = await readAndAct(actor, act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'));
     expect(again).to.deep.equal({ event_id: first.event_id, duplicate: true });
     await actor.idle();
     expect(app.notes).to.have.length(1);
-    await actor.submitAction(act('complete', { summary: 'done' }, 'key-complete'));
+    await readAndAct(actor, act('complete', { summary: 'done' }, 'key-complete'));
     await actor.done;
-    expect(await actor.submitAction(act('complete', { summary: 'done' }, 'key-complete'))).to.include({ duplicate: true });
+    expect(await readAndAct(actor, act('complete', { summary: 'done' }, 'key-complete'))).to.include({ duplicate: true });
   });
 
   it('refuses with every 409 and 422 of spec section 7 rule 4, word for word', async () => {
     const app = new GatedDesk();
     const { actor } = deskEpisode({ app });
     await actor.start();
-    await actor.submitAction(act('find_item', { code: 'X-42' }, 'key-find-1'));
+    await readAndAct(actor, act('find_item', { code: 'X-42' }, 'key-find-1'));
     await actor.idle();
 
-    const reused = await refusal(actor.submitAction(act('find_item', { code: 'OTHER' }, 'key-find-1')));
+    const reused = await refusal(readAndAct(actor, act('find_item', { code: 'OTHER' }, 'key-find-1')));
     expect([reused.status, reused.message]).to.deep.equal([409, ACTION_ERRORS.keyReused]);
     expect(reused.message).to.equal('idempotency key already used for a different action');
 
-    const wrongActor = await refusal(actor.submitAction(act('find_item', { code: 'X-42' }, 'key-helper-1', 'helper')));
+    const wrongActor = await refusal(readAndAct(actor, act('find_item', { code: 'X-42' }, 'key-helper-1', 'helper')));
     expect([wrongActor.status, wrongActor.detail]).to.deep.equal([409, 'actor does not match the current external turn']);
 
-    const notOffered = await refusal(actor.submitAction(act('create_item', { code: 'Z' }, 'key-create-1')));
+    const notOffered = await refusal(readAndAct(actor, act('create_item', { code: 'Z' }, 'key-create-1')));
     expect([notOffered.status, notOffered.code, notOffered.detail]).to.deep.equal([422, 'validation_failed', 'tool is not offered in the current external turn']);
 
     app.gate = true;
-    await actor.submitAction(act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'));
-    const second = await refusal(actor.submitAction(act('list_notes', { item_id: app.items[0]!.id }, 'key-list-1')));
+    await readAndAct(actor, act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'));
+    const second = await refusal(readAndAct(actor, act('list_notes', { item_id: app.items[0]!.id }, 'key-list-1')));
     expect([second.status, second.detail]).to.deep.equal([409, 'current external turn already has an action']);
     app.open();
     await actor.idle();
 
-    await actor.submitAction(act('complete', { summary: 'done' }, 'key-complete'));
+    await readAndAct(actor, act('complete', { summary: 'done' }, 'key-complete'));
     await actor.done;
-    const ended = await refusal(actor.submitAction(act('wait', {}, 'key-wait-late')));
+    const ended = await refusal(readAndAct(actor, act('wait', {}, 'key-wait-late')));
     expect([ended.status, ended.detail]).to.deep.equal([409, 'episode is not running']);
+  });
+
+  it('refuses an action on a turn the agent has not read (the next turn must be read before the next action)', async () => {
+    const { actor } = deskEpisode();
+    await actor.start();
+    // the first turn, never observed
+    const unread = await refusal(actor.submitAction(act('find_item', {}, 'unread-key-1')));
+    expect([unread.code, unread.message]).to.deep.equal(['conflict', ACTION_ERRORS.turnTaken]);
+    expect(actor.observation().awaiting_action).to.equal(true);
+    await actor.submitAction(act('find_item', {}, 'read-key-1'));
+    await actor.idle();
+    // the first action is done and the next turn offered, but the agent has not read it
+    const second = await refusal(actor.submitAction(act('list_notes', {}, 'read-key-2')));
+    expect([second.code, second.message]).to.deep.equal(['conflict', ACTION_ERRORS.turnTaken]);
+    // a repeat of the first action is still its duplicate, read or not
+    expect(await actor.submitAction(act('find_item', {}, 'read-key-1'))).to.include({ duplicate: true });
+    expect(actor.observation().awaiting_action).to.equal(true);
+    expect(await actor.submitAction(act('list_notes', {}, 'read-key-2'))).to.have.property('event_id');
+    await actor.stop();
   });
 
   it("refuses actions for an episode whose profile's driver is llm", async () => {
     const { actor } = deskEpisode({ profile: { driver: 'llm', model: 'builtin:reference' } });
     await actor.start();
-    const err = await refusal(actor.submitAction(act('wait', {}, 'key-wait-1')));
+    const err = await refusal(readAndAct(actor, act('wait', {}, 'key-wait-1')));
     expect([err.status, err.detail]).to.deep.equal([409, 'episode does not use an external agent']);
     expect(actor.observation().awaiting_action).to.equal(false);
     await actor.done;
@@ -149,7 +168,7 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
     const { actor, app } = deskEpisode();
     await actor.start();
     const step = async (tool: string, args: Record<string, unknown>, key: string) => {
-      await actor.submitAction(act(tool, args, key));
+      await readAndAct(actor, act(tool, args, key));
       await actor.idle();
       return actor.actionResult(key);
     };

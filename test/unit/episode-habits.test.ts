@@ -9,7 +9,7 @@ import {
   type EpisodeWorld,
   type Oracle,
 } from '../../episode-actor/index.js';
-import { DESK_MANIFEST, DESK_TOOLS, DeskApp, deskEpisode, deskScenario } from '../support/episode-fixture.js';
+import { DESK_MANIFEST, DESK_TOOLS, DeskApp, deskEpisode, deskScenario, readAndAct } from '../support/episode-fixture.js';
 import { RecordingEvents } from '../support/episode-harness.js';
 
 const habitsOk = (): Oracle['habits'] => ({
@@ -52,7 +52,7 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
     const { actor, app } = deskEpisode();
     await actor.start();
     const go = async (tool: string, args: Record<string, unknown>, key: string) => {
-      await actor.submitAction({ actor: 'lead', tool, args: args as never, idempotency_key: key });
+      await readAndAct(actor, { actor: 'lead', tool, args: args as never, idempotency_key: key });
       await actor.idle();
     };
     await go('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'habit-1'); // the id was never read
@@ -83,7 +83,7 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
     const app = new DeskApp();
     const actor = new EpisodeActor(
       { episodeId: 'ep_notif', world, scenario, profile: profileWithDefaults({ driver: 'external' }), options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 60_000 } },
-      { app, persistence: new MemoryEpisodePersistence(), events: new RecordingEvents() },
+      { app, persistence: new MemoryEpisodePersistence({ verify: true }), events: new RecordingEvents() },
     );
     await actor.start();
     expect(app.notes.map((n) => n.text)).to.deep.equal(['Please add the note "fragile" to my item.']); // posted through the app
@@ -91,7 +91,7 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
     expect(first.goal_version_observed).to.equal(0);
     expect(first.new[1]!.content).to.equal('notification: the customer posted a new message in desk; read it with list_notes');
     const go = async (tool: string, args: Record<string, unknown>, key: string) => {
-      await actor.submitAction({ actor: 'lead', tool, args: args as never, idempotency_key: key });
+      await readAndAct(actor, { actor: 'lead', tool, args: args as never, idempotency_key: key });
       await actor.idle();
       return actor.actionResult(key);
     };

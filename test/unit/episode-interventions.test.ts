@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { ServiceError } from '../../core/errors.js';
 import { REFUSAL_TEXT, type ActionResult, type EpisodeActor } from '../../episode-actor/index.js';
-import { deskEpisode, deskScenario } from '../support/episode-fixture.js';
+import { deskEpisode, deskScenario, readAndAct } from '../support/episode-fixture.js';
 
 let n = 0;
 async function step(actor: EpisodeActor, tool: string, args: Record<string, unknown>, who = 'lead'): Promise<ActionResult> {
   const key = `iv-key-${++n}`;
-  await actor.submitAction({ actor: who, tool, args: args as never, idempotency_key: key });
+  await readAndAct(actor, { actor: who, tool, args: args as never, idempotency_key: key });
   await actor.idle();
   const r = actor.actionResult(key);
   if (r.status !== 'done') throw new Error(`${tool} still pending`);

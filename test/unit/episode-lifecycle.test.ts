@@ -10,7 +10,7 @@ import {
   type EpisodePersistence,
   type EpisodeState,
 } from '../../episode-actor/index.js';
-import { DESK_WORLD, DeskApp, deskEpisode } from '../support/episode-fixture.js';
+import { DESK_WORLD, DeskApp, deskEpisode, readAndAct } from '../support/episode-fixture.js';
 import { RecordingEvents } from '../support/episode-harness.js';
 
 /** A policy that always makes the same call, at a given cost per decision. */
@@ -23,7 +23,7 @@ const constant = (tool: string, args: Record<string, unknown>, cost = 0): AgentP
 
 /** Persistence that can be made to fail, to prove nothing is acknowledged before a save. */
 class FlakyPersistence implements EpisodePersistence {
-  readonly inner = new MemoryEpisodePersistence();
+  readonly inner = new MemoryEpisodePersistence({ verify: true });
   failing = false;
   async save(state: EpisodeState): Promise<void> {
     if (this.failing) throw new ServiceError('unavailable', 'the store is down');
@@ -66,7 +66,7 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     const callsBefore = app.calls.length;
     let err: unknown;
     try {
-      await actor.submitAction({ actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'key-flaky-1' });
+      await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'key-flaky-1' });
     } catch (e) {
       err = e;
     }
@@ -76,18 +76,18 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     expect(() => actor.actionResult('key-flaky-1')).to.throw(ServiceError).with.property('status', 404);
     expect(actor.observation().awaiting_action).to.equal(true);
     persistence.failing = false;
-    await actor.submitAction({ actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'key-flaky-1' });
+    await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'key-flaky-1' });
     await actor.idle();
     expect(actor.actionResult('key-flaky-1').status).to.equal('done');
     await actor.stop();
   });
 
   it('an external episode rebuilt from its saved state continues where it was', async () => {
-    const persistence = new MemoryEpisodePersistence();
+    const persistence = new MemoryEpisodePersistence({ verify: true });
     const app = new DeskApp();
     const { actor } = deskEpisode({ persistence, app, episodeId: 'ep_restore_ext' });
     await actor.start();
-    await actor.submitAction({ actor: 'lead', tool: 'reply_to_customer', args: { text: 'Which code?' }, idempotency_key: 'k-restore-1' });
+    await readAndAct(actor, { actor: 'lead', tool: 'reply_to_customer', args: { text: 'Which code?' }, idempotency_key: 'k-restore-1' });
     await actor.idle();
     const seen = actor.observation();
 
@@ -95,7 +95,7 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     expect(again!.observation()).to.deep.equal(seen);
     expect(again!.actionResult('k-restore-1').status).to.equal('done');
     const go = async (tool: string, args: Record<string, unknown>, key: string) => {
-      await again!.submitAction({ actor: 'lead', tool, args: args as never, idempotency_key: key });
+      await readAndAct(again!, { actor: 'lead', tool, args: args as never, idempotency_key: key });
       await again!.idle();
     };
     await go('find_item', { code: 'X-42' }, 'k-restore-2');
@@ -108,7 +108,7 @@ describe('episode actor: lifecycle, limits and persistence', () => {
   });
 
   it('an llm-driver episode rebuilt mid-way (its first actor gone) finishes with the same result', async () => {
-    const persistence = new MemoryEpisodePersistence();
+    const persistence = new MemoryEpisodePersistence({ verify: true });
     const app = new DeskApp();
     const inner = createReferenceAgent();
     let decisions = 0;
@@ -136,14 +136,14 @@ describe('episode actor: lifecycle, limits and persistence', () => {
         return this.hang && name === 'add_note' ? new Promise<never>(() => undefined) : res;
       }
     }
-    const persistence = new MemoryEpisodePersistence();
+    const persistence = new MemoryEpisodePersistence({ verify: true });
     const app = new HangingDesk();
     const { actor } = deskEpisode({ persistence, app, episodeId: 'ep_uncertain' });
     await actor.start();
-    await actor.submitAction({ actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'k-unc-1' });
+    await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'k-unc-1' });
     await actor.idle();
     app.hang = true;
-    await actor.submitAction({ actor: 'lead', tool: 'add_note', args: { item_id: app.items[0]!.id, text: 'fragile' }, idempotency_key: 'k-unc-2' });
+    await readAndAct(actor, { actor: 'lead', tool: 'add_note', args: { item_id: app.items[0]!.id, text: 'fragile' }, idempotency_key: 'k-unc-2' });
     while (!(await persistence.load('ep_uncertain'))!.actions[1]?.executing) await new Promise((r) => setTimeout(r, 5));
     app.hang = false;
 
@@ -153,7 +153,7 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     const result = (r as { result: { outcome: string; operation_id: string; content: string } }).result;
     expect(result.outcome).to.equal('unknown');
     expect(result.content).to.match(/service restarted while this write was being carried out/);
-    await again!.submitAction({ actor: 'lead', tool: 'retry_operation', args: { operation_id: result.operation_id }, idempotency_key: 'k-unc-3' });
+    await readAndAct(again!, { actor: 'lead', tool: 'retry_operation', args: { operation_id: result.operation_id }, idempotency_key: 'k-unc-3' });
     await again!.idle();
     expect((again!.actionResult('k-unc-3') as { result: { outcome: string } }).result.outcome).to.equal('error');
     expect(app.notes).to.have.length(1);

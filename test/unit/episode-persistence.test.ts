@@ -6,7 +6,7 @@ import { SqliteStore } from '../../core/adapters/sqlite-store.js';
 import { C } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
 import { EpisodeActor, StoreEpisodePersistence, findAction } from '../../episode-actor/index.js';
-import { DESK_WORLD, DeskApp, deskEpisode } from '../support/episode-fixture.js';
+import { DESK_WORLD, DeskApp, deskEpisode, readAndAct } from '../support/episode-fixture.js';
 import { RecordingEvents } from '../support/episode-harness.js';
 
 describe('episode persistence on the DocumentStore (SQLite)', () => {
@@ -41,7 +41,7 @@ describe('episode persistence on the DocumentStore (SQLite)', () => {
     const app = new DeskApp();
     const { actor } = deskEpisode({ persistence, app, episodeId: 'ep_store_2' });
     await actor.start();
-    const ack = await actor.submitAction({ actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-1' });
+    const ack = await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-1' });
     const stored = await findAction(store, 'ep_store_2', 'store-key-1');
     expect(stored).to.include({ episode_id: 'ep_store_2', idempotency_key: 'store-key-1', tool: 'find_item', event_id: ack.event_id });
     await actor.idle();
@@ -61,13 +61,13 @@ describe('episode persistence on the DocumentStore (SQLite)', () => {
     const second = new StoreEpisodePersistence(store);
     const again = await EpisodeActor.restore('ep_store_3', DESK_WORLD, { app, persistence: second, events: new RecordingEvents() });
     expect(again!.observation()).to.deep.equal(actor.observation());
-    await again!.submitAction({ actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-2' });
+    await readAndAct(again!, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-2' });
     await again!.idle();
 
     // the first actor is now stale: its next save must not overwrite the newer state
     let err: unknown;
     try {
-      await actor.submitAction({ actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-3' });
+      await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-3' });
     } catch (e) {
       err = e;
     }
