@@ -11,7 +11,7 @@ import { Mailbox } from './mailbox.js';
 import type { EpisodeActorDeps } from './ports.js';
 import { initialState, type EpisodeSetup } from './state.js';
 import { completeHolder, functionTools, nextActor, offerTurn } from './turns.js';
-import type { ActionRecord, ActionResult, EpisodeState, EpisodeSummary, EpisodeWorld, Observation, Termination } from './types.js';
+import type { ActionRecord, ActionResult, EpisodeState, EpisodeSummary, EpisodeWorld, Observation, Termination, TurnState } from './types.js';
 
 /**
  * One actor per episode. Messages (start, turn, external action, intervention, timeout,
@@ -35,6 +35,8 @@ export class EpisodeActor {
   #timer: { clear(): void } | null = null;
   /** The last turn an observation showed the external agent (rule 4: read the turn, then act). In memory only. */
   #readTurn: number | null = null;
+  /** The last observation answered, and what it was built from. */
+  #observed: { turn: TurnState | null; actionKey: string | null; status: string; observation: Observation } | null = null;
   readonly #done: Promise<EpisodeSummary>;
   #resolveDone!: (s: EpisodeSummary) => void;
 
@@ -123,7 +125,11 @@ export class EpisodeActor {
     const turn = st.turn;
     const awaiting = st.status === 'running' && st.profile.driver === 'external' && !!turn && turn.action_key === null;
     if (awaiting) this.#readTurn = turn.id;
-    return {
+    // agents poll: the answer is built once per turn (a new turn is a new object; taking it
+    // sets action_key; ending changes the status) and shared by every poll until it changes
+    const c = this.#observed;
+    if (c && c.turn === turn && c.actionKey === (turn?.action_key ?? null) && c.status === st.status) return c.observation;
+    const observation: Observation = {
       episode_status: st.status,
       awaiting_action: awaiting,
       turn: awaiting
@@ -137,6 +143,8 @@ export class EpisodeActor {
           }
         : null,
     };
+    this.#observed = { turn, actionKey: turn?.action_key ?? null, status: st.status, observation };
+    return observation;
   }
 
   /**
@@ -167,6 +175,12 @@ export class EpisodeActor {
         return { event_id: earlier.event_id, duplicate: true };
       }
       const a = this.#record(x.actor, x.tool, x.args ?? {}, x.idempotency_key, 'external');
+      // one commit: the action saved `pending`, then `action.accepted` stored; its id goes
+      // into the action with the next commit (the result's, right after)
+      core.emitLater(acceptedEvent(a), (id) => {
+        a.event_id = id;
+        core.touch(a);
+      });
       try {
         await core.commit();
       } catch (err) {
@@ -178,9 +192,11 @@ export class EpisodeActor {
       this.#timer?.clear();
       // accepted and durable: it runs after this message whatever happens to the announcement
       void this.#mailbox.post(() => this.#execute(a));
-      a.event_id = await core.emitNow(acceptedEvent(a));
-      core.touch(a);
-      await core.commit();
+      if (a.event_id === null) {
+        // the announcement failed with the commit (logged there): one more try, for the answer
+        a.event_id = await core.emitNow(acceptedEvent(a));
+        core.touch(a);
+      }
       return { event_id: a.event_id };
     });
   }

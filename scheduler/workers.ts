@@ -7,6 +7,7 @@ import type { PingResponse__Output } from '../proto/generated/crucible/v1/PingRe
 import type { WorkRequest } from '../proto/generated/crucible/v1/WorkRequest.js';
 import type { WorkResponse__Output } from '../proto/generated/crucible/v1/WorkResponse.js';
 import { ServiceError } from '../core/errors.js';
+import { inProcessWorker } from '../world-worker/service.js';
 
 const REGISTRY_KEY = 'crucible:workers';
 export const HEARTBEAT_INTERVAL_MS = 2_000;
@@ -34,10 +35,12 @@ export class WorkerRegistry {
   readonly #logger: Logger;
   readonly #clients = new Map<string, WorldWorkerClient>();
   readonly #proto = workerProto();
+  readonly #inProcess: boolean;
 
-  constructor(leases: LeaseStore, logger: Logger) {
+  constructor(leases: LeaseStore, logger: Logger, options: { inProcess?: boolean } = {}) {
     this.#leases = leases;
     this.#logger = logger;
+    this.#inProcess = options.inProcess ?? false;
   }
 
   async upsert(info: WorkerInfo): Promise<void> {
@@ -97,8 +100,13 @@ export class WorkerRegistry {
     );
   }
 
-  /** Runs one unit of work on a worker. */
+  /**
+   * Runs one unit of work on a worker. With `inProcess` (the gateway's fast path), a worker
+   * of this very process is called directly instead of over loopback gRPC.
+   */
   async execute(address: string, kind: string, payload: unknown, timeoutMs = 600_000): Promise<unknown> {
+    const local = this.#inProcess ? inProcessWorker(address) : undefined;
+    if (local) return local.executeInProcess(kind, payload, timeoutMs);
     const c = this.client(address);
     const res = await unary<WorkRequest, WorkResponse__Output>(c.Execute, c, { kind, payload_json: JSON.stringify(payload ?? null) }, timeoutMs);
     return res.result_json ? JSON.parse(res.result_json) : null;

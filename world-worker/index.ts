@@ -10,7 +10,7 @@ import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
 
-export { WorldWorkerService, type WorkHandler } from './service.js';
+export { WorldWorkerService, inProcessWorker, type WorkHandler } from './service.js';
 export { EpisodeHost } from './episode-host.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
@@ -40,6 +40,7 @@ export async function startWorker(opts: { config: Config; logger: Logger; schedu
   service.addToServer(server);
   const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
+  service.advertise(address);
 
   const proto = schedulerProto();
   const scheduler = new proto.crucible.v1.Scheduler(opts.schedulerAddr, grpc.credentials.createInsecure(), channelOptions);
@@ -69,6 +70,7 @@ export async function startWorker(opts: { config: Config; logger: Logger; schedu
     address,
     service,
     async close() {
+      service.leave(address);
       clearInterval(timer);
       scheduler.close();
       await episodes.close();

@@ -4,6 +4,19 @@ import type { PingResponse } from '../proto/generated/crucible/v1/PingResponse.j
 import type { WorkRequest__Output } from '../proto/generated/crucible/v1/WorkRequest.js';
 import type { WorkResponse } from '../proto/generated/crucible/v1/WorkResponse.js';
 
+/**
+ * The world-workers running in this process, by the address they advertise. A caller in
+ * the same process (the gateway's external-agent fast path in the embedded shape) reaches
+ * them without the gRPC round trip (docs/architecture.md); everything else, and every
+ * caller in another process, goes through gRPC.
+ */
+const inProcess = new Map<string, WorldWorkerService>();
+
+/** The world-worker of this process advertising `address`, if any. */
+export function inProcessWorker(address: string): WorldWorkerService | undefined {
+  return inProcess.get(address);
+}
+
 /** A kind of work a world-worker carries out (a build phase, hosting an episode...). */
 export type WorkHandler = (payload: unknown) => Promise<unknown>;
 
@@ -43,7 +56,7 @@ export class WorldWorkerService {
     return { worker_id: this.#id, capacity: this.#capacity, active: this.#active, uptime_ms: String(Date.now() - this.#started) };
   }
 
-  async execute(req: WorkRequest__Output): Promise<WorkResponse> {
+  async execute(req: Pick<WorkRequest__Output, 'kind' | 'payload_json'>): Promise<WorkResponse> {
     const handler = this.#handlers.get(req.kind);
     if (!handler) throw new ServiceError('not_implemented', `world-worker ${this.#id} has no handler for work of kind "${req.kind}"`);
     this.#active++;
@@ -52,6 +65,32 @@ export class WorldWorkerService {
       return { result_json: JSON.stringify(result ?? null) };
     } finally {
       this.#active--;
+    }
+  }
+
+  /** Makes this worker reachable in-process under `address` (until {@link leave}). */
+  advertise(address: string): void {
+    inProcess.set(address, this);
+  }
+
+  leave(address: string): void {
+    if (inProcess.get(address) === this) inProcess.delete(address);
+  }
+
+  /**
+   * Execute for a caller in this process: the same handler, payload and answer as JSON text
+   * (so the caller sees exactly what gRPC would give it), the same deadline.
+   */
+  async executeInProcess(kind: string, payload: unknown, timeoutMs: number): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ServiceError('timeout', 'the request took too long inside the service')), timeoutMs);
+    });
+    try {
+      const res = await Promise.race([this.execute({ kind, payload_json: JSON.stringify(payload ?? null) }), deadline]);
+      return res.result_json ? JSON.parse(res.result_json) : null;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -10,12 +10,14 @@ import type { EpisodeOpsDeps } from './routing.js';
 /**
  * The external agent's hot path, answered by the gateway itself (docs/architecture.md,
  * "The external-agent fast path"): after the gateway's authentication, access rule and
- * validation, observation and actions go straight to the world-worker hosting the episode,
- * and action results are read from the store, skipping the gateway -> scheduler hop. The
+ * validation, observation and actions go straight to the world-worker hosting the episode
+ * (called directly when it runs in this process), and action results are read from the
+ * store, skipping the gateway -> scheduler hop. The
  * operations are the scheduler's own (operations.ts), so the answers are the same.
  */
 export function registerEpisodeFastPath(local: Map<string, LocalHandler>, opts: { adapters: Pick<Adapters, 'store' | 'leases'>; logger: Logger }): void {
-  const workers = new WorkerRegistry(opts.adapters.leases, opts.logger.child({ component: 'episode-fast-path' }));
+  // a world-worker of this same process (the embedded shape) is called directly, not over loopback gRPC
+  const workers = new WorkerRegistry(opts.adapters.leases, opts.logger.child({ component: 'episode-fast-path' }), { inProcess: true });
   const d: EpisodeOpsDeps = { store: opts.adapters.store, execute: (a, k, p, t) => workers.execute(a, k, p, t) };
   const projectOf = (principal: { projectId: string } | null): string => {
     if (!principal) throw new ServiceError('unauthenticated', 'send an API key');

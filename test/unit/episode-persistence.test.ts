@@ -43,9 +43,11 @@ describe('episode persistence on the DocumentStore (SQLite)', () => {
     await actor.start();
     const ack = await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-1' });
     const stored = await findAction(store, 'ep_store_2', 'store-key-1');
-    expect(stored).to.include({ episode_id: 'ep_store_2', idempotency_key: 'store-key-1', tool: 'find_item', event_id: ack.event_id });
+    expect(stored).to.include({ episode_id: 'ep_store_2', idempotency_key: 'store-key-1', tool: 'find_item', status: 'pending' });
     await actor.idle();
     const done = await findAction(store, 'ep_store_2', 'store-key-1');
+    // the accepted event's id is written with the next save, the result's
+    expect(done!.event_id).to.equal(ack.event_id);
     expect(done!.status).to.equal('done');
     expect(done!.result!.status).to.equal(200);
     expect(await store.count(C.actions, { episode_id: 'ep_store_2' })).to.equal(1);
