@@ -59,7 +59,8 @@ export async function organizationUsage(store: DocumentStore, organizationId: st
   return {
     month: month.month,
     builds: jobs.filter((j) => j.kind === 'world_build').length,
-    episodes: await store.count(C.episodes, inMonth),
+    // the compact records (same id, project and created_at as the full ones), indexed for this
+    episodes: await store.count(C.runEpisodes, inMonth),
     // rounded to a millionth of a dollar, so a float sum never prints 0.30000000000000004
     spent_usd: Math.round(spent * 1e6) / 1e6,
     credits,

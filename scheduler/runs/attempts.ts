@@ -32,9 +32,9 @@ export interface AttemptSpec {
 }
 
 /**
- * Stores one queued episode attempt: its full record (C.episodes, counted by the plan's
- * monthly episode limit from `created_at`) and the scheduler's compact record
- * (C.runEpisodes) under the same id.
+ * Stores one queued episode attempt: its full record (C.episodes) and the scheduler's
+ * compact record (C.runEpisodes, counted by the plan's monthly episode limit from
+ * `created_at`) under the same id.
  */
 export async function newAttempt(store: DocumentStore, run: Pick<RunDoc, '_id' | 'project_id'>, s: AttemptSpec): Promise<RunEpisodeDoc> {
   const id = newId('ep');
