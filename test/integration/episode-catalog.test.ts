@@ -62,7 +62,7 @@ describe('built-in agents on every catalog world (child-process sandboxes, 30 sc
         const failures = reference.filter((o) => o.summary.reward !== 1).map((o) => `${o.scenario}: ${o.summary.termination} reward ${o.summary.reward} ${JSON.stringify(o.summary.oracle?.check_results.filter((c) => !c.passed))}`);
         expect(mean(reference.map((o) => o.summary.reward ?? 0)), failures.join('\n')).to.be.at.least(0.95);
         for (const o of reference) {
-          expect(o.summary.status, o.scenario).to.equal('finished');
+          expect(o.summary.status, `${o.scenario}: ${o.state.environment_error ?? ''}`).to.equal('finished');
           expect(o.summary.oracle!.false_completion, o.scenario).to.equal(false);
           expect(o.summary.oracle!.duplicate_effects, o.scenario).to.deep.equal([]);
           expect(o.summary.oracle!.environment_error, o.scenario).to.equal(null);
