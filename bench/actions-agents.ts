@@ -3,9 +3,9 @@
  * share the service's event loop. Written against the HTTP API only (test/support/http-agent).
  *
  * workerData `{url, key, episodes, actions, thinkMs, pollMs, tool, bareUrl?}`. Each agent
- * plays one episode: it reads the waiting turn, sends `tool` (an application read), polls
- * the observation every pollMs until the next turn waits (the action is then done),
- * "thinks" for thinkMs (a model call would), and repeats `actions` times. With `bareUrl`
+ * plays one episode: it reads the waiting turn, "thinks" for about thinkMs (a model call
+ * would), sends `tool` (an application read), polls the observation every pollMs until the
+ * next turn waits (the action is then done), and repeats `actions` times. With `bareUrl`
  * instead, each agent makes the same number of bare HTTP round trips. Posts `{ready}` once
  * every first turn waits, then, on `{go}`, `{samples, wall_ms}`: per action its key and the
  * POST -> 202 time in ms.
@@ -34,24 +34,26 @@ async function play(agent: AgentClient, ep: string): Promise<void> {
   let { turn } = await agent.nextTurn(ep, 600_000, job.pollMs);
   for (let i = 0; i < job.actions; i++) {
     if (!turn) throw new Error(`episode ${ep} ended early`);
+    // a model-backed agent thinks about each turn it read before it acts (so 200 agents do
+    // not all send their first action in the same millisecond)
+    if (job.thinkMs > 0) await sleep(job.thinkMs * (0.5 + Math.random()));
     const key = agent.newKey();
     const t0 = performance.now();
     const r = await agent.act(ep, { actor: turn.actor, tool: turn.tools.some((x) => x.function.name === job.tool) ? job.tool : 'wait', args: {}, idempotency_key: key });
     if (r.status !== 202) throw new Error(`action answered ${r.status}: ${JSON.stringify(r.body)}`);
     samples.push({ key, accepted_ms: performance.now() - t0 });
-    if (job.thinkMs > 0) await sleep(job.thinkMs * (0.5 + Math.random()));
     ({ turn } = await agent.nextTurn(ep, 600_000, job.pollMs));
   }
 }
 
 async function bare(url: string): Promise<void> {
   for (let i = 0; i < job.actions; i++) {
+    if (job.thinkMs > 0) await sleep(job.thinkMs * (0.5 + Math.random()));
     const t0 = performance.now();
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"actor":"frontline","tool":"list_orders","args":{},"idempotency_key":"bench-bare-key"}' });
     await res.text();
     const t1 = performance.now();
     samples.push({ key: '', accepted_ms: t1 - t0 });
-    if (job.thinkMs > 0) await sleep(job.thinkMs * (0.5 + Math.random()));
   }
 }
 

@@ -8,7 +8,7 @@
  * Reported per phase: actions/s; POST -> 202 (client); accepted -> done on the server (the
  * `created_at` of the action's `action.accepted` and `action.succeeded` events: the result
  * is saved and readable by key when the latter is written). Phases: agents pacing like a
- * model-backed agent (think time uniform in 0.5x..1.5x --think-ms between actions, the next
+ * model-backed agent (think time uniform in 0.5x..1.5x --think-ms before each action, the next
  * turn read by polling the observation every --poll-ms; one phase per pair of the two
  * comma-separated lists; spec section 8 asks agents to poll observations every 1 to 2 s),
  * and agents acting back to back
@@ -19,7 +19,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { events } from '../test/support/builds.js';
@@ -54,22 +54,26 @@ interface Phase {
 }
 
 /** Runs one phase of agents in a worker thread and returns their samples. */
-async function agents(job: Record<string, unknown>, onReady?: () => void): Promise<Phase & { elu: number }> {
+async function agents(job: Record<string, unknown>, onReady?: () => void): Promise<Phase & { elu: number; delay: { p99: number; max: number } }> {
   const entry = new URL('./actions-agents.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: job });
   let elu = performance.eventLoopUtilization();
+  // how long the service's thread kept callbacks waiting (a block of synchronous work, a GC pause)
+  const lag = monitorEventLoopDelay({ resolution: 5 });
   return new Promise((resolve, reject) => {
     worker.on('message', (m: { ready?: boolean } & Partial<Phase>) => {
       if (m.ready) {
         onReady?.();
         elu = performance.eventLoopUtilization();
+        lag.enable();
         worker.postMessage({ go: true });
       } else {
         // how busy the service's thread (this one: gateway, scheduler, worker, actors) was
         const busy = performance.eventLoopUtilization(elu).utilization;
+        lag.disable();
         void worker.terminate();
-        resolve({ ...(m as Phase), elu: busy });
+        resolve({ ...(m as Phase), elu: busy, delay: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 } });
       }
     });
     worker.on('error', reject);
@@ -118,12 +122,12 @@ try {
     }
     return [...at.values()].filter((x) => x.accepted !== undefined && x.done !== undefined).map((x) => x.done! - x.accepted!);
   };
-  const row = async (label: string, phase: Phase & { elu: number }, server: boolean) => {
+  const row = async (label: string, phase: Phase & { elu: number; delay: { p99: number; max: number } }, server: boolean) => {
     const done = server ? await serverLatency(phase) : [];
     if (server) p99s.push(quantile(done, 0.99));
     const n = phase.samples.length;
     const f = (xs: number[]) => (xs.length === 0 ? '-' : `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} ms`);
-    rows.push(`| ${label} | ${n} | ${(n / (phase.wall_ms / 1000)).toFixed(0)}/s | ${f(phase.samples.map((s) => s.accepted_ms))} | ${f(done)} | ${server ? `${(phase.elu * 100).toFixed(0)}%` : '-'} |`);
+    rows.push(`| ${label} | ${n} | ${(n / (phase.wall_ms / 1000)).toFixed(0)}/s | ${f(phase.samples.map((s) => s.accepted_ms))} | ${f(done)} | ${server ? `${(phase.elu * 100).toFixed(0)}%` : '-'} | ${server ? `${phase.delay.p99.toFixed(0)} / ${phase.delay.max.toFixed(0)} ms` : '-'} |`);
   };
 
   for (const [i, think] of THINKS.entries()) {
@@ -155,13 +159,13 @@ const section = [
   `\`node --import tsx bench/actions.ts --episodes ${EPISODES} --actions ${ACTIONS} --think-ms ${THINKS.join(',')} --poll-ms ${POLLS.join(',')} --fast-poll-ms ${FAST_POLL_MS}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
   `Embedded service (SQLite, in-process bus, one world-worker with capacity ${EPISODES + 8}, one child-process sandbox per episode); ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation. Observation, actions and results take the gateway's fast path (gateway -> world-worker). Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
   '',
-  '| phase | actions | actions/s | POST -> 202 p50 / p99 | accepted -> done (server) p50 / p99 | service event loop busy |',
-  '|---|---|---|---|---|---|',
+  '| phase | actions | actions/s | POST -> 202 p50 / p99 | accepted -> done (server) p50 / p99 | service event loop busy | its delay p99 / max |',
+  '|---|---|---|---|---|---|---|',
   ...rows,
   '',
   `Target, accepted -> done p99 under 50 ms at 200 concurrent episodes: ${p99s[0]! < 50 ? 'met' : 'not met'} here (p99 ${p99s[0]!.toFixed(0)} ms with agents pacing as in the first row).`,
   '',
-  'accepted -> done covers the tool proxy, the HTTP call to the episode\'s sandbox, the saved result and the next turn offered; POST -> 202 covers the gateway (key, access rule, validation, episode look-up), the hosting world-worker (actor rules, action saved `pending`, `action.accepted` stored) and back; the service event loop column is how busy the one thread running gateway, scheduler, worker and actors was. The bare rows are the same HTTP round trip with nothing behind it.',
+  'accepted -> done covers the tool proxy, the HTTP call to the episode\'s sandbox, the saved result and the next turn offered; POST -> 202 covers the gateway (key, access rule, validation, episode look-up), the hosting world-worker (actor rules, action saved `pending`, `action.accepted` stored) and back; the service event loop columns are how busy the one thread running gateway, scheduler, worker and actors was and how long it kept callbacks waiting at worst (a block of synchronous work or a GC pause). The agents think before each action (so they do not all act in the same millisecond). The bare rows are the same HTTP round trip with nothing behind it.',
   '<!-- bench:actions end -->',
 ].join('\n');
 console.log(section);
