@@ -28,9 +28,9 @@ describe('accounts: operator administration', function () {
     await store.insert(C.jobs, { _id: 'job_op_1', project_id: ws.projectId, kind: 'world_build', spent_usd: 1.25, created_at: now });
     await store.insert(C.jobs, { _id: 'job_op_2', project_id: ws.projectId, kind: 'run_shard', spent_usd: 0.5, created_at: now });
     await store.insert(C.jobs, { _id: 'job_op_3', project_id: ws.projectId, kind: 'world_build', spent_usd: 9, created_at: lastMonth });
-    await store.insert(C.episodes, { _id: 'ep_op_1', project_id: ws.projectId, created_at: now });
-    await store.insert(C.episodes, { _id: 'ep_op_2', project_id: ws.projectId, created_at: now });
-    await store.insert(C.episodes, { _id: 'ep_op_3', project_id: ws.projectId, created_at: lastMonth });
+    await store.insert(C.runEpisodes, { _id: 'ep_op_1', project_id: ws.projectId, created_at: now });
+    await store.insert(C.runEpisodes, { _id: 'ep_op_2', project_id: ws.projectId, created_at: now });
+    await store.insert(C.runEpisodes, { _id: 'ep_op_3', project_id: ws.projectId, created_at: lastMonth });
 
     const r = await operator.get('/v1/admin/organizations');
     expect(r.status).to.equal(200);
