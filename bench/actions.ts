@@ -3,7 +3,7 @@
  * played by an HTTP agent (bench/actions-agents.ts, in a worker thread) that reads its turn,
  * sends an application read (`list_orders`) and reads its next turn.
  *
- *   node --import tsx bench/actions.ts [--episodes 200] [--actions 10] [--think-ms 3000,1000] [--poll-ms 1500,500] [--fast-poll-ms 20] [--write]
+ *   node --import tsx bench/actions.ts [--episodes 200] [--actions 10] [--think-ms 3000,1000] [--poll-ms 1500,500] [--fast-poll-ms 20] [--worker-process] [--write]
  *
  * Reported per phase: actions/s; POST -> 202 (client); accepted -> done on the server (the
  * `created_at` of the action's `action.accepted` and `action.succeeded` events: the result
@@ -18,13 +18,21 @@
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import type { EmbeddedService } from '../cli/roles.js';
+import { chooseAdapters } from '../core/choose-adapters.js';
+import { loadConfig } from '../core/config.js';
+import { createLogger } from '../core/log.js';
+import { startGateway } from '../gateway/index.js';
+import { createApiKey, createWorkspace, startScheduler } from '../scheduler/index.js';
 import { events } from '../test/support/builds.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes } from '../test/support/runs.js';
-import { startTestService } from '../test/support/service.js';
+import { startTestService, type TestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
 
 const { values } = parseArgs({
@@ -34,6 +42,7 @@ const { values } = parseArgs({
     'think-ms': { type: 'string', default: '3000,1000' },
     'poll-ms': { type: 'string', default: '1500,500' },
     'fast-poll-ms': { type: 'string', default: '20' },
+    'worker-process': { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
@@ -42,6 +51,9 @@ const ACTIONS = Number(values.actions);
 const THINKS = values['think-ms'].split(',').map(Number);
 const POLLS = values['poll-ms'].split(',').map(Number);
 const FAST_POLL_MS = Number(values['fast-poll-ms']);
+const WORKER_PROCESS = values['worker-process'];
+/** Each shape keeps its own section of BENCHMARKS.md. */
+const SECTION = WORKER_PROCESS ? 'actions-worker-process' : 'actions';
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -80,6 +92,54 @@ async function agents(job: Record<string, unknown>, onReady?: () => void): Promi
   });
 }
 
+/**
+ * `--worker-process`: gateway and scheduler in this process, the world-worker (and so every
+ * episode actor) as its own process (`crucible worker`), sharing the SQLite file. The
+ * service columns then measure the gateway's and scheduler's thread only.
+ */
+async function startWithWorkerProcess(env: Record<string, string>): Promise<TestService> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-actions-'));
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', SERVICE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const logger = createLogger(config.logLevel);
+  const adapters = await chooseAdapters(config, logger);
+  const scheduler = await startScheduler({ config, adapters, logger });
+  const gateway = await startGateway({ config, adapters, logger, schedulerAddr: scheduler.address });
+  const worker = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
+    env: { ...process.env, ...env, SERVICE_DATA_DIR: dataDir, SCHEDULER_ADDR: scheduler.address, WORKER_ID: `bench-${process.pid}`, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; ; i++) {
+    const h = await fetch(`${gateway.url}/v1/health`).then((r) => r.json() as Promise<{ workers: Array<{ id: string; status: string }> }>);
+    if (h.workers.some((w) => w.id === `bench-${process.pid}` && w.status === 'up')) break;
+    if (i > 300) throw new Error('the worker process did not register');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  let n = 0;
+  return {
+    url: gateway.url,
+    config,
+    svc: { adapters } as EmbeddedService,
+    dataDir,
+    async workspace(name) {
+      n++;
+      const ws = await createWorkspace(adapters.store, { organization: name ?? `org ${n}`, owner: { email: `owner${n}@example.com` } });
+      const k = await createApiKey(adapters.store, { projectId: ws.project._id, name: 'bench admin', scopes: ['admin'], createdBy: ws.user?._id ?? null });
+      return { projectId: ws.project._id, organizationId: ws.organization._id, userId: ws.user?._id ?? null, key: k.text };
+    },
+    async key(projectId, scopes, name = 'bench key') {
+      return (await createApiKey(adapters.store, { projectId, name, scopes, createdBy: null })).text;
+    },
+    async close() {
+      worker.kill('SIGTERM');
+      await new Promise((r) => (worker.exitCode === null ? worker.once('exit', r) : r(null)));
+      await gateway.close();
+      await scheduler.close();
+      await adapters.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 function launchBare(): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [new URL('./support/bare-actions.mjs', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -91,7 +151,8 @@ function launchBare(): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
-const t = await startTestService({ WORKER_CAPACITY: String(EPISODES + 8), SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000' });
+const SERVICE_ENV = { WORKER_CAPACITY: String(EPISODES + 8), SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000' };
+const t = WORKER_PROCESS ? await startWithWorkerProcess(SERVICE_ENV) : await startTestService(SERVICE_ENV);
 const rows: string[] = [];
 const p99s: number[] = [];
 let liveStart = 0;
@@ -153,11 +214,11 @@ try {
 
 const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
 const section = [
-  '<!-- bench:actions start -->',
-  '## External actions (bench/actions.ts)',
+  `<!-- bench:${SECTION} start -->`,
+  `## External actions (bench/actions.ts${WORKER_PROCESS ? ', world-worker as its own process' : ''})`,
   '',
-  `\`node --import tsx bench/actions.ts --episodes ${EPISODES} --actions ${ACTIONS} --think-ms ${THINKS.join(',')} --poll-ms ${POLLS.join(',')} --fast-poll-ms ${FAST_POLL_MS}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-  `Embedded service (SQLite, in-process bus, one world-worker with capacity ${EPISODES + 8}, one child-process sandbox per episode); ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation. Observation, actions and results take the gateway's fast path (gateway -> world-worker). Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
+  `\`node --import tsx bench/actions.ts --episodes ${EPISODES} --actions ${ACTIONS} --think-ms ${THINKS.join(',')} --poll-ms ${POLLS.join(',')} --fast-poll-ms ${FAST_POLL_MS}${WORKER_PROCESS ? ' --worker-process' : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+  `${WORKER_PROCESS ? `Gateway and scheduler in the bench process, the world-worker (capacity ${EPISODES + 8}, every episode actor) as its own process (\`--worker-process\`), SQLite shared` : `Embedded service (SQLite, in-process bus, one world-worker with capacity ${EPISODES + 8})`}, one child-process sandbox per episode; ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation. Observation, actions and results take the gateway's fast path (gateway -> world-worker). Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
   '',
   '| phase | actions | actions/s | POST -> 202 p50 / p99 | accepted -> done (server) p50 / p99 | service event loop busy | its delay p99 / max |',
   '|---|---|---|---|---|---|---|',
@@ -165,10 +226,10 @@ const section = [
   '',
   `Target, accepted -> done p99 under 50 ms at 200 concurrent episodes: ${p99s[0]! < 50 ? 'met' : 'not met'} here (p99 ${p99s[0]!.toFixed(0)} ms with agents pacing as in the first row).`,
   '',
-  'accepted -> done covers the tool proxy, the HTTP call to the episode\'s sandbox, the saved result and the next turn offered; POST -> 202 covers the gateway (key, access rule, validation, episode look-up), the hosting world-worker (actor rules, action saved `pending`, `action.accepted` stored) and back; the service event loop columns are how busy the one thread running gateway, scheduler, worker and actors was and how long it kept callbacks waiting at worst (a block of synchronous work or a GC pause). The agents think before each action (so they do not all act in the same millisecond). The bare rows are the same HTTP round trip with nothing behind it.',
-  '<!-- bench:actions end -->',
+  `accepted -> done covers the tool proxy, the HTTP call to the episode's sandbox, the saved result and the next turn offered; POST -> 202 covers the gateway (key, access rule, validation, episode look-up), the hosting world-worker (actor rules, action saved \`pending\`, \`action.accepted\` stored) and back; the service event loop columns are how busy the ${WORKER_PROCESS ? 'thread running the gateway and the scheduler (the actors run in the worker process)' : 'one thread running gateway, scheduler, worker and actors'} was and how long it kept callbacks waiting at worst (a block of synchronous work or a GC pause). The agents think before each action (so they do not all act in the same millisecond). The bare rows are the same HTTP round trip with nothing behind it.`,
+  `<!-- bench:${SECTION} end -->`,
 ].join('\n');
 console.log(section);
 
-if (values.write) writeBenchSection('actions', section);
+if (values.write) writeBenchSection(SECTION, section);
 process.exit(0);
