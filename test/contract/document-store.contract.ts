@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { ServiceError, type ErrorCode } from '../../core/errors.js';
+import { expectError } from '../support/expect-error.js';
+import { writerContract } from './document-store-writers.contract.js';
 import type { Doc, DocumentStore } from '../../core/ports.js';
 
 /** What a document-store runner hands the contract. */
@@ -10,17 +11,6 @@ export interface StoreHarness {
   peer(): Promise<DocumentStore>;
   /** Closes every store it opened and removes the test data. */
   cleanup(): Promise<void>;
-}
-
-async function expectError(promise: Promise<unknown>, code: ErrorCode): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err, String(err)).to.be.instanceOf(ServiceError);
-    expect((err as ServiceError).code).to.equal(code);
-    return err as ServiceError;
-  }
-  throw new Error(`expected ServiceError('${code}'), but the call succeeded`);
 }
 
 const ids = (docs: Doc[]) => docs.map((d) => d._id);
@@ -270,35 +260,6 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
     });
 
     describe('replace, delete and deleteMany', function () {
-      it('insertMany inserts in order and stops at the first taken value, answering how many went in', async function () {
-        const c = coll();
-        await store.ensureIndexes(c, [{ fields: ['seq'], unique: true }]);
-        expect(await store.insertMany(c, [])).to.equal(0);
-        expect(await store.insertMany(c, [{ _id: 'a', seq: 1 }, { _id: 'b', seq: 2 }])).to.equal(2);
-        expect(await store.insertMany(c, [{ _id: 'c', seq: 3 }, { _id: 'd', seq: 2 }, { _id: 'e', seq: 5 }])).to.equal(1);
-        expect(await store.insertMany(c, [{ _id: 'a', seq: 9 }])).to.equal(0);
-        expect(ids(await store.find(c, {}, { sort: { field: '_id', direction: 'asc' } }))).to.deep.equal(['a', 'b', 'c']);
-        expect(await store.get(c, 'a')).to.deep.equal({ _id: 'a', seq: 1 });
-        await expectError(store.insertMany(c, [{ _id: 'f', seq: 6 }, { _id: '' } as never]), 'bad_request');
-        expect(await store.get(c, 'f')).to.equal(null);
-      });
-      it('putJson replaces with the given JSON text and answers whether it did; a unique index still refuses', async function () {
-        const c = coll();
-        await store.ensureIndexes(c, [{ fields: ['name'], unique: true }]);
-        await store.insert(c, { _id: 'p', v: 1, name: 'one' });
-        await store.insert(c, { _id: 'q', v: 1, name: 'two' });
-        const text = (doc: Record<string, unknown>) => JSON.stringify(doc);
-        expect(await store.putJson(c, 'p', text({ _id: 'p', v: 2, name: 'one' }), { v: 5 })).to.equal(false);
-        expect(await store.get(c, 'p')).to.deep.equal({ _id: 'p', v: 1, name: 'one' });
-        expect(await store.putJson(c, 'p', text({ _id: 'p', v: 2, name: 'one', deep: { list: [1, 'a'] } }), { v: 1 })).to.equal(true);
-        expect(await store.get(c, 'p')).to.deep.equal({ _id: 'p', v: 2, name: 'one', deep: { list: [1, 'a'] } });
-        expect(await store.find(c, { v: 2 })).to.have.length(1);
-        expect(await store.putJson(c, 'nobody', text({ _id: 'nobody', v: 1 }))).to.equal(false);
-        expect(await store.get(c, 'nobody')).to.equal(null);
-        await expectError(store.putJson(c, 'q', text({ _id: 'q', v: 1, name: 'one' })), 'conflict');
-        expect((await store.get(c, 'q'))!.name).to.equal('two');
-        await expectError(store.putJson(c, '', text({ _id: '' })), 'bad_request');
-      });
       it('replace swaps the whole document, honours `where`, and answers null when missing', async function () {
         const c = coll();
         await store.insert(c, { _id: 'r', a: 1, b: 2 });
@@ -324,6 +285,10 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.deleteMany(c, {})).to.equal(3);
         expect(await store.count(c, {})).to.equal(0);
       });
+    });
+
+    describe('insertMany and putJson', function () {
+      writerContract(() => store, coll);
     });
 
     describe('indexes', function () {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { ServiceError, type ErrorCode } from '../../core/errors.js';
+import { expectError } from '../support/expect-error.js';
 import type { LeaseStore } from '../../core/ports.js';
 
 /** What a lease-store runner hands the contract. */
@@ -13,12 +13,6 @@ export interface LeaseHarness {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function expectError(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
-  const err = await promise.then(() => null, (e: unknown) => e);
-  expect(err, `expected ServiceError('${code}')`).to.be.instanceOf(ServiceError);
-  expect((err as ServiceError).code).to.equal(code);
-}
 
 /** The promises of `LeaseStore` (core/ports.ts), checked against one adapter. */
 export function leaseStoreContract(name: string, makeLeases: () => Promise<LeaseHarness>): void {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ServiceError, type ErrorCode } from '../../core/errors.js';
+import { expectError } from '../support/expect-error.js';
 import type { DocumentStore } from '../../core/ports.js';
 import type { PaymentProvider } from '../../billing/payment-provider.js';
 import { createWorkspace, type OrganizationDoc } from '../../scheduler/workspaces.js';
@@ -11,17 +11,6 @@ export interface ProviderHarness {
   /** Signs a raw body the way this provider's notifications are signed (`t=...,v1=...`). */
   sign(body: string): string;
   cleanup(): Promise<void>;
-}
-
-async function expectError(promise: Promise<unknown>, code: ErrorCode): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err, String(err)).to.be.instanceOf(ServiceError);
-    expect((err as ServiceError).code).to.equal(code);
-    return err as ServiceError;
-  }
-  throw new Error(`expected ServiceError('${code}'), but the call succeeded`);
 }
 
 const completed = (orgId: string, session: string, item: string) =>
