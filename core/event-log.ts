@@ -111,19 +111,7 @@ export class EventLog {
    * `stream.end`, which only {@link end} writes.
    */
   async append(input: EventInput): Promise<ServiceEvent> {
-    const data = input.data ?? {};
-    if (input.type === 'stream.end') throw new ServiceError('internal', 'stream.end is written by EventLog.end once the job or run has ended, never by append');
-    checkEventData(input.type, data);
-    return this.#queue(input.stream, async () => {
-      let next = (this.#state.hints.get(input.stream) ?? (await this.lastEventId(input.stream))) + 1;
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const stored = await this.#tryInsert(input, data, next);
-        if (stored) return this.#publish(stored);
-        await backoff(attempt);
-        next = (await this.lastEventId(input.stream)) + 1;
-      }
-      throw contention(input.stream);
-    });
+    return (await this.appendMany([input]))[0]!;
   }
 
   /**

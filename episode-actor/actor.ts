@@ -11,6 +11,7 @@ import { Mailbox } from './mailbox.js';
 import type { EpisodeActorDeps } from './ports.js';
 import { initialState, type EpisodeSetup } from './state.js';
 import { completeHolder, functionTools, nextActor, offerTurn } from './turns.js';
+import { awaitsExternalAction, observationView } from './views.js';
 import type { ActionRecord, ActionResult, EpisodeState, EpisodeSummary, EpisodeWorld, Observation, Termination, TurnState } from './types.js';
 
 /**
@@ -123,26 +124,12 @@ export class EpisodeActor {
   observation(): Observation {
     const st = this.#core.state;
     const turn = st.turn;
-    const awaiting = st.status === 'running' && st.profile.driver === 'external' && !!turn && turn.action_key === null;
-    if (awaiting) this.#readTurn = turn.id;
+    if (awaitsExternalAction(st)) this.#readTurn = turn!.id;
     // agents poll: the answer is built once per turn (a new turn is a new object; taking it
     // sets action_key; ending changes the status) and shared by every poll until it changes
     const c = this.#observed;
     if (c && c.turn === turn && c.actionKey === (turn?.action_key ?? null) && c.status === st.status) return c.observation;
-    const observation: Observation = {
-      episode_status: st.status,
-      awaiting_action: awaiting,
-      turn: awaiting
-        ? {
-            data: {
-              actor: turn.actor,
-              new: turn.new.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })),
-              goal_version_observed: turn.goal_version_observed,
-              tools: functionTools(this.#core.world, turn.tools, st.profile.tool_guidance),
-            },
-          }
-        : null,
-    };
+    const observation = observationView(st, this.#core.world);
     this.#observed = { turn, actionKey: turn?.action_key ?? null, status: st.status, observation };
     return observation;
   }

@@ -1,4 +1,31 @@
-import type { EpisodeState } from './types.js';
+import { functionTools } from './turns.js';
+import type { EpisodeState, EpisodeWorld, Observation } from './types.js';
+
+/** Whether the episode waits for its external agent's action on the current turn. */
+export function awaitsExternalAction(st: EpisodeState): boolean {
+  return st.status === 'running' && st.profile.driver === 'external' && !!st.turn && st.turn.action_key === null;
+}
+
+/** GET /v1/episodes/{id}/observation (spec section 2, Turn): the waiting turn, or none. */
+export function observationView(st: EpisodeState, world: EpisodeWorld): Observation {
+  const turn = st.turn;
+  const awaiting = awaitsExternalAction(st);
+  return {
+    episode_status: st.status,
+    awaiting_action: awaiting,
+    turn:
+      awaiting && turn
+        ? {
+            data: {
+              actor: turn.actor,
+              new: turn.new.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })),
+              goal_version_observed: turn.goal_version_observed,
+              tools: functionTools(world, turn.tools, st.profile.tool_guidance),
+            },
+          }
+        : null,
+  };
+}
 
 /**
  * GET /v1/episodes/{id}: the full record (spec: `status`, `termination`, `reward`,
