@@ -108,6 +108,24 @@ describe('external agents: refusals and the turn wait', function () {
     await waitRun(cw.admin, runId);
   });
 
+  it('refuses an action on a turn the agent has not read: the next turn must be read before the next action', async () => {
+    const { runId, ep } = await externalEpisode();
+    const { turn } = await agent.nextTurn(ep);
+    const first = await agent.act(ep, { actor: turn!.actor, tool: 'list_orders', args: {}, idempotency_key: agent.newKey() });
+    expect(first.status).to.equal(202);
+    // wait until the first action is done and the next turn offered, without reading it
+    for (let i = 0; i < 100; i++) {
+      const record = (await cw.admin.get(`/v1/episodes/${ep}`)).body;
+      if (record.actions[0]?.status === 'done') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await refusal(ep, { actor: turn!.actor, tool: 'list_orders', args: {} })).to.deep.equal([409, MESSAGES.turnTaken]);
+    const next = await agent.nextTurn(ep);
+    expect((await agent.act(ep, { actor: next.turn!.actor, tool: 'list_orders', args: {}, idempotency_key: agent.newKey() })).status).to.equal(202);
+    await cw.admin.post(`/v1/runs/${runId}/commands`, { command: 'stop' });
+    await waitRun(cw.admin, runId);
+  });
+
   it('answers 409 episode is not running once the episode has ended (stopped), and 404 for an unknown episode', async () => {
     const { runId, ep } = await externalEpisode();
     const { turn } = await agent.nextTurn(ep);
