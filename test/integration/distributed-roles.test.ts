@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { client } from '../support/service.js';
-import { freePort, role } from '../support/roles.js';
+import { distributedEnv, role, stopRoles } from '../support/roles.js';
 import { loadConfig } from '../../core/config.js';
 import { adminCreateWorkspace } from '../../cli/admin.js';
 
@@ -38,28 +38,15 @@ describe('distributed roles as separate processes (NATS + Redis)', function () {
 
   before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-roles-'));
-    const [schedulerPort, gatewayPort] = [await freePort(), await freePort()];
-    env = {
-      SERVICE_DATA_DIR: dataDir,
-      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      SCHEDULER_PORT: String(schedulerPort),
-      SCHEDULER_ADDR: `127.0.0.1:${schedulerPort}`,
-      PORT: String(gatewayPort),
-      HOST: '127.0.0.1',
-    };
+    ({ env, gatewayUrl } = await distributedEnv(dataDir));
     children.push(role('scheduler', env));
     children.push(role('worker', { ...env, WORKER_ID: `roles-a-${process.pid}` }));
     children.push(role('worker', { ...env, WORKER_ID: `roles-b-${process.pid}` }));
     children.push(role('gateway', env));
-    gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   });
 
   after(async () => {
-    for (const c of children) c.kill('SIGTERM');
-    const killer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), 15_000);
-    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
-    clearTimeout(killer);
+    await stopRoles(children);
     rmSync(dataDir, { recursive: true, force: true });
   });
 

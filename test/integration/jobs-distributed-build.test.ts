@@ -7,11 +7,10 @@ import { adminCreateWorkspace } from '../../cli/admin.js';
 import { loadConfig } from '../../core/config.js';
 import { events, waitEvent, waitJob } from '../support/builds.js';
 import { client } from '../support/service.js';
-import { freePort, role } from '../support/roles.js';
+import { distributedEnv, exited, role, stopRoles, workersUp } from '../support/roles.js';
 
 
 
-const exited = (c: ChildProcess) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once('exit', () => r())));
 
 /**
  * A world build in the distributed shape: scheduler, two world-workers (each with its own
@@ -30,16 +29,7 @@ describe('a world build survives a killed worker and a killed scheduler (NATS + 
   before(async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-dist-build-'));
     dirs.push(dataDir);
-    const [schedulerPort, gatewayPort] = [await freePort(), await freePort()];
-    env = {
-      SERVICE_DATA_DIR: dataDir,
-      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      SCHEDULER_PORT: String(schedulerPort),
-      SCHEDULER_ADDR: `127.0.0.1:${schedulerPort}`,
-      PORT: String(gatewayPort),
-      HOST: '127.0.0.1',
-    };
+    ({ env, gatewayUrl } = await distributedEnv(dataDir));
     children.push(role('scheduler', env));
     for (const name of ['a', 'b']) {
       const own = mkdtempSync(path.join(tmpdir(), `crucible-dist-worker-${name}-`));
@@ -47,28 +37,15 @@ describe('a world build survives a killed worker and a killed scheduler (NATS + 
       children.push(role('worker', { ...env, SERVICE_DATA_DIR: own, WORKER_ID: `build-${name}-${process.pid}` }));
     }
     children.push(role('gateway', env));
-    gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   });
 
   after(async () => {
-    for (const c of children) c.kill('SIGTERM');
-    const killer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), 15_000);
-    await Promise.all(children.map(exited));
-    clearTimeout(killer);
+    await stopRoles(children);
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
   it('publishes with every scenario validated once', async () => {
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const r = await client(gatewayUrl)
-        .get('/v1/health')
-        .catch(() => null);
-      const mine = (r?.body?.workers ?? []).filter((w: { id: string; status: string }) => w.id.endsWith(`-${process.pid}`) && w.status === 'up');
-      if (mine.length === 2) break;
-      if (Date.now() > deadline) throw new Error('the roles did not come up');
-      await new Promise((res) => setTimeout(res, 250));
-    }
+    await workersUp(gatewayUrl, 2);
     const ws = await adminCreateWorkspace(loadConfig(env), { organization: 'Distributed builds', project: 'default', keyName: 'first' });
     const c = client(gatewayUrl, ws.api_key);
     const app = (await c.post('/v1/applications/import-catalog')).body.registered[0];

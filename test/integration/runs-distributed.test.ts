@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { adminCreateWorkspace } from '../../cli/admin.js';
@@ -15,17 +14,7 @@ import { playRefund } from '../support/refund-agent.js';
 import { evaluate, makeProfile, runEpisodes, waitRun } from '../support/runs.js';
 import { client } from '../support/service.js';
 import { connect } from '../support/sse.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { distributedEnv, role, stopRoles, workersUp } from '../support/roles.js';
 
 /**
  * Runs in the distributed shape: scheduler, two world-workers and a gateway as separate
@@ -42,38 +31,17 @@ describe('runs across separate scheduler, worker and gateway processes (NATS + R
   let key: string;
   let wv: string;
 
-  const role = (name: string, env: Record<string, string>) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', name], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${name}] ${d}`));
-    children.push(child);
-  };
+  const start = (name: string, env: Record<string, string>) => children.push(role(name, env));
 
   before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-runs-dist-'));
-    const [schedulerPort, gatewayPort] = [await freePort(), await freePort()];
-    const env = {
-      SERVICE_DATA_DIR: dataDir,
-      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      SCHEDULER_PORT: String(schedulerPort),
-      SCHEDULER_ADDR: `127.0.0.1:${schedulerPort}`,
-      PORT: String(gatewayPort),
-      HOST: '127.0.0.1',
-    };
-    role('scheduler', env);
-    role('worker', { ...env, WORKER_ID: `runs-a-${process.pid}`, WORKER_CAPACITY: '3' });
-    role('worker', { ...env, WORKER_ID: `runs-b-${process.pid}`, WORKER_CAPACITY: '3' });
-    role('gateway', env);
-    url = `http://127.0.0.1:${gatewayPort}`;
-    for (let i = 0; ; i++) {
-      const h = await client(url)
-        .get('/v1/health')
-        .catch(() => null);
-      const mine = (h?.body?.workers ?? []).filter((w: { id: string; status: string }) => w.id.endsWith(`-${process.pid}`) && w.status === 'up');
-      if (mine.length === 2) break;
-      if (i > 300) throw new Error('the roles did not come up');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const { env, gatewayUrl } = await distributedEnv(dataDir);
+    start('scheduler', env);
+    start('worker', { ...env, WORKER_ID: `runs-a-${process.pid}`, WORKER_CAPACITY: '3' });
+    start('worker', { ...env, WORKER_ID: `runs-b-${process.pid}`, WORKER_CAPACITY: '3' });
+    start('gateway', env);
+    url = gatewayUrl;
+    await workersUp(url, 2, 60_000);
     const ws = await adminCreateWorkspace(loadConfig(env), { organization: 'Distributed runs', project: 'default', keyName: 'first' });
     key = ws.api_key;
     // an operator would set the plan; the store is the SQLite file every role shares
@@ -88,10 +56,7 @@ describe('runs across separate scheduler, worker and gateway processes (NATS + R
   });
 
   after(async () => {
-    for (const c of children) c.kill('SIGTERM');
-    const killer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), 15_000);
-    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
-    clearTimeout(killer);
+    await stopRoles(children);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
