@@ -1,11 +1,18 @@
 import Database from 'better-sqlite3';
 import { ServiceError } from '../errors.js';
+import { WalCheckpointer } from './sqlite-checkpointer.js';
 import type { Doc, DocumentStore, Filter, FilterValue, FindOptions, IndexSpec } from '../ports.js';
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
   /** How long a write waits for another process holding the file's write lock (5000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * Who copies the write-ahead log into the database file: `background` (default for a
+   * file), a thread of its own (WalCheckpointer), so no request waits for the disk's
+   * fsync; `inline`, SQLite's automatic checkpoints inside the store's own writes.
+   */
+  checkpoints?: 'background' | 'inline';
 }
 
 /** A compiled piece of SQL and its bound parameters. */
@@ -40,6 +47,7 @@ export class SqliteStore implements DocumentStore {
   readonly #db: Database.Database;
   readonly #tables = new Set<string>();
   readonly #statements = new Map<string, Database.Statement>();
+  #checkpointer: WalCheckpointer | null = null;
 
   constructor(file: string, options: SqliteStoreOptions = {}) {
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
@@ -48,6 +56,16 @@ export class SqliteStore implements DocumentStore {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = NORMAL');
     this.#db.exec('CREATE TABLE IF NOT EXISTS _sequences (name TEXT PRIMARY KEY, value INTEGER NOT NULL)');
+    if ((options.checkpoints ?? 'background') === 'background' && !this.#db.memory) {
+      this.#db.pragma('wal_autocheckpoint = 0');
+      this.#checkpointer = new WalCheckpointer(file, {
+        busyTimeoutMs,
+        // writes come too close together for a complete checkpoint: reset the log here, once in a while
+        onLogTooLarge: () => this.#resetLog(),
+        // back to SQLite's own checkpoints, inside the writes
+        onStopped: () => this.#db.open && this.#db.pragma('wal_autocheckpoint = 1000'),
+      });
+    }
   }
 
   async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
@@ -186,8 +204,28 @@ export class SqliteStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
+    await this.#checkpointer?.close();
+    this.#checkpointer = null;
     this.#statements.clear();
     if (this.#db.open) this.#db.close();
+  }
+
+  /**
+   * Checkpoints and empties the write-ahead log in this connection (the log grew past the
+   * checkpoint thread's limit). Waits at most 20 ms for other connections; a busy file
+   * is left for the next report.
+   */
+  #resetLog(): void {
+    if (!this.#db.open) return;
+    const timeout = this.#db.pragma('busy_timeout', { simple: true }) as number;
+    try {
+      this.#db.pragma('busy_timeout = 20');
+      this.#db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // busy or failing: the thread reports again while the log stays large
+    } finally {
+      this.#db.pragma(`busy_timeout = ${timeout}`);
+    }
   }
 
   /** The quoted table of a collection, created on first use. */
