@@ -11,6 +11,8 @@ interface PlacementState {
   placed: Map<string, number>;
   /** Workers that refused for capacity, until when to pass them over. */
   fullUntil: Map<string, number>;
+  /** Workers that answered they are shutting down, and until when that is news. */
+  leavingUntil: Map<string, number>;
   live: { at: number; workers: Promise<WorkerRecord[]> } | null;
 }
 
@@ -31,7 +33,7 @@ export class Placement {
     this.#deps = deps;
     let state = states.get(deps);
     if (!state) {
-      state = { placed: new Map(), fullUntil: new Map(), live: null };
+      state = { placed: new Map(), fullUntil: new Map(), leavingUntil: new Map(), live: null };
       states.set(deps, state);
     }
     this.#state = state;
@@ -85,6 +87,20 @@ export class Placement {
 
   /** The worker is shutting down: pass it over until its heartbeat would have lapsed. */
   leaving(workerId: string): void {
-    this.#state.fullUntil.set(workerId, Date.now() + WORKER_LOST_AFTER_MS);
+    const until = Date.now() + WORKER_LOST_AFTER_MS;
+    this.#state.fullUntil.set(workerId, until);
+    this.#state.leavingUntil.set(workerId, until);
+  }
+
+  /**
+   * Whether the worker said it is shutting down (lately): a call to it that then finds it
+   * gone was cut by that shutdown, not by a crash.
+   */
+  isLeaving(workerId: string): boolean {
+    const until = this.#state.leavingUntil.get(workerId);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.#state.leavingUntil.delete(workerId);
+    return false;
   }
 }

@@ -204,6 +204,9 @@ export class ShardDriver {
     if (!reached && (await this.#reachable(flight.address))) return this.#attach(ep, REATTACH_DELAY_MS);
     const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
     if (recorded) return this.#ended(ep, recorded);
+    // a worker that said it is shutting down closes its server once its episodes are handed
+    // back: a call that reached it only then (sent late) finds it gone, and says why
+    if (this.#placement.isLeaving(flight.workerId)) return this.#lost(ep, `world-worker ${flight.workerId} shut down`);
     await this.#lost(ep, reached ? `world-worker ${flight.workerId} no longer holds it` : `world-worker ${flight.workerId} stopped answering`);
   }
 
@@ -252,7 +255,7 @@ export class ShardDriver {
       this.#placement.release(flight.workerId);
       const recorded = await outcomeFromRecord(this.#ctx.deps, flight.ep);
       if (recorded) await this.#ended(flight.ep, recorded);
-      else await this.#lost(flight.ep, `world-worker ${flight.workerId || '(unknown)'} stopped sending heartbeats`);
+      else await this.#lost(flight.ep, `world-worker ${flight.workerId || '(unknown)'} ${this.#placement.isLeaving(flight.workerId) ? 'shut down' : 'stopped sending heartbeats'}`);
     }
   }
 

@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import type { SchedulerDeps } from '../../scheduler/context.js';
+import { Placement } from '../../scheduler/runs/placement.js';
+import type { WorkerRecord } from '../../scheduler/workers.js';
+
+/** Scheduler deps whose worker registry answers `workers` as the live ones (Placement reads nothing else). */
+function depsWith(workers: WorkerRecord[]): SchedulerDeps {
+  return { workers: { live: async () => workers } } as unknown as SchedulerDeps;
+}
+
+const worker = (id: string, capacity: number, active = 0): WorkerRecord => ({ id, address: `127.0.0.1:${id.length}`, capacity, active, last_seen_ms: Date.now() });
+
+describe('placement of episodes on world-workers', () => {
+  it('reserves on the worker with the most free places; its own placements count until a heartbeat reports more', async () => {
+    // free = capacity - max(active in the last heartbeat, placed by this scheduler)
+    const p = new Placement(depsWith([worker('a', 2), worker('b', 3, 1)]));
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(((await p.reserve()) as WorkerRecord).id);
+    expect(ids).to.deep.equal(['a', 'b', 'b', 'a', 'b']);
+    expect(await p.reserve()).to.equal('full');
+    p.release('a');
+    expect(((await p.reserve()) as WorkerRecord).id).to.equal('a');
+  });
+
+  it('answers none when no worker is live', async () => {
+    expect(await new Placement(depsWith([])).reserve()).to.equal('none');
+  });
+
+  it('passes over a worker that is shutting down, and remembers that it said so', async () => {
+    const p = new Placement(depsWith([worker('a', 5), worker('b', 1)]));
+    expect(p.isLeaving('a')).to.equal(false);
+    p.leaving('a');
+    expect(p.isLeaving('a')).to.equal(true);
+    expect(p.isLeaving('b')).to.equal(false);
+    expect(((await p.reserve()) as WorkerRecord).id).to.equal('b');
+    expect(await p.reserve()).to.equal('full');
+  });
+
+  it('is shared by the shards of one scheduler: what one shard learned, the others know', () => {
+    const deps = depsWith([worker('a', 5)]);
+    new Placement(deps).leaving('a');
+    expect(new Placement(deps).isLeaving('a')).to.equal(true);
+    expect(new Placement(depsWith([worker('a', 5)])).isLeaving('a')).to.equal(false);
+  });
+});
