@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { ServiceError } from '../../core/errors.js';
 import type { AppTool, Json } from './types.js';
 
@@ -20,7 +22,56 @@ export interface ApplicationClientOptions {
   baseUrls: Record<string, string>;
   /** Per-call timeout; default 10 s. */
   timeoutMs?: number;
-  fetch?: typeof fetch;
+}
+
+/**
+ * Connections to the services are kept open between calls (an episode's calls go to the
+ * same sandbox). A service says how long it keeps an idle connection (`Keep-Alive:
+ * timeout=N`, sent by Node.js services: 5 s by default, 30 s in the catalog's): Node's
+ * agent drops it a second earlier, so a call never goes out on a connection the service is
+ * closing. A service that says nothing has its idle connections dropped after 4 s.
+ */
+const IDLE_MS = 4_000;
+/** The agents' own limit, above any hint: a socket left with it got no hint. */
+const NO_HINT_MS = 300_000;
+type KeepAlive = (this: http.Agent, socket: import('node:net').Socket) => boolean;
+const keepSocketAlive = http.Agent.prototype.keepSocketAlive as unknown as KeepAlive;
+function keepFor(this: http.Agent, socket: import('node:net').Socket): boolean {
+  if (!keepSocketAlive.call(this, socket)) return false;
+  if (socket.timeout === NO_HINT_MS) socket.setTimeout(IDLE_MS);
+  return true;
+}
+const AGENTS: Record<string, http.Agent> = {
+  'http:': Object.assign(new http.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor }),
+  'https:': Object.assign(new https.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor }),
+};
+
+/** One HTTP exchange (node:http: the client of the hottest path of an episode, without fetch's stream machinery). */
+function exchange(target: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const agent = AGENTS[target.protocol];
+    if (!agent) {
+      reject(new Error(`unsupported protocol ${target.protocol}`));
+      return;
+    }
+    const send = target.protocol === 'https:' ? https.request : http.request;
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      reject(err);
+    };
+    const req = send(target, { method, agent, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', fail);
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
+    req.on('error', fail);
+    req.end(body);
+  });
 }
 
 /**
@@ -31,13 +82,11 @@ export class ApplicationClient implements ToolCaller {
   readonly #tools: Map<string, AppTool>;
   readonly #baseUrls: Record<string, string>;
   readonly #timeoutMs: number;
-  readonly #fetch: typeof fetch;
 
   constructor(opts: ApplicationClientOptions) {
     this.#tools = new Map(opts.tools.map((t) => [t.name, t]));
     this.#baseUrls = { ...opts.baseUrls };
     this.#timeoutMs = opts.timeoutMs ?? 10_000;
-    this.#fetch = opts.fetch ?? fetch;
   }
 
   tool(name: string): AppTool | undefined {
@@ -59,25 +108,22 @@ export class ApplicationClient implements ToolCaller {
     const request = buildRequest(tool, args);
     // plain concatenation keeps a base URL's own path prefix (e.g. behind a proxy)
     const target = new URL(base.replace(/\/$/, '') + request.path + request.query);
-    const init: RequestInit = {
-      method: tool.method,
-      headers: request.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
-      body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    };
-    let res: Response;
+    const headers: Record<string, string> = request.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' };
+    const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
+    let res: { status: number; text: string };
     try {
-      res = await this.#fetch(target, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) });
+      res = await exchange(target, tool.method, headers, payload, this.#timeoutMs);
     } catch (err) {
       // A read may be sent again when the connection failed (e.g. a pooled connection the
       // service had just closed); a write never is: it could have been carried out.
       if (tool.kind !== 'read' || isTimeout(err)) throw unreachable(tool, request.path, err);
       try {
-        res = await this.#fetch(target, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) });
+        res = await exchange(target, tool.method, headers, payload, this.#timeoutMs);
       } catch (again) {
         throw unreachable(tool, request.path, again);
       }
     }
-    const text = await res.text();
+    const text = res.text;
     let body: Json = null;
     if (text !== '') {
       try {

@@ -167,6 +167,8 @@ export function serve({ name, routes, store, port }) {
       return send(res, 500, { error: 'internal', message: 'internal error' });
     }
   });
+  // one client (the episode's tool proxy) calls again every few seconds: keep its connection
+  server.keepAliveTimeout = 30_000;
   server.listen(port, '0.0.0.0', () => process.stderr.write(`${name} listening on ${port}\n`));
   const shutdown = () => server.close(() => process.exit(0));
   process.on('SIGTERM', shutdown);
