@@ -60,10 +60,12 @@ export class EpisodeWorlds {
       return { error: `the application's services did not start: ${toServiceError(err).message}` };
     }
     let stopped: Promise<void> | null = null;
+    const app = new ApplicationClient({ tools: p.world.tools, baseUrls: handle.services });
     return {
-      app: new ApplicationClient({ tools: p.world.tools, baseUrls: handle.services }),
+      app,
       stop: () =>
         (stopped ??= (async () => {
+          app.close();
           await handle.stop();
           await rm(dataDir, { recursive: true, force: true });
         })()),

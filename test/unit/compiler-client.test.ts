@@ -95,6 +95,22 @@ describe('compiler: ApplicationClient', () => {
     expect(new Set(ports).size, `client ports ${ports.join(', ')}`).to.equal(1);
   });
 
+  it('keeps a pool per client (a sandbox started later on the same port is never reached through an old connection), closed with close()', async () => {
+    const a = new ApplicationClient({ tools, baseUrls: { shop: base } });
+    const b = new ApplicationClient({ tools, baseUrls: { shop: base } });
+    await a.call('list_orders', {});
+    await b.call('list_orders', {});
+    const [pa, pb] = seen.slice(-2).map((x) => x.port);
+    expect(pa).to.not.equal(pb);
+    a.close();
+    await a.call('list_orders', {});
+    expect(seen.at(-1)!.port, 'a new connection after close()').to.not.equal(pa);
+    await b.call('list_orders', {});
+    expect(seen.at(-1)!.port, 'b keeps its own').to.equal(pb);
+    a.close();
+    b.close();
+  });
+
   it('waits for a slow answer longer than connections are kept idle (4 s), up to its own timeout', async function () {
     this.timeout(15_000);
     const client = new ApplicationClient({ tools, baseUrls: { shop: base }, timeoutMs: 8_000 });

@@ -55,8 +55,8 @@ export async function judgeScenario(
       const why = (err as Error).message;
       return { scenario_id: scenario.id, passed: false, deterministic: null, problems: [`the application's services did not start: ${why}`], replays, environment_error: why };
     }
+    const client = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
     try {
-      const client = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
       const r = await replayReferencePlan(scenario, client, { worldSeed: source.seed, customer: source.manifest.customer });
       const observed = { passed: r.passed, checks: r.check_results, steps: r.transcript.steps, bindings: r.bindings, plan_error: r.plan_error ?? null };
       replays.push({
@@ -69,6 +69,7 @@ export async function judgeScenario(
     } catch (err) {
       replays.push({ passed: false, fingerprint: null, check_results: [], error: (err as Error).message, duration_ms: Date.now() - t0 });
     } finally {
+      client.close();
       await handle.stop();
       await rm(dataDir, { recursive: true, force: true });
     }

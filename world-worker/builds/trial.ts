@@ -56,6 +56,7 @@ export async function trialScenario(
     await rm(dataDir, { recursive: true, force: true });
     return { ...base, success: false, termination: null, reward: null, checks_passed: 0, checks_total: 0, failed_checks: [], environment_error: (err as Error).message, turns_cost_usd: 0, duration_ms: Date.now() - t0 };
   }
+  const app = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
   try {
     const profile = profileWithDefaults({ driver: 'llm', model: TRIAL_AGENT });
     const actor = new EpisodeActor(
@@ -67,7 +68,7 @@ export async function trialScenario(
         options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 600_000 },
       },
       {
-        app: new ApplicationClient({ tools: source.tools, baseUrls: handle.services }),
+        app,
         persistence: new MemoryEpisodePersistence(),
         events: { emit: async () => ({ event_id: 0 }) },
         policy: createAgentPolicy(profile, { defaultModel: TRIAL_AGENT }),
@@ -89,6 +90,7 @@ export async function trialScenario(
       duration_ms: Date.now() - t0,
     };
   } finally {
+    app.close();
     await handle.stop();
     await rm(dataDir, { recursive: true, force: true });
   }

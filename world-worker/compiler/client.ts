@@ -26,10 +26,12 @@ export interface ApplicationClientOptions {
 
 /**
  * Connections to the services are kept open between calls (an episode's calls go to the
- * same sandbox). A service says how long it keeps an idle connection (`Keep-Alive:
- * timeout=N`, sent by Node.js services: 5 s by default, 30 s in the catalog's): Node's
- * agent drops it a second earlier, so a call never goes out on a connection the service is
- * closing. A service that says nothing has its idle connections dropped after 4 s.
+ * same sandbox), in a pool of each client's own: a sandbox started later on the same port
+ * is never reached through a connection to one that is gone. A service says how long it
+ * keeps an idle connection (`Keep-Alive: timeout=N`, sent by Node.js services: 5 s by
+ * default, 30 s in the catalog's): Node's agent drops it a second earlier, so a call never
+ * goes out on a connection the service is closing. A service that says nothing has its
+ * idle connections dropped after 4 s.
  */
 const IDLE_MS = 4_000;
 /** The agents' own limit, above any hint: a socket left with it got no hint. */
@@ -41,15 +43,15 @@ function keepFor(this: http.Agent, socket: import('node:net').Socket): boolean {
   if (socket.timeout === NO_HINT_MS) socket.setTimeout(IDLE_MS);
   return true;
 }
-const AGENTS: Record<string, http.Agent> = {
-  'http:': Object.assign(new http.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor }),
-  'https:': Object.assign(new https.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor }),
-};
+function newAgent(protocol: string): http.Agent | null {
+  if (protocol === 'http:') return Object.assign(new http.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor });
+  if (protocol === 'https:') return Object.assign(new https.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor });
+  return null;
+}
 
 /** One HTTP exchange (node:http: the client of the hottest path of an episode, without fetch's stream machinery). */
-function exchange(target: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+function exchange(agent: http.Agent | null, target: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const agent = AGENTS[target.protocol];
     if (!agent) {
       reject(new Error(`unsupported protocol ${target.protocol}`));
       return;
@@ -82,6 +84,7 @@ export class ApplicationClient implements ToolCaller {
   readonly #tools: Map<string, AppTool>;
   readonly #baseUrls: Record<string, string>;
   readonly #timeoutMs: number;
+  readonly #agents = new Map<string, http.Agent | null>();
 
   constructor(opts: ApplicationClientOptions) {
     this.#tools = new Map(opts.tools.map((t) => [t.name, t]));
@@ -91,6 +94,18 @@ export class ApplicationClient implements ToolCaller {
 
   tool(name: string): AppTool | undefined {
     return this.#tools.get(name);
+  }
+
+  /** Closes the client's connections (its services are stopping). Later calls open new ones. */
+  close(): void {
+    for (const agent of this.#agents.values()) agent?.destroy();
+    this.#agents.clear();
+  }
+
+  #agent(protocol: string): http.Agent | null {
+    let agent = this.#agents.get(protocol);
+    if (agent === undefined) this.#agents.set(protocol, (agent = newAgent(protocol)));
+    return agent;
   }
 
   /**
@@ -112,13 +127,13 @@ export class ApplicationClient implements ToolCaller {
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
     let res: { status: number; text: string };
     try {
-      res = await exchange(target, tool.method, headers, payload, this.#timeoutMs);
+      res = await exchange(this.#agent(target.protocol), target, tool.method, headers, payload, this.#timeoutMs);
     } catch (err) {
       // A read may be sent again when the connection failed (e.g. a pooled connection the
       // service had just closed); a write never is: it could have been carried out.
       if (tool.kind !== 'read' || isTimeout(err)) throw unreachable(tool, request.path, err);
       try {
-        res = await exchange(target, tool.method, headers, payload, this.#timeoutMs);
+        res = await exchange(this.#agent(target.protocol), target, tool.method, headers, payload, this.#timeoutMs);
       } catch (again) {
         throw unreachable(tool, request.path, again);
       }

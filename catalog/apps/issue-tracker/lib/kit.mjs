@@ -131,9 +131,7 @@ async function readBody(req) {
 
 function send(res, status, body) {
   const text = JSON.stringify(body);
-  // one request per connection: a sandbox's port may be reused by the next sandbox, and a
-  // client must never send a request down a pooled connection to a service that is gone
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -167,7 +165,8 @@ export function serve({ name, routes, store, port }) {
       return send(res, 500, { error: 'internal', message: 'internal error' });
     }
   });
-  // one client (the episode's tool proxy) calls again every few seconds: keep its connection
+  // one client (the episode's tool proxy, with a connection pool of its own) calls again
+  // every few seconds: keep its connection open between calls
   server.keepAliveTimeout = 30_000;
   server.listen(port, '0.0.0.0', () => process.stderr.write(`${name} listening on ${port}\n`));
   const shutdown = () => server.close(() => process.exit(0));
