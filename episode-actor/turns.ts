@@ -32,8 +32,26 @@ export function toolNamesFor(st: EpisodeState, world: EpisodeWorld, name: string
   return out.filter((t) => !actor.revoked.includes(t));
 }
 
-/** The offered tools in function-calling format, with the profile's tool guidance appended. */
-export function functionTools(world: EpisodeWorld, names: string[], guidance: Record<string, string>): FunctionTool[] {
+/**
+ * The offered tools in function-calling format, with the profile's tool guidance appended.
+ * Built once per world, tool list and guidance (every turn of every episode of a world asks
+ * for the same few lists): read-only, shared by every caller.
+ */
+export function functionTools(world: EpisodeWorld, names: string[], guidance: Record<string, string>): readonly FunctionTool[] {
+  let lists = BUILT.get(world);
+  if (!lists) BUILT.set(world, (lists = new Map()));
+  const key = names.map((n) => (guidance[n] ? `${n}\u0000${guidance[n]}` : n)).join('\u0001');
+  let out = lists.get(key);
+  if (!out) {
+    out = buildFunctionTools(world, names, guidance);
+    lists.set(key, out);
+  }
+  return out;
+}
+
+const BUILT = new WeakMap<EpisodeWorld, Map<string, readonly FunctionTool[]>>();
+
+function buildFunctionTools(world: EpisodeWorld, names: string[], guidance: Record<string, string>): FunctionTool[] {
   const byName = new Map(world.tools.map((t) => [t.name, t]));
   const out: FunctionTool[] = [];
   for (const name of names) {

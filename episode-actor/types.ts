@@ -273,7 +273,7 @@ export interface EpisodeState {
 export interface Observation {
   episode_status: string;
   awaiting_action: boolean;
-  turn: { data: { actor: string; new: Array<{ role: string; content: string; name?: string }>; goal_version_observed: number; tools: FunctionTool[] } } | null;
+  turn: { data: { actor: string; new: Array<{ role: string; content: string; name?: string }>; goal_version_observed: number; tools: readonly FunctionTool[] } } | null;
 }
 
 /** How an episode ended. */

@@ -57,12 +57,16 @@ export class WorldWorkerService {
   }
 
   async execute(req: Pick<WorkRequest__Output, 'kind' | 'payload_json'>): Promise<WorkResponse> {
-    const handler = this.#handlers.get(req.kind);
-    if (!handler) throw new ServiceError('not_implemented', `world-worker ${this.#id} has no handler for work of kind "${req.kind}"`);
+    const result = await this.#run(req.kind, req.payload_json ? JSON.parse(req.payload_json) : null);
+    return { result_json: JSON.stringify(result ?? null) };
+  }
+
+  async #run(kind: string, payload: unknown): Promise<unknown> {
+    const handler = this.#handlers.get(kind);
+    if (!handler) throw new ServiceError('not_implemented', `world-worker ${this.#id} has no handler for work of kind "${kind}"`);
     this.#active++;
     try {
-      const result = await handler(req.payload_json ? JSON.parse(req.payload_json) : null);
-      return { result_json: JSON.stringify(result ?? null) };
+      return await handler(payload);
     } finally {
       this.#active--;
     }
@@ -78,8 +82,10 @@ export class WorldWorkerService {
   }
 
   /**
-   * Execute for a caller in this process: the same handler, payload and answer as JSON text
-   * (so the caller sees exactly what gRPC would give it), the same deadline.
+   * Execute for a caller in this process: the same handler and deadline, without the JSON
+   * text in between. So the caller passes a payload of plain JSON values that it does not
+   * touch afterwards, and reads the answer without changing it: the answer may be an
+   * object the handler keeps (an actor's observation is shared by every poll of a turn).
    */
   async executeInProcess(kind: string, payload: unknown, timeoutMs: number): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
@@ -87,8 +93,7 @@ export class WorldWorkerService {
       timer = setTimeout(() => reject(new ServiceError('timeout', 'the request took too long inside the service')), timeoutMs);
     });
     try {
-      const res = await Promise.race([this.execute({ kind, payload_json: JSON.stringify(payload ?? null) }), deadline]);
-      return res.result_json ? JSON.parse(res.result_json) : null;
+      return (await Promise.race([this.#run(kind, payload ?? null), deadline])) ?? null;
     } finally {
       clearTimeout(timer);
     }

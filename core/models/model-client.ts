@@ -23,7 +23,7 @@ export type ModelMessage =
 export interface ModelRequest {
   model: string;
   messages: ModelMessage[];
-  tools?: ModelTool[];
+  tools?: readonly ModelTool[];
   temperature?: number;
   /** Aborts the call (the episode stopped); the promise then rejects. */
   signal?: AbortSignal;

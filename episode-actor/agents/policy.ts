@@ -6,7 +6,7 @@ export interface AgentTurn {
   actor: string;
   new: TurnMessage[];
   goal_version_observed: number;
-  tools: FunctionTool[];
+  tools: readonly FunctionTool[];
 }
 
 /** What the episode knows about itself; only built-in (calibration) agents look at it. */
