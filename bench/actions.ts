@@ -70,6 +70,7 @@ async function agents(job: Record<string, unknown>, onReady?: () => void): Promi
   const entry = new URL('./actions-agents.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: job });
+  const label = `${job.bareUrl ? 'baseline' : 'service'}, think ${job.thinkMs} ms, poll ${job.pollMs} ms`;
   let elu = performance.eventLoopUtilization();
   // how long the service's thread kept callbacks waiting (a block of synchronous work, a GC pause)
   const lag = monitorEventLoopDelay({ resolution: 5 });
@@ -80,9 +81,11 @@ async function agents(job: Record<string, unknown>, onReady?: () => void): Promi
         elu = performance.eventLoopUtilization();
         lag.enable();
         worker.postMessage({ go: true });
+        process.stderr.write(`[${new Date().toISOString()}] phase started: ${label}\n`);
       } else {
         // how busy the service's thread (this one: gateway, scheduler, worker, actors) was
         const busy = performance.eventLoopUtilization(elu).utilization;
+        process.stderr.write(`[${new Date().toISOString()}] phase finished: ${label}\n`);
         lag.disable();
         void worker.terminate();
         resolve({ ...(m as Phase), elu: busy, delay: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 } });
