@@ -50,7 +50,8 @@ const CAPACITY = Number(values.capacity);
 const LIVE = Math.min(20, Number(values.live), CAPACITY);
 const PASSES = Number(values.passes);
 const ms = (x: number) => `${x.toFixed(2)} ms`;
-const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+/** A growth in MB; a shrink (the process gave memory back meanwhile) reads as none, saying so. */
+const mb = (bytes: number) => (bytes < 0 ? `0.0 MB (shrank by ${(-bytes / 2 ** 20).toFixed(1)} MB)` : `${(bytes / 2 ** 20).toFixed(1)} MB`);
 
 /** Resident memory of the processes whose environment names `dir` (the service's sandboxes). */
 function sandboxRss(dir: string): { count: number; bytes: number } {
