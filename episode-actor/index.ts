@@ -18,7 +18,7 @@ export { eventLogEmitter } from './event-emitter.js';
 export { ACTION_ERRORS, checkExternalAction, type ExternalAction } from './external-rules.js';
 export { INTERVENTION_KINDS, FAULT_MODES, validateIntervention, type Intervention, type InterventionInput } from './interventions.js';
 export { REFUSAL_TEXT } from './results.js';
-export { runOracle, checksFor, duplicateEffects } from './oracle.js';
+export { runOracle, checksFor, duplicateEffects, environmentErrorOracle } from './oracle.js';
 export { computeReward, isSuccess, HABIT_PENALTY } from './reward.js';
 export { judgeHabits } from './habits.js';
 export { episodeRecordView, episodeListItemView } from './views.js';

@@ -1,9 +1,7 @@
 import { C } from '../../core/collections.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { Doc, DocumentStore } from '../../core/ports.js';
-import { isSuccess, type EpisodeState, type EpisodeWorld, type Oracle } from '../../episode-actor/index.js';
-// not yet in the actor's public index: the oracle of an episode whose world failed
-import { environmentErrorOracle } from '../../episode-actor/oracle.js';
+import { environmentErrorOracle, isSuccess, type EpisodeState, type EpisodeWorld, type Oracle } from '../../episode-actor/index.js';
 import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
 import type { ScenarioDoc } from '../worlds/index.js';
 import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
