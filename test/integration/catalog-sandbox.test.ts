@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ServiceError } from '../../core/errors.js';
 import { entryDir, readCatalogIndex } from '../../catalog/index.js';
 import { ApplicationClient, loadApplicationSource, validateManifest, type ApplicationSource } from '../../world-worker/compiler/index.js';
-import { ChildProcessSandboxes, DockerSandboxes } from '../../world-worker/sandboxes/index.js';
+import { ChildProcessSandboxes, DockerSandboxes, freePort } from '../../world-worker/sandboxes/index.js';
 
 /** True while `pid` runs. A zombie (killed, not yet reaped by its new parent) counts as gone. */
 const alive = (pid: number): boolean => {
@@ -157,6 +157,12 @@ describe('sandboxes: child processes', function () {
     const grandchild = Number(await readFile(path.join(data, 'x'), 'utf8'));
     expect(grandchild).to.be.greaterThan(0);
     expect(await goneSoon([grandchild])).to.equal(true);
+  });
+
+  it('never hands out one port twice in a row of starts (the kernel may, once it was freed)', async () => {
+    const ports: number[] = [];
+    for (let i = 0; i < 300; i++) ports.push(await freePort());
+    expect(new Set(ports).size).to.equal(ports.length);
   });
 
   it('stopAll stops every sandbox it started', async () => {
