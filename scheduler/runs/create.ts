@@ -7,7 +7,7 @@ import { body, requirePrincipal } from '../principal.js';
 import type { ScenarioDoc } from '../worlds/index.js';
 import { newAttempt } from './attempts.js';
 import { assertAllowanceLeft } from '../billing/allowance.js';
-import { checkRunAllowed } from './limits.js';
+import { checkRunAllowed } from '../billing/plan-limits.js';
 import { planRun, type EvaluationBody, type RunPlan } from './plan.js';
 import { emptySummary } from './summary.js';
 import { RUN_JOB, SHARD_JOB, SHARD_SIZE, type RunDoc, type RunProfile } from './types.js';

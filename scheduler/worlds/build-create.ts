@@ -4,6 +4,7 @@ import { newId, nowIso } from '../../core/ids.js';
 import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
 import { loadApplication } from '../applications/index.js';
 import { assertAllowanceLeft } from '../billing/allowance.js';
+import { checkBuildAllowed } from '../billing/plan-limits.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
 import { body, requirePrincipal } from '../principal.js';
@@ -45,6 +46,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const b = body<BuildBody>(ctx);
   const store = deps.adapters.store;
   const app = await loadApplication(store, p.projectId, b.application_id);
+  await checkBuildAllowed(store, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {
     throw new ServiceError('conflict', `application ${app._id} has no source yet; upload a .tar.gz with POST /v1/applications/${app._id}/source first`);

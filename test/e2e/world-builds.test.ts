@@ -134,4 +134,27 @@ describe('world builds of every catalog application', function () {
     expect((await other.get(`/v1/world-versions/${build.world_version_id}`)).status).to.equal(404);
     expect((await other.post('/v1/world-builds', { application_id: apps[0]!.id })).status).to.equal(404);
   });
+
+  it('402 past the plan\'s world builds for the month; the month\'s build credits make room for more', async () => {
+    const store = t.svc.adapters.store;
+    const month = new Date().toISOString().slice(0, 7);
+    // the builds the tests above started this month: the limit is set right at it
+    const started = (await admin.get('/v1/jobs?kind=world_build')).body.length;
+    expect(started).to.be.at.least(3);
+    await store.update(C.organizations, ws.organizationId, { limits_override: { builds_per_month: started } });
+    try {
+      const over = await admin.post('/v1/world-builds', { application_id: apps[0]!.id });
+      expect(over.status).to.equal(402);
+      expect(over.body.detail).to.equal(`the team plan allows ${started} world builds in ${month} and ${started} have been started; add build credits or change plan`);
+      await store.insert(C.credits, { _id: `crd_test_${Date.now()}`, organization_id: ws.organizationId, month, kind: 'builds', quantity: 1, note: 'test', created_by: null, created_at: new Date().toISOString() });
+      const credited = await admin.post('/v1/world-builds', { application_id: apps[0]!.id, scenario_target: 3 });
+      expect(credited.status, JSON.stringify(credited.body)).to.equal(202);
+      await admin.post(`/v1/jobs/${credited.body.job_id}/commands`, { command: 'stop' });
+      const again = await admin.post('/v1/world-builds', { application_id: apps[0]!.id });
+      expect(again.status).to.equal(402);
+      expect(again.body.detail).to.equal(`the team plan allows ${started + 1} world builds in ${month} and ${started + 1} have been started; add build credits or change plan`);
+    } finally {
+      await store.update(C.organizations, ws.organizationId, { limits_override: null });
+    }
+  });
 });
