@@ -26,6 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { entryDir, readCatalogIndex } from '../catalog/index.js';
 import { MemoryBus, SqliteStore } from '../core/adapters/index.js';
+import { C } from '../core/collections.js';
 import { EventLog } from '../core/event-log.js';
 import { EpisodeActor, MemoryEpisodePersistence, StoreEpisodePersistence, createReferenceAgent, eventLogEmitter, profileWithDefaults, type AgentPolicy, type EpisodeEvents, type EpisodePersistence } from '../episode-actor/index.js';
 import { ApplicationClient, expandScenarios, loadApplicationSource, replayReferencePlan, type ToolCaller } from '../world-worker/compiler/index.js';
@@ -79,6 +80,8 @@ async function serviceFigures(): Promise<void> {
   const t = await startTestService({ WORKER_CAPACITY: String(CAPACITY), SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000' });
   try {
     const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
+    // room for any --capacity (the team plan runs at most 128 episodes at once)
+    await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
     const wv = cw.worlds.get('shop-support')!;
     const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
     const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });

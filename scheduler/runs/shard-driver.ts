@@ -6,6 +6,7 @@ import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/episode-wo
 import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
 import { recordOutcome } from './attempts.js';
 import { cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
+import { OrganizationSlots } from './organization-slots.js';
 import { Placement } from './placement.js';
 import type { RunWorld } from './run-world.js';
 import { scheduleSummary } from './summary-refresh.js';
@@ -48,6 +49,7 @@ export class ShardDriver {
   readonly #ctx: PhaseContext;
   readonly #rw: RunWorld;
   readonly #placement: Placement;
+  readonly #organizations: OrganizationSlots;
   readonly #pending: RunEpisodeDoc[] = [];
   readonly #inflight = new Map<string, InFlight>();
   readonly #settled: Settled[] = [];
@@ -62,6 +64,7 @@ export class ShardDriver {
     this.#ctx = ctx;
     this.#rw = rw;
     this.#placement = new Placement(ctx.deps);
+    this.#organizations = new OrganizationSlots(ctx.deps);
     this.#spent = Number(ctx.checkpoint<{ spent_usd?: number }>().spent_usd ?? 0);
   }
 
@@ -96,33 +99,46 @@ export class ShardDriver {
 
   async #place(): Promise<void> {
     while (this.#pending.length > 0) {
-      const worker = await this.#placement.reserve();
-      if (worker === 'full') {
-        // busy, not broken: other episodes end and free their places
-        this.#noWorkerSince = null;
-        return;
+      // the plan's concurrent_episodes: a full organization's episodes wait in the queue
+      const gate = await this.#organizations.enter(this.#ctx.job.project_id);
+      try {
+        if (gate.room === 0) return;
+        if (!(await this.#placeOne())) return;
+      } finally {
+        gate.leave();
       }
-      if (worker === 'none') {
-        this.#noWorkerSince ??= Date.now();
-        if (Date.now() - this.#noWorkerSince > NO_WORKER_FAIL_MS && this.#inflight.size === 0) {
-          throw new ServiceError('unavailable', `no world-worker was live for ${NO_WORKER_FAIL_MS / 1000} s while episodes waited; start a worker (crucible worker) or check the running ones`);
-        }
-        return;
-      }
-      this.#noWorkerSince = null;
-      const ep = this.#pending.shift()!;
-      const placed = await this.#ctx.deps.adapters.store.update<RunEpisodeDoc>(
-        C.runEpisodes,
-        ep._id,
-        { status: 'running', worker_id: worker.id, worker_address: worker.address, started_at: nowIso() },
-        { status: 'queued' },
-      );
-      if (!placed) {
-        this.#placement.release(worker.id);
-        continue;
-      }
-      this.#call(placed, { ep: placed, workerId: worker.id, address: worker.address }, EPISODE_WORK.run);
     }
+  }
+
+  /** Places the next queued attempt on the worker with the most room; false when no worker can take it now. */
+  async #placeOne(): Promise<boolean> {
+    const worker = await this.#placement.reserve();
+    if (worker === 'full') {
+      // busy, not broken: other episodes end and free their places
+      this.#noWorkerSince = null;
+      return false;
+    }
+    if (worker === 'none') {
+      this.#noWorkerSince ??= Date.now();
+      if (Date.now() - this.#noWorkerSince > NO_WORKER_FAIL_MS && this.#inflight.size === 0) {
+        throw new ServiceError('unavailable', `no world-worker was live for ${NO_WORKER_FAIL_MS / 1000} s while episodes waited; start a worker (crucible worker) or check the running ones`);
+      }
+      return false;
+    }
+    this.#noWorkerSince = null;
+    const ep = this.#pending.shift()!;
+    const placed = await this.#ctx.deps.adapters.store.update<RunEpisodeDoc>(
+      C.runEpisodes,
+      ep._id,
+      { status: 'running', worker_id: worker.id, worker_address: worker.address, started_at: nowIso() },
+      { status: 'queued' },
+    );
+    if (!placed) {
+      this.#placement.release(worker.id);
+      return true;
+    }
+    this.#call(placed, { ep: placed, workerId: worker.id, address: worker.address }, EPISODE_WORK.run);
+    return true;
   }
 
   /** Re-attaches to an attempt that is running on its worker (after a restart, or a broken call), after `delayMs`. */
