@@ -47,6 +47,8 @@ export interface IndexSpec {
 export interface DocumentStore {
   /** Creates indexes if missing; idempotent. */
   ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void>;
+  /** Drops indexes made by `ensureIndexes` with these specs, where present; idempotent. */
+  dropIndexes(collection: string, indexes: IndexSpec[]): Promise<void>;
   insert<T extends Doc>(collection: string, doc: T): Promise<T>;
   /**
    * Inserts `docs` in order, stopping at the first one whose `_id` or unique value is taken

@@ -51,7 +51,7 @@ export class MongoStore implements DocumentStore {
       index.fields.forEach(checkPath);
       if (index.fields.length === 1 && index.fields[0] === '_id') continue;
       const keys = Object.fromEntries(index.fields.map((f) => [f, 1] as const));
-      const name = `${index.unique ? 'ux' : 'ix'}__${index.fields.join('__')}`;
+      const name = indexName(index);
       await this.#call(() =>
         coll.createIndex(keys, index.unique
           ? { name, unique: true, partialFilterExpression: Object.fromEntries(index.fields.map((f) => [f, { $exists: true }])) }
@@ -59,6 +59,22 @@ export class MongoStore implements DocumentStore {
       );
     }
   }
+
+  async dropIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+    const coll = this.#coll(collection);
+    for (const index of indexes) {
+      if (index.fields.length === 1 && index.fields[0] === '_id') continue;
+      try {
+        await coll.dropIndex(indexName(index));
+      } catch (err) {
+        // 26 NamespaceNotFound (no collection), 27 IndexNotFound: nothing to drop
+        const code = (err as { code?: unknown }).code;
+        if (code === 26 || code === 27) continue;
+        throw mapMongoError(err);
+      }
+    }
+  }
+
 
   async insert<T extends Doc>(collection: string, doc: T): Promise<T> {
     const plain = normalise(doc);
@@ -253,4 +269,9 @@ function checkPaging(options: FindOptions): void {
     const v = options[key];
     if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
   }
+}
+
+/** The MongoDB name of the index `ensureIndexes` makes for `index`. */
+function indexName(index: IndexSpec): string {
+  return `${index.unique ? 'ux' : 'ix'}__${index.fields.join('__')}`;
 }

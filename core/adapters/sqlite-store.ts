@@ -73,9 +73,13 @@ export class SqliteStore implements DocumentStore {
     for (const index of indexes) {
       if (index.fields.length === 0) throw new ServiceError('bad_request', `an index of ${collection} names no fields`);
       const exprs = index.fields.map((f) => fieldSql(f).value);
-      const name = `${collection}__${index.unique ? 'ux' : 'ix'}__${index.fields.join('__').replace(/[^A-Za-z0-9_]/g, '_')}`;
-      this.#run(() => this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON ${table} (${exprs.join(', ')})`));
+      this.#run(() => this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${indexName(collection, index)}" ON ${table} (${exprs.join(', ')})`));
     }
+  }
+
+  async dropIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+    this.#table(collection);
+    for (const index of indexes) this.#run(() => this.#db.exec(`DROP INDEX IF EXISTS "${indexName(collection, index)}"`));
   }
 
   async insert<T extends Doc>(collection: string, doc: T): Promise<T> {
@@ -269,6 +273,11 @@ export class SqliteStore implements DocumentStore {
       throw mapSqliteError(err);
     }
   }
+}
+
+/** The SQLite name of the index `ensureIndexes` makes for `index`. */
+function indexName(collection: string, index: IndexSpec): string {
+  return `${collection}__${index.unique ? 'ux' : 'ix'}__${index.fields.join('__').replace(/[^A-Za-z0-9_]/g, '_')}`;
 }
 
 function mapSqliteError(err: unknown): unknown {

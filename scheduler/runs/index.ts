@@ -28,5 +28,7 @@ export async function ensureRunIndexes(store: DocumentStore): Promise<void> {
   await store.ensureIndexes(C.runEpisodes, [{ fields: ['run_id', 'slot'] }, { fields: ['shard_id', 'status'] }, { fields: ['project_id', 'created_at'] }, { fields: ['project_id', 'status'] }]);
   // C.episodes (the full records) is only read by id: no index, because each index on a
   // document of tens of kilobytes makes every save of the episode parse it twice more
+  // (data folders from before 2026-11-22 still have this one)
+  await store.dropIndexes(C.episodes, [{ fields: ['project_id', 'created_at'] }]);
   await StoreEpisodePersistence.ensureIndexes(store);
 }

@@ -302,6 +302,16 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.get(c, '3')).to.equal(null);
         expect(await store.count(c, { kind: 'k' })).to.equal(2);
       });
+      it('dropIndexes removes what ensureIndexes made (the constraint goes with it); idempotent, also where nothing is', async function () {
+        const c = coll();
+        await store.ensureIndexes(c, [{ fields: ['email'], unique: true }, { fields: ['kind'] }]);
+        await store.insert(c, { _id: '1', email: 'a@x' });
+        await store.dropIndexes(c, [{ fields: ['email'], unique: true }, { fields: ['kind'] }]);
+        await store.dropIndexes(c, [{ fields: ['email'], unique: true }]);
+        await store.insert(c, { _id: '2', email: 'a@x' });
+        expect(await store.count(c, { email: 'a@x' })).to.equal(2);
+        await store.dropIndexes(coll(), [{ fields: ['never'] }]);
+      });
       it('a unique index covers dotted paths and compound keys', async function () {
         const c = coll();
         await store.ensureIndexes(c, [{ fields: ['owner.id', 'name'], unique: true }]);
