@@ -12,6 +12,16 @@ export interface SchedulerDeps {
   readonly workers: WorkerRegistry;
 }
 
+/**
+ * State kept once per scheduler (one `deps` object) in `states`, made by `create` the
+ * first time: what every shard of a scheduler shares (placements, organization gates).
+ */
+export function perScheduler<T>(states: WeakMap<SchedulerDeps, T>, deps: SchedulerDeps, create: () => T): T {
+  let state = states.get(deps);
+  if (state === undefined) states.set(deps, (state = create()));
+  return state;
+}
+
 /** One authenticated, validated /v1 call as the scheduler sees it. */
 export interface OperationContext {
   operationId: string;

@@ -1,5 +1,5 @@
 import { C } from '../../core/collections.js';
-import type { SchedulerDeps } from '../context.js';
+import { perScheduler, type SchedulerDeps } from '../context.js';
 import type { ProjectDoc } from '../workspaces.js';
 import { limitsOf, loadProject } from '../workspaces.js';
 
@@ -33,9 +33,7 @@ export class OrganizationSlots {
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
-    let state = states.get(deps);
-    if (!state) states.set(deps, (state = { turns: new Map() }));
-    this.#state = state;
+    this.#state = perScheduler(states, deps, () => ({ turns: new Map() }));
   }
 
   async enter(projectId: string): Promise<OrganizationGate> {

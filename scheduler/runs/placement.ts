@@ -1,4 +1,4 @@
-import type { SchedulerDeps } from '../context.js';
+import { perScheduler, type SchedulerDeps } from '../context.js';
 import { WORKER_LOST_AFTER_MS, type WorkerRecord } from '../workers.js';
 
 /** How long a worker that refused an episode for capacity is passed over. */
@@ -31,12 +31,7 @@ export class Placement {
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
-    let state = states.get(deps);
-    if (!state) {
-      state = { placed: new Map(), fullUntil: new Map(), leavingUntil: new Map(), live: null };
-      states.set(deps, state);
-    }
-    this.#state = state;
+    this.#state = perScheduler(states, deps, () => ({ placed: new Map(), fullUntil: new Map(), leavingUntil: new Map(), live: null }));
   }
 
   /** Live workers (heartbeat current), read at most every LIVE_CACHE_MS. */

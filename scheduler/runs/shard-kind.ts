@@ -1,7 +1,7 @@
 import { C } from '../../core/collections.js';
 import { EventLog } from '../../core/event-log.js';
 import type { JobDoc, JobKind } from '../jobs/index.js';
-import type { SchedulerDeps } from '../context.js';
+import { perScheduler, type SchedulerDeps } from '../context.js';
 import { cancelUnstarted } from './endings.js';
 import { RunWorld } from './run-world.js';
 import { ShardDriver } from './shard-driver.js';
@@ -48,8 +48,7 @@ export const shardKind: JobKind = {
 };
 
 async function announce(deps: SchedulerDeps, job: JobDoc, runId: string): Promise<void> {
-  let seen = announced.get(deps);
-  if (!seen) announced.set(deps, (seen = new Map()));
+  const seen = perScheduler(announced, deps, () => new Map<string, string>());
   const previous = seen.get(job._id) ?? null;
   if (previous === job.status) return;
   seen.set(job._id, job.status);

@@ -1,5 +1,5 @@
 import { C } from '../../core/collections.js';
-import type { SchedulerDeps } from '../context.js';
+import { perScheduler, type SchedulerDeps } from '../context.js';
 import { refreshSummary } from './summary.js';
 import type { RunDoc } from './types.js';
 
@@ -15,10 +15,8 @@ const timers = new WeakMap<SchedulerDeps, Map<string, NodeJS.Timeout>>();
  * keeps the stored one (lists, compare) close behind. Failures are logged.
  */
 export function scheduleSummary(deps: SchedulerDeps, runId: string): void {
-  let mine = timers.get(deps);
-  if (!mine) timers.set(deps, (mine = new Map()));
-  if (mine.has(runId)) return;
-  const pending = mine;
+  const pending = perScheduler(timers, deps, () => new Map<string, NodeJS.Timeout>());
+  if (pending.has(runId)) return;
   const timer = setTimeout(() => {
     pending.delete(runId);
     void (async () => {
