@@ -3,7 +3,7 @@ import { perScheduler, type SchedulerDeps } from '../context.js';
 import type { ProjectDoc } from '../workspaces.js';
 import { limitsOf, loadProject } from '../workspaces.js';
 
-/** One place an episode may take under its organization's `concurrent_episodes`, held until `leave()`. */
+/** The places episodes may take under their organization's `concurrent_episodes`, held until `leave()`. */
 export interface OrganizationGate {
   /** Episodes the organization may still start now; null when its plan sets no limit. */
   room: number | null;
@@ -20,10 +20,10 @@ const states = new WeakMap<SchedulerDeps, GateState>();
 
 /**
  * The plan's `concurrent_episodes`: episodes running at once in one organization, across
- * its projects and runs. A shard asks before it places an episode: `enter()` counts the
+ * its projects and runs. A shard asks before it places episodes: `enter()` counts the
  * organization's running episodes in the store (after any placement of the same
  * organization by this scheduler, so none is counted twice or missed) and answers the room
- * left; the shard places at most one episode and leaves. A full organization's episodes
+ * left; the shard places at most that many and leaves. A full organization's episodes
  * stay queued until one of its episodes ends. Several schedulers count the same store: two
  * of them placing for one organization at the same moment can each take the last place.
  */

@@ -56,7 +56,7 @@ export class Placement {
     const live = await this.live();
     if (live.length === 0) return 'none';
     for (const w of live) {
-      if ((this.#state.fullUntil.get(w.id) ?? 0) > now) continue;
+      if ((this.#state.fullUntil.get(w.id) ?? 0) > now || this.isLeaving(w.id)) continue;
       const free = w.capacity - Math.max(w.active, this.#state.placed.get(w.id) ?? 0);
       if (free > bestFree) {
         best = w;
@@ -82,9 +82,7 @@ export class Placement {
 
   /** The worker is shutting down: pass it over until its heartbeat would have lapsed. */
   leaving(workerId: string): void {
-    const until = Date.now() + WORKER_LOST_AFTER_MS;
-    this.#state.fullUntil.set(workerId, until);
-    this.#state.leavingUntil.set(workerId, until);
+    this.#state.leavingUntil.set(workerId, Date.now() + WORKER_LOST_AFTER_MS);
   }
 
   /**

@@ -98,19 +98,20 @@ export class ShardDriver {
   }
 
   async #place(): Promise<void> {
-    while (this.#pending.length > 0) {
-      // the plan's concurrent_episodes: a full organization's episodes wait in the queue
-      const gate = await this.#organizations.enter(this.#ctx.job.project_id);
-      try {
-        if (gate.room === 0) return;
+    if (this.#pending.length === 0) return;
+    // the plan's concurrent_episodes: what the organization may start now, and no more; the
+    // rest wait in the queue for the next tick
+    const gate = await this.#organizations.enter(this.#ctx.job.project_id);
+    try {
+      for (let room = gate.room ?? Infinity; room > 0 && this.#pending.length > 0; room--) {
         if (!(await this.#placeOne())) return;
-      } finally {
-        gate.leave();
       }
+    } finally {
+      gate.leave();
     }
   }
 
-  /** Places the next queued attempt on the worker with the most room; false when no worker can take it now. */
+  /** Places the next queued attempt on the worker with the most room (or finds it taken); false when no worker can take one now. */
   async #placeOne(): Promise<boolean> {
     const worker = await this.#placement.reserve();
     if (worker === 'full') {
