@@ -34,8 +34,8 @@ export function toolNamesFor(st: EpisodeState, world: EpisodeWorld, name: string
 
 /**
  * The offered tools in function-calling format, with the profile's tool guidance appended.
- * Built once per world, tool list and guidance (every turn of every episode of a world asks
- * for the same few lists): read-only, shared by every caller.
+ * Built once per world object (an episode's), tool list and guidance: an episode's turns ask
+ * for the same few lists again and again. Read-only, shared by every caller.
  */
 export function functionTools(world: EpisodeWorld, names: string[], guidance: Record<string, string>): readonly FunctionTool[] {
   let lists = BUILT.get(world);

@@ -75,7 +75,6 @@ export class MongoStore implements DocumentStore {
     }
   }
 
-
   async insert<T extends Doc>(collection: string, doc: T): Promise<T> {
     const plain = normalise(doc);
     await this.#call(() => this.#coll(collection).insertOne({ ...plain }));

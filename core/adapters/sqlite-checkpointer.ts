@@ -24,7 +24,6 @@ const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: workerData.busyTimeoutMs });
-db.pragma('busy_timeout = ' + Math.floor(workerData.busyTimeoutMs));
 db.pragma('synchronous = NORMAL');
 let reported = 0;
 const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)')[0];

@@ -78,7 +78,7 @@ export class SqliteStore implements DocumentStore {
   }
 
   async dropIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
-    this.#table(collection);
+    checkCollection(collection);
     for (const index of indexes) this.#run(() => this.#db.exec(`DROP INDEX IF EXISTS "${indexName(collection, index)}"`));
   }
 
@@ -234,9 +234,7 @@ export class SqliteStore implements DocumentStore {
 
   /** The quoted table of a collection, created on first use. */
   #table(collection: string): string {
-    if (!COLLECTION_NAME.test(collection) || /^sqlite_/i.test(collection)) {
-      throw new ServiceError('bad_request', `invalid collection name "${collection}": letters, digits and _ only, starting with a letter`);
-    }
+    checkCollection(collection);
     const quoted = `"${collection}"`;
     if (!this.#tables.has(collection)) {
       this.#run(() => this.#db.exec(`CREATE TABLE IF NOT EXISTS ${quoted} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`));
@@ -272,6 +270,12 @@ export class SqliteStore implements DocumentStore {
     } catch (err) {
       throw mapSqliteError(err);
     }
+  }
+}
+
+function checkCollection(collection: string): void {
+  if (!COLLECTION_NAME.test(collection) || /^sqlite_/i.test(collection)) {
+    throw new ServiceError('bad_request', `invalid collection name "${collection}": letters, digits and _ only, starting with a letter`);
   }
 }
 
