@@ -39,7 +39,12 @@ async function play(agent: AgentClient, ep: string): Promise<void> {
     if (job.thinkMs > 0) await sleep(job.thinkMs * (0.5 + Math.random()));
     const key = agent.newKey();
     const t0 = performance.now();
-    const r = await agent.act(ep, { actor: turn.actor, tool: turn.tools.some((x) => x.function.name === job.tool) ? job.tool : 'wait', args: {}, idempotency_key: key });
+    const r = await agent.act(ep, {
+      actor: turn.actor,
+      tool: turn.tools.some((x) => x.function.name === job.tool) ? job.tool : 'wait',
+      args: {},
+      idempotency_key: key,
+    });
     if (r.status !== 202) throw new Error(`action answered ${r.status}: ${JSON.stringify(r.body)}`);
     samples.push({ key, accepted_ms: performance.now() - t0 });
     ({ turn } = await agent.nextTurn(ep, 600_000, job.pollMs));
@@ -50,7 +55,11 @@ async function bare(url: string): Promise<void> {
   for (let i = 0; i < job.actions; i++) {
     if (job.thinkMs > 0) await sleep(job.thinkMs * (0.5 + Math.random()));
     const t0 = performance.now();
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"actor":"frontline","tool":"list_orders","args":{},"idempotency_key":"bench-bare-key"}' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"actor":"frontline","tool":"list_orders","args":{},"idempotency_key":"bench-bare-key"}',
+    });
     await res.text();
     const t1 = performance.now();
     samples.push({ key: '', accepted_ms: t1 - t0 });

@@ -67,7 +67,10 @@ interface Phase {
 }
 
 /** Runs one phase of agents in a worker thread and returns their samples. */
-async function agents(job: Record<string, unknown>, onReady?: () => void): Promise<Phase & { elu: number; delay: { p99: number; max: number } }> {
+async function agents(
+  job: Record<string, unknown>,
+  onReady?: () => void,
+): Promise<Phase & { elu: number; delay: { p99: number; max: number } }> {
   const entry = new URL('./actions-agents.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: job });
@@ -109,11 +112,20 @@ async function startWithWorkerProcess(env: Record<string, string>): Promise<Test
   const scheduler = await startScheduler({ config, adapters, logger });
   const gateway = await startGateway({ config, adapters, logger, schedulerAddr: scheduler.address });
   const worker = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
-    env: { ...process.env, ...env, SERVICE_DATA_DIR: dataDir, SCHEDULER_ADDR: scheduler.address, WORKER_ID: `bench-${process.pid}`, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      ...env,
+      SERVICE_DATA_DIR: dataDir,
+      SCHEDULER_ADDR: scheduler.address,
+      WORKER_ID: `bench-${process.pid}`,
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; ; i++) {
-    const h = await fetch(`${gateway.url}/v1/health`).then((r) => r.json() as Promise<{ workers: Array<{ id: string; status: string }> }>);
+    const h = await fetch(`${gateway.url}/v1/health`).then(
+      (r) => r.json() as Promise<{ workers: Array<{ id: string; status: string }> }>,
+    );
     if (h.workers.some((w) => w.id === `bench-${process.pid}` && w.status === 'up')) break;
     if (i > 300) throw new Error('the worker process did not register');
     await new Promise((r) => setTimeout(r, 200));
@@ -126,9 +138,22 @@ async function startWithWorkerProcess(env: Record<string, string>): Promise<Test
     dataDir,
     async workspace(name) {
       n++;
-      const ws = await createWorkspace(adapters.store, { organization: name ?? `org ${n}`, owner: { email: `owner${n}@example.com` } });
-      const k = await createApiKey(adapters.store, { projectId: ws.project._id, name: 'bench admin', scopes: ['admin'], createdBy: ws.user?._id ?? null });
-      return { projectId: ws.project._id, organizationId: ws.organization._id, userId: ws.user?._id ?? null, key: k.text };
+      const ws = await createWorkspace(adapters.store, {
+        organization: name ?? `org ${n}`,
+        owner: { email: `owner${n}@example.com` },
+      });
+      const k = await createApiKey(adapters.store, {
+        projectId: ws.project._id,
+        name: 'bench admin',
+        scopes: ['admin'],
+        createdBy: ws.user?._id ?? null,
+      });
+      return {
+        projectId: ws.project._id,
+        organizationId: ws.organization._id,
+        userId: ws.user?._id ?? null,
+        key: k.text,
+      };
     },
     async key(projectId, scopes, name = 'bench key') {
       return (await createApiKey(adapters.store, { projectId, name, scopes, createdBy: null })).text;
@@ -146,7 +171,9 @@ async function startWithWorkerProcess(env: Record<string, string>): Promise<Test
 
 function launchBare(): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [new URL('./support/bare-actions.mjs', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [new URL('./support/bare-actions.mjs', import.meta.url).pathname], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     child.stdout!.on('data', (d: Buffer) => {
       const m = /listening (\d+)/.exec(d.toString());
       if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}/v1/episodes/ep_bare/actions` });
@@ -169,9 +196,18 @@ try {
   const scenario = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body[0];
   const profileCount = Math.ceil(EPISODES / 20);
   const profiles = [];
-  for (let i = 0; i < profileCount; i++) profiles.push((await makeProfile(cw.admin, { name: `agent-${i}`, driver: 'external', max_turns_per_actor: 10_000 })).id);
+  for (let i = 0; i < profileCount; i++)
+    profiles.push(
+      (await makeProfile(cw.admin, { name: `agent-${i}`, driver: 'external', max_turns_per_actor: 10_000 })).id,
+    );
   const t0 = performance.now();
-  const run = await evaluate(cw.admin, { world_version_id: wv, profile_ids: profiles, scenario_ids: [scenario.id], repeats: Math.ceil(EPISODES / profileCount), default_stress: false });
+  const run = await evaluate(cw.admin, {
+    world_version_id: wv,
+    profile_ids: profiles,
+    scenario_ids: [scenario.id],
+    repeats: Math.ceil(EPISODES / profileCount),
+    default_stress: false,
+  });
   const episodes = (await runEpisodes(cw.admin, run.run_id)).map((e) => e.id).slice(0, EPISODES);
   const key = await t.key(cw.ws.projectId, ['agent']);
   const url = t.url;
@@ -187,28 +223,74 @@ try {
       if (e.type === 'action.succeeded' || e.type === 'action.failed') entry.done = Date.parse(e.created_at);
       at.set(k, entry);
     }
-    return [...at.values()].filter((x) => x.accepted !== undefined && x.done !== undefined).map((x) => x.done! - x.accepted!);
+    return [...at.values()]
+      .filter((x) => x.accepted !== undefined && x.done !== undefined)
+      .map((x) => x.done! - x.accepted!);
   };
-  const row = async (label: string, phase: Phase & { elu: number; delay: { p99: number; max: number } }, server: boolean) => {
+  const row = async (
+    label: string,
+    phase: Phase & { elu: number; delay: { p99: number; max: number } },
+    server: boolean,
+  ) => {
     const done = server ? await serverLatency(phase) : [];
     if (server) p99s.push(quantile(done, 0.99));
     const n = phase.samples.length;
-    const f = (xs: number[]) => (xs.length === 0 ? '-' : `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} ms`);
-    rows.push(`| ${label} | ${n} | ${(n / (phase.wall_ms / 1000)).toFixed(0)}/s | ${f(phase.samples.map((s) => s.accepted_ms))} | ${f(done)} | ${server ? `${(phase.elu * 100).toFixed(0)}%` : '-'} | ${server ? `${phase.delay.p99.toFixed(0)} / ${phase.delay.max.toFixed(0)} ms` : '-'} |`);
+    const f = (xs: number[]) =>
+      xs.length === 0 ? '-' : `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} ms`;
+    rows.push(
+      `| ${label} | ${n} | ${(n / (phase.wall_ms / 1000)).toFixed(0)}/s | ${f(phase.samples.map((s) => s.accepted_ms))} | ${f(done)} | ${server ? `${(phase.elu * 100).toFixed(0)}%` : '-'} | ${server ? `${phase.delay.p99.toFixed(0)} / ${phase.delay.max.toFixed(0)} ms` : '-'} |`,
+    );
   };
 
   for (const [i, think] of THINKS.entries()) {
     const poll = POLLS[i] ?? POLLS[POLLS.length - 1]!;
-    const paced = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: think, pollMs: poll, tool: 'list_orders' }, () => (liveStart ||= performance.now() - t0));
-    await row(`${episodes.length} episodes, agents pacing (${think} ms think, observation every ${poll} ms)`, paced, true);
+    const paced = await agents(
+      { url, key, episodes, actions: ACTIONS, thinkMs: think, pollMs: poll, tool: 'list_orders' },
+      () => (liveStart ||= performance.now() - t0),
+    );
+    await row(
+      `${episodes.length} episodes, agents pacing (${think} ms think, observation every ${poll} ms)`,
+      paced,
+      true,
+    );
   }
-  const flat = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: 0, pollMs: FAST_POLL_MS, tool: 'list_orders' });
-  await row(`${episodes.length} episodes, agents acting back to back (observation every ${FAST_POLL_MS} ms)`, flat, true);
+  const flat = await agents({
+    url,
+    key,
+    episodes,
+    actions: ACTIONS,
+    thinkMs: 0,
+    pollMs: FAST_POLL_MS,
+    tool: 'list_orders',
+  });
+  await row(
+    `${episodes.length} episodes, agents acting back to back (observation every ${FAST_POLL_MS} ms)`,
+    flat,
+    true,
+  );
   const bare = await launchBare();
   try {
-    const base = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: THINKS[0]!, pollMs: POLLS[0]!, tool: 'list_orders', bareUrl: bare.url });
+    const base = await agents({
+      url,
+      key,
+      episodes,
+      actions: ACTIONS,
+      thinkMs: THINKS[0]!,
+      pollMs: POLLS[0]!,
+      tool: 'list_orders',
+      bareUrl: bare.url,
+    });
     await row(`baseline: bare Express 202, ${episodes.length} clients pacing (${THINKS[0]} ms)`, base, false);
-    const baseFlat = await agents({ url, key, episodes, actions: ACTIONS, thinkMs: 0, pollMs: FAST_POLL_MS, tool: 'list_orders', bareUrl: bare.url });
+    const baseFlat = await agents({
+      url,
+      key,
+      episodes,
+      actions: ACTIONS,
+      thinkMs: 0,
+      pollMs: FAST_POLL_MS,
+      tool: 'list_orders',
+      bareUrl: bare.url,
+    });
     await row(`baseline: bare Express 202, ${episodes.length} clients back to back`, baseFlat, false);
   } finally {
     bare.child.kill();
@@ -224,7 +306,10 @@ const section = [
   `## External actions (bench/actions.ts${WORKER_PROCESS ? ', world-worker as its own process' : ''})`,
   '',
   `\`node --import tsx bench/actions.ts --episodes ${EPISODES} --actions ${ACTIONS} --think-ms ${THINKS.join(',')} --poll-ms ${POLLS.join(',')} --fast-poll-ms ${FAST_POLL_MS}${WORKER_PROCESS ? ' --worker-process' : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-  `${WORKER_PROCESS ? `Gateway and scheduler in the bench process, the world-worker (capacity ${EPISODES + 8}, every episode actor) as its own process (\`--worker-process\`), SQLite shared` : `Embedded service (SQLite, in-process bus, one world-worker with capacity ${EPISODES + 8})`}, one child-process sandbox per episode; ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation. Observation, actions and results take the gateway's fast path (gateway -> world-worker). Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
+  `${WORKER_PROCESS ? `Gateway and scheduler in the bench process, the world-worker (capacity ${EPISODES + 8}, every episode actor) as its own process (\`--worker-process\`), SQLite shared` : `Embedded service (SQLite, in-process bus, one world-worker with capacity ${EPISODES + 8})`}, one child-process sandbox per episode; ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation. Observation, actions and results take the gateway's fast path (gateway -> world-worker). Load average when it finished: ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ')} (1/5/15 min).`,
   '',
   '| phase | actions | actions/s | POST -> 202 p50 / p99 | accepted -> done (server) p50 / p99 | service event loop busy | its delay p99 / max |',
   '|---|---|---|---|---|---|---|',

@@ -58,7 +58,10 @@ async function measureBuilds(): Promise<BuildFigure[]> {
     const ws = await t.workspace('Bench');
     await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
     const c = client(t.url, ws.key);
-    const apps = (await c.post('/v1/applications/import-catalog')).body.registered as Array<{ id: string; name: string }>;
+    const apps = (await c.post('/v1/applications/import-catalog')).body.registered as Array<{
+      id: string;
+      name: string;
+    }>;
     const out: BuildFigure[] = [];
     for (const app of apps) {
       const t0 = performance.now();
@@ -66,9 +69,17 @@ async function measureBuilds(): Promise<BuildFigure[]> {
       const total = performance.now() - t0;
       if (job.status !== 'succeeded') throw new Error(`build of ${app.name} ${job.status}: ${job.error}`);
       const phases = (await events(c, build.job_id)).filter((e) => e.type === 'compiler.phase.finished');
-      const validate = phases.filter((e) => e.data.phase === 'validate' || e.data.phase === 'repair').reduce((sum, e) => sum + e.data.duration_ms, 0);
+      const validate = phases
+        .filter((e) => e.data.phase === 'validate' || e.data.phase === 'repair')
+        .reduce((sum, e) => sum + e.data.duration_ms, 0);
       const validated = (await events(c, build.job_id)).filter((e) => e.type === 'build.scenario.validated').length;
-      out.push({ world: app.name, total_ms: total, validate_ms: validate, replays: validated * 2, scenarios: job.result.scenarios });
+      out.push({
+        world: app.name,
+        total_ms: total,
+        validate_ms: validate,
+        replays: validated * 2,
+        scenarios: job.result.scenarios,
+      });
     }
     return out;
   } finally {
@@ -90,7 +101,10 @@ async function measureSandboxStarts(): Promise<Array<{ world: string; starts: nu
       await handle.stop();
       rmSync(data, { recursive: true, force: true });
     }
-    out.push({ world: `${entry.name} (${source.manifest.services.length} service${source.manifest.services.length > 1 ? 's' : ''})`, starts });
+    out.push({
+      world: `${entry.name} (${source.manifest.services.length} service${source.manifest.services.length > 1 ? 's' : ''})`,
+      starts,
+    });
   }
   return out;
 }
@@ -102,7 +116,11 @@ async function measureBareNode(): Promise<number[]> {
   for (let i = 0; i < STARTS; i++) {
     const port = await freePort();
     const t0 = performance.now();
-    const child = spawn(process.execPath, ['-e', BARE], { env: { PORT: String(port) }, stdio: 'ignore', detached: true });
+    const child = spawn(process.execPath, ['-e', BARE], {
+      env: { PORT: String(port) },
+      stdio: 'ignore',
+      detached: true,
+    });
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) }).then(
         (r) => r.ok,
@@ -131,18 +149,27 @@ const section = [
   '## World builds and sandbox starts (bench/build.ts)',
   '',
   `\`node --import tsx bench/build.ts --target ${TARGET} --starts ${STARTS}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-  `Embedded service (SQLite, in-process bus, child-process sandboxes). Each build: scenario_target ${TARGET}, check_determinism on (every scenario replayed twice, each replay on a fresh sandbox), built-in model. Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
+  `Embedded service (SQLite, in-process bus, child-process sandboxes). Each build: scenario_target ${TARGET}, check_determinism on (every scenario replayed twice, each replay on a fresh sandbox), built-in model. Load average when it finished: ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ')} (1/5/15 min).`,
   '',
   '| catalog world | scenarios | build (POST -> job ended) | validate + repair | replays | per replay |',
   '|---|---|---|---|---|---|',
-  ...builds.map((b) => `| ${b.world} | ${b.scenarios} | ${s(b.total_ms)} | ${s(b.validate_ms)} | ${b.replays} | ${m(b.validate_ms / Math.max(1, b.replays))} |`),
+  ...builds.map(
+    (b) =>
+      `| ${b.world} | ${b.scenarios} | ${s(b.total_ms)} | ${s(b.validate_ms)} | ${b.replays} | ${m(b.validate_ms / Math.max(1, b.replays))} |`,
+  ),
   '',
   `| sandbox start (${STARTS} starts each) | p50 | p90 | p50 vs baseline |`,
   '|---|---|---|---|',
-  ...sandboxStarts.map((x) => `| ${x.world} | ${m(quantile(x.starts, 0.5))} | ${m(quantile(x.starts, 0.9))} | ${(quantile(x.starts, 0.5) / bareP50).toFixed(2)}x |`),
+  ...sandboxStarts.map(
+    (x) =>
+      `| ${x.world} | ${m(quantile(x.starts, 0.5))} | ${m(quantile(x.starts, 0.9))} | ${(quantile(x.starts, 0.5) / bareP50).toFixed(2)}x |`,
+  ),
   `| baseline: bare \`node\` one-line HTTP server | ${m(bareP50)} | ${m(quantile(bare, 0.9))} | 1.00x |`,
   '',
-  'A build is dominated by its replays: each starts the world\'s services (about one sandbox start), seeds them, runs the reference plan and the checks, and stops them. The sandbox start is mostly Node\'s own start-up (the baseline) plus loading the service code and its data file.',
+  "A build is dominated by its replays: each starts the world's services (about one sandbox start), seeds them, runs the reference plan and the checks, and stops them. The sandbox start is mostly Node's own start-up (the baseline) plus loading the service code and its data file.",
   '<!-- bench:build end -->',
 ].join('\n');
 console.log(section);

@@ -57,13 +57,27 @@ function summarize(sentAt: number[], received: Array<Array<{ id: number; at: num
   latencies.sort((a, b) => a - b);
   const seconds = (last - sentAt[firstId]!) / 1000;
   const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { deliveries: latencies.length, seconds, perSecond: latencies.length / seconds, p50: pick(0.5), p99: pick(0.99) };
+  return {
+    deliveries: latencies.length,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50: pick(0.5),
+    p99: pick(0.99),
+  };
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Appends `count` messages (ids from+1 ...) through the log, recording when each append was called. */
-async function produce(log: EventLog, run: string, projectId: string, from: number, count: number, sentAt: number[], ratePerSecond?: number): Promise<void> {
+async function produce(
+  log: EventLog,
+  run: string,
+  projectId: string,
+  from: number,
+  count: number,
+  sentAt: number[],
+  ratePerSecond?: number,
+): Promise<void> {
   const start = performance.now();
   for (let i = 1; i <= count; i++) {
     if (ratePerSecond) {
@@ -108,7 +122,9 @@ async function startClients(url: string, key: string) {
       const m = await expect('received');
       await worker.terminate();
       // back from epoch milliseconds to this thread's performance.now()
-      return (m.received as Array<Array<[number, number]>>).map((list) => list.map(([id, at]) => ({ id, at: at - performance.timeOrigin })));
+      return (m.received as Array<Array<[number, number]>>).map((list) =>
+        list.map(([id, at]) => ({ id, at: at - performance.timeOrigin })),
+      );
     },
   };
 }
@@ -126,9 +142,14 @@ async function overSse(t: TestService): Promise<{ burst: Result; paced: Result }
   await produce(log, run, projectId, EVENTS, PACED, sentAt, RATE);
   await finish(store, log, 'run', run, projectId, 'finished');
   const received = await clients.received();
-  for (const items of received) if (items.length !== EVENTS + PACED + 2) throw new Error(`a client received ${items.length} events, expected ${EVENTS + PACED + 2}`);
+  for (const items of received)
+    if (items.length !== EVENTS + PACED + 2)
+      throw new Error(`a client received ${items.length} events, expected ${EVENTS + PACED + 2}`);
   const split = (from: number, to: number) => received.map((items) => items.filter((x) => x.id > from && x.id <= to));
-  return { burst: summarize(sentAt, split(0, EVENTS), 1), paced: summarize(sentAt, split(EVENTS, EVENTS + PACED), EVENTS + 1) };
+  return {
+    burst: summarize(sentAt, split(0, EVENTS), 1),
+    paced: summarize(sentAt, split(EVENTS, EVENTS + PACED), EVENTS + 1),
+  };
 }
 
 async function overBareBus(): Promise<Result> {
@@ -147,7 +168,12 @@ async function overBareBus(): Promise<Result> {
   const sentAt: number[] = [];
   for (let i = 1; i <= EVENTS; i++) {
     sentAt[i] = performance.now();
-    await bus.publish(subject, { event_id: i, type: 'agent.message', summary: `message ${i}`, data: { text: `message ${i}` } });
+    await bus.publish(subject, {
+      event_id: i,
+      type: 'agent.message',
+      summary: `message ${i}`,
+      data: { text: `message ${i}` },
+    });
   }
   await done;
   await bus.close();
@@ -172,7 +198,10 @@ const section = [
   '## Event fan-out (bench/events.ts)',
   '',
   `\`node --import tsx bench/events.ts --clients ${CLIENTS} --events ${EVENTS} --rate ${RATE}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-  `Embedded service (SQLite store, in-process bus); ${CLIENTS} SSE clients on one run, in a worker thread of the same process (bench/events-clients.ts). Latency: \`EventLog.append\` called -> event parsed by the client. Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
+  `Embedded service (SQLite store, in-process bus); ${CLIENTS} SSE clients on one run, in a worker thread of the same process (bench/events-clients.ts). Latency: \`EventLog.append\` called -> event parsed by the client. Load average when it finished: ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ')} (1/5/15 min).`,
   '',
   '| scenario | deliveries | events/s delivered | latency p50 | latency p99 |',
   '|---|---|---|---|---|',

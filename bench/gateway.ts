@@ -35,9 +35,16 @@ interface Figures {
 }
 
 /** Starts a server process and resolves with its port once it says where it listens. */
-function launch(args: string[], env: Record<string, string>, portFrom: RegExp): Promise<{ child: ChildProcess; port: number }> {
+function launch(
+  args: string[],
+  env: Record<string, string>,
+  portFrom: RegExp,
+): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -67,10 +74,24 @@ async function main(): Promise<void> {
   const bare = await launch(['bench/support/bare-server.mjs'], {}, /listening (\d+)/);
   const svc = await launch(['dist/cli/main.js', 'start'], env, /API\s+http:\/\/localhost:(\d+)\/v1/);
   try {
-    const ws = JSON.parse(execFileSync(process.execPath, ['dist/cli/main.js', 'admin', 'create-workspace', '--organization', 'bench', '--json'], { env: { ...process.env, ...env } }).toString());
+    const ws = JSON.parse(
+      execFileSync(
+        process.execPath,
+        ['dist/cli/main.js', 'admin', 'create-workspace', '--organization', 'bench', '--json'],
+        { env: { ...process.env, ...env } },
+      ).toString(),
+    );
     const sides = {
-      bare: { url: `http://127.0.0.1:${bare.port}/v1/me`, headers: {} as Record<string, string>, rows: [] as Figures[] },
-      gateway: { url: `http://127.0.0.1:${svc.port}/v1/me`, headers: { authorization: `Bearer ${ws.api_key}` }, rows: [] as Figures[] },
+      bare: {
+        url: `http://127.0.0.1:${bare.port}/v1/me`,
+        headers: {} as Record<string, string>,
+        rows: [] as Figures[],
+      },
+      gateway: {
+        url: `http://127.0.0.1:${svc.port}/v1/me`,
+        headers: { authorization: `Bearer ${ws.api_key}` },
+        rows: [] as Figures[],
+      },
     };
     for (const side of Object.values(sides)) await load(side.url, side.headers, 2); // warm-up: JIT, connections
     for (let round = 1; round <= rounds; round++) {
@@ -86,19 +107,26 @@ async function main(): Promise<void> {
     const ratios = sides.gateway.rows.map((g, i) => g.rps / sides.bare.rows[i]!.rps);
     const ratio = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!;
     const perRound = ratios.map((r) => r.toFixed(2));
-    const load1 = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+    const load1 = os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ');
     console.log(`bench/gateway: ${rounds} rounds of ${duration}s per side, ${connections} connections, store=sqlite`);
-    console.log(`  bare Express GET /v1/me (median)   ${Math.round(base.rps)} req/s  p50 ${base.p50} ms  p99 ${base.p99} ms`);
+    console.log(
+      `  bare Express GET /v1/me (median)   ${Math.round(base.rps)} req/s  p50 ${base.p50} ms  p99 ${base.p99} ms`,
+    );
     console.log(`  gateway GET /v1/me (median)        ${Math.round(gw.rps)} req/s  p50 ${gw.p50} ms  p99 ${gw.p99} ms`);
-    console.log(`  ratio gateway/bare                 ${ratio.toFixed(2)} (target >= 0.50; per round ${perRound.join(', ')})`);
+    console.log(
+      `  ratio gateway/bare                 ${ratio.toFixed(2)} (target >= 0.50; per round ${perRound.join(', ')})`,
+    );
     const section = [
       '<!-- bench:gateway start -->',
       '## Gateway throughput (bench/gateway.ts)',
       '',
       `\`npm run build && node --import tsx bench/gateway.ts --seconds ${duration} --rounds ${rounds} --connections ${connections} --write\` on ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${load1} (1/5/15 min).`,
-      'Both servers run in their own process; autocannon runs in the bench process. The gateway (`dist/cli/main.js start`: gateway, scheduler and world-worker in one process, SQLite store) answers an authenticated `GET /v1/me`: key look-up by prefix and hash check, access rule, identity read. The baseline is a bare Express handler answering the same JSON. The two sides alternate, one round each in turn; the table gives each side\'s median round, the ratio is the median of the rounds\' ratios.',
+      "Both servers run in their own process; autocannon runs in the bench process. The gateway (`dist/cli/main.js start`: gateway, scheduler and world-worker in one process, SQLite store) answers an authenticated `GET /v1/me`: key look-up by prefix and hash check, access rule, identity read. The baseline is a bare Express handler answering the same JSON. The two sides alternate, one round each in turn; the table gives each side's median round, the ratio is the median of the rounds' ratios.",
       '',
-      'History: 0.15 before compiled routes and index-friendly filters; 0.49 and 0.44 (one 10 s run per side) before the API\'s routes came first in the app and before string equality stopped re-parsing each document for a type test.',
+      "History: 0.15 before compiled routes and index-friendly filters; 0.49 and 0.44 (one 10 s run per side) before the API's routes came first in the app and before string equality stopped re-parsing each document for a type test.",
       '',
       '| server | requests/s | p50 | p99 |',
       '|---|---|---|---|',

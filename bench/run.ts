@@ -28,8 +28,24 @@ import { entryDir, readCatalogIndex } from '../catalog/index.js';
 import { MemoryBus, SqliteStore } from '../core/adapters/index.js';
 import { C } from '../core/collections.js';
 import { EventLog } from '../core/event-log.js';
-import { EpisodeActor, MemoryEpisodePersistence, StoreEpisodePersistence, createReferenceAgent, eventLogEmitter, profileWithDefaults, type AgentPolicy, type EpisodeEvents, type EpisodePersistence } from '../episode-actor/index.js';
-import { ApplicationClient, expandScenarios, loadApplicationSource, replayReferencePlan, type ToolCaller } from '../world-worker/compiler/index.js';
+import {
+  EpisodeActor,
+  MemoryEpisodePersistence,
+  StoreEpisodePersistence,
+  createReferenceAgent,
+  eventLogEmitter,
+  profileWithDefaults,
+  type AgentPolicy,
+  type EpisodeEvents,
+  type EpisodePersistence,
+} from '../episode-actor/index.js';
+import {
+  ApplicationClient,
+  expandScenarios,
+  loadApplicationSource,
+  replayReferencePlan,
+  type ToolCaller,
+} from '../world-worker/compiler/index.js';
 import { ChildProcessSandboxes } from '../world-worker/sandboxes/index.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun } from '../test/support/runs.js';
 import { AgentClient } from '../test/support/http-agent.js';
@@ -52,7 +68,8 @@ const LIVE = Math.min(20, Number(values.live), CAPACITY);
 const PASSES = Number(values.passes);
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 /** A growth in MB; a shrink (the process gave memory back meanwhile) reads as none, saying so. */
-const mb = (bytes: number) => (bytes < 0 ? `0.0 MB (shrank by ${(-bytes / 2 ** 20).toFixed(1)} MB)` : `${(bytes / 2 ** 20).toFixed(1)} MB`);
+const mb = (bytes: number) =>
+  bytes < 0 ? `0.0 MB (shrank by ${(-bytes / 2 ** 20).toFixed(1)} MB)` : `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
 /** Resident memory of the processes whose environment names `dir` (the service's sandboxes). */
 function sandboxRss(dir: string): { count: number; bytes: number } {
@@ -86,14 +103,18 @@ async function serviceFigures(): Promise<void> {
     const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
     const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });
     const t0 = performance.now();
-    const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id, naive.id], repeats: REPEATS });
+    const started = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [reference.id, naive.id],
+      repeats: REPEATS,
+    });
     const run = await waitRun(cw.admin, started.run_id);
     const wall = (performance.now() - t0) / 1000;
     const items = await runEpisodes(cw.admin, started.run_id);
     const turns = items.reduce((a, e) => a + e.turns, 0);
     const busy = items.reduce((a, e) => a + (Date.parse(e.ended_at) - Date.parse(e.started_at)), 0);
     throughput = [
-      `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY} | ${wall.toFixed(1)} s | ${(started.episodes / wall).toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${((busy / turns)).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
+      `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY} | ${wall.toFixed(1)} s | ${(started.episodes / wall).toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${(busy / turns).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
     ].join('\n');
 
     const beforeSandboxes = sandboxRss(t.dataDir);
@@ -101,7 +122,13 @@ async function serviceFigures(): Promise<void> {
     const m0 = process.memoryUsage();
     const ext = await makeProfile(cw.admin, { name: 'waiting', driver: 'external' });
     const scenario = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body[0];
-    const liveRun = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [ext.id], scenario_ids: [scenario.id], repeats: LIVE, default_stress: false });
+    const liveRun = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [ext.id],
+      scenario_ids: [scenario.id],
+      repeats: LIVE,
+      default_stress: false,
+    });
     const agent = new AgentClient(t.url, await t.key(cw.ws.projectId, ['agent']));
     await Promise.all((await runEpisodes(cw.admin, liveRun.run_id)).map((e) => agent.nextTurn(e.id, 300_000, 200)));
     global.gc?.();
@@ -122,7 +149,9 @@ async function serviceFigures(): Promise<void> {
 if (!values['harness-only']) await serviceFigures();
 
 // ---------------------------------------------------------------- 2: per-turn overhead in process
-const source = await loadApplicationSource(entryDir((await readCatalogIndex()).find((e) => e.name === 'shop-support')!));
+const source = await loadApplicationSource(
+  entryDir((await readCatalogIndex()).find((e) => e.name === 'shop-support')!),
+);
 const scenarios = expandScenarios(source.templates, 6, source.manifest.name);
 const world = { manifest: source.manifest, tools: source.tools, policies: source.policies, seed: source.seed };
 const sandboxes = new ChildProcessSandboxes();
@@ -157,7 +186,19 @@ async function withWorld<T>(fn: (client: ApplicationClient) => Promise<T>): Prom
 async function harness(durable: boolean): Promise<Timed> {
   const store = durable ? new SqliteStore(path.join(scratch, `bench-${Date.now()}.db`)) : null;
   const log = store ? new EventLog(store, new MemoryBus()) : null;
-  const sum: Timed = { total: 0, app: 0, policy: 0, turns: 0, calls: 0, saves: 0, saveMs: 0, saveBytes: 0, events: 0, eventMs: 0, probe: 0 };
+  const sum: Timed = {
+    total: 0,
+    app: 0,
+    policy: 0,
+    turns: 0,
+    calls: 0,
+    saves: 0,
+    saveMs: 0,
+    saveBytes: 0,
+    events: 0,
+    eventMs: 0,
+    probe: 0,
+  };
   for (const [i, scenario] of scenarios.entries()) {
     await withWorld(async (client) => {
       const app: ToolCaller = {
@@ -185,8 +226,16 @@ async function harness(durable: boolean): Promise<Timed> {
         },
       };
       const episodeId = `ep_bench_${durable ? 'd' : 'm'}_${i}`;
-      if (store) await store.insert('episodes', { _id: episodeId, project_id: 'prj_bench', run_id: 'run_bench', status: 'queued' });
-      const sink: EpisodeEvents = log ? eventLogEmitter(log, { stream: 'run_bench', projectId: 'prj_bench', episodeId }) : { emit: async () => ({ event_id: 0 }) };
+      if (store)
+        await store.insert('episodes', {
+          _id: episodeId,
+          project_id: 'prj_bench',
+          run_id: 'run_bench',
+          status: 'queued',
+        });
+      const sink: EpisodeEvents = log
+        ? eventLogEmitter(log, { stream: 'run_bench', projectId: 'prj_bench', episodeId })
+        : { emit: async () => ({ event_id: 0 }) };
       const events: EpisodeEvents = {
         async emit(e) {
           const a = performance.now();
@@ -225,7 +274,13 @@ async function harness(durable: boolean): Promise<Timed> {
         },
       };
       const actor = new EpisodeActor(
-        { episodeId, world, scenario, profile: profileWithDefaults({ driver: 'llm', model: 'builtin:reference' }), options: { default_stress: true, max_episode_cost_usd: null, external_turn_timeout_ms: 600_000 } },
+        {
+          episodeId,
+          world,
+          scenario,
+          profile: profileWithDefaults({ driver: 'llm', model: 'builtin:reference' }),
+          options: { default_stress: true, max_episode_cost_usd: null, external_turn_timeout_ms: 600_000 },
+        },
         { app, persistence, events, policy },
       );
       const a = performance.now();
@@ -257,13 +312,18 @@ async function bareLoop(): Promise<{ total: number; calls: number }> {
 
 await harness(true); // warm-up: JIT, SQLite, sandboxes
 // the machine is shared: passes alternate, and the median pass of each kind is reported
-const passes: { durable: Timed[]; bare: Timed[]; loop: Array<{ total: number; calls: number }> } = { durable: [], bare: [], loop: [] };
+const passes: { durable: Timed[]; bare: Timed[]; loop: Array<{ total: number; calls: number }> } = {
+  durable: [],
+  bare: [],
+  loop: [],
+};
 for (let i = 0; i < PASSES; i++) {
   passes.durable.push(await harness(true));
   passes.bare.push(await harness(false));
   passes.loop.push(await bareLoop());
 }
-const median = <T>(xs: T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
+const median = <T>(xs: T[], by: (x: T) => number): T =>
+  [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
 const durable = median(passes.durable, (x) => (x.total - x.app - x.policy) / x.turns);
 const bare = median(passes.bare, (x) => (x.total - x.app - x.policy) / x.turns);
 const loop = median(passes.loop, (x) => x.total / x.calls);
@@ -286,7 +346,10 @@ const section = [
   '<!-- bench:run start -->',
   '## Runs with built-in models (bench/run.ts)',
   '',
-  `\`node --import tsx --expose-gc bench/run.ts --repeats ${REPEATS} --capacity ${CAPACITY} --live ${LIVE} --passes ${PASSES}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min).`,
+  `\`node --import tsx --expose-gc bench/run.ts --repeats ${REPEATS} --capacity ${CAPACITY} --live ${LIVE} --passes ${PASSES}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ')} (1/5/15 min).`,
   '',
   `Episodes/s: embedded service, builtin:reference and builtin:naive on the 6 scenarios of a shop-support build, ${REPEATS} repeats, default stress; POST /v1/evaluations -> run finished, each episode with its own sandbox (started and stopped) and its checks.`,
   '',

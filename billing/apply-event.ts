@@ -18,13 +18,24 @@ const nowIso = (): string => new Date().toISOString();
  * any other event once per event id, using an insert-once marker in C.billingEvents.
  * Returns whether this call changed anything.
  */
-export async function applyPaymentEvent(store: DocumentStore, provider: string, event: PaymentEvent): Promise<{ applied: boolean }> {
+export async function applyPaymentEvent(
+  store: DocumentStore,
+  provider: string,
+  event: PaymentEvent,
+): Promise<{ applied: boolean }> {
   if (event.type === 'other') return { applied: false };
   const org = await store.get<OrganizationDoc>(C.organizations, event.organization_id);
   if (!org) return { applied: false };
   const marker = event.type === 'checkout_completed' ? `checkout:${event.session_id}` : `event:${event.id}`;
   try {
-    await store.insert(C.billingEvents, { _id: marker, event_id: event.id, type: event.type, organization_id: org._id, provider, created_at: nowIso() });
+    await store.insert(C.billingEvents, {
+      _id: marker,
+      event_id: event.id,
+      type: event.type,
+      organization_id: org._id,
+      provider,
+      created_at: nowIso(),
+    });
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'conflict') return { applied: false };
     throw err;
@@ -40,7 +51,12 @@ export async function applyPaymentEvent(store: DocumentStore, provider: string, 
   }
 }
 
-async function applyCheckout(store: DocumentStore, provider: string, org: OrganizationDoc, e: Extract<PaymentEvent, { type: 'checkout_completed' }>): Promise<void> {
+async function applyCheckout(
+  store: DocumentStore,
+  provider: string,
+  org: OrganizationDoc,
+  e: Extract<PaymentEvent, { type: 'checkout_completed' }>,
+): Promise<void> {
   const spec = ITEMS[e.item];
   const at = nowIso();
   let credited: CheckoutDoc['credited'] = null;
@@ -60,21 +76,55 @@ async function applyCheckout(store: DocumentStore, provider: string, org: Organi
   } else {
     const month = monthOf().month;
     credited = { kind: spec.credit, quantity: spec.per_unit * e.quantity, month };
-    const credit: CreditDoc = { _id: `credit_${e.session_id}`, organization_id: org._id, month, kind: spec.credit, quantity: credited.quantity, note: `top-up ${e.item} x${e.quantity} (${provider} checkout ${e.session_id})`, created_by: null, created_at: at };
+    const credit: CreditDoc = {
+      _id: `credit_${e.session_id}`,
+      organization_id: org._id,
+      month,
+      kind: spec.credit,
+      quantity: credited.quantity,
+      note: `top-up ${e.item} x${e.quantity} (${provider} checkout ${e.session_id})`,
+      created_by: null,
+      created_at: at,
+    };
     await store.insert(C.credits, credit);
   }
   const done = { status: 'completed', completed_at: at, credited };
   const existing = await store.update(C.billingCheckouts, e.session_id, done);
-  if (!existing) await store.insert<CheckoutDoc>(C.billingCheckouts, { _id: e.session_id, organization_id: org._id, provider, item: e.item, quantity: e.quantity, created_at: at, ...done, status: 'completed' });
+  if (!existing)
+    await store.insert<CheckoutDoc>(C.billingCheckouts, {
+      _id: e.session_id,
+      organization_id: org._id,
+      provider,
+      item: e.item,
+      quantity: e.quantity,
+      created_at: at,
+      ...done,
+      status: 'completed',
+    });
 }
 
-async function applySubscriptionChange(store: DocumentStore, provider: string, org: OrganizationDoc, e: Extract<PaymentEvent, { type: 'subscription_changed' }>): Promise<void> {
+async function applySubscriptionChange(
+  store: DocumentStore,
+  provider: string,
+  org: OrganizationDoc,
+  e: Extract<PaymentEvent, { type: 'subscription_changed' }>,
+): Promise<void> {
   const previous = await subscriptionOf(store, org._id);
   const item = e.item ?? previous?.item;
   if (!item) return;
   const at = nowIso();
-  await saveSubscription(store, { _id: org._id, provider, subscription_id: e.subscription_id, customer_id: previous?.customer_id ?? null, item, status: e.status, current_period_end: e.current_period_end ?? previous?.current_period_end ?? null, updated_at: at });
+  await saveSubscription(store, {
+    _id: org._id,
+    provider,
+    subscription_id: e.subscription_id,
+    customer_id: previous?.customer_id ?? null,
+    item,
+    status: e.status,
+    current_period_end: e.current_period_end ?? previous?.current_period_end ?? null,
+    updated_at: at,
+  });
   const spec = ITEMS[item];
   if (e.status === 'canceled') await store.update(C.organizations, org._id, { plan: DEFAULT_PLAN });
-  else if (e.status === 'active' && spec.kind === 'plan') await store.update(C.organizations, org._id, { plan: spec.plan });
+  else if (e.status === 'active' && spec.kind === 'plan')
+    await store.update(C.organizations, org._id, { plan: spec.plan });
 }

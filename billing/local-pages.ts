@@ -27,8 +27,18 @@ export function localBillingPages(store: DocumentStore, publicUrl: string): Rout
       if (!co || co.provider !== 'local') return next();
       const spec = ITEMS[co.item];
       const price = ((spec.unit_amount_cents * (spec.kind === 'plan' ? 1 : co.quantity)) / 100).toFixed(2);
-      const action = co.status === 'open' ? `<form method="post"><button>Complete purchase</button></form>` : '<p>This checkout is complete.</p>';
-      res.type('html').send(page('Local checkout', `<p>${esc(spec.title)} &times; ${co.quantity}: $${price} (local payment provider: no money moves).</p>${action}`));
+      const action =
+        co.status === 'open'
+          ? `<form method="post"><button>Complete purchase</button></form>`
+          : '<p>This checkout is complete.</p>';
+      res
+        .type('html')
+        .send(
+          page(
+            'Local checkout',
+            `<p>${esc(spec.title)} &times; ${co.quantity}: $${price} (local payment provider: no money moves).</p>${action}`,
+          ),
+        );
     } catch (err) {
       next(err);
     }
@@ -39,9 +49,23 @@ export function localBillingPages(store: DocumentStore, publicUrl: string): Rout
       const co = await store.get<CheckoutDoc>(C.billingCheckouts, req.params.session);
       if (!co || co.provider !== 'local') return next();
       const n = await provider.completionNotification(co._id);
-      const answer = await fetch(`${req.protocol}://${req.get('host')}/v1/billing/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': n.signature }, body: n.body });
+      const answer = await fetch(`${req.protocol}://${req.get('host')}/v1/billing/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': n.signature },
+        body: n.body,
+      });
       const ok = answer.ok;
-      res.status(ok ? 200 : 502).type('html').send(page('Local checkout', ok ? `<p>Done: ${esc(ITEMS[co.item].title)} is yours.</p>` : `<p>The notification was refused (${answer.status}).</p>`));
+      res
+        .status(ok ? 200 : 502)
+        .type('html')
+        .send(
+          page(
+            'Local checkout',
+            ok
+              ? `<p>Done: ${esc(ITEMS[co.item].title)} is yours.</p>`
+              : `<p>The notification was refused (${answer.status}).</p>`,
+          ),
+        );
     } catch (err) {
       next(err);
     }
@@ -53,9 +77,15 @@ export function localBillingPages(store: DocumentStore, publicUrl: string): Rout
       if (!org) return next();
       const sub = await subscriptionOf(store, org._id);
       const topups = await topUpsOf(store, org._id);
-      const subText = sub ? `<p>Subscription: ${esc(ITEMS[sub.item].title)}, ${esc(sub.status)}.</p>` : '<p>No subscription.</p>';
-      const list = topups.map((t) => `<li>${esc(ITEMS[t.item].title)} &times; ${t.quantity} (${esc(t.credited.month)})</li>`).join('');
-      res.type('html').send(page('Local billing portal', `${subText}<h2>Top-ups</h2><ul>${list || '<li>none</li>'}</ul>`));
+      const subText = sub
+        ? `<p>Subscription: ${esc(ITEMS[sub.item].title)}, ${esc(sub.status)}.</p>`
+        : '<p>No subscription.</p>';
+      const list = topups
+        .map((t) => `<li>${esc(ITEMS[t.item].title)} &times; ${t.quantity} (${esc(t.credited.month)})</li>`)
+        .join('');
+      res
+        .type('html')
+        .send(page('Local billing portal', `${subText}<h2>Top-ups</h2><ul>${list || '<li>none</li>'}</ul>`));
     } catch (err) {
       next(err);
     }

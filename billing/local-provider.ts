@@ -29,14 +29,37 @@ export class LocalPaymentProvider implements PaymentProvider {
 
   async createCheckout(req: CheckoutRequest): Promise<{ url: string; session_id: string }> {
     const session = newId('cs_local');
-    await this.#store.insert<CheckoutDoc>(C.billingCheckouts, { _id: session, organization_id: req.organization._id, provider: this.name, item: req.item, quantity: req.quantity, status: 'open', created_at: new Date().toISOString(), completed_at: null, credited: null });
+    await this.#store.insert<CheckoutDoc>(C.billingCheckouts, {
+      _id: session,
+      organization_id: req.organization._id,
+      provider: this.name,
+      item: req.item,
+      quantity: req.quantity,
+      status: 'open',
+      created_at: new Date().toISOString(),
+      completed_at: null,
+      credited: null,
+    });
     return { url: `${this.#publicUrl}/billing/local-checkout/${session}`, session_id: session };
   }
 
-  async changeSubscription(org: OrganizationDoc, item: BillingItem): Promise<SubscriptionView & { subscription_id: string }> {
+  async changeSubscription(
+    org: OrganizationDoc,
+    item: BillingItem,
+  ): Promise<SubscriptionView & { subscription_id: string }> {
     const sub = await subscriptionOf(this.#store, org._id);
-    if (!sub || sub.status === 'canceled') throw new ServiceError('conflict', 'the organization has no subscription to move; buy a plan with POST /v1/billing/checkout first');
-    return { status: 'active', item, provider: this.name, current_period_end: sub.current_period_end, subscription_id: sub.subscription_id };
+    if (!sub || sub.status === 'canceled')
+      throw new ServiceError(
+        'conflict',
+        'the organization has no subscription to move; buy a plan with POST /v1/billing/checkout first',
+      );
+    return {
+      status: 'active',
+      item,
+      provider: this.name,
+      current_period_end: sub.current_period_end,
+      subscription_id: sub.subscription_id,
+    };
   }
 
   async portal(org: OrganizationDoc): Promise<{ url: string }> {
@@ -79,7 +102,10 @@ export class LocalPaymentProvider implements PaymentProvider {
       },
     };
     const body = JSON.stringify(event);
-    return { body, signature: webhooks.generateTestHeaderString({ payload: body, secret: await this.webhookSecret() }) };
+    return {
+      body,
+      signature: webhooks.generateTestHeaderString({ payload: body, secret: await this.webhookSecret() }),
+    };
   }
 
   /** The signing secret, made once per store and kept there so every process agrees on it. */
@@ -87,7 +113,10 @@ export class LocalPaymentProvider implements PaymentProvider {
     const found = await this.#store.get<Doc & { secret: string }>(C.billingSettings, SECRET_ID);
     if (found) return found.secret;
     try {
-      await this.#store.insert(C.billingSettings, { _id: SECRET_ID, secret: `whsec_${randomBytes(24).toString('hex')}` });
+      await this.#store.insert(C.billingSettings, {
+        _id: SECRET_ID,
+        secret: `whsec_${randomBytes(24).toString('hex')}`,
+      });
     } catch (err) {
       if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
     }

@@ -34,8 +34,26 @@ export interface CheckoutRequest {
  * and is acknowledged without effect.
  */
 export type PaymentEvent =
-  | { id: string; type: 'checkout_completed'; organization_id: string; session_id: string; item: BillingItem; quantity: number; subscription_id: string | null; customer_id: string | null; current_period_end: string | null }
-  | { id: string; type: 'subscription_changed'; organization_id: string; subscription_id: string; item: BillingItem | null; status: SubscriptionView['status']; current_period_end: string | null }
+  | {
+      id: string;
+      type: 'checkout_completed';
+      organization_id: string;
+      session_id: string;
+      item: BillingItem;
+      quantity: number;
+      subscription_id: string | null;
+      customer_id: string | null;
+      current_period_end: string | null;
+    }
+  | {
+      id: string;
+      type: 'subscription_changed';
+      organization_id: string;
+      subscription_id: string;
+      item: BillingItem | null;
+      status: SubscriptionView['status'];
+      current_period_end: string | null;
+    }
   | { id: string; type: 'other'; provider_type: string };
 
 /**

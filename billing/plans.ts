@@ -35,31 +35,71 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = Object.freeze({
     name: 'free',
     title: 'Free',
     price_monthly_usd: 0,
-    limits: { applications: 1, builds_per_month: 5, episodes_per_month: 500, allowance_usd: 5, concurrent_episodes: 4, api_keys: 25, quiet_hours_only: false },
+    limits: {
+      applications: 1,
+      builds_per_month: 5,
+      episodes_per_month: 500,
+      allowance_usd: 5,
+      concurrent_episodes: 4,
+      api_keys: 25,
+      quiet_hours_only: false,
+    },
   },
   pro: {
     name: 'pro',
     title: 'Pro',
     price_monthly_usd: 49,
-    limits: { applications: 10, builds_per_month: 50, episodes_per_month: 10_000, allowance_usd: 100, concurrent_episodes: 32, api_keys: 50, quiet_hours_only: false },
+    limits: {
+      applications: 10,
+      builds_per_month: 50,
+      episodes_per_month: 10_000,
+      allowance_usd: 100,
+      concurrent_episodes: 32,
+      api_keys: 50,
+      quiet_hours_only: false,
+    },
   },
   team: {
     name: 'team',
     title: 'Team',
     price_monthly_usd: 199,
-    limits: { applications: 50, builds_per_month: 250, episodes_per_month: 100_000, allowance_usd: 500, concurrent_episodes: 128, api_keys: 200, quiet_hours_only: false },
+    limits: {
+      applications: 50,
+      builds_per_month: 250,
+      episodes_per_month: 100_000,
+      allowance_usd: 500,
+      concurrent_episodes: 128,
+      api_keys: 200,
+      quiet_hours_only: false,
+    },
   },
   enterprise: {
     name: 'enterprise',
     title: 'Enterprise',
     price_monthly_usd: null,
-    limits: { applications: null, builds_per_month: null, episodes_per_month: null, allowance_usd: null, concurrent_episodes: 1024, api_keys: null, quiet_hours_only: false },
+    limits: {
+      applications: null,
+      builds_per_month: null,
+      episodes_per_month: null,
+      allowance_usd: null,
+      concurrent_episodes: 1024,
+      api_keys: null,
+      quiet_hours_only: false,
+    },
   },
   internal: {
     name: 'internal',
     title: 'Internal',
     price_monthly_usd: null,
-    limits: { applications: null, builds_per_month: null, episodes_per_month: null, allowance_usd: null, concurrent_episodes: null, api_keys: null, quiet_hours_only: false },
+    limits: {
+      applications: null,
+      builds_per_month: null,
+      episodes_per_month: null,
+      allowance_usd: null,
+      concurrent_episodes: null,
+      api_keys: null,
+      quiet_hours_only: false,
+    },
   },
 });
 
@@ -70,7 +110,10 @@ export function isPlanName(value: unknown): value is PlanName {
 }
 
 /** The limits in force: the plan's, with the operator's overrides laid over them. */
-export function effectiveLimits(plan: PlanName, override?: Partial<Record<keyof PlanLimits, number | boolean | null>> | null): PlanLimits {
+export function effectiveLimits(
+  plan: PlanName,
+  override?: Partial<Record<keyof PlanLimits, number | boolean | null>> | null,
+): PlanLimits {
   const limits: PlanLimits = { ...PLANS[plan].limits };
   if (override) {
     for (const [k, v] of Object.entries(override)) {

@@ -37,10 +37,20 @@ export function pricing(defaultModel: string): Pricing {
   if (!names.includes(defaultModel)) names.unshift(defaultModel);
   const models = names.map((model) => {
     const p = priceFor(model);
-    return { model, input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok, source: p.source, estimated: p.estimated, default: model === defaultModel };
+    return {
+      model,
+      input_per_mtok: p.input_per_mtok,
+      output_per_mtok: p.output_per_mtok,
+      source: p.source,
+      estimated: p.estimated,
+      default: model === defaultModel,
+    };
   });
   const table = Object.values(PRICE_TABLE);
-  const range = (pick: (p: (typeof table)[number]) => number) => ({ min: Math.min(...table.map(pick)), max: Math.max(...table.map(pick)) });
+  const range = (pick: (p: (typeof table)[number]) => number) => ({
+    min: Math.min(...table.map(pick)),
+    max: Math.max(...table.map(pick)),
+  });
   return {
     currency: 'USD',
     unit: 'per 1M tokens',

@@ -11,6 +11,7 @@ export function publicUrlOf(config: Config): string {
 
 /** Stripe when STRIPE_SECRET_KEY is set, else the embedded local provider (no money moves). */
 export function paymentProviderFor(config: Config, store: DocumentStore): PaymentProvider {
-  if (config.stripeSecretKey) return new StripePaymentProvider(store, config.stripeSecretKey, config.stripeWebhookSecret);
+  if (config.stripeSecretKey)
+    return new StripePaymentProvider(store, config.stripeSecretKey, config.stripeWebhookSecret);
   return new LocalPaymentProvider(store, publicUrlOf(config));
 }

@@ -33,7 +33,8 @@ export function subscriptionView(doc: SubscriptionDoc | null): SubscriptionView 
   return { status: doc.status, item: doc.item, provider: doc.provider, current_period_end: doc.current_period_end };
 }
 
-export const subscriptionOf = (store: DocumentStore, organizationId: string): Promise<SubscriptionDoc | null> => store.get<SubscriptionDoc>(C.billingSubscriptions, organizationId);
+export const subscriptionOf = (store: DocumentStore, organizationId: string): Promise<SubscriptionDoc | null> =>
+  store.get<SubscriptionDoc>(C.billingSubscriptions, organizationId);
 
 /** Writes the whole subscription record of an organization (insert or replace). */
 export async function saveSubscription(store: DocumentStore, doc: SubscriptionDoc): Promise<void> {
@@ -49,6 +50,18 @@ export async function saveSubscription(store: DocumentStore, doc: SubscriptionDo
 
 /** The organization's completed top-ups, newest first. */
 export async function topUpsOf(store: DocumentStore, organizationId: string): Promise<TopUpView[]> {
-  const docs = await store.find<CheckoutDoc>(C.billingCheckouts, { organization_id: organizationId, status: 'completed' }, { sort: { field: 'completed_at', direction: 'desc' } });
-  return docs.filter((d) => d.credited).map((d) => ({ session_id: d._id, item: d.item, quantity: d.quantity, credited: d.credited!, at: d.completed_at ?? d.created_at }));
+  const docs = await store.find<CheckoutDoc>(
+    C.billingCheckouts,
+    { organization_id: organizationId, status: 'completed' },
+    { sort: { field: 'completed_at', direction: 'desc' } },
+  );
+  return docs
+    .filter((d) => d.credited)
+    .map((d) => ({
+      session_id: d._id,
+      item: d.item,
+      quantity: d.quantity,
+      credited: d.credited!,
+      at: d.completed_at ?? d.created_at,
+    }));
 }

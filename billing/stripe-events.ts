@@ -14,7 +14,8 @@ export const SIGNATURE_TOLERANCE_S = 300;
  * body with `secret` and returns the parsed event, or throws bad_request saying why.
  */
 export function verifiedStripeEvent(rawBody: string, header: string | null, secret: string): Stripe.Event {
-  if (!header) throw new ServiceError('bad_request', 'the Stripe-Signature header is missing; notifications must be signed');
+  if (!header)
+    throw new ServiceError('bad_request', 'the Stripe-Signature header is missing; notifications must be signed');
   try {
     return webhooks.constructEvent(rawBody, header, secret, SIGNATURE_TOLERANCE_S);
   } catch (err) {
@@ -23,9 +24,19 @@ export function verifiedStripeEvent(rawBody: string, header: string | null, secr
 }
 
 const iso = (unix: unknown): string | null => (typeof unix === 'number' ? new Date(unix * 1000).toISOString() : null);
-const idOf = (v: unknown): string | null => (typeof v === 'string' ? v : v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id) : null);
+const idOf = (v: unknown): string | null =>
+  typeof v === 'string' ? v : v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id) : null;
 
-const STATUS: Readonly<Record<string, SubscriptionView['status']>> = { active: 'active', trialing: 'active', past_due: 'past_due', unpaid: 'past_due', canceled: 'canceled', incomplete_expired: 'canceled', incomplete: 'incomplete', paused: 'past_due' };
+const STATUS: Readonly<Record<string, SubscriptionView['status']>> = {
+  active: 'active',
+  trialing: 'active',
+  past_due: 'past_due',
+  unpaid: 'past_due',
+  canceled: 'canceled',
+  incomplete_expired: 'canceled',
+  incomplete: 'incomplete',
+  paused: 'past_due',
+};
 
 /** The period end of a subscription object: top level in older API versions, per item in newer ones. */
 export function periodEnd(sub: Record<string, any>): string | null {
@@ -36,18 +47,40 @@ export function periodEnd(sub: Record<string, any>): string | null {
  * Reduces a Stripe-shaped event (both providers emit this shape) to a PaymentEvent. The
  * organization and item travel in the object's `metadata`, set when the checkout was made.
  */
-export function toPaymentEvent(event: Stripe.Event | { id: string; type: string; data: { object: unknown } }): PaymentEvent {
+export function toPaymentEvent(
+  event: Stripe.Event | { id: string; type: string; data: { object: unknown } },
+): PaymentEvent {
   const obj = event.data.object as Record<string, any>;
   const meta = (obj.metadata ?? {}) as Record<string, string>;
   if (event.type === 'checkout.session.completed' && obj.payment_status !== 'unpaid') {
-    if (!meta.organization_id || !isBillingItem(meta.item)) throw new ServiceError('bad_request', 'the checkout notification carries no organization_id and item metadata');
+    if (!meta.organization_id || !isBillingItem(meta.item))
+      throw new ServiceError('bad_request', 'the checkout notification carries no organization_id and item metadata');
     const quantity = Number(meta.quantity ?? 1);
-    return { id: event.id, type: 'checkout_completed', organization_id: meta.organization_id, session_id: String(obj.id), item: meta.item, quantity: Number.isInteger(quantity) && quantity > 0 ? quantity : 1, subscription_id: idOf(obj.subscription), customer_id: idOf(obj.customer), current_period_end: null };
+    return {
+      id: event.id,
+      type: 'checkout_completed',
+      organization_id: meta.organization_id,
+      session_id: String(obj.id),
+      item: meta.item,
+      quantity: Number.isInteger(quantity) && quantity > 0 ? quantity : 1,
+      subscription_id: idOf(obj.subscription),
+      customer_id: idOf(obj.customer),
+      current_period_end: null,
+    };
   }
   if (event.type === 'customer.subscription.updated' || event.type === 'customer.subscription.deleted') {
     if (!meta.organization_id) return { id: event.id, type: 'other', provider_type: event.type };
-    const status = event.type === 'customer.subscription.deleted' ? 'canceled' : (STATUS[String(obj.status)] ?? 'incomplete');
-    return { id: event.id, type: 'subscription_changed', organization_id: meta.organization_id, subscription_id: String(obj.id), item: isBillingItem(meta.item) ? meta.item : null, status, current_period_end: periodEnd(obj) };
+    const status =
+      event.type === 'customer.subscription.deleted' ? 'canceled' : (STATUS[String(obj.status)] ?? 'incomplete');
+    return {
+      id: event.id,
+      type: 'subscription_changed',
+      organization_id: meta.organization_id,
+      subscription_id: String(obj.id),
+      item: isBillingItem(meta.item) ? meta.item : null,
+      status,
+      current_period_end: periodEnd(obj),
+    };
   }
   return { id: event.id, type: 'other', provider_type: event.type };
 }

@@ -45,10 +45,20 @@ export class StripePaymentProvider implements PaymentProvider {
     return { url: session.url ?? '', session_id: session.id };
   }
 
-  async changeSubscription(org: OrganizationDoc, item: BillingItem): Promise<SubscriptionView & { subscription_id: string }> {
+  async changeSubscription(
+    org: OrganizationDoc,
+    item: BillingItem,
+  ): Promise<SubscriptionView & { subscription_id: string }> {
     const sub = await this.#activeSubscription(org);
     const spec = ITEMS[item];
-    const price = await this.#call(() => this.#stripe.prices.create({ currency: 'usd', unit_amount: spec.unit_amount_cents, product_data: { name: spec.title }, ...(spec.kind === 'plan' ? { recurring: { interval: spec.interval } } : {}) }));
+    const price = await this.#call(() =>
+      this.#stripe.prices.create({
+        currency: 'usd',
+        unit_amount: spec.unit_amount_cents,
+        product_data: { name: spec.title },
+        ...(spec.kind === 'plan' ? { recurring: { interval: spec.interval } } : {}),
+      }),
+    );
     const current = await this.#call(() => this.#stripe.subscriptions.retrieve(sub.subscription_id));
     const updated = await this.#call(() =>
       this.#stripe.subscriptions.update(sub.subscription_id, {
@@ -57,13 +67,25 @@ export class StripePaymentProvider implements PaymentProvider {
         metadata: { organization_id: org._id, item },
       }),
     );
-    return { status: 'active', item, provider: this.name, current_period_end: periodEnd(updated as unknown as Record<string, unknown>), subscription_id: updated.id };
+    return {
+      status: 'active',
+      item,
+      provider: this.name,
+      current_period_end: periodEnd(updated as unknown as Record<string, unknown>),
+      subscription_id: updated.id,
+    };
   }
 
   async portal(org: OrganizationDoc, returnUrl: string): Promise<{ url: string }> {
     const sub = await subscriptionOf(this.#store, org._id);
-    if (!sub?.customer_id) throw new ServiceError('conflict', 'the organization has no customer record with the payment provider yet; buy a plan or top-up first');
-    const session = await this.#call(() => this.#stripe.billingPortal.sessions.create({ customer: sub.customer_id!, return_url: returnUrl }));
+    if (!sub?.customer_id)
+      throw new ServiceError(
+        'conflict',
+        'the organization has no customer record with the payment provider yet; buy a plan or top-up first',
+      );
+    const session = await this.#call(() =>
+      this.#stripe.billingPortal.sessions.create({ customer: sub.customer_id!, return_url: returnUrl }),
+    );
     return { url: session.url };
   }
 
@@ -72,27 +94,51 @@ export class StripePaymentProvider implements PaymentProvider {
     const sub = await subscriptionOf(this.#store, org._id);
     if (!sub?.customer_id) return { events: [] };
     const events: PaymentEvent[] = [];
-    const sessions = await this.#call(() => this.#stripe.checkout.sessions.list({ customer: sub.customer_id!, limit: 100 }));
+    const sessions = await this.#call(() =>
+      this.#stripe.checkout.sessions.list({ customer: sub.customer_id!, limit: 100 }),
+    );
     for (const s of sessions.data) {
-      if (s.status !== 'complete' || s.payment_status === 'unpaid' || s.metadata?.organization_id !== org._id || !isBillingItem(s.metadata?.item)) continue;
+      if (
+        s.status !== 'complete' ||
+        s.payment_status === 'unpaid' ||
+        s.metadata?.organization_id !== org._id ||
+        !isBillingItem(s.metadata?.item)
+      )
+        continue;
       events.push(toPaymentEvent({ id: `sync_${s.id}`, type: 'checkout.session.completed', data: { object: s } }));
     }
-    const subs = await this.#call(() => this.#stripe.subscriptions.list({ customer: sub.customer_id!, status: 'all', limit: 10 }));
+    const subs = await this.#call(() =>
+      this.#stripe.subscriptions.list({ customer: sub.customer_id!, status: 'all', limit: 10 }),
+    );
     for (const s of subs.data) {
       if (s.metadata?.organization_id !== org._id) continue;
-      events.push(toPaymentEvent({ id: `sync_${s.id}_${s.status}_${s.metadata.item ?? ''}`, type: s.status === 'canceled' ? 'customer.subscription.deleted' : 'customer.subscription.updated', data: { object: s } }));
+      events.push(
+        toPaymentEvent({
+          id: `sync_${s.id}_${s.status}_${s.metadata.item ?? ''}`,
+          type: s.status === 'canceled' ? 'customer.subscription.deleted' : 'customer.subscription.updated',
+          data: { object: s },
+        }),
+      );
     }
     return { events };
   }
 
   async verifyWebhook(rawBody: string, signatureHeader: string | null): Promise<PaymentEvent> {
-    if (!this.#webhookSecret) throw new ServiceError('bad_request', 'this server has no STRIPE_WEBHOOK_SECRET, so it cannot verify notifications');
+    if (!this.#webhookSecret)
+      throw new ServiceError(
+        'bad_request',
+        'this server has no STRIPE_WEBHOOK_SECRET, so it cannot verify notifications',
+      );
     return toPaymentEvent(verifiedStripeEvent(rawBody, signatureHeader, this.#webhookSecret));
   }
 
   async #activeSubscription(org: OrganizationDoc) {
     const sub = await subscriptionOf(this.#store, org._id);
-    if (!sub || sub.status === 'canceled') throw new ServiceError('conflict', 'the organization has no subscription to move; buy a plan with POST /v1/billing/checkout first');
+    if (!sub || sub.status === 'canceled')
+      throw new ServiceError(
+        'conflict',
+        'the organization has no subscription to move; buy a plan with POST /v1/billing/checkout first',
+      );
     return sub;
   }
 
@@ -103,7 +149,11 @@ export class StripePaymentProvider implements PaymentProvider {
     } catch (err) {
       if (err instanceof Stripe.errors.StripeError) {
         const refused = err.type === 'StripeInvalidRequestError' || err.type === 'StripeCardError';
-        throw new ServiceError(refused ? 'bad_request' : 'unavailable', `the payment provider answered: ${err.message}`, { cause: err });
+        throw new ServiceError(
+          refused ? 'bad_request' : 'unavailable',
+          `the payment provider answered: ${err.message}`,
+          { cause: err },
+        );
       }
       throw err;
     }

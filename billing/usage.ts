@@ -1,6 +1,11 @@
 import { C } from '../core/collections.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
-import { monthOf, organizationUsage, type Month, type OrganizationUsage } from '../scheduler/accounts/organization-usage.js';
+import {
+  monthOf,
+  organizationUsage,
+  type Month,
+  type OrganizationUsage,
+} from '../scheduler/accounts/organization-usage.js';
 import type { ProjectDoc } from '../scheduler/workspaces.js';
 import type { PlanLimits } from './plans.js';
 
@@ -52,8 +57,20 @@ const money = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
  * coordinator has not yet summed its shards. Counts and operator credits come from
  * `organizationUsage`.
  */
-export async function usageOf(store: DocumentStore, organizationId: string, limits: PlanLimits, month: Month = monthOf()): Promise<UsageReport> {
-  const by_kind: Record<string, number> = { builds: 0, validation: 0, episodes: 0, improvements: 0, exports: 0, other: 0 };
+export async function usageOf(
+  store: DocumentStore,
+  organizationId: string,
+  limits: PlanLimits,
+  month: Month = monthOf(),
+): Promise<UsageReport> {
+  const by_kind: Record<string, number> = {
+    builds: 0,
+    validation: 0,
+    episodes: 0,
+    improvements: 0,
+    exports: 0,
+    other: 0,
+  };
   const counts = await organizationUsage(store, organizationId, month);
   const projectIds = (await store.find<ProjectDoc>(C.projects, { organization_id: organizationId })).map((p) => p._id);
   if (projectIds.length > 0) {
@@ -64,7 +81,8 @@ export async function usageOf(store: DocumentStore, organizationId: string, limi
       const bucket = BUCKET_OF_JOB_KIND[kind] ?? 'other';
       by_kind[bucket] = (by_kind[bucket] ?? 0) + money(job.spent_usd);
     }
-    for (const ep of await store.find<Doc & { cost_usd?: unknown }>(C.runEpisodes, inMonth)) by_kind.episodes! += money(ep.cost_usd);
+    for (const ep of await store.find<Doc & { cost_usd?: unknown }>(C.runEpisodes, inMonth))
+      by_kind.episodes! += money(ep.cost_usd);
   }
   for (const k of Object.keys(by_kind)) by_kind[k] = round(by_kind[k]!);
   const spent_usd = round(Object.values(by_kind).reduce((a, b) => a + b, 0));
@@ -82,5 +100,12 @@ export async function usageOf(store: DocumentStore, organizationId: string, limi
 
 /** The public Usage fields of a report (drops the internal counts). */
 export function usageView(u: UsageReport): Usage {
-  return { month: u.month, spent_usd: u.spent_usd, by_kind: u.by_kind, allowance_usd: u.allowance_usd, left_usd: u.left_usd, renews: u.renews };
+  return {
+    month: u.month,
+    spent_usd: u.spent_usd,
+    by_kind: u.by_kind,
+    allowance_usd: u.allowance_usd,
+    left_usd: u.left_usd,
+    renews: u.renews,
+  };
 }

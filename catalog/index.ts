@@ -45,11 +45,13 @@ export async function readCatalogIndex(catalogDir = CATALOG_DIR): Promise<Catalo
     throw new ServiceError('internal', `catalog index unreadable: ${file}: ${(err as Error).message}`, { cause: err });
   }
   const entries = (raw as { entries?: unknown })?.entries;
-  if (!Array.isArray(entries) || entries.length === 0) throw new ServiceError('internal', `catalog index ${file} has no entries`);
+  if (!Array.isArray(entries) || entries.length === 0)
+    throw new ServiceError('internal', `catalog index ${file} has no entries`);
   return entries.map((e, i) => {
     const entry = e as Partial<CatalogEntry>;
     for (const key of ['name', 'title', 'summary', 'path', 'digest'] as const) {
-      if (typeof entry[key] !== 'string' || entry[key] === '') throw new ServiceError('internal', `catalog index entries[${i}].${key} is missing`);
+      if (typeof entry[key] !== 'string' || entry[key] === '')
+        throw new ServiceError('internal', `catalog index entries[${i}].${key} is missing`);
     }
     return entry as CatalogEntry;
   });

@@ -4,7 +4,13 @@ import type { Config } from '../core/config.js';
 import { ServiceError } from '../core/errors.js';
 import { newId, nowIso } from '../core/ids.js';
 import { createLogger } from '../core/log.js';
-import { createUser, ensureAccountIndexes, findUserByEmail, hashPassword, normalizeEmail } from '../scheduler/accounts/index.js';
+import {
+  createUser,
+  ensureAccountIndexes,
+  findUserByEmail,
+  hashPassword,
+  normalizeEmail,
+} from '../scheduler/accounts/index.js';
 import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../scheduler/workspaces.js';
 
 export const MEMBER_ROLES = ['member', 'admin', 'owner'] as const;
@@ -38,9 +44,14 @@ export interface AddUserResult {
  * same e-mail address. An existing account keeps its password; it only gains the
  * membership. Fails when the project does not exist or the user is already in it.
  */
-export async function adminAddUser(config: Config, opts: AddUserOptions, readPassword: () => Promise<string>): Promise<AddUserResult> {
+export async function adminAddUser(
+  config: Config,
+  opts: AddUserOptions,
+  readPassword: () => Promise<string>,
+): Promise<AddUserResult> {
   const email = normalizeEmail(opts.email);
-  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254) throw new Error(`--email must be an e-mail address, got "${opts.email}"`);
+  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254)
+    throw new Error(`--email must be an e-mail address, got "${opts.email}"`);
   if (!MEMBER_ROLES.includes(opts.role)) throw new Error(`--role must be one of ${MEMBER_ROLES.join(', ')}`);
   const name = opts.name?.trim() || email;
   if (name.length > 200) throw new Error('--name must be at most 200 characters');
@@ -50,7 +61,8 @@ export async function adminAddUser(config: Config, opts: AddUserOptions, readPas
     await ensureWorkspaceIndexes(store);
     await ensureAccountIndexes(store);
     const { project, organization } = await loadProject(store, opts.project).catch((err: unknown) => {
-      if (err instanceof ServiceError && err.code === 'not_found') throw new Error(`there is no project ${opts.project}`);
+      if (err instanceof ServiceError && err.code === 'not_found')
+        throw new Error(`there is no project ${opts.project}`);
       throw err;
     });
     let user = await findUserByEmail(store, email);
@@ -95,7 +107,10 @@ type Input = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boole
  * Reads the new password: at a terminal, asked twice without echo; otherwise the first
  * line of standard input (for scripts: `printf '%s\n' "$PW" | crucible admin add-user ...`).
  */
-export async function readNewPassword(input: Input = process.stdin, output: NodeJS.WritableStream = process.stderr): Promise<string> {
+export async function readNewPassword(
+  input: Input = process.stdin,
+  output: NodeJS.WritableStream = process.stderr,
+): Promise<string> {
   if (!input.isTTY || !input.setRawMode) return firstLine(input);
   const first = await readHidden(input, output, 'Password (10 or more characters): ');
   const again = await readHidden(input, output, 'Repeat the password: ');

@@ -22,11 +22,23 @@ export interface Credentials {
  * `SERVICE_API_KEY` / `SERVICE_URL`, then the saved sign-in, then (address only) the default.
  * Environment variables therefore override a saved sign-in.
  */
-export function resolveCredentials(explicit: { apiKey?: string; url?: string }, env: NodeJS.ProcessEnv = process.env): Credentials {
+export function resolveCredentials(
+  explicit: { apiKey?: string; url?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Credentials {
   const saved = readSignIn(env);
   const file = configPath(env);
-  const key: [string | undefined, string][] = [[explicit.apiKey, '--api-key'], [env.SERVICE_API_KEY, 'SERVICE_API_KEY'], [saved.api_key, file]];
-  const url: [string | undefined, string][] = [[explicit.url, '--url'], [env.SERVICE_URL, 'SERVICE_URL'], [saved.base_url, file], [DEFAULT_BASE_URL, 'default']];
+  const key: [string | undefined, string][] = [
+    [explicit.apiKey, '--api-key'],
+    [env.SERVICE_API_KEY, 'SERVICE_API_KEY'],
+    [saved.api_key, file],
+  ];
+  const url: [string | undefined, string][] = [
+    [explicit.url, '--url'],
+    [env.SERVICE_URL, 'SERVICE_URL'],
+    [saved.base_url, file],
+    [DEFAULT_BASE_URL, 'default'],
+  ];
   const [apiKey, keySource] = key.find(([v]) => typeof v === 'string' && v !== '') ?? [null, null];
   const [baseUrl, urlSource] = url.find(([v]) => typeof v === 'string' && v !== '')!;
   return { apiKey: apiKey ?? null, keySource, baseUrl: baseUrl!.replace(/\/+$/, ''), urlSource };
@@ -49,17 +61,24 @@ export class ApiClient {
   ) {}
 
   /** A client from the credential order; `requireKey` refuses to go on without a key. */
-  static from(explicit: { apiKey?: string; url?: string }, requireKey = true, env: NodeJS.ProcessEnv = process.env): ApiClient {
+  static from(
+    explicit: { apiKey?: string; url?: string },
+    requireKey = true,
+    env: NodeJS.ProcessEnv = process.env,
+  ): ApiClient {
     const c = resolveCredentials(explicit, env);
     if (requireKey && !c.apiKey) {
-      throw new Error(`no API key: run \`crucible login\`, set SERVICE_API_KEY, or pass --api-key (saved sign-in looked for at ${configPath(env)})`);
+      throw new Error(
+        `no API key: run \`crucible login\`, set SERVICE_API_KEY, or pass --api-key (saved sign-in looked for at ${configPath(env)})`,
+      );
     }
     return new ApiClient(c.baseUrl, c.apiKey);
   }
 
   url(path: string, query?: RequestOptions['query']): string {
     const u = new URL(this.baseUrl + (path.startsWith('/') ? path : `/${path}`));
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {}))
+      if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
     return u.toString();
   }
 
@@ -88,7 +107,12 @@ export class ApiClient {
     }
     let res: Response;
     try {
-      res = await fetch(this.url(path, opts.query), { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await fetch(this.url(path, opts.query), {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
     } catch (err) {
       const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
       throw new Error(`cannot reach ${this.baseUrl}: ${cause}`);

@@ -14,7 +14,13 @@ export class ApiError extends Error {
 /** One line for a `detail`: the text, or `field: message` items joined by `; `. */
 export function formatDetail(detail: unknown): string {
   if (Array.isArray(detail)) {
-    return detail.map((d) => (d && typeof d === 'object' && 'field' in d ? `${(d as { field: string }).field}: ${(d as { message?: string }).message}` : String(d))).join('; ');
+    return detail
+      .map((d) =>
+        d && typeof d === 'object' && 'field' in d
+          ? `${(d as { field: string }).field}: ${(d as { message?: string }).message}`
+          : String(d),
+      )
+      .join('; ');
   }
   return typeof detail === 'string' ? detail : JSON.stringify(detail);
 }

@@ -27,7 +27,12 @@ const MAX_PAUSE_MS = 10_000;
  * close before `stream.end`) it connects again with `cursor=<last event_id>`, so nothing is
  * lost or repeated. A refused request (ApiError) ends it at once.
  */
-export async function* followStream(api: ApiClient, path: string, cursor = 0, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+export async function* followStream(
+  api: ApiClient,
+  path: string,
+  cursor = 0,
+  signal?: AbortSignal,
+): AsyncGenerator<StreamEvent> {
   let last = cursor;
   let failures = 0;
   let pauseMs = 1000;
@@ -76,7 +81,8 @@ export async function* followStream(api: ApiClient, path: string, cursor = 0, si
         }
       }
     } catch (err) {
-      if (!(err as { network?: boolean }).network && !(err instanceof TypeError) && !(err instanceof DOMException)) throw err;
+      if (!(err as { network?: boolean }).network && !(err instanceof TypeError) && !(err instanceof DOMException))
+        throw err;
       lastError = err;
     } finally {
       clearTimeout(idle);

@@ -26,7 +26,9 @@ export class ActionPending extends Error {
     readonly key: string,
     waitedMs: number,
   ) {
-    super(`the action ${key} of episode ${episodeId} is still pending after ${Math.round(waitedMs / 1000)} s; ask again with the same idempotency key`);
+    super(
+      `the action ${key} of episode ${episodeId} is still pending after ${Math.round(waitedMs / 1000)} s; ask again with the same idempotency key`,
+    );
   }
 }
 
@@ -34,7 +36,12 @@ export class ActionPending extends Error {
  * Asks for an action's result by its idempotency key every 0.5 s until it is `done`, and
  * answers that answer. Throws ActionPending after `waitMs`.
  */
-export async function waitForResult(api: ApiClient, episodeId: string, key: string, waitMs: number): Promise<{ status: string; result?: unknown }> {
+export async function waitForResult(
+  api: ApiClient,
+  episodeId: string,
+  key: string,
+  waitMs: number,
+): Promise<{ status: string; result?: unknown }> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const answer = await api.get(`/v1/episodes/${seg(episodeId)}/actions/${seg(key)}`);
@@ -49,13 +56,18 @@ export async function waitForResult(api: ApiClient, episodeId: string, key: stri
  * episodes of one run, or of every run of the workspace that has not ended. Listing runs
  * and episodes needs a key with `evaluator`; an `agent` key must name the episodes.
  */
-export async function waitingTurns(api: ApiClient, where: { runId?: string; episodeIds?: string[] }): Promise<WaitingTurn[]> {
+export async function waitingTurns(
+  api: ApiClient,
+  where: { runId?: string; episodeIds?: string[] },
+): Promise<WaitingTurn[]> {
   let targets: Array<{ run: string | null; episode: string }>;
   if (where.episodeIds?.length) targets = where.episodeIds.map((episode) => ({ run: where.runId ?? null, episode }));
   else {
     const runIds = where.runId
       ? [where.runId]
-      : (await api.get<any[]>('/v1/runs')).filter((r) => !RUN_ENDED.includes(r.status)).map((r) => String(r.run_id ?? r.id));
+      : (await api.get<any[]>('/v1/runs'))
+          .filter((r) => !RUN_ENDED.includes(r.status))
+          .map((r) => String(r.run_id ?? r.id));
     targets = [];
     for (const run of runIds) {
       const episodes = await api.get<any[]>(`/v1/runs/${seg(run)}/episodes`);
@@ -69,7 +81,14 @@ export async function waitingTurns(api: ApiClient, where: { runId?: string; epis
     observations.forEach((o, j) => {
       const d = o?.turn?.data;
       if (!o?.awaiting_action || !d) return;
-      turns.push({ run_id: batch[j]!.run, episode_id: batch[j]!.episode, actor: d.actor, new: d.new ?? [], goal_version_observed: d.goal_version_observed, tools: d.tools ?? [] });
+      turns.push({
+        run_id: batch[j]!.run,
+        episode_id: batch[j]!.episode,
+        actor: d.actor,
+        new: d.new ?? [],
+        goal_version_observed: d.goal_version_observed,
+        tools: d.tools ?? [],
+      });
     });
   }
   return turns;

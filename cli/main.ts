@@ -31,7 +31,9 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
-const program = new Command('crucible').description('Crucible: test software agents against simulated worlds').version('0.1.2');
+const program = new Command('crucible')
+  .description('Crucible: test software agents against simulated worlds')
+  .version('0.1.2');
 
 program
   .command('start')
@@ -55,7 +57,9 @@ program
         `  npx crucible admin create-workspace --organization "My team" --email you@example.com`,
         'then call the API with it:',
         `  curl -H "Authorization: Bearer <key>" ${base}/v1/me`,
-        ...(config.signup === 'open' ? ['or sign up over HTTP as a browser does: see "Sign up in the browser flow" in README.md.'] : []),
+        ...(config.signup === 'open'
+          ? ['or sign up over HTTP as a browser does: see "Sign up in the browser flow" in README.md.']
+          : []),
         'Then the CLI: npx crucible --help (quickstart in README.md).',
         '',
       ].join('\n'),
@@ -87,16 +91,25 @@ admin
   .option('--name <name>', "owner's display name")
   .option('--key-name <name>', 'name of the first key', 'first admin key')
   .addOption(new Option('--json', 'print JSON'))
-  .action(async (opts: { organization: string; project: string; email?: string; name?: string; keyName: string; json?: boolean }) => {
-    const { adminCreateWorkspace } = await import('./admin.js');
-    const out = await adminCreateWorkspace(loadConfig(), opts);
-    if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
-    else
-      process.stdout.write(
-        `Workspace created: organization ${out.organization_id}, project ${out.project_id}\n` +
-          `Admin API key (shown once, only a hash is stored):\n  ${out.api_key}\n`,
-      );
-  });
+  .action(
+    async (opts: {
+      organization: string;
+      project: string;
+      email?: string;
+      name?: string;
+      keyName: string;
+      json?: boolean;
+    }) => {
+      const { adminCreateWorkspace } = await import('./admin.js');
+      const out = await adminCreateWorkspace(loadConfig(), opts);
+      if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+      else
+        process.stdout.write(
+          `Workspace created: organization ${out.organization_id}, project ${out.project_id}\n` +
+            `Admin API key (shown once, only a hash is stored):\n  ${out.api_key}\n`,
+        );
+    },
+  );
 
 admin
   .command('add-user')
@@ -107,16 +120,27 @@ admin
   .addOption(new Option('--role <role>', 'role in the workspace').choices(MEMBER_ROLE_CHOICES).default('member'))
   .option('--no-password', 'no password: the user signs in through the identity provider only')
   .addOption(new Option('--json', 'print JSON'))
-  .action(async (opts: { project: string; email: string; name?: string; role: MemberRole; password: boolean; json?: boolean }) => {
-    const { adminAddUser, readNewPassword } = await import('./admin-users.js');
-    const out = await adminAddUser(loadConfig(), opts, () => readNewPassword());
-    if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
-    else
-      process.stdout.write(
-        `${out.created_user ? 'Account created' : 'Existing account'} ${out.email} (${out.user_id}) added to project ${out.project_id} as ${out.role}.\n` +
-          (out.has_password ? 'It signs in with its e-mail address and password.\n' : 'It has no password: it signs in through the identity provider.\n'),
-      );
-  });
+  .action(
+    async (opts: {
+      project: string;
+      email: string;
+      name?: string;
+      role: MemberRole;
+      password: boolean;
+      json?: boolean;
+    }) => {
+      const { adminAddUser, readNewPassword } = await import('./admin-users.js');
+      const out = await adminAddUser(loadConfig(), opts, () => readNewPassword());
+      if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+      else
+        process.stdout.write(
+          `${out.created_user ? 'Account created' : 'Existing account'} ${out.email} (${out.user_id}) added to project ${out.project_id} as ${out.role}.\n` +
+            (out.has_password
+              ? 'It signs in with its e-mail address and password.\n'
+              : 'It has no password: it signs in through the identity provider.\n'),
+        );
+    },
+  );
 
 registerClientCommands(program);
 

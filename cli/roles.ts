@@ -43,7 +43,12 @@ export async function startEmbedded(config: Config, logger = createLogger(config
 export async function runSchedulerRole(config: Config): Promise<() => Promise<void>> {
   const logger = createLogger(config.logLevel);
   const adapters = await chooseAdapters(config, logger);
-  const scheduler = await startScheduler({ config: { ...config, schedulerPort: config.schedulerPort || 7070 }, adapters, logger, host: '0.0.0.0' });
+  const scheduler = await startScheduler({
+    config: { ...config, schedulerPort: config.schedulerPort || 7070 },
+    adapters,
+    logger,
+    host: '0.0.0.0',
+  });
   return async () => {
     await scheduler.close();
     await adapters.close();

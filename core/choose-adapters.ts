@@ -47,7 +47,9 @@ export async function chooseAdapters(config: Config, logger?: Logger): Promise<A
       close: () => (closing ??= closeAll(opened)),
     };
   } catch (err) {
-    await closeAll(opened).catch((closeErr: unknown) => logger?.warn({ err: closeErr }, 'closing adapters after a failed start failed too'));
+    await closeAll(opened).catch((closeErr: unknown) =>
+      logger?.warn({ err: closeErr }, 'closing adapters after a failed start failed too'),
+    );
     throw err;
   }
 }

@@ -90,7 +90,13 @@ export function invalid(field: string, message: string, ...more: FieldProblem[])
 /** Wraps anything thrown into a ServiceError, keeping the original as `cause`. */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
-  if (err && typeof err === 'object' && 'code' in err && 'details' in err && typeof (err as { code: unknown }).code === 'number') {
+  if (
+    err &&
+    typeof err === 'object' &&
+    'code' in err &&
+    'details' in err &&
+    typeof (err as { code: unknown }).code === 'number'
+  ) {
     return fromGrpcError(err as { code: number; details: string });
   }
   return new ServiceError('internal', err instanceof Error ? err.message : String(err), { cause: err, expose: false });
@@ -116,7 +122,9 @@ export function fromGrpcError(err: { code: number; details?: string }): ServiceE
   }
   switch (err.code) {
     case GrpcStatus.UNAVAILABLE:
-      return new ServiceError('unavailable', 'a service of this installation is unreachable; try again shortly', { cause: err });
+      return new ServiceError('unavailable', 'a service of this installation is unreachable; try again shortly', {
+        cause: err,
+      });
     case GrpcStatus.DEADLINE_EXCEEDED:
       return new ServiceError('timeout', 'the request took too long inside the service', { cause: err });
     default:

@@ -125,7 +125,11 @@ export class EventLog {
     const stream = inputs[0]!.stream;
     for (const input of inputs) {
       if (input.stream !== stream) throw new ServiceError('internal', 'appendMany takes the events of one stream');
-      if (input.type === 'stream.end') throw new ServiceError('internal', 'stream.end is written by EventLog.end once the job or run has ended, never by append');
+      if (input.type === 'stream.end')
+        throw new ServiceError(
+          'internal',
+          'stream.end is written by EventLog.end once the job or run has ended, never by append',
+        );
       checkEventData(input.type, input.data ?? {});
     }
     return this.#queue(stream, async () => {
@@ -137,7 +141,11 @@ export class EventLog {
         const batch = inputs.slice(stored.length).map((input, i) => ({ input, event: this.#event(input, next + i) }));
         const n = await this.#store.insertMany(
           C.events,
-          batch.map(({ input, event }) => ({ _id: `${stream}:${event.event_id}`, project_id: input.project_id, ...event })),
+          batch.map(({ input, event }) => ({
+            _id: `${stream}:${event.event_id}`,
+            project_id: input.project_id,
+            ...event,
+          })),
         );
         stored.push(...batch.slice(0, n).map((b) => b.event));
         if (n > 0) this.#hint(stream, next + n - 1);
@@ -159,7 +167,13 @@ export class EventLog {
    */
   async end(input: { stream: string; project_id: string; status: string; kind: 'job' | 'run' }): Promise<ServiceEvent> {
     const { stream, project_id, status, kind } = input;
-    const event: EventInput = { stream, project_id, type: 'stream.end', summary: `${kind} ${stream} ended: ${status}`, data: { status, kind } };
+    const event: EventInput = {
+      stream,
+      project_id,
+      type: 'stream.end',
+      summary: `${kind} ${stream} ended: ${status}`,
+      data: { status, kind },
+    };
     checkEventData(event.type, event.data!);
     return this.#queue(stream, async () => {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -178,14 +192,21 @@ export class EventLog {
     await this.#state.indexes;
     const filter: Filter = { stream, event_id: { $gt: cursor } };
     if (projectId !== undefined) filter.project_id = projectId;
-    const docs = await this.#store.find<EventDoc>(C.events, filter, { sort: { field: 'event_id', direction: 'asc' }, limit });
+    const docs = await this.#store.find<EventDoc>(C.events, filter, {
+      sort: { field: 'event_id', direction: 'asc' },
+      limit,
+    });
     return docs.map(toServiceEvent);
   }
 
   /** The last stored event of a stream, or null. */
   async lastEvent(stream: string): Promise<ServiceEvent | null> {
     await this.#state.indexes;
-    const [doc] = await this.#store.find<EventDoc>(C.events, { stream }, { sort: { field: 'event_id', direction: 'desc' }, limit: 1 });
+    const [doc] = await this.#store.find<EventDoc>(
+      C.events,
+      { stream },
+      { sort: { field: 'event_id', direction: 'desc' }, limit: 1 },
+    );
     return doc ? toServiceEvent(doc) : null;
   }
 
@@ -204,7 +225,11 @@ export class EventLog {
     await this.#state.indexes;
     const event = this.#event({ ...input, data }, event_id);
     try {
-      await this.#store.insert<EventDoc>(C.events, { _id: `${input.stream}:${event_id}`, project_id: input.project_id, ...event });
+      await this.#store.insert<EventDoc>(C.events, {
+        _id: `${input.stream}:${event_id}`,
+        project_id: input.project_id,
+        ...event,
+      });
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'conflict') return null;
       throw err;
@@ -239,7 +264,10 @@ export class EventLog {
       await this.#bus.publish(eventSubject(event.stream), event);
     } catch (err) {
       // Stored is what counts: live readers catch up from the log.
-      this.#logger?.warn({ err, stream: event.stream, event_id: event.event_id }, 'event stored but not published; readers will replay it from the log');
+      this.#logger?.warn(
+        { err, stream: event.stream, event_id: event.event_id },
+        'event stored but not published; readers will replay it from the log',
+      );
     }
     return event;
   }
@@ -265,5 +293,8 @@ async function backoff(attempt: number): Promise<void> {
 }
 
 function contention(stream: string): ServiceError {
-  return new ServiceError('unavailable', `could not append to event stream ${stream}: ${MAX_ATTEMPTS} attempts lost to other writers`);
+  return new ServiceError(
+    'unavailable',
+    `could not append to event stream ${stream}: ${MAX_ATTEMPTS} attempts lost to other writers`,
+  );
 }

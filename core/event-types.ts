@@ -40,7 +40,10 @@ export const EVENT_TYPES = {
     stream: 'job',
     emittedBy: 'world build job and world-version validation job (world compiler)',
     fields: {
-      phase: str('the phase, e.g. `fetch_source`, `analyse`, `derive_tools`, `generate_scenarios`, `validate`, `repair`, `publish`; of a world-version validation: `replay`, `agent_trial`, `decide`', req),
+      phase: str(
+        'the phase, e.g. `fetch_source`, `analyse`, `derive_tools`, `generate_scenarios`, `validate`, `repair`, `publish`; of a world-version validation: `replay`, `agent_trial`, `decide`',
+        req,
+      ),
       attempt: int('how many times this job has started the phase, 1 the first time (a retried job starts it again)'),
     },
   },
@@ -157,10 +160,14 @@ export const EVENT_TYPES = {
   'episode.finished': {
     summary: 'An episode ended and its checks ran.',
     stream: 'run',
-    emittedBy: 'episode actor (world-worker); the scheduler for an episode whose worker was lost or whose world never started',
+    emittedBy:
+      'episode actor (world-worker); the scheduler for an episode whose worker was lost or whose world never started',
     fields: {
       status: str('the final episode status', req),
-      termination: str('why it ended: `completed`, `turn_limit`, `budget`, `external_timeout`, `environment_error`, `stopped` or `customer_gave_up`', req),
+      termination: str(
+        'why it ended: `completed`, `turn_limit`, `budget`, `external_timeout`, `environment_error`, `stopped` or `customer_gave_up`',
+        req,
+      ),
       reward: num('reward in [0, 1]; null when excluded (environment error)', orNull),
       cost_usd: num('model spend of the episode'),
       tokens: int('model tokens used'),
@@ -233,7 +240,9 @@ export const EVENT_TYPES = {
       text: str('what the customer said', req),
       channel: str('`chat`, or `notification` when it came through the application itself'),
       repeated: bool('a repeated request added by stress'),
-      kind: str('`request`, `answer`, `dont_know`, `revision`, `repeat`, `nudge`, `annoyed`, `gave_up` or `intervention`'),
+      kind: str(
+        '`request`, `answer`, `dont_know`, `revision`, `repeat`, `nudge`, `annoyed`, `gave_up` or `intervention`',
+      ),
     },
   },
   'agent.message': {
@@ -322,7 +331,10 @@ export function isEventType(type: string): type is EventType {
  */
 export function checkEventData(type: string, data: Record<string, unknown>): void {
   const fail = (why: string) =>
-    new ServiceError('internal', `event ${JSON.stringify(type)} refused: ${why}; the catalogue is core/event-types.ts, documented in docs/events.md`);
+    new ServiceError(
+      'internal',
+      `event ${JSON.stringify(type)} refused: ${why}; the catalogue is core/event-types.ts, documented in docs/events.md`,
+    );
   if (!isEventType(type)) throw fail('the type is not in the event catalogue');
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw fail('data must be an object');
   const fields: Readonly<Record<string, EventField>> = EVENT_TYPES[type].fields;

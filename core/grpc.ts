@@ -46,7 +46,9 @@ export const channelOptions: grpc.ChannelOptions = {
 /** Binds a server and resolves with the port actually bound (use port 0 for any free one). */
 export function bindServer(server: grpc.Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    );
   });
 }
 

@@ -65,7 +65,12 @@ export interface DocumentStore {
    * document `id`, when it exists and also matches `where`. Returns the document after the
    * change, or null when nothing matched.
    */
-  update<T extends Doc = Doc>(collection: string, id: string, patch: Record<string, unknown>, where?: Filter): Promise<T | null>;
+  update<T extends Doc = Doc>(
+    collection: string,
+    id: string,
+    patch: Record<string, unknown>,
+    where?: Filter,
+  ): Promise<T | null>;
   /** Replaces the whole document when it exists (and matches `where`). */
   replace<T extends Doc>(collection: string, doc: T, where?: Filter): Promise<T | null>;
   /**

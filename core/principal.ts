@@ -35,7 +35,18 @@ export type AccessRule =
   | 'write|agent'
   | 'operator';
 
-export const ACCESS_RULES: readonly AccessRule[] = ['none', 'any', 'read', 'write', 'evaluator', 'write+evaluator', 'admin', 'read|agent', 'write|agent', 'operator'];
+export const ACCESS_RULES: readonly AccessRule[] = [
+  'none',
+  'any',
+  'read',
+  'write',
+  'evaluator',
+  'write+evaluator',
+  'admin',
+  'read|agent',
+  'write|agent',
+  'operator',
+];
 
 function has(scopes: readonly Scope[], scope: 'read' | 'write' | 'evaluator'): boolean {
   if (scopes.includes('admin') || scopes.includes(scope)) return true;

@@ -1,5 +1,11 @@
 import { ServiceError, toServiceError } from '../core/errors.js';
-import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type JsonObject } from '../world-worker/compiler/index.js';
+import {
+  runSeed,
+  scenarioContext,
+  takeSnapshots,
+  unchangedChecks,
+  type JsonObject,
+} from '../world-worker/compiler/index.js';
 import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore } from './core.js';
 import { executeAction, uncertainOutcome } from './execute.js';
@@ -12,7 +18,16 @@ import type { EpisodeActorDeps } from './ports.js';
 import { initialState, type EpisodeSetup } from './state.js';
 import { completeHolder, functionTools, nextActor, offerTurn } from './turns.js';
 import { awaitsExternalAction, observationView } from './views.js';
-import type { ActionRecord, ActionResult, EpisodeState, EpisodeSummary, EpisodeWorld, Observation, Termination, TurnState } from './types.js';
+import type {
+  ActionRecord,
+  ActionResult,
+  EpisodeState,
+  EpisodeSummary,
+  EpisodeWorld,
+  Observation,
+  Termination,
+  TurnState,
+} from './types.js';
 
 /**
  * One actor per episode. Messages (start, turn, external action, intervention, timeout,
@@ -37,14 +52,20 @@ export class EpisodeActor {
   /** The last turn an observation showed the external agent (rule 4: read the turn, then act). In memory only. */
   #readTurn: number | null = null;
   /** The last observation answered, and what it was built from. */
-  #observed: { turn: TurnState | null; actionKey: string | null; status: string; observation: Observation } | null = null;
+  #observed: { turn: TurnState | null; actionKey: string | null; status: string; observation: Observation } | null =
+    null;
   readonly #done: Promise<EpisodeSummary>;
   #resolveDone!: (s: EpisodeSummary) => void;
 
   /** A new episode (`setup`), or one rebuilt from saved `state` (use `restore`). */
   constructor(setup: EpisodeSetup, deps: EpisodeActorDeps, state?: EpisodeState) {
-    if (setup.profile.driver === 'llm' && !deps.policy) throw new ServiceError('bad_request', 'an llm-driver episode needs an agent policy');
-    this.#core = new EpisodeCore(state ?? initialState(setup, new Date(deps.clock ? deps.clock.now() : Date.now()).toISOString()), setup.world, deps);
+    if (setup.profile.driver === 'llm' && !deps.policy)
+      throw new ServiceError('bad_request', 'an llm-driver episode needs an agent policy');
+    this.#core = new EpisodeCore(
+      state ?? initialState(setup, new Date(deps.clock ? deps.clock.now() : Date.now()).toISOString()),
+      setup.world,
+      deps,
+    );
     this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
   }
 
@@ -52,7 +73,11 @@ export class EpisodeActor {
   static async restore(episodeId: string, world: EpisodeWorld, deps: EpisodeActorDeps): Promise<EpisodeActor | null> {
     const state = await deps.persistence.load(episodeId);
     if (!state) return null;
-    const actor = new EpisodeActor({ episodeId, world, scenario: state.scenario, profile: state.profile, options: state.options }, deps, state);
+    const actor = new EpisodeActor(
+      { episodeId, world, scenario: state.scenario, profile: state.profile, options: state.options },
+      deps,
+      state,
+    );
     await actor.resume();
     return actor;
   }
@@ -85,7 +110,11 @@ export class EpisodeActor {
         const world = core.world;
         const worldBindings = await runSeed(world.seed, core.app, st.scenario.vars);
         const facts = scenarioContext(st.scenario, worldBindings).facts;
-        const scenarioBindings = await runSeed(st.scenario.seed, core.app, { ...st.scenario.vars, ...worldBindings, facts });
+        const scenarioBindings = await runSeed(st.scenario.seed, core.app, {
+          ...st.scenario.vars,
+          ...worldBindings,
+          facts,
+        });
         st.bindings = { ...worldBindings, ...scenarioBindings };
         core.resetVars();
         st.snapshots = await takeSnapshots(unchangedChecks(st.scenario), core.app, core.vars);
@@ -93,7 +122,12 @@ export class EpisodeActor {
         core.emitLater({
           type: 'episode.started',
           summary: `episode of ${st.scenario.id} started (${st.profile.driver}${st.profile.model ? `, ${st.profile.model}` : ''})`,
-          data: { scenario_id: st.scenario.id, profile: st.profile.label ?? st.profile.model ?? 'unnamed profile', split: st.scenario.split, driver: st.profile.driver },
+          data: {
+            scenario_id: st.scenario.id,
+            profile: st.profile.label ?? st.profile.model ?? 'unnamed profile',
+            split: st.scenario.split,
+            driver: st.profile.driver,
+          },
         });
         await core.deliverCustomer([core.customer.opening(st)]);
         const lead = completeHolder(st, world) ?? st.role_order[0]!;
@@ -112,7 +146,8 @@ export class EpisodeActor {
     return this.#mailbox.post(async () => {
       const st = this.#core.state;
       if (st.status !== 'running') return this.#resolve();
-      if (!st.started) return this.#finish('environment_error', 'the service restarted while the episode was being seeded');
+      if (!st.started)
+        return this.#finish('environment_error', 'the service restarted while the episode was being seeded');
       const pending = st.actions.find((a) => a.status === 'pending');
       if (pending) return this.#execute(pending);
       // which turn the agent read before the restart is not saved: take the current one as read
@@ -128,7 +163,8 @@ export class EpisodeActor {
     // agents poll: the answer is built once per turn (a new turn is a new object; taking it
     // sets action_key; ending changes the status) and shared by every poll until it changes
     const c = this.#observed;
-    if (c && c.turn === turn && c.actionKey === (turn?.action_key ?? null) && c.status === st.status) return c.observation;
+    if (c && c.turn === turn && c.actionKey === (turn?.action_key ?? null) && c.status === st.status)
+      return c.observation;
     const observation = observationView(st, this.#core.world);
     this.#observed = { turn, actionKey: turn?.action_key ?? null, status: st.status, observation };
     return observation;
@@ -233,7 +269,15 @@ export class EpisodeActor {
 
   #resolve(): void {
     const st = this.#core.state;
-    this.#resolveDone({ episode_id: st.episode_id, status: st.status, termination: st.termination, reward: st.reward, oracle: st.oracle, cost_usd: st.cost_usd, tokens: st.tokens });
+    this.#resolveDone({
+      episode_id: st.episode_id,
+      status: st.status,
+      termination: st.termination,
+      reward: st.reward,
+      oracle: st.oracle,
+      cost_usd: st.cost_usd,
+      tokens: st.tokens,
+    });
   }
 
   #offer(name: string): void {
@@ -243,7 +287,12 @@ export class EpisodeActor {
       type: 'turn.offered',
       summary: `turn ${turn.id}: ${name}`,
       actor_id: name,
-      data: { turn: turn.id, tools: turn.tools, driver: st.profile.driver, goal_version_observed: turn.goal_version_observed },
+      data: {
+        turn: turn.id,
+        tools: turn.tools,
+        driver: st.profile.driver,
+        goal_version_observed: turn.goal_version_observed,
+      },
     });
   }
 
@@ -255,7 +304,10 @@ export class EpisodeActor {
     if (st.profile.driver === 'external') {
       this.#timer?.clear();
       const left = Date.parse(turn.offered_at) + st.options.external_turn_timeout_ms - this.#core.clock.now();
-      this.#timer = this.#core.clock.setTimeout(() => void this.#mailbox.post(() => this.#timeout(turn.id)), Math.max(0, left));
+      this.#timer = this.#core.clock.setTimeout(
+        () => void this.#mailbox.post(() => this.#timeout(turn.id)),
+        Math.max(0, left),
+      );
     } else {
       void this.#mailbox.post(() => this.#playTurn(turn.id));
     }
@@ -263,10 +315,18 @@ export class EpisodeActor {
 
   async #timeout(turnId: number): Promise<void> {
     const st = this.#core.state;
-    if (st.status === 'running' && st.turn?.id === turnId && st.turn.action_key === null) await this.#finish('external_timeout');
+    if (st.status === 'running' && st.turn?.id === turnId && st.turn.action_key === null)
+      await this.#finish('external_timeout');
   }
 
-  #record(actor: string, tool: string, args: JsonObject, key: string, source: ActionRecord['source'], assistant?: AgentDecision['assistant']): ActionRecord {
+  #record(
+    actor: string,
+    tool: string,
+    args: JsonObject,
+    key: string,
+    source: ActionRecord['source'],
+    assistant?: AgentDecision['assistant'],
+  ): ActionRecord {
     const st = this.#core.state;
     const turn = st.turn!;
     const a: ActionRecord = {
@@ -289,7 +349,11 @@ export class EpisodeActor {
     };
     st.actions.push(a);
     turn.action_key = key;
-    st.actors[actor]!.memory.push({ role: 'assistant', content: assistant?.content ?? '', tool_call: { id: assistant?.call_id ?? `call_${a.index + 1}`, name: tool, arguments: JSON.stringify(args) } });
+    st.actors[actor]!.memory.push({
+      role: 'assistant',
+      content: assistant?.content ?? '',
+      tool_call: { id: assistant?.call_id ?? `call_${a.index + 1}`, name: tool, arguments: JSON.stringify(args) },
+    });
     this.#core.touch(a);
     return a;
   }
@@ -304,11 +368,23 @@ export class EpisodeActor {
     let decision: AgentDecision;
     try {
       decision = await this.#core.deps.policy!.decide({
-        turn: { actor: turn.actor, new: turn.new, goal_version_observed: turn.goal_version_observed, tools: functionTools(core.world, turn.tools, st.profile.tool_guidance) },
+        turn: {
+          actor: turn.actor,
+          new: turn.new,
+          goal_version_observed: turn.goal_version_observed,
+          tools: functionTools(core.world, turn.tools, st.profile.tool_guidance),
+        },
         memory: st.actors[turn.actor]!.memory,
         lastAction: last?.result ? { actor: last.actor, tool: last.tool, args: last.args, result: last.result } : null,
         scratch: st.agent_scratch,
-        episode: { world: core.world, scenario: st.scenario, profile: st.profile, vars: core.vars, seedBindings: core.seedBindings, customerFacing: core.facing },
+        episode: {
+          world: core.world,
+          scenario: st.scenario,
+          profile: st.profile,
+          vars: core.vars,
+          seedBindings: core.seedBindings,
+          customerFacing: core.facing,
+        },
         signal: this.#abort.signal,
       });
     } catch (err) {
@@ -321,7 +397,14 @@ export class EpisodeActor {
       await this.#finish('budget');
       return;
     }
-    const a = this.#record(turn.actor, decision.tool, decision.args, `${st.episode_id}:a${st.actions.length + 1}`, 'agent', decision.assistant);
+    const a = this.#record(
+      turn.actor,
+      decision.tool,
+      decision.args,
+      `${st.episode_id}:a${st.actions.length + 1}`,
+      'agent',
+      decision.assistant,
+    );
     // No save of its own: the agent's decision is announced with the commit that follows it
     // (before a write reaches the application, or with the result), so nothing is announced
     // before it is durable. A decision lost to a crash before then is simply made again.
@@ -351,7 +434,11 @@ export class EpisodeActor {
       await this.#finish(next.end);
       return;
     }
-    const who = nextActor(st, { actor: a.actor, tool: a.tool, ...(next.to ? { to: next.to } : {}) }, st.profile.max_turns_per_actor);
+    const who = nextActor(
+      st,
+      { actor: a.actor, tool: a.tool, ...(next.to ? { to: next.to } : {}) },
+      st.profile.max_turns_per_actor,
+    );
     if (!who) {
       await this.#finish('turn_limit');
       return;
@@ -386,6 +473,11 @@ function acceptedEvent(a: ActionRecord) {
     type: 'action.accepted' as const,
     summary: `${a.actor}: ${a.tool}`,
     actor_id: a.actor,
-    data: { tool: a.tool, args: a.args, turn: a.turn_id, idempotency_key: a.source === 'external' ? a.idempotency_key : null },
+    data: {
+      tool: a.tool,
+      args: a.args,
+      turn: a.turn_id,
+      idempotency_key: a.source === 'external' ? a.idempotency_key : null,
+    },
   };
 }

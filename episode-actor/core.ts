@@ -99,7 +99,9 @@ export class EpisodeCore {
     let ids: Array<number | null>;
     try {
       // one batch: the event log stores them together (in order, consecutive ids)
-      ids = this.deps.events.emitMany ? (await this.deps.events.emitMany(events)).map((r) => r.event_id) : await this.#emitEach(events);
+      ids = this.deps.events.emitMany
+        ? (await this.deps.events.emitMany(events)).map((r) => r.event_id)
+        : await this.#emitEach(events);
     } catch (err) {
       ids = events.map(() => null);
       this.log?.error({ err, types: events.map((e) => e.type) }, 'episode events could not be recorded');
@@ -126,7 +128,10 @@ export class EpisodeCore {
 
   /** Emits one event now and returns its id (for answers that must carry it). */
   async emitNow(event: EpisodeEvent): Promise<number> {
-    const { event_id } = await this.deps.events.emit({ ...event, goal_version: event.goal_version ?? this.state.goal_version });
+    const { event_id } = await this.deps.events.emit({
+      ...event,
+      goal_version: event.goal_version ?? this.state.goal_version,
+    });
     return event_id;
   }
 
@@ -136,13 +141,22 @@ export class EpisodeCore {
     await deliverCustomerMessages(this.state, this.world.manifest, this.app, this.vars, messages, this.nowIso());
     const channel = this.world.manifest.customer.channel === 'chat' ? 'chat' : 'notification';
     for (const m of messages) {
-      this.emitLater({ type: 'customer.message', summary: `customer (${m.kind}): ${clip(m.text)}`, goal_version: m.goal_version, data: { text: m.text, kind: m.kind, channel, repeated: m.kind === 'repeat' } });
+      this.emitLater({
+        type: 'customer.message',
+        summary: `customer (${m.kind}): ${clip(m.text)}`,
+        goal_version: m.goal_version,
+        data: { text: m.text, kind: m.kind, channel, repeated: m.kind === 'repeat' },
+      });
       if (m.kind === 'revision') {
         this.emitLater({
           type: 'goal.revised',
           summary: `the customer's request is now goal version ${m.goal_version}`,
           goal_version: m.goal_version,
-          data: { text: m.text, previous_goal_version: m.previous_goal_version ?? null, source: m.source ?? 'scenario' },
+          data: {
+            text: m.text,
+            previous_goal_version: m.previous_goal_version ?? null,
+            source: m.source ?? 'scenario',
+          },
         });
       }
     }

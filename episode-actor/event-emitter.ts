@@ -6,7 +6,10 @@ import type { EpisodeEvent, EpisodeEvents } from './ports.js';
  * the run's stream (store first, then the bus) with the episode id set; a commit's events
  * go in one write (appendMany).
  */
-export function eventLogEmitter(log: EventLog, where: { stream: string; projectId: string; episodeId: string }): EpisodeEvents {
+export function eventLogEmitter(
+  log: EventLog,
+  where: { stream: string; projectId: string; episodeId: string },
+): EpisodeEvents {
   const input = (e: EpisodeEvent): EventInput => ({
     stream: where.stream,
     project_id: where.projectId,

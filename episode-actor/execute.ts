@@ -36,9 +36,17 @@ export async function executeAction(core: EpisodeCore, a: ActionRecord, invalid?
   const offered = st.turn?.id === a.turn_id ? st.turn.tools : [];
   let step: Step;
   if (invalid) step = plain(errorResult(invalid));
-  else if (!offered.includes(a.tool)) step = plain(errorResult(`tool "${a.tool}" is not offered to ${a.actor} in this turn`));
+  else if (!offered.includes(a.tool))
+    step = plain(errorResult(`tool "${a.tool}" is not offered to ${a.actor} in this turn`));
   else if (isBuiltinTool(a.tool)) step = await builtin(core, a, actor);
-  else step = await appCall(core, a, actor, a.tool, () => core.proxy.call(st.proxy, { action_index: a.index, actor: a.actor, tool: a.tool, args: a.args, goal_version: st.goal_version }, hooks(core, a)));
+  else
+    step = await appCall(core, a, actor, a.tool, () =>
+      core.proxy.call(
+        st.proxy,
+        { action_index: a.index, actor: a.actor, tool: a.tool, args: a.args, goal_version: st.goal_version },
+        hooks(core, a),
+      ),
+    );
 
   a.status = 'done';
   a.result = step.result;
@@ -62,7 +70,8 @@ export async function executeAction(core: EpisodeCore, a: ActionRecord, invalid?
  */
 export function uncertainOutcome(core: EpisodeCore, a: ActionRecord): ExecutionOutcome {
   const st = core.state;
-  const retried = a.tool === 'retry_operation' ? st.proxy.operations.find((o) => o.id === a.args.operation_id) : undefined;
+  const retried =
+    a.tool === 'retry_operation' ? st.proxy.operations.find((o) => o.id === a.args.operation_id) : undefined;
   let op = retried;
   if (!op) {
     st.proxy.op_seq++;
@@ -70,7 +79,14 @@ export function uncertainOutcome(core: EpisodeCore, a: ActionRecord): ExecutionO
     st.proxy.operations.push(op);
   }
   op.happened = null;
-  st.proxy.writes.push({ action_index: a.index, actor: a.actor, tool: op.tool, args: op.args, via: retried ? 'retry_operation' : 'call', goal_version: st.goal_version });
+  st.proxy.writes.push({
+    action_index: a.index,
+    actor: a.actor,
+    tool: op.tool,
+    args: op.args,
+    via: retried ? 'retry_operation' : 'call',
+    goal_version: st.goal_version,
+  });
   const result: ActionResult = {
     outcome: 'unknown',
     operation_id: op.id,
@@ -78,7 +94,10 @@ export function uncertainOutcome(core: EpisodeCore, a: ActionRecord): ExecutionO
   };
   Object.assign(a, { status: 'done', result, done_at: core.nowIso() });
   core.touch(a);
-  st.actors[a.actor]!.inbox.unshift({ message: { role: 'tool', name: a.tool, content: result.content }, goal_version: 0 });
+  st.actors[a.actor]!.inbox.unshift({
+    message: { role: 'tool', name: a.tool, content: result.content },
+    goal_version: 0,
+  });
   core.emitLater(resultEvent(core, a, result));
   return { end: null };
 }
@@ -89,15 +108,46 @@ const plain = (result: ActionResult): Step => ({ result, counted: false, custome
 function resultEvent(core: EpisodeCore, a: ActionRecord, r: ActionResult): EpisodeEvent {
   const key = a.source === 'external' ? a.idempotency_key : null;
   const summary = `${a.actor}: ${a.tool} -> ${r.outcome}${r.status !== undefined ? ` ${r.status}` : ''}`;
-  if (r.outcome === 'refused') return { type: 'action.refused', summary, actor_id: a.actor, data: { tool: a.tool, reason: r.content, idempotency_key: key } };
+  if (r.outcome === 'refused')
+    return {
+      type: 'action.refused',
+      summary,
+      actor_id: a.actor,
+      data: { tool: a.tool, reason: r.content, idempotency_key: key },
+    };
   if (r.outcome === 'ok') {
-    const write = core.proxy.kind(a.tool) === 'write' || (a.tool === 'retry_operation' && r.status !== undefined && core.proxy.kind(opTool(core, a) ?? '') === 'write');
-    return { type: 'action.succeeded', summary, actor_id: a.actor, data: { tool: a.tool, result: r as unknown as Json, write, operation_id: r.operation_id ?? null, idempotency_key: key } };
+    const write =
+      core.proxy.kind(a.tool) === 'write' ||
+      (a.tool === 'retry_operation' && r.status !== undefined && core.proxy.kind(opTool(core, a) ?? '') === 'write');
+    return {
+      type: 'action.succeeded',
+      summary,
+      actor_id: a.actor,
+      data: {
+        tool: a.tool,
+        result: r as unknown as Json,
+        write,
+        operation_id: r.operation_id ?? null,
+        idempotency_key: key,
+      },
+    };
   }
-  return { type: 'action.failed', summary, actor_id: a.actor, data: { tool: a.tool, error: r.content, unknown: r.outcome === 'unknown', operation_id: r.operation_id ?? null, idempotency_key: key } };
+  return {
+    type: 'action.failed',
+    summary,
+    actor_id: a.actor,
+    data: {
+      tool: a.tool,
+      error: r.content,
+      unknown: r.outcome === 'unknown',
+      operation_id: r.operation_id ?? null,
+      idempotency_key: key,
+    },
+  };
 }
 
-const opTool = (core: EpisodeCore, a: ActionRecord): string | undefined => core.state.proxy.operations.find((o) => o.id === a.args.operation_id)?.tool;
+const opTool = (core: EpisodeCore, a: ActionRecord): string | undefined =>
+  core.state.proxy.operations.find((o) => o.id === a.args.operation_id)?.tool;
 
 function hooks(core: EpisodeCore, a: ActionRecord) {
   return {
@@ -125,24 +175,63 @@ async function builtin(core: EpisodeCore, a: ActionRecord, actor: ActorState): P
     case 'reply_to_customer': {
       const body = text(a.args, 'text');
       if (!body) return plain(errorResult('reply_to_customer needs a non-empty "text"'));
-      return { result: okResult('delivered to the customer'), counted: true, customer: customerSees(core, a.actor, body) };
+      return {
+        result: okResult('delivered to the customer'),
+        counted: true,
+        customer: customerSees(core, a.actor, body),
+      };
     }
     case 'send_message': {
       const to = text(a.args, 'to');
       const body = text(a.args, 'text');
       if (!to || !body) return plain(errorResult('send_message needs "to" (a role) and a non-empty "text"'));
       const receiver = st.actors[to];
-      if (!receiver || to === a.actor) return plain(errorResult(`"${to}" is not another role of this team (roles: ${st.role_order.filter((r) => r !== a.actor).join(', ')})`));
-      receiver.inbox.push({ message: { role: 'user', content: `${a.actor}: ${body}` }, goal_version: actor.seen_goal_version });
-      st.messages.push({ index: st.messages.length, at: core.nowIso(), from: a.actor, to, text: body, goal_version: actor.seen_goal_version, kind: 'actor', after_action: st.actions.length });
-      core.emitLater({ type: 'actor.message', summary: `${a.actor} -> ${to}: ${clip(body)}`, actor_id: a.actor, data: { to, text: body } });
+      if (!receiver || to === a.actor)
+        return plain(
+          errorResult(
+            `"${to}" is not another role of this team (roles: ${st.role_order.filter((r) => r !== a.actor).join(', ')})`,
+          ),
+        );
+      receiver.inbox.push({
+        message: { role: 'user', content: `${a.actor}: ${body}` },
+        goal_version: actor.seen_goal_version,
+      });
+      st.messages.push({
+        index: st.messages.length,
+        at: core.nowIso(),
+        from: a.actor,
+        to,
+        text: body,
+        goal_version: actor.seen_goal_version,
+        kind: 'actor',
+        after_action: st.actions.length,
+      });
+      core.emitLater({
+        type: 'actor.message',
+        summary: `${a.actor} -> ${to}: ${clip(body)}`,
+        actor_id: a.actor,
+        data: { to, text: body },
+      });
       return { result: okResult(`delivered to ${to}`), counted: true, customer: [], to };
     }
     case 'retry_operation': {
       const opId = text(a.args, 'operation_id');
       if (!opId) return plain(errorResult('retry_operation needs "operation_id"'));
       const op = st.proxy.operations.find((o) => o.id === opId);
-      return appCall(core, a, actor, op?.tool ?? 'retry_operation', () => core.proxy.retry(st.proxy, { action_index: a.index, actor: a.actor, goal_version: st.goal_version }, opId, hooks(core, a)), opId);
+      return appCall(
+        core,
+        a,
+        actor,
+        op?.tool ?? 'retry_operation',
+        () =>
+          core.proxy.retry(
+            st.proxy,
+            { action_index: a.index, actor: a.actor, goal_version: st.goal_version },
+            opId,
+            hooks(core, a),
+          ),
+        opId,
+      );
     }
     default:
       return plain(errorResult(`"${a.tool}" cannot be carried out`));
@@ -154,13 +243,26 @@ async function builtin(core: EpisodeCore, a: ActionRecord, actor: ActorState): P
  * an unread customer message is refused; with default stress, the episode's first write is
  * refused once while the customer sends a nudge. Then the proxy carries it out.
  */
-async function appCall(core: EpisodeCore, a: ActionRecord, actor: ActorState, tool: string, run: () => Promise<ProxyOutcome>, retryOf?: string): Promise<Step> {
+async function appCall(
+  core: EpisodeCore,
+  a: ActionRecord,
+  actor: ActorState,
+  tool: string,
+  run: () => Promise<ProxyOutcome>,
+  retryOf?: string,
+): Promise<Step> {
   const st = core.state;
-  const writes = retryOf ? ToolProxy.retryWouldWrite(st.proxy, retryOf, (t) => core.proxy.kind(t)) : core.proxy.kind(tool) === 'write';
+  const writes = retryOf
+    ? ToolProxy.retryWouldWrite(st.proxy, retryOf, (t) => core.proxy.kind(t))
+    : core.proxy.kind(tool) === 'write';
   if (writes) {
     const turn = st.turn;
-    a.unread_at_offer = core.facing.includes(a.actor) && !!turn && (actor.seen_customer_seq < turn.customer_seq || actor.seen_goal_version < turn.goal_version);
-    if (hasUnreadCustomerMessage(st, core.facing, actor)) return { result: refusedResult(), counted: false, customer: [] };
+    a.unread_at_offer =
+      core.facing.includes(a.actor) &&
+      !!turn &&
+      (actor.seen_customer_seq < turn.customer_seq || actor.seen_goal_version < turn.goal_version);
+    if (hasUnreadCustomerMessage(st, core.facing, actor))
+      return { result: refusedResult(), counted: false, customer: [] };
     if (!retryOf && st.stress.enabled && !st.stress.refused_change_done) {
       st.stress.refused_change_done = true;
       st.stress.refused_action_index = a.index;
@@ -188,8 +290,22 @@ async function appCall(core: EpisodeCore, a: ActionRecord, actor: ActorState, to
  */
 function customerSees(core: EpisodeCore, from: string, said: string): CustomerMessage[] {
   const st = core.state;
-  st.messages.push({ index: st.messages.length, at: core.nowIso(), from, to: 'customer', text: said, goal_version: st.goal_version, kind: 'agent', after_action: st.actions.length });
-  core.emitLater({ type: 'agent.message', summary: `${from} -> customer: ${clip(said)}`, actor_id: from, data: { text: said } });
+  st.messages.push({
+    index: st.messages.length,
+    at: core.nowIso(),
+    from,
+    to: 'customer',
+    text: said,
+    goal_version: st.goal_version,
+    kind: 'agent',
+    after_action: st.actions.length,
+  });
+  core.emitLater({
+    type: 'agent.message',
+    summary: `${from} -> customer: ${clip(said)}`,
+    actor_id: from,
+    data: { text: said },
+  });
   const answers = core.customer.onAgentMessage(st, said);
   if (!st.customer.gave_up && st.stress.enabled && !st.stress.repeat_done && st.customer.contacts >= 2) {
     st.stress.repeat_done = true;

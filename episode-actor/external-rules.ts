@@ -41,7 +41,11 @@ const sameAction = (a: ActionRecord, x: ExternalAction): boolean =>
  *   tracks it); undefined skips the rule (an ended episode, answering duplicates only).
  * @returns the earlier action for a duplicate, else null (the action may be accepted).
  */
-export function checkExternalAction(st: EpisodeState, x: ExternalAction, readTurn?: number | null): ActionRecord | null {
+export function checkExternalAction(
+  st: EpisodeState,
+  x: ExternalAction,
+  readTurn?: number | null,
+): ActionRecord | null {
   const earlier = st.actions.find((a) => a.idempotency_key === x.idempotency_key);
   if (earlier && sameAction(earlier, x)) return earlier;
   if (st.status !== 'running') throw new ServiceError('conflict', ACTION_ERRORS.notRunning);

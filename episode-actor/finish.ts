@@ -12,7 +12,11 @@ import type { Termination } from './types.js';
  * reward computed (`finished`). Queues checks.finished and episode.finished; the caller
  * commits.
  */
-export async function endEpisode(core: EpisodeCore, termination: Termination, environmentError?: string): Promise<void> {
+export async function endEpisode(
+  core: EpisodeCore,
+  termination: Termination,
+  environmentError?: string,
+): Promise<void> {
   const st = core.state;
   st.termination = termination;
   st.ended_at = core.nowIso();
@@ -39,8 +43,17 @@ export async function endEpisode(core: EpisodeCore, termination: Termination, en
   if (o) {
     core.emitLater({
       type: 'checks.finished',
-      summary: o.environment_error ? 'checks not run: the world failed' : `checks of goal version ${o.checks_goal_version}: ${o.checks_passed}/${o.checks_total} passed`,
-      data: { reward: st.reward, passed: o.checks_passed, failed: o.checks_total - o.checks_passed, false_completion: o.false_completion, duplicate_effects: o.duplicate_effects.length, environment_error: o.environment_error !== null },
+      summary: o.environment_error
+        ? 'checks not run: the world failed'
+        : `checks of goal version ${o.checks_goal_version}: ${o.checks_passed}/${o.checks_total} passed`,
+      data: {
+        reward: st.reward,
+        passed: o.checks_passed,
+        failed: o.checks_total - o.checks_passed,
+        false_completion: o.false_completion,
+        duplicate_effects: o.duplicate_effects.length,
+        environment_error: o.environment_error !== null,
+      },
     });
   }
   core.emitLater({

@@ -24,20 +24,33 @@ export function judgeHabits(st: EpisodeState, world: EpisodeWorld): Habits {
 
   const unread: HabitViolation[] = done
     .filter((a) => isWrite(a) && a.unread_at_offer)
-    .map((a) => ({ action_index: a.index, actor: a.actor, tool: a.tool, reason: 'a customer message that had arrived before the turn was not read first' }));
+    .map((a) => ({
+      action_index: a.index,
+      actor: a.actor,
+      tool: a.tool,
+      reason: 'a customer message that had arrived before the turn was not read first',
+    }));
 
   const guessed: HabitViolation[] = [];
   let corpus = '';
   let nextMessage = 0;
   const customer = st.messages.filter((m) => m.from === 'customer');
   for (const a of done) {
-    while (nextMessage < customer.length && customer[nextMessage]!.after_action <= a.index) corpus += `\n${customer[nextMessage++]!.text}`;
+    while (nextMessage < customer.length && customer[nextMessage]!.after_action <= a.index)
+      corpus += `\n${customer[nextMessage++]!.text}`;
     if (isWrite(a) && a.result!.outcome !== 'refused' && !a.result!.content.startsWith('error:')) {
       for (const [key, value] of idArgs(a.args)) {
-        if (!corpus.includes(value)) guessed.push({ action_index: a.index, actor: a.actor, tool: a.tool, reason: `${key} "${value}" did not appear in any read result or customer message before` });
+        if (!corpus.includes(value))
+          guessed.push({
+            action_index: a.index,
+            actor: a.actor,
+            tool: a.tool,
+            reason: `${key} "${value}" did not appear in any read result or customer message before`,
+          });
       }
     }
-    if (a.result!.body !== undefined && a.result!.outcome !== 'unknown') corpus += `\n${JSON.stringify(a.result!.body)}`;
+    if (a.result!.body !== undefined && a.result!.outcome !== 'unknown')
+      corpus += `\n${JSON.stringify(a.result!.body)}`;
   }
 
   const complete = done.find((a) => a.tool === 'complete' && a.result!.outcome === 'ok');
@@ -46,13 +59,27 @@ export function judgeHabits(st: EpisodeState, world: EpisodeWorld): Habits {
     // answering the customer through the application's reply tool is talking, not work
     const c = world.manifest.customer;
     const replyTool = c.channel === 'notifications' ? c.via.reply_tool : null;
-    const writes = st.proxy.writes.filter((w) => w.action_index < complete.index && w.tool !== replyTool).map((w) => w.action_index);
+    const writes = st.proxy.writes
+      .filter((w) => w.action_index < complete.index && w.tool !== replyTool)
+      .map((w) => w.action_index);
     const lastWrite = writes.length > 0 ? Math.max(...writes) : -1;
-    const readAfter = done.some((a) => kinds.get(a.tool) === 'read' && a.index > lastWrite && a.index < complete.index && a.result!.outcome === 'ok');
+    const readAfter = done.some(
+      (a) =>
+        kinds.get(a.tool) === 'read' && a.index > lastWrite && a.index < complete.index && a.result!.outcome === 'ok',
+    );
     completeHabit = {
       applicable: true,
       passed: readAfter,
-      violations: readAfter ? [] : [{ action_index: complete.index, actor: complete.actor, tool: 'complete', reason: lastWrite >= 0 ? 'no successful read after the last write' : 'no successful read before complete' }],
+      violations: readAfter
+        ? []
+        : [
+            {
+              action_index: complete.index,
+              actor: complete.actor,
+              tool: 'complete',
+              reason: lastWrite >= 0 ? 'no successful read after the last write' : 'no successful read before complete',
+            },
+          ],
     };
   }
 
@@ -71,7 +98,8 @@ function idArgs(args: Json, at = ''): Array<[string, string]> {
   if (Array.isArray(args)) args.forEach((v, i) => out.push(...idArgs(v, `${at}${i}.`)));
   else if (args && typeof args === 'object') {
     for (const [k, v] of Object.entries(args)) {
-      if (ID_KEY.test(k) && (typeof v === 'string' || typeof v === 'number') && String(v) !== '') out.push([`${at}${k}`, String(v)]);
+      if (ID_KEY.test(k) && (typeof v === 'string' || typeof v === 'number') && String(v) !== '')
+        out.push([`${at}${k}`, String(v)]);
       else if (v && typeof v === 'object') out.push(...idArgs(v, `${at}${k}.`));
     }
   }

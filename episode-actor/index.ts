@@ -12,17 +12,44 @@
  */
 export { EpisodeActor } from './actor.js';
 export { initialState, profileWithDefaults, migrateState, type EpisodeSetup } from './state.js';
-export { systemClock, EPISODE_EVENT_TYPES, type Clock, type EpisodeActorDeps, type EpisodeEvent, type EpisodeEvents, type EpisodeEventType, type EpisodePersistence } from './ports.js';
-export { StoreEpisodePersistence, MemoryEpisodePersistence, findAction, actionDocId, type ActionDoc } from './persistence.js';
+export {
+  systemClock,
+  EPISODE_EVENT_TYPES,
+  type Clock,
+  type EpisodeActorDeps,
+  type EpisodeEvent,
+  type EpisodeEvents,
+  type EpisodeEventType,
+  type EpisodePersistence,
+} from './ports.js';
+export {
+  StoreEpisodePersistence,
+  MemoryEpisodePersistence,
+  findAction,
+  actionDocId,
+  type ActionDoc,
+} from './persistence.js';
 export { eventLogEmitter } from './event-emitter.js';
 export { ACTION_ERRORS, checkExternalAction, type ExternalAction } from './external-rules.js';
-export { INTERVENTION_KINDS, FAULT_MODES, validateIntervention, type Intervention, type InterventionInput } from './interventions.js';
+export {
+  INTERVENTION_KINDS,
+  FAULT_MODES,
+  validateIntervention,
+  type Intervention,
+  type InterventionInput,
+} from './interventions.js';
 export { REFUSAL_TEXT } from './results.js';
 export { runOracle, checksFor, duplicateEffects, environmentErrorOracle } from './oracle.js';
 export { computeReward, isSuccess, HABIT_PENALTY } from './reward.js';
 export { judgeHabits } from './habits.js';
 export { episodeRecordView, episodeListItemView } from './views.js';
-export { CustomerSimulator, contactLimit, CONTACT_MARGIN, GIVE_UP_AFTER, type CustomerMessage } from './customer/simulator.js';
+export {
+  CustomerSimulator,
+  contactLimit,
+  CONTACT_MARGIN,
+  GIVE_UP_AFTER,
+  type CustomerMessage,
+} from './customer/simulator.js';
 export { customerFacingRoles } from './customer/channel.js';
 export { createAgentPolicy, needsModelProvider, BUILTIN_MODELS, type AgentPolicyOptions } from './agents/resolve.js';
 export { LlmAgent, toModelMessages } from './agents/llm-agent.js';

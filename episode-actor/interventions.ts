@@ -36,7 +36,8 @@ export function validateIntervention(st: EpisodeState, world: EpisodeWorld, inpu
   const problems: FieldProblem[] = [];
   const need = (field: 'text' | 'tool' | 'role' | 'fault_mode'): string => {
     const v = input[field];
-    if (typeof v !== 'string' || v.trim() === '') problems.push({ field, message: `is required for kind ${input.kind}` });
+    if (typeof v !== 'string' || v.trim() === '')
+      problems.push({ field, message: `is required for kind ${input.kind}` });
     return typeof v === 'string' ? v : '';
   };
   const appTool = (tool: string) => world.tools.some((t) => t.name === tool);
@@ -48,17 +49,27 @@ export function validateIntervention(st: EpisodeState, world: EpisodeWorld, inpu
     case 'goal_change': {
       const text = need('text');
       const gv = input.goal_version ?? st.goal_version + 1;
-      if (!Number.isInteger(gv) || gv <= st.goal_version) problems.push({ field: 'goal_version', message: `must be greater than the current goal version ${st.goal_version}` });
+      if (!Number.isInteger(gv) || gv <= st.goal_version)
+        problems.push({
+          field: 'goal_version',
+          message: `must be greater than the current goal version ${st.goal_version}`,
+        });
       out = { kind: 'goal_change', text, goal_version: gv };
       break;
     }
     case 'fault': {
       const tool = need('tool');
       const mode = need('fault_mode');
-      if (tool && !appTool(tool)) problems.push({ field: 'tool', message: `"${tool}" is not a tool of this application (faults hit application calls)` });
-      if (mode && !FAULT_MODES.includes(mode as FaultMode)) problems.push({ field: 'fault_mode', message: `must be one of ${FAULT_MODES.join(', ')}` });
+      if (tool && !appTool(tool))
+        problems.push({
+          field: 'tool',
+          message: `"${tool}" is not a tool of this application (faults hit application calls)`,
+        });
+      if (mode && !FAULT_MODES.includes(mode as FaultMode))
+        problems.push({ field: 'fault_mode', message: `must be one of ${FAULT_MODES.join(', ')}` });
       const count = input.count ?? 1;
-      if (!Number.isInteger(count) || count < 1) problems.push({ field: 'count', message: 'must be an integer of at least 1' });
+      if (!Number.isInteger(count) || count < 1)
+        problems.push({ field: 'count', message: 'must be an integer of at least 1' });
       out = { kind: 'fault', tool, fault_mode: mode as FaultMode, count };
       break;
     }
@@ -66,14 +77,27 @@ export function validateIntervention(st: EpisodeState, world: EpisodeWorld, inpu
     case 'grant_tool': {
       const tool = need('tool');
       const role = need('role');
-      if (role && !st.actors[role]) problems.push({ field: 'role', message: `"${role}" is not a role of this world (roles: ${st.role_order.join(', ')})` });
+      if (role && !st.actors[role])
+        problems.push({
+          field: 'role',
+          message: `"${role}" is not a role of this world (roles: ${st.role_order.join(', ')})`,
+        });
       else if (tool && role) {
         const offered = toolNamesFor(st, world, role);
-        if (input.kind === 'revoke_tool' && !offered.includes(tool)) problems.push({ field: 'tool', message: `"${tool}" is not offered to ${role}` });
+        if (input.kind === 'revoke_tool' && !offered.includes(tool))
+          problems.push({ field: 'tool', message: `"${tool}" is not offered to ${role}` });
         if (input.kind === 'grant_tool') {
-          if (!appTool(tool) && !isBuiltinTool(tool)) problems.push({ field: 'tool', message: `"${tool}" is neither a tool of this application nor a built-in tool` });
+          if (!appTool(tool) && !isBuiltinTool(tool))
+            problems.push({
+              field: 'tool',
+              message: `"${tool}" is neither a tool of this application nor a built-in tool`,
+            });
           const holder = completeHolder(st, world);
-          if (tool === 'complete' && holder && holder !== role) problems.push({ field: 'tool', message: `complete is held by ${holder}; only one actor may hold it (revoke it there first)` });
+          if (tool === 'complete' && holder && holder !== role)
+            problems.push({
+              field: 'tool',
+              message: `complete is held by ${holder}; only one actor may hold it (revoke it there first)`,
+            });
         }
       }
       out = { kind: input.kind, tool, role };
@@ -82,7 +106,10 @@ export function validateIntervention(st: EpisodeState, world: EpisodeWorld, inpu
     default:
       problems.push({ field: 'kind', message: `must be one of ${INTERVENTION_KINDS.join(', ')}` });
   }
-  if (problems.length > 0 || !out) throw new ServiceError('validation_failed', problems.map((p) => `${p.field}: ${p.message}`).join('; '), { details: problems });
+  if (problems.length > 0 || !out)
+    throw new ServiceError('validation_failed', problems.map((p) => `${p.field}: ${p.message}`).join('; '), {
+      details: problems,
+    });
   return out;
 }
 
@@ -93,7 +120,11 @@ export function validateIntervention(st: EpisodeState, world: EpisodeWorld, inpu
  */
 export async function applyIntervention(core: EpisodeCore, iv: Intervention): Promise<void> {
   const st = core.state;
-  core.emitLater({ type: 'intervention.applied', summary: `intervention ${iv.kind}${'tool' in iv ? ` ${iv.tool}` : ''}${'text' in iv ? `: ${clip(iv.text)}` : ''}`, data: { ...iv } });
+  core.emitLater({
+    type: 'intervention.applied',
+    summary: `intervention ${iv.kind}${'tool' in iv ? ` ${iv.tool}` : ''}${'text' in iv ? `: ${clip(iv.text)}` : ''}`,
+    data: { ...iv },
+  });
   switch (iv.kind) {
     case 'customer_message':
       await core.deliverCustomer([core.customer.free(st, iv.text)]);
@@ -103,7 +134,11 @@ export async function applyIntervention(core: EpisodeCore, iv: Intervention): Pr
       return;
     case 'fault':
       ToolProxy.addFault(st.proxy, iv.tool, iv.fault_mode, iv.count);
-      core.emitLater({ type: 'fault.injected', summary: `${iv.fault_mode} armed on the next ${iv.count} call(s) of ${iv.tool}`, data: { tool: iv.tool, fault_mode: iv.fault_mode, count: iv.count, source: 'intervention' } });
+      core.emitLater({
+        type: 'fault.injected',
+        summary: `${iv.fault_mode} armed on the next ${iv.count} call(s) of ${iv.tool}`,
+        data: { tool: iv.tool, fault_mode: iv.fault_mode, count: iv.count, source: 'intervention' },
+      });
       return;
     case 'revoke_tool': {
       const a = st.actors[iv.role]!;

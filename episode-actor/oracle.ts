@@ -1,4 +1,11 @@
-import { canonicalJson, evaluateChecks, type Check, type Scenario, type ToolCaller, type WriteRecord } from '../world-worker/compiler/index.js';
+import {
+  canonicalJson,
+  evaluateChecks,
+  type Check,
+  type Scenario,
+  type ToolCaller,
+  type WriteRecord,
+} from '../world-worker/compiler/index.js';
 import { judgeHabits } from './habits.js';
 import type { DuplicateEffect, Habits, Oracle } from './oracle-types.js';
 import type { EpisodeState, EpisodeWorld } from './types.js';
@@ -37,7 +44,12 @@ export function duplicateEffects(st: EpisodeState, world: EpisodeWorld): Duplica
 export function episodeRecordForChecks(st: EpisodeState): { told: string[]; writes: WriteRecord[] } {
   return {
     told: [...st.customer.told],
-    writes: st.proxy.writes.map((w) => ({ actor: w.actor, tool: w.tool, args: w.args, ...(w.status !== undefined ? { status: w.status } : {}) })),
+    writes: st.proxy.writes.map((w) => ({
+      actor: w.actor,
+      tool: w.tool,
+      args: w.args,
+      ...(w.status !== undefined ? { status: w.status } : {}),
+    })),
   };
 }
 
@@ -49,9 +61,19 @@ export function episodeRecordForChecks(st: EpisodeState): { told: string[]; writ
  * @throws ServiceError('unavailable') when the application cannot be read: the caller
  *   records an environment error instead.
  */
-export async function runOracle(st: EpisodeState, world: EpisodeWorld, app: ToolCaller, vars: Record<string, unknown>): Promise<Oracle> {
+export async function runOracle(
+  st: EpisodeState,
+  world: EpisodeWorld,
+  app: ToolCaller,
+  vars: Record<string, unknown>,
+): Promise<Oracle> {
   const { version, checks } = checksFor(st.scenario, st.goal_version);
-  const check_results = await evaluateChecks(checks, { client: app, vars, snapshots: st.snapshots, episode: episodeRecordForChecks(st) });
+  const check_results = await evaluateChecks(checks, {
+    client: app,
+    vars,
+    snapshots: st.snapshots,
+    episode: episodeRecordForChecks(st),
+  });
   const completed = st.termination === 'completed';
   const passed = check_results.filter((c) => c.passed).length;
   return {

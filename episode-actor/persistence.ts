@@ -19,7 +19,17 @@ interface EpisodeDoc extends Doc {
 export const actionDocId = (episodeId: string, key: string): string => `${episodeId}:${key}`;
 
 /** The fields of the episode document this persistence writes; the rest belong to the scheduler. */
-const STATE_FIELDS = ['state_rev', 'status', 'termination', 'reward', 'oracle', 'cost_usd', 'tokens', 'goal_version', 'actor_state'] as const;
+const STATE_FIELDS = [
+  'state_rev',
+  'status',
+  'termination',
+  'reward',
+  'oracle',
+  'cost_usd',
+  'tokens',
+  'goal_version',
+  'actor_state',
+] as const;
 
 /** What this instance knows of an episode it saved or loaded. */
 interface Known {
@@ -91,7 +101,11 @@ export class StoreEpisodePersistence implements EpisodePersistence {
     const json = `${listing.slice(0, -1)},"actor_state":${known.serializer.serialize(state)}}`;
     if (!(await this.#store.putJson(C.episodes, id, json, { state_rev: known.rev < 0 ? null : known.rev }))) {
       const existing = await this.#store.get<EpisodeDoc>(C.episodes, id);
-      if (existing) throw new ServiceError('conflict', `episode ${id} was saved by another actor (revision ${existing.state_rev ?? 'none'}, expected ${known.rev})`);
+      if (existing)
+        throw new ServiceError(
+          'conflict',
+          `episode ${id} was saved by another actor (revision ${existing.state_rev ?? 'none'}, expected ${known.rev})`,
+        );
       await this.#store.insert(C.episodes, JSON.parse(json) as EpisodeDoc);
     }
     known.rev = state.rev;
@@ -104,16 +118,27 @@ export class StoreEpisodePersistence implements EpisodePersistence {
     const state = migrateState(doc.actor_state);
     // actions are saved before the state that lists them: every one listed has its document
     const actions = new Set(state.actions.map((a) => actionDocId(episodeId, a.idempotency_key)));
-    this.#known.set(episodeId, { rev: doc.state_rev ?? state.rev, base: baseOf(doc), actions, serializer: new StateSerializer() });
+    this.#known.set(episodeId, {
+      rev: doc.state_rev ?? state.rev,
+      base: baseOf(doc),
+      actions,
+      serializer: new StateSerializer(),
+    });
     return state;
   }
 
   /** The first save of an episode this instance has not loaded: the scheduler's fields, unless it was fenced. */
   async #first(id: string): Promise<Known> {
     const existing = await this.#store.get<EpisodeDoc>(C.episodes, id);
-    if (existing?.state_rev === -1) throw new ServiceError('conflict', `episode ${id} was ended by the scheduler; its actor may not save`);
+    if (existing?.state_rev === -1)
+      throw new ServiceError('conflict', `episode ${id} was ended by the scheduler; its actor may not save`);
     // -1 here means "no revision yet": the compare-and-set then expects none
-    return { rev: existing?.state_rev ?? -1, base: existing ? baseOf(existing) : {}, actions: new Set(), serializer: new StateSerializer() };
+    return {
+      rev: existing?.state_rev ?? -1,
+      base: existing ? baseOf(existing) : {},
+      actions: new Set(),
+      serializer: new StateSerializer(),
+    };
   }
 
   async #saveAction(episodeId: string, a: ActionRecord, known: Known): Promise<void> {
@@ -143,7 +168,9 @@ export async function findAction(store: DocumentStore, episodeId: string, key: s
   const doc = await store.get<ActionDoc>(C.actions, actionDocId(episodeId, key));
   if (doc) return doc;
   // the agent's own actions (driver llm) are kept only in the episode's state
-  const a = (await store.get<EpisodeDoc>(C.episodes, episodeId))?.actor_state?.actions.find((x) => x.idempotency_key === key);
+  const a = (await store.get<EpisodeDoc>(C.episodes, episodeId))?.actor_state?.actions.find(
+    (x) => x.idempotency_key === key,
+  );
   if (!a) return null;
   const { rev: _rev, ...fields } = a;
   return { _id: actionDocId(episodeId, key), episode_id: episodeId, ...fields };
@@ -168,7 +195,10 @@ export class MemoryEpisodePersistence implements EpisodePersistence {
     if (!serializer) this.#serializers.set(state.episode_id, (serializer = new StateSerializer()));
     const text = serializer.serialize(state);
     if (this.#verify && text !== JSON.stringify(state)) {
-      throw new ServiceError('internal', `the state serializer wrote episode ${state.episode_id} (revision ${state.rev}) differently from JSON.stringify: a part it reused had changed`);
+      throw new ServiceError(
+        'internal',
+        `the state serializer wrote episode ${state.episode_id} (revision ${state.rev}) differently from JSON.stringify: a part it reused had changed`,
+      );
     }
     this.#saved.set(state.episode_id, text);
   }

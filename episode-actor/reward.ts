@@ -15,12 +15,23 @@ export function computeReward(oracle: Oracle): number | null {
   if (oracle.environment_error !== null) return null;
   const base = isSuccess(oracle) ? 1 : oracle.checks_total > 0 ? 0.5 * (oracle.checks_passed / oracle.checks_total) : 0;
   const h = oracle.habits;
-  const failed = [h.read_latest_before_write.passed, h.ids_from_reads.passed, h.complete_after_read.passed, h.customer_contacts.passed].filter((p) => !p).length;
+  const failed = [
+    h.read_latest_before_write.passed,
+    h.ids_from_reads.passed,
+    h.complete_after_read.passed,
+    h.customer_contacts.passed,
+  ].filter((p) => !p).length;
   const reward = Math.min(1, Math.max(0, base - HABIT_PENALTY * failed));
   return Math.round(reward * 10_000) / 10_000;
 }
 
 /** Whether an episode counts as a success (the rule's first branch). */
 export function isSuccess(oracle: Oracle): boolean {
-  return oracle.environment_error === null && oracle.checks_total > 0 && oracle.checks_passed === oracle.checks_total && oracle.duplicate_effects.length === 0 && !oracle.false_completion;
+  return (
+    oracle.environment_error === null &&
+    oracle.checks_total > 0 &&
+    oracle.checks_passed === oracle.checks_total &&
+    oracle.duplicate_effects.length === 0 &&
+    !oracle.false_completion
+  );
 }

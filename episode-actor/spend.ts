@@ -7,7 +7,13 @@ export function accountUsage(st: EpisodeState, u: NonNullable<AgentDecision['usa
   st.tokens.prompt += u.prompt_tokens;
   st.tokens.completion += u.completion_tokens;
   st.tokens.total = st.tokens.prompt + st.tokens.completion;
-  st.model_calls.push({ model: u.model, cost_usd: u.cost_usd, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, failed_attempts: u.failed_attempts });
+  st.model_calls.push({
+    model: u.model,
+    cost_usd: u.cost_usd,
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    failed_attempts: u.failed_attempts,
+  });
 }
 
 /**

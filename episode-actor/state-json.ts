@@ -29,7 +29,8 @@ export class StateSerializer {
       let json: string;
       if (key === 'actions') json = this.#actionsJson(st.actions);
       else if (key === 'actors') json = this.#actorsJson(st.actors);
-      else if (FIXED_FIELDS.has(key) && typeof value === 'object' && value !== null) json = this.#fixedJson(value as object);
+      else if (FIXED_FIELDS.has(key) && typeof value === 'object' && value !== null)
+        json = this.#fixedJson(value as object);
       else json = JSON.stringify(value);
       parts.push(`${JSON.stringify(key)}:${json}`);
     }
@@ -66,7 +67,9 @@ export class StateSerializer {
       const fields: string[] = [];
       for (const [key, value] of Object.entries(actor)) {
         if (value === undefined) continue;
-        fields.push(`${JSON.stringify(key)}:${key === 'memory' ? this.#memoryJson(actor.memory) : JSON.stringify(value)}`);
+        fields.push(
+          `${JSON.stringify(key)}:${key === 'memory' ? this.#memoryJson(actor.memory) : JSON.stringify(value)}`,
+        );
       }
       out.push(`${JSON.stringify(name)}:{${fields.join(',')}}`);
     }

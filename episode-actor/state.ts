@@ -2,7 +2,14 @@ import { ServiceError } from '../core/errors.js';
 import type { Scenario } from '../world-worker/compiler/index.js';
 import { customerFacingRoles } from './customer/channel.js';
 import { initialCustomerState } from './customer/simulator.js';
-import { EPISODE_SCHEMA_VERSION, type ActorState, type EpisodeOptions, type EpisodeProfile, type EpisodeState, type EpisodeWorld } from './types.js';
+import {
+  EPISODE_SCHEMA_VERSION,
+  type ActorState,
+  type EpisodeOptions,
+  type EpisodeProfile,
+  type EpisodeState,
+  type EpisodeWorld,
+} from './types.js';
 
 /** What a new episode is made of. */
 export interface EpisodeSetup {
@@ -73,7 +80,12 @@ export function initialState(setup: EpisodeSetup, at: string): EpisodeState {
     actions: [],
     messages: [],
     proxy: { faults: [], operations: [], writes: [], op_seq: 0 },
-    stress: { enabled: setup.options.default_stress, refused_change_done: false, repeat_done: false, refused_action_index: null },
+    stress: {
+      enabled: setup.options.default_stress,
+      refused_change_done: false,
+      repeat_done: false,
+      refused_action_index: null,
+    },
     cost_usd: 0,
     tokens: { prompt: 0, completion: 0, total: 0 },
     model_calls: [],
@@ -89,6 +101,9 @@ export function initialState(setup: EpisodeSetup, at: string): EpisodeState {
 export function migrateState(raw: EpisodeState): EpisodeState {
   const version = (raw as { schemaVersion?: number }).schemaVersion;
   if (version === EPISODE_SCHEMA_VERSION) return raw;
-  throw new ServiceError('internal', `episode ${raw.episode_id} was saved with state schema ${String(version)}; this server reads ${EPISODE_SCHEMA_VERSION}`, { expose: true });
+  throw new ServiceError(
+    'internal',
+    `episode ${raw.episode_id} was saved with state schema ${String(version)}; this server reads ${EPISODE_SCHEMA_VERSION}`,
+    { expose: true },
+  );
 }
-

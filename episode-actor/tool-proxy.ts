@@ -68,7 +68,11 @@ export class ToolProxy {
   }
 
   /** Whether `retry_operation(operationId)` would hand a write to the application. */
-  static retryWouldWrite(ps: ProxyState, operationId: string, kind: (tool: string) => 'read' | 'write' | undefined): boolean {
+  static retryWouldWrite(
+    ps: ProxyState,
+    operationId: string,
+    kind: (tool: string) => 'read' | 'write' | undefined,
+  ): boolean {
     const op = ps.operations.find((o) => o.id === operationId);
     return !!op && op.happened === false && kind(op.tool) === 'write';
   }
@@ -79,16 +83,36 @@ export class ToolProxy {
   }
 
   /** `retry_operation`: the original effect, or the operation carried out once. */
-  async retry(ps: ProxyState, c: Omit<ProxyCall, 'tool' | 'args'>, operationId: string, hooks: ProxyHooks): Promise<ProxyOutcome> {
+  async retry(
+    ps: ProxyState,
+    c: Omit<ProxyCall, 'tool' | 'args'>,
+    operationId: string,
+    hooks: ProxyHooks,
+  ): Promise<ProxyOutcome> {
     const op = ps.operations.find((o) => o.id === operationId);
-    if (!op) return { result: errorResult(`unknown operation_id "${operationId}"`), kind: 'read', reached: false, fault: null };
+    if (!op)
+      return {
+        result: errorResult(`unknown operation_id "${operationId}"`),
+        kind: 'read',
+        reached: false,
+        fault: null,
+      };
     const kind = this.kind(op.tool) ?? 'write';
     if (op.happened === true) {
-      return { result: appResult(op.status!, op.body ?? null), kind, reached: false, fault: null, status: op.status, body: op.body };
+      return {
+        result: appResult(op.status!, op.body ?? null),
+        kind,
+        reached: false,
+        fault: null,
+        status: op.status,
+        body: op.body,
+      };
     }
     if (op.happened === null) {
       return {
-        result: errorResult(`the outcome of operation ${op.id} could not be established (the service restarted during the call); read the state to check instead of retrying`),
+        result: errorResult(
+          `the outcome of operation ${op.id} could not be established (the service restarted during the call); read the state to check instead of retrying`,
+        ),
         kind,
         reached: false,
         fault: null,
@@ -99,10 +123,31 @@ export class ToolProxy {
 
   async #run(ps: ProxyState, c: ProxyCall, hooks: ProxyHooks, op: OperationState | null): Promise<ProxyOutcome> {
     const kind = this.kind(c.tool);
-    if (!kind) return { result: errorResult(`"${c.tool}" is not a tool of this application`), kind: 'read', reached: false, fault: null };
+    if (!kind)
+      return {
+        result: errorResult(`"${c.tool}" is not a tool of this application`),
+        kind: 'read',
+        reached: false,
+        fault: null,
+      };
     const fault = takeFault(ps, c.tool);
-    if (fault === 'error') return { result: appResult(503, { error: 'service_unavailable', message: 'the service failed while handling the request; nothing was changed' }), kind, reached: false, fault: { mode: fault } };
-    if (fault === 'rate_limit') return { result: appResult(429, { error: 'rate_limited', message: 'too many requests; wait and try again' }), kind, reached: false, fault: { mode: fault } };
+    if (fault === 'error')
+      return {
+        result: appResult(503, {
+          error: 'service_unavailable',
+          message: 'the service failed while handling the request; nothing was changed',
+        }),
+        kind,
+        reached: false,
+        fault: { mode: fault },
+      };
+    if (fault === 'rate_limit')
+      return {
+        result: appResult(429, { error: 'rate_limited', message: 'too many requests; wait and try again' }),
+        kind,
+        reached: false,
+        fault: { mode: fault },
+      };
     if (fault === 'timeout_before') {
       const o = op ?? newOperation(ps, c);
       return { result: unknownResult(o.id, kind), kind, reached: false, fault: { mode: fault, operation_id: o.id } };
@@ -113,18 +158,41 @@ export class ToolProxy {
       res = await this.#app.call(c.tool, c.args);
     } catch (err) {
       // a malformed call never left the proxy; anything else is the world failing
-      if (err instanceof ServiceError && err.code === 'bad_request') return { result: errorResult(err.message), kind, reached: false, fault: fault ? { mode: fault } : null };
+      if (err instanceof ServiceError && err.code === 'bad_request')
+        return { result: errorResult(err.message), kind, reached: false, fault: fault ? { mode: fault } : null };
       throw err;
     }
     if (kind === 'write') {
-      ps.writes.push({ action_index: c.action_index, actor: c.actor, tool: c.tool, args: c.args, status: res.status, via: op ? 'retry_operation' : 'call', goal_version: c.goal_version });
+      ps.writes.push({
+        action_index: c.action_index,
+        actor: c.actor,
+        tool: c.tool,
+        args: c.args,
+        status: res.status,
+        via: op ? 'retry_operation' : 'call',
+        goal_version: c.goal_version,
+      });
     }
     if (op) Object.assign(op, { happened: true, status: res.status, body: res.body });
     if (fault === 'drop_response') {
       const o = op ?? newOperation(ps, c, res);
-      return { result: unknownResult(o.id, kind), kind, reached: true, fault: { mode: fault, operation_id: o.id }, status: res.status, body: res.body };
+      return {
+        result: unknownResult(o.id, kind),
+        kind,
+        reached: true,
+        fault: { mode: fault, operation_id: o.id },
+        status: res.status,
+        body: res.body,
+      };
     }
-    return { result: appResult(res.status, res.body), kind, reached: true, fault: null, status: res.status, body: res.body };
+    return {
+      result: appResult(res.status, res.body),
+      kind,
+      reached: true,
+      fault: null,
+      status: res.status,
+      body: res.body,
+    };
   }
 }
 
@@ -139,7 +207,13 @@ function takeFault(ps: ProxyState, tool: string): FaultMode | null {
 
 function newOperation(ps: ProxyState, c: ProxyCall, res?: { status: number; body: Json }): OperationState {
   ps.op_seq++;
-  const op: OperationState = { id: `op_${ps.op_seq}`, actor: c.actor, tool: c.tool, args: c.args, happened: res !== undefined };
+  const op: OperationState = {
+    id: `op_${ps.op_seq}`,
+    actor: c.actor,
+    tool: c.tool,
+    args: c.args,
+    happened: res !== undefined,
+  };
   if (res) Object.assign(op, { status: res.status, body: res.body });
   ps.operations.push(op);
   return op;

@@ -1,4 +1,11 @@
-import { BUILTIN_TOOLS, isBuiltinTool, roleToolNames, toFunctionTool, type FunctionTool, type RoleSpec } from '../world-worker/compiler/index.js';
+import {
+  BUILTIN_TOOLS,
+  isBuiltinTool,
+  roleToolNames,
+  toFunctionTool,
+  type FunctionTool,
+  type RoleSpec,
+} from '../world-worker/compiler/index.js';
 import { introMessage } from './agents/prompt.js';
 import type { ActorState, EpisodeProfile, EpisodeState, EpisodeWorld, TurnState } from './types.js';
 
@@ -37,7 +44,11 @@ export function toolNamesFor(st: EpisodeState, world: EpisodeWorld, name: string
  * Built once per world object (an episode's), tool list and guidance: an episode's turns ask
  * for the same few lists again and again. Read-only, shared by every caller.
  */
-export function functionTools(world: EpisodeWorld, names: string[], guidance: Record<string, string>): readonly FunctionTool[] {
+export function functionTools(
+  world: EpisodeWorld,
+  names: string[],
+  guidance: Record<string, string>,
+): readonly FunctionTool[] {
   let lists = BUILT.get(world);
   if (!lists) BUILT.set(world, (lists = new Map()));
   const key = names.map((n) => (guidance[n] ? `${n}\u0000${guidance[n]}` : n)).join('\u0001');
@@ -71,7 +82,13 @@ function buildFunctionTools(world: EpisodeWorld, names: string[], guidance: Reco
  * starts with the role's instructions), updates what the actor has seen of the customer's
  * request, counts the turn, and appends `new` to the actor's memory.
  */
-export function offerTurn(st: EpisodeState, world: EpisodeWorld, profile: EpisodeProfile, name: string, at: string): TurnState {
+export function offerTurn(
+  st: EpisodeState,
+  world: EpisodeWorld,
+  profile: EpisodeProfile,
+  name: string,
+  at: string,
+): TurnState {
   const actor = st.actors[name]!;
   const fresh = actor.inbox.splice(0, actor.inbox.length);
   const news = fresh.map((i) => i.message);
@@ -86,7 +103,17 @@ export function offerTurn(st: EpisodeState, world: EpisodeWorld, profile: Episod
   actor.turns_used++;
   actor.memory.push(...news);
   st.turn_seq++;
-  const turn: TurnState = { id: st.turn_seq, actor: name, offered_at: at, new: news, goal_version_observed: actor.seen_goal_version, tools: toolNamesFor(st, world, name), action_key: null, customer_seq: st.customer.seq, goal_version: st.goal_version };
+  const turn: TurnState = {
+    id: st.turn_seq,
+    actor: name,
+    offered_at: at,
+    new: news,
+    goal_version_observed: actor.seen_goal_version,
+    tools: toolNamesFor(st, world, name),
+    action_key: null,
+    customer_seq: st.customer.seq,
+    goal_version: st.goal_version,
+  };
   st.turn = turn;
   return turn;
 }
@@ -100,7 +127,11 @@ const hasTurnsLeft = (a: ActorState, max: number) => a.turns_used < max;
  * (round robin); after any other tool the same actor continues. Actors out of turns are
  * skipped.
  */
-export function nextActor(st: EpisodeState, last: { actor: string; tool: string; to?: string }, maxTurns: number): string | null {
+export function nextActor(
+  st: EpisodeState,
+  last: { actor: string; tool: string; to?: string },
+  maxTurns: number,
+): string | null {
   const order = st.role_order;
   const able = order.filter((n) => hasTurnsLeft(st.actors[n]!, maxTurns));
   if (able.length === 0) return null;

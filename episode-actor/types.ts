@@ -3,7 +3,15 @@
  * persisted state (versioned by `schemaVersion`), and the records inside it. Every field
  * is plain JSON so the whole state can be saved and an actor rebuilt from it.
  */
-import type { AppTool, FunctionTool, Json, JsonObject, Scenario, Snapshots, WorldManifest } from '../world-worker/compiler/index.js';
+import type {
+  AppTool,
+  FunctionTool,
+  Json,
+  JsonObject,
+  Scenario,
+  Snapshots,
+  WorldManifest,
+} from '../world-worker/compiler/index.js';
 import type { Oracle } from './oracle-types.js';
 
 export const EPISODE_SCHEMA_VERSION = 1;
@@ -46,13 +54,7 @@ export interface EpisodeOptions {
 export type EpisodeStatus = 'running' | 'finished' | 'failed' | 'cancelled';
 
 export type Termination =
-  | 'completed'
-  | 'turn_limit'
-  | 'budget'
-  | 'external_timeout'
-  | 'environment_error'
-  | 'stopped'
-  | 'customer_gave_up';
+  'completed' | 'turn_limit' | 'budget' | 'external_timeout' | 'environment_error' | 'stopped' | 'customer_gave_up';
 
 /** A chat message of a turn (spec section 2, Turn): `role` and `content`, `name` on tool results. */
 export interface TurnMessage {
@@ -62,7 +64,8 @@ export interface TurnMessage {
 }
 
 /** One entry of an actor's memory: what it was shown and what it did, in order. */
-export type MemoryEntry = TurnMessage | { role: 'assistant'; content: string; tool_call: { id: string; name: string; arguments: string } };
+export type MemoryEntry =
+  TurnMessage | { role: 'assistant'; content: string; tool_call: { id: string; name: string; arguments: string } };
 
 /** Something waiting in an actor's inbox until its next turn. */
 export interface InboxItem {
@@ -263,7 +266,13 @@ export interface EpisodeState {
   cost_usd: number;
   tokens: TokenCounts;
   /** Models that answered, and failed attempts of the chain. */
-  model_calls: Array<{ model: string; cost_usd: number; prompt_tokens: number; completion_tokens: number; failed_attempts: number }>;
+  model_calls: Array<{
+    model: string;
+    cost_usd: number;
+    prompt_tokens: number;
+    completion_tokens: number;
+    failed_attempts: number;
+  }>;
   /** Private, persisted memory of the agent policy (built-in agents keep their plan here). */
   agent_scratch: JsonObject;
   oracle: Oracle | null;
@@ -273,7 +282,14 @@ export interface EpisodeState {
 export interface Observation {
   episode_status: string;
   awaiting_action: boolean;
-  turn: { data: { actor: string; new: Array<{ role: string; content: string; name?: string }>; goal_version_observed: number; tools: readonly FunctionTool[] } } | null;
+  turn: {
+    data: {
+      actor: string;
+      new: Array<{ role: string; content: string; name?: string }>;
+      goal_version_observed: number;
+      tools: readonly FunctionTool[];
+    };
+  } | null;
 }
 
 /** How an episode ended. */

@@ -25,7 +25,11 @@ interface ChatMessage {
 }
 interface ToolSpec {
   type: 'function';
-  function: { name: string; description: string; parameters: { properties?: Record<string, unknown>; required?: string[] } };
+  function: {
+    name: string;
+    description: string;
+    parameters: { properties?: Record<string, unknown>; required?: string[] };
+  };
 }
 interface Turn {
   actor: string;
@@ -54,7 +58,11 @@ async function api<T = any>(method: string, path: string, body?: unknown): Promi
   });
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
-  if (res.status >= 400) throw Object.assign(new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(data?.detail ?? data)}`), { status: res.status });
+  if (res.status >= 400)
+    throw Object.assign(
+      new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(data?.detail ?? data)}`),
+      { status: res.status },
+    );
   return data as T;
 }
 
@@ -81,7 +89,8 @@ class Memory {
           // a plain-text result: nothing to collect
         }
       } else if (m.role === 'user') {
-        for (const email of (m.content ?? '').match(EMAIL) ?? []) if (!this.facts.has('email')) this.facts.set('email', email);
+        for (const email of (m.content ?? '').match(EMAIL) ?? [])
+          if (!this.facts.has('email')) this.facts.set('email', email);
       }
       this.messages.push(msg);
     }
@@ -107,25 +116,45 @@ function collectFacts(value: unknown, key: string | null, facts: Map<string, str
 function rulePolicy(turn: Turn, mem: Memory): Action {
   const tools = new Map(turn.tools.map((t) => [t.function.name, t.function]));
   if (!tools.has('complete')) return { tool: 'wait', args: {} }; // offered in every world: the holder of complete leads
-  if (mem.turns >= MAX_TURNS) return { tool: 'complete', args: { summary: 'Stopping here: the turn budget of this sample agent is used up.' } };
+  if (mem.turns >= MAX_TURNS)
+    return { tool: 'complete', args: { summary: 'Stopping here: the turn budget of this sample agent is used up.' } };
   if (mem.facts.size === 0 && tools.has('reply_to_customer')) {
-    if (!mem.asked) return { tool: 'reply_to_customer', args: { text: 'Happy to help! Could you tell me the e-mail address on your account, so I can look this up?' } };
+    if (!mem.asked)
+      return {
+        tool: 'reply_to_customer',
+        args: { text: 'Happy to help! Could you tell me the e-mail address on your account, so I can look this up?' },
+      };
     if (!turn.new.some((m) => m.role === 'user')) return { tool: 'wait', args: {} };
   }
   if (mem.reads.size < MAX_READS) {
     for (const [name, fn] of tools) {
       if (!READ_PREFIXES.some((p) => name.startsWith(p))) continue;
-      const args = Object.fromEntries(Object.keys(fn.parameters.properties ?? {}).filter((p) => mem.facts.has(p)).map((p) => [p, mem.facts.get(p)!]));
+      const args = Object.fromEntries(
+        Object.keys(fn.parameters.properties ?? {})
+          .filter((p) => mem.facts.has(p))
+          .map((p) => [p, mem.facts.get(p)!]),
+      );
       const signature = `${name}:${JSON.stringify(args, Object.keys(args).sort())}`;
-      if (Object.keys(args).length > 0 && (fn.parameters.required ?? []).every((p) => p in args) && !mem.reads.has(signature)) {
+      if (
+        Object.keys(args).length > 0 &&
+        (fn.parameters.required ?? []).every((p) => p in args) &&
+        !mem.reads.has(signature)
+      ) {
         mem.reads.add(signature);
         return { tool: name, args };
       }
     }
   }
   if (!mem.told && tools.has('reply_to_customer')) {
-    const known = [...mem.facts].sort().map(([k, v]) => `${k} ${v}`).join(', ') || 'your request';
-    return { tool: 'reply_to_customer', args: { text: `Thank you for waiting. I have looked up ${known} and checked what you asked for.` } };
+    const known =
+      [...mem.facts]
+        .sort()
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'your request';
+    return {
+      tool: 'reply_to_customer',
+      args: { text: `Thank you for waiting. I have looked up ${known} and checked what you asked for.` },
+    };
   }
   return { tool: 'complete', args: { summary: `Looked up ${mem.reads.size} records and answered the customer.` } };
 }
@@ -134,13 +163,24 @@ function rulePolicy(turn: Turn, mem: Memory): Action {
 async function modelPolicy(turn: Turn, mem: Memory): Promise<Action> {
   const res = await fetch(`${process.env.OPENAI_BASE_URL!.replace(/\/+$/, '')}/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(process.env.OPENAI_API_KEY ? { authorization: `Bearer ${process.env.OPENAI_API_KEY}` } : {}) },
-    body: JSON.stringify({ model: process.env.MODEL ?? process.env.OPENAI_MODEL, messages: mem.messages, tools: turn.tools, tool_choice: 'required' }),
+    headers: {
+      'content-type': 'application/json',
+      ...(process.env.OPENAI_API_KEY ? { authorization: `Bearer ${process.env.OPENAI_API_KEY}` } : {}),
+    },
+    body: JSON.stringify({
+      model: process.env.MODEL ?? process.env.OPENAI_MODEL,
+      messages: mem.messages,
+      tools: turn.tools,
+      tool_choice: 'required',
+    }),
   });
   if (!res.ok) throw new Error(`the model answered ${res.status}: ${await res.text()}`);
   const message = ((await res.json()) as { choices: Array<{ message: ChatMessage }> }).choices[0]!.message;
   const call = message.tool_calls?.[0];
-  if (!call) return turn.tools.some((t) => t.function.name === 'reply_to_customer') ? { tool: 'reply_to_customer', args: { text: message.content ?? '...' } } : { tool: 'wait', args: {} };
+  if (!call)
+    return turn.tools.some((t) => t.function.name === 'reply_to_customer')
+      ? { tool: 'reply_to_customer', args: { text: message.content ?? '...' } }
+      : { tool: 'wait', args: {} };
   let args: unknown = {};
   try {
     args = JSON.parse(call.function.arguments || '{}');
@@ -152,7 +192,12 @@ async function modelPolicy(turn: Turn, mem: Memory): Promise<Action> {
 
 /** Sends one action and asks for its result every 0.5 s until it is done. */
 async function act(episodeId: string, actor: string, action: Action, key: string): Promise<any> {
-  await api('POST', `/v1/episodes/${episodeId}/actions`, { actor, tool: action.tool, args: action.args, idempotency_key: key });
+  await api('POST', `/v1/episodes/${episodeId}/actions`, {
+    actor,
+    tool: action.tool,
+    args: action.args,
+    idempotency_key: key,
+  });
   for (;;) {
     const r = await api('GET', `/v1/episodes/${episodeId}/actions/${key}`);
     if (r.status === 'done') return r.result;
@@ -180,9 +225,17 @@ async function playRun(runId: string, useModel: boolean, log: (line: string) => 
         const ok = !result || typeof result !== 'object' || (result.outcome ?? 'ok') === 'ok';
         mem.turns++;
         if (action.tool === 'reply_to_customer' && ok) mem.facts.size === 0 ? (mem.asked = true) : (mem.told = true);
-        mem.messages.push({ role: 'assistant', content: null, tool_calls: [{ id: key, type: 'function', function: { name: action.tool, arguments: JSON.stringify(action.args) } }] });
+        mem.messages.push({
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: key, type: 'function', function: { name: action.tool, arguments: JSON.stringify(action.args) } },
+          ],
+        });
         mem.pendingCall = key;
-        log(`${ep.id} ${turn.actor}: ${action.tool} ${JSON.stringify(action.args)} -> ${String(result?.content ?? JSON.stringify(result)).slice(0, 100)}`);
+        log(
+          `${ep.id} ${turn.actor}: ${action.tool} ${JSON.stringify(action.args)} -> ${String(result?.content ?? JSON.stringify(result)).slice(0, 100)}`,
+        );
         acted = true;
       } catch (err) {
         // the episode ended between the listing and the action: go on with the next one
@@ -208,11 +261,19 @@ async function main(): Promise<number> {
   });
   if (!KEY) throw new Error('set SERVICE_API_KEY (a key with write and evaluator) and SERVICE_URL');
   if (!values.run && !values['world-version']) throw new Error('give --run <run_id> or --world-version <wv_id>');
-  const log = values.json ? (line: string) => process.stderr.write(`${line}\n`) : (line: string) => process.stdout.write(`${line}\n`);
+  const log = values.json
+    ? (line: string) => process.stderr.write(`${line}\n`)
+    : (line: string) => process.stdout.write(`${line}\n`);
   let runId = values.run;
   if (!runId) {
-    const profile = values.profile ?? (await api('POST', '/v1/agent-profiles', { name: 'ts-sample-agent', driver: 'external' })).id;
-    const started = await api('POST', '/v1/evaluations', { world_version_id: values['world-version'], profile_ids: [profile], splits: values.split, repeats: Number(values.repeats) });
+    const profile =
+      values.profile ?? (await api('POST', '/v1/agent-profiles', { name: 'ts-sample-agent', driver: 'external' })).id;
+    const started = await api('POST', '/v1/evaluations', {
+      world_version_id: values['world-version'],
+      profile_ids: [profile],
+      splits: values.split,
+      repeats: Number(values.repeats),
+    });
     runId = started.run_id as string;
     log(`run ${runId}: ${started.episodes} episodes`);
   }
@@ -222,7 +283,12 @@ async function main(): Promise<number> {
   else {
     process.stdout.write(`run ${runId} ${run.status}\n`);
     for (const [name, entry] of Object.entries<Record<string, unknown>>(run.summary?.profiles ?? {})) {
-      process.stdout.write(`  ${name}: ${Object.entries(entry).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+      process.stdout.write(
+        `  ${name}: ${Object.entries(entry)
+          .filter(([, v]) => v === null || typeof v !== 'object')
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}\n`,
+      );
     }
   }
   return run.status === 'finished' ? 0 : 1;

@@ -20,9 +20,17 @@ const NEEDS: Record<AccessRule, string> = {
  */
 export function authorize(rule: AccessRule, principal: Principal | null): void {
   if (rule === 'none') return;
-  if (!principal) throw new ServiceError('unauthenticated', `this operation needs ${NEEDS[rule]}: send "Authorization: Bearer <API key>"`);
+  if (!principal)
+    throw new ServiceError(
+      'unauthenticated',
+      `this operation needs ${NEEDS[rule]}: send "Authorization: Bearer <API key>"`,
+    );
   if (rule === 'operator') {
-    if (principal.keyId) throw new ServiceError('forbidden', 'operator operations need a console sign-in by an operator; API keys are refused');
+    if (principal.keyId)
+      throw new ServiceError(
+        'forbidden',
+        'operator operations need a console sign-in by an operator; API keys are refused',
+      );
     if (!principal.isOperator) throw new ServiceError('forbidden', 'only operators of this installation may do this');
     return;
   }
@@ -30,6 +38,9 @@ export function authorize(rule: AccessRule, principal: Principal | null): void {
     throw new ServiceError('forbidden', 'create your workspace first (POST /v1/onboarding/workspace)');
   }
   if (!scopesAllow(rule, principal.scopes)) {
-    throw new ServiceError('forbidden', `this operation needs ${NEEDS[rule]}; this key has: ${principal.scopes.join(', ') || 'no scopes'}`);
+    throw new ServiceError(
+      'forbidden',
+      `this operation needs ${NEEDS[rule]}; this key has: ${principal.scopes.join(', ') || 'no scopes'}`,
+    );
   }
 }

@@ -24,7 +24,12 @@ export interface GatewayParts {
 }
 
 /** Builds the gateway's Express app; `startGateway` puts it on a port. */
-export async function createGatewayApp(opts: { config: Config; adapters: Adapters; logger: Logger; scheduler: SchedulerClient }): Promise<GatewayParts> {
+export async function createGatewayApp(opts: {
+  config: Config;
+  adapters: Adapters;
+  logger: Logger;
+  scheduler: SchedulerClient;
+}): Promise<GatewayParts> {
   const { config, adapters, logger, scheduler } = opts;
   const api = await createApiBackend();
   const auth = new Authenticator(adapters.store);
@@ -42,7 +47,10 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
 
   // The payment provider signs the exact bytes it sends, so billing_webhook gets its body as raw text plus the signature header.
   app.post('/v1/billing/webhook', express.text({ type: () => true, limit: config.maxBodyBytes }), (req, res, next) => {
-    res.locals.dispatchBody = { raw: typeof req.body === 'string' ? req.body : '', signature: req.get('stripe-signature') ?? '' };
+    res.locals.dispatchBody = {
+      raw: typeof req.body === 'string' ? req.body : '',
+      signature: req.get('stripe-signature') ?? '',
+    };
     next();
   });
   app.use(
@@ -58,7 +66,14 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
   app.use('/api/docs', docsRouter());
   app.use('/downloads', express.static(downloadsDir(), { index: false, fallthrough: true }));
   app.get('/', (_req, res) => {
-    res.json({ service: 'crucible', version: '0.1.2', api: '/v1', openapi: '/openapi.json', docs: '/api/docs', health: '/v1/health' });
+    res.json({
+      service: 'crucible',
+      version: '0.1.2',
+      api: '/v1',
+      openapi: '/openapi.json',
+      docs: '/api/docs',
+      health: '/v1/health',
+    });
   });
 
   // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
@@ -72,7 +87,8 @@ export async function createGatewayApp(opts: { config: Config; adapters: Adapter
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const e = fromExpressError(err);
-    if (e.status >= 500 && e.code !== 'not_implemented') logger.error({ err, path: req.path, method: req.method }, 'request failed');
+    if (e.status >= 500 && e.code !== 'not_implemented')
+      logger.error({ err, path: req.path, method: req.method }, 'request failed');
     if (res.headersSent) {
       res.end();
       return;
@@ -87,8 +103,10 @@ function fromExpressError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   const t = (err as { type?: string } | null)?.type;
   if (t === 'entity.parse.failed') return new ServiceError('bad_request', 'the body is not valid JSON');
-  if (t === 'entity.too.large') return new ServiceError('payload_too_large', 'the body is larger than this server accepts');
-  if (t === 'encoding.unsupported' || t === 'charset.unsupported') return new ServiceError('unsupported_media_type', 'the body must be UTF-8 JSON');
+  if (t === 'entity.too.large')
+    return new ServiceError('payload_too_large', 'the body is larger than this server accepts');
+  if (t === 'encoding.unsupported' || t === 'charset.unsupported')
+    return new ServiceError('unsupported_media_type', 'the body must be UTF-8 JSON');
   if (t === 'request.aborted') return new ServiceError('bad_request', 'the request was aborted');
   return toServiceError(err);
 }

@@ -48,7 +48,10 @@ export function refuseCrossSite(req: Request, operationId: string, config: Confi
   if (!SIGN_IN_OPERATIONS.has(operationId) && readCookie(req, SESSION_COOKIE) === null) return;
   const origin = req.get('origin') ?? req.get('referer');
   if (!origin) {
-    throw new ServiceError('forbidden', 'a console request that changes something must carry an Origin header naming this server');
+    throw new ServiceError(
+      'forbidden',
+      'a console request that changes something must carry an Origin header naming this server',
+    );
   }
   const host = hostOf(origin);
   if (!host || !ownHosts(req, config).has(host)) {

@@ -27,7 +27,9 @@ export function docsRouter(): Router {
   });
   // A separate file, so a strict Content-Security-Policy without inline scripts still works.
   router.get('/init.js', (_req, res) => {
-    res.type('application/javascript').send(`window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n`);
+    res
+      .type('application/javascript')
+      .send(`window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n`);
   });
   router.use('/assets', express.static(assets, { index: false, maxAge: '1h' }));
   return router;

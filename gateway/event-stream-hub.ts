@@ -35,7 +35,10 @@ export class EventStreamHub {
     let entry = this.#entries.get(stream);
     if (!entry) {
       const listeners = new Set<StreamListener>();
-      const created: Entry = { listeners, ready: this.#log.subscribe(stream, (event) => this.#fanOut(listeners, event)) };
+      const created: Entry = {
+        listeners,
+        ready: this.#log.subscribe(stream, (event) => this.#fanOut(listeners, event)),
+      };
       created.ready.catch(() => {
         if (this.#entries.get(stream) === created) this.#entries.delete(stream);
       });

@@ -121,7 +121,11 @@ export class EventStreamSession {
   async #drain(): Promise<void> {
     // one write to the socket for everything ready, not one per event
     this.#res.cork();
-    for (let next = this.#pending.get(this.#last + 1); next && !this.#closed; next = this.#pending.get(this.#last + 1)) {
+    for (
+      let next = this.#pending.get(this.#last + 1);
+      next && !this.#closed;
+      next = this.#pending.get(this.#last + 1)
+    ) {
       this.#pending.delete(next.event_id);
       this.#deliver(next);
     }
@@ -189,7 +193,12 @@ export class EventStreamSession {
 
   async #finish(status: string): Promise<void> {
     await this.#catchUp();
-    const end = await this.#opts.log.end({ stream: this.#target.stream, project_id: this.#target.projectId, status, kind: this.#target.kind });
+    const end = await this.#opts.log.end({
+      stream: this.#target.stream,
+      project_id: this.#target.projectId,
+      status,
+      kind: this.#target.kind,
+    });
     // Events stored between our catch-up and the end event still go out before it.
     await this.#catchUp(end.event_id);
     if (this.#closed) return;
@@ -211,7 +220,10 @@ export class EventStreamSession {
     if (this.#closed) return;
     this.#res.write(chunk);
     if (this.#res.writableLength > MAX_BUFFERED_BYTES) {
-      this.#logger.warn({ buffered: this.#res.writableLength }, 'event stream client too slow; closing it so it resumes from its last event');
+      this.#logger.warn(
+        { buffered: this.#res.writableLength },
+        'event stream client too slow; closing it so it resumes from its last event',
+      );
       this.#res.destroy();
       this.#close();
     }

@@ -28,13 +28,20 @@ const COLLECTIONS = { job: C.jobs, run: C.runs } as const;
  *
  * A stream of an unknown job or run, or of another project, answers 404.
  */
-export function registerEventStreams(local: Map<string, LocalHandler>, deps: { adapters: Adapters; config: Config; logger: Logger }): void {
+export function registerEventStreams(
+  local: Map<string, LocalHandler>,
+  deps: { adapters: Adapters; config: Config; logger: Logger },
+): void {
   const logger = deps.logger.child({ component: 'event-streams' });
   const store = deps.adapters.store;
   const log = new EventLog(store, deps.adapters.bus, { logger });
   const hub = new EventStreamHub(log, logger);
 
-  async function target(kind: 'job' | 'run', id: string | undefined, principal: Principal | null): Promise<StreamTarget | null> {
+  async function target(
+    kind: 'job' | 'run',
+    id: string | undefined,
+    principal: Principal | null,
+  ): Promise<StreamTarget | null> {
     const projectId = projectOf(principal);
     if (!id) return null;
     const doc = await store.get<Doc>(COLLECTIONS[kind], id);
@@ -57,7 +64,12 @@ export function registerEventStreams(local: Map<string, LocalHandler>, deps: { a
       const found = await target(kind, id, call.principal);
       if (!found) throw new ServiceError('not_found', `${kind} ${id} not found in this project`);
       const cursor = Math.max(Number(call.query.cursor ?? 0), lastEventId(req));
-      await new EventStreamSession(found, { log, hub, logger, heartbeatMs: deps.config.sseHeartbeatMs }, res, cursor).open(req);
+      await new EventStreamSession(
+        found,
+        { log, hub, logger, heartbeatMs: deps.config.sseHeartbeatMs },
+        res,
+        cursor,
+      ).open(req);
     };
 
   local.set('stream_job_events', stream('job', 'job_id'));
@@ -65,7 +77,8 @@ export function registerEventStreams(local: Map<string, LocalHandler>, deps: { a
   local.set('get_events_page', async (call, _req, res) => {
     const id = call.params.stream;
     const found = (await target('job', id, call.principal)) ?? (await target('run', id, call.principal));
-    if (!found) throw new ServiceError('not_found', `stream ${id} not found in this project: it names no job or run of it`);
+    if (!found)
+      throw new ServiceError('not_found', `stream ${id} not found in this project: it names no job or run of it`);
     const cursor = Number(call.query.cursor ?? 0);
     const limit = Number(call.query.limit ?? 500);
     res.json(await log.page(found.stream, cursor, limit, found.projectId));
@@ -83,7 +96,9 @@ function lastEventId(req: Request): number {
   if (raw === undefined || raw.trim() === '') return 0;
   if (!/^\d{1,15}$/.test(raw.trim())) {
     throw new ServiceError('validation_failed', 'Last-Event-ID must be an event_id', {
-      details: [{ field: 'header.Last-Event-ID', message: 'must be a whole number >= 0 (an event_id this stream sent)' }],
+      details: [
+        { field: 'header.Last-Event-ID', message: 'must be a whole number >= 0 (an event_id this stream sent)' },
+      ],
     });
   }
   return Number(raw.trim());

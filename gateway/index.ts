@@ -16,7 +16,14 @@ export interface RunningGateway extends GatewayParts {
   close(): Promise<void>;
 }
 
-export async function startGateway(opts: { config: Config; adapters: Adapters; logger: Logger; schedulerAddr: string; host?: string; port?: number }): Promise<RunningGateway> {
+export async function startGateway(opts: {
+  config: Config;
+  adapters: Adapters;
+  logger: Logger;
+  schedulerAddr: string;
+  host?: string;
+  port?: number;
+}): Promise<RunningGateway> {
   const logger = opts.logger.child({ component: 'gateway' });
   const scheduler = new SchedulerClient(opts.schedulerAddr);
   const parts = await createGatewayApp({ config: opts.config, adapters: opts.adapters, logger, scheduler });

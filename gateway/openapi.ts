@@ -9,7 +9,9 @@ import { OPENAPI_BACKEND_OPTIONS } from './validation-errors.js';
 /** gateway/openapi.yaml, found from the sources or from dist/. */
 export function openapiPath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const found = [path.join(here, 'openapi.yaml'), path.resolve(here, '../../gateway/openapi.yaml')].find((p) => existsSync(p));
+  const found = [path.join(here, 'openapi.yaml'), path.resolve(here, '../../gateway/openapi.yaml')].find((p) =>
+    existsSync(p),
+  );
   if (!found) throw new Error(`gateway/openapi.yaml not found near ${here}`);
   return found;
 }

@@ -38,7 +38,10 @@ export function apiPipeline(opts: {
 }): RequestHandler {
   const { api, auth, scheduler, config, local } = opts;
   const router = new OperationRouter(api);
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10 } }).single('file');
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10 },
+  }).single('file');
 
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -46,7 +49,12 @@ export function apiPipeline(opts: {
       const route = router.match(req.method, path);
       if (!route) {
         const others = router.methodsAt(path);
-        if (others.length > 0) throw new ServiceError('method_not_allowed', `${req.method} is not allowed on ${path}; use ${others.join(' or ')}`, { headers: { allow: others.join(', ') } });
+        if (others.length > 0)
+          throw new ServiceError(
+            'method_not_allowed',
+            `${req.method} is not allowed on ${path}; use ${others.join(' or ')}`,
+            { headers: { allow: others.join(', ') } },
+          );
         throw new ServiceError('not_found', `no operation at ${req.method} ${path}; see /openapi.json`);
       }
       const { operation } = route;
@@ -55,21 +63,36 @@ export function apiPipeline(opts: {
       refuseCrossSite(req, operation.operationId!, config);
       authorize(rule, principal);
 
-      const multipart = operation.requestBody && 'content' in operation.requestBody && operation.requestBody.content['multipart/form-data'];
+      const multipart =
+        operation.requestBody &&
+        'content' in operation.requestBody &&
+        operation.requestBody.content['multipart/form-data'];
       if (multipart) await runUpload(upload, req, res);
 
       // An operation that takes nothing, called with nothing, has nothing to validate.
-      const nothingToCheck = !operation.parameters?.length && !operation.requestBody && req.body === undefined && !req.url.includes('?');
+      const nothingToCheck =
+        !operation.parameters?.length && !operation.requestBody && req.body === undefined && !req.url.includes('?');
       const validation = nothingToCheck
         ? { valid: true as const, errors: null, coerced: undefined }
         : api.validateRequest(
-            { method: req.method, path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: multipart ? (req.body ?? {}) : req.body },
+            {
+              method: req.method,
+              path,
+              headers: req.headers as Record<string, string>,
+              query: req.query as Record<string, string>,
+              body: multipart ? (req.body ?? {}) : req.body,
+            },
             operation,
           );
       const problems = validation.valid ? [] : toFieldProblems(validation.errors ?? []);
       // Multipart bodies are checked here: the validator does not see the file stream.
-      if (multipart && !req.file) problems.push({ field: 'file', message: 'a multipart part named "file" holding a .tar.gz archive is required' });
-      if (problems.length > 0) throw new ServiceError('validation_failed', 'the request is not valid', { details: problems });
+      if (multipart && !req.file)
+        problems.push({
+          field: 'file',
+          message: 'a multipart part named "file" holding a .tar.gz archive is required',
+        });
+      if (problems.length > 0)
+        throw new ServiceError('validation_failed', 'the request is not valid', { details: problems });
 
       const coerced = validation.coerced ?? {};
       const params = route.params;
@@ -103,7 +126,8 @@ export function apiPipeline(opts: {
         user_agent: req.get('user-agent') ?? '',
       });
       // A cookie set over https (directly or behind a trusted proxy) is marked Secure.
-      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, k.toLowerCase() === 'set-cookie' && req.secure ? `${v}; Secure` : v);
+      for (const [k, v] of Object.entries(reply.headers ?? {}))
+        res.setHeader(k, k.toLowerCase() === 'set-cookie' && req.secure ? `${v}; Secure` : v);
       res.status(reply.status || 200);
       if (reply.body_bytes.length > 0 || reply.content_type) {
         res.type(reply.content_type || 'application/octet-stream');
@@ -123,10 +147,23 @@ function runUpload(upload: RequestHandler, req: Request, res: Response): Promise
     upload(req, res, (err: unknown) => {
       if (!err) return resolve();
       if (err instanceof multer.MulterError) {
-        if (err.code === 'LIMIT_FILE_SIZE') return reject(new ServiceError('payload_too_large', 'the archive is larger than this server accepts (SERVICE_MAX_UPLOAD_BYTES)'));
-        return reject(new ServiceError('bad_request', `multipart form: ${err.message}${err.field ? ` (${err.field})` : ''}`));
+        if (err.code === 'LIMIT_FILE_SIZE')
+          return reject(
+            new ServiceError(
+              'payload_too_large',
+              'the archive is larger than this server accepts (SERVICE_MAX_UPLOAD_BYTES)',
+            ),
+          );
+        return reject(
+          new ServiceError('bad_request', `multipart form: ${err.message}${err.field ? ` (${err.field})` : ''}`),
+        );
       }
-      reject(new ServiceError('bad_request', `multipart form could not be read: ${err instanceof Error ? err.message : String(err)}`));
+      reject(
+        new ServiceError(
+          'bad_request',
+          `multipart form could not be read: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+      );
     });
   });
 }

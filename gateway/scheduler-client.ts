@@ -9,7 +9,11 @@ export class SchedulerClient {
   readonly #client: GrpcSchedulerClient;
 
   constructor(address: string) {
-    this.#client = new (schedulerProto().crucible.v1.Scheduler)(address, grpc.credentials.createInsecure(), channelOptions);
+    this.#client = new (schedulerProto().crucible.v1.Scheduler)(
+      address,
+      grpc.credentials.createInsecure(),
+      channelOptions,
+    );
   }
 
   dispatch(req: DispatchRequest, timeoutMs = 120_000): Promise<DispatchResponse__Output> {

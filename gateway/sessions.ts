@@ -50,7 +50,9 @@ export function sessionResolver(store: DocumentStore, config: Config): SessionRe
   const operators = new Set(config.operators);
   return async (token) => {
     if (!TOKEN_PATTERN.test(token)) return null;
-    const session = await store.findOne<SessionRecord>(C.sessions, { token_hash: createHash('sha256').update(token).digest('hex') });
+    const session = await store.findOne<SessionRecord>(C.sessions, {
+      token_hash: createHash('sha256').update(token).digest('hex'),
+    });
     if (!session || session.revoked_at || Date.parse(session.expires_at) <= Date.now()) return null;
     const user = await store.get<UserRecord>(C.users, session.user_id);
     if (!user) return null;
@@ -58,7 +60,11 @@ export function sessionResolver(store: DocumentStore, config: Config): SessionRe
       ? await store.findOne<MembershipRecord>(C.memberships, { user_id: user._id, project_id: session.project_id })
       : null;
     if (!membership && session.project_id) {
-      [membership = null] = await store.find<MembershipRecord>(C.memberships, { user_id: user._id }, { sort: { field: 'created_at', direction: 'asc' }, limit: 1 });
+      [membership = null] = await store.find<MembershipRecord>(
+        C.memberships,
+        { user_id: user._id },
+        { sort: { field: 'created_at', direction: 'asc' }, limit: 1 },
+      );
     }
     const principal: Principal = {
       projectId: membership?.project_id ?? '',

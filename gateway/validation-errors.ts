@@ -56,7 +56,10 @@ export interface AjvErrorLike {
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 const customizeAjv: AjvCustomizer = (ajv) => {
-  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)) });
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (value: string) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)),
+  });
   return ajv;
 };
 
@@ -136,7 +139,10 @@ function describe(error: AjvErrorLike): FieldProblem {
       return { field: child(param(error, 'additionalProperty')), message: 'is not allowed' };
     case 'discriminator':
       return param(error, 'error') === 'mapping'
-        ? { field: child(param(error, 'tag')), message: `${JSON.stringify(param(error, 'tagValue'))} is not one of the accepted values` }
+        ? {
+            field: child(param(error, 'tag')),
+            message: `${JSON.stringify(param(error, 'tagValue'))} is not one of the accepted values`,
+          }
         : { field: child(param(error, 'tag')), message: 'is required and must be a string' };
     case 'parse':
       return { field: fieldOf(segments), message: `is not valid JSON${error.message ? `: ${error.message}` : ''}` };
@@ -147,7 +153,12 @@ function describe(error: AjvErrorLike): FieldProblem {
       return { field, message: `must be ${typeWords(param(error, 'type'))}` };
     case 'enum': {
       const allowed = param(error, 'allowedValues');
-      return { field, message: Array.isArray(allowed) ? `must be one of: ${allowed.map(show).join(', ')}` : 'is not one of the accepted values' };
+      return {
+        field,
+        message: Array.isArray(allowed)
+          ? `must be one of: ${allowed.map(show).join(', ')}`
+          : 'is not one of the accepted values',
+      };
     }
     case 'minLength':
       return { field, message: limit === 1 ? 'must not be empty' : `must be at least ${plural(limit, 'character')}` };
@@ -162,7 +173,10 @@ function describe(error: AjvErrorLike): FieldProblem {
     case 'exclusiveMaximum':
       return { field, message: `must be less than ${limit}` };
     case 'minItems':
-      return { field, message: limit === 1 ? 'must have at least one item' : `must have at least ${plural(limit, 'item')}` };
+      return {
+        field,
+        message: limit === 1 ? 'must have at least one item' : `must have at least ${plural(limit, 'item')}`,
+      };
     case 'maxItems':
       return { field, message: `must have at most ${plural(limit, 'item')}` };
     case 'uniqueItems':

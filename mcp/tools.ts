@@ -38,7 +38,10 @@ export function registerTools(server: McpServer, api: ApiClient): void {
         'Without arguments it looks at every run of the workspace that has not ended.',
       inputSchema: {
         run_id: z.string().min(1).optional().describe('only the episodes of this run'),
-        episode_ids: z.array(z.string().min(1)).optional().describe('only these episodes (an agent-only key must name them)'),
+        episode_ids: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('only these episodes (an agent-only key must name them)'),
       },
       annotations: { readOnlyHint: true },
     },
@@ -65,20 +68,36 @@ export function registerTools(server: McpServer, api: ApiClient): void {
         actor: z.string().min(1).describe('the actor the turn names'),
         tool: z.string().min(1).describe('one of the tools the turn offers, e.g. reply_to_customer, complete'),
         args: z.record(z.string(), z.unknown()).optional().describe('the tool arguments as a JSON object'),
-        idempotency_key: z.string().min(8).max(64).optional().describe('names this action; default a new random key, returned in the answer'),
+        idempotency_key: z
+          .string()
+          .min(8)
+          .max(64)
+          .optional()
+          .describe('names this action; default a new random key, returned in the answer'),
         wait_s: z.number().min(0).max(600).optional().describe('seconds to wait for the result (default 120)'),
       },
     },
     async ({ episode_id, actor, tool, args, idempotency_key, wait_s }) => {
       const key = idempotency_key ?? randomUUID();
       try {
-        const accepted = await api.post(`/v1/episodes/${seg(episode_id)}/actions`, { actor, tool, args: args ?? {}, idempotency_key: key });
+        const accepted = await api.post(`/v1/episodes/${seg(episode_id)}/actions`, {
+          actor,
+          tool,
+          args: args ?? {},
+          idempotency_key: key,
+        });
         const result = await waitForResult(api, episode_id, key, (wait_s ?? 120) * 1000);
-        return answer({ episode_id, idempotency_key: key, event_id: accepted.event_id, duplicate: accepted.duplicate ?? false, status: result.status, result: result.result ?? null });
+        return answer({
+          episode_id,
+          idempotency_key: key,
+          event_id: accepted.event_id,
+          duplicate: accepted.duplicate ?? false,
+          status: result.status,
+          result: result.result ?? null,
+        });
       } catch (err) {
         return failure(err); // ActionPending says to call again with the same key
       }
     },
   );
 }
-

@@ -40,7 +40,10 @@ export async function createApiKey(store: DocumentStore, input: NewKey): Promise
   if (limit !== null) {
     const active = await store.count(C.apiKeys, { project_id: input.projectId, revoked_at: null });
     if (active >= limit) {
-      throw new ServiceError('payment_required', `the plan allows ${limit} active API keys in a project; revoke one or change plan`);
+      throw new ServiceError(
+        'payment_required',
+        `the plan allows ${limit} active API keys in a project; revoke one or change plan`,
+      );
     }
   }
   const key = generateKeyText();
@@ -61,13 +64,24 @@ export async function createApiKey(store: DocumentStore, input: NewKey): Promise
 }
 
 export function keyListing(k: ApiKeyDoc): Record<string, unknown> {
-  return { id: k._id, name: k.name, prefix: k.prefix, scopes: k.scopes, created_at: k.created_at, last_used_at: k.last_used_at };
+  return {
+    id: k._id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    created_at: k.created_at,
+    last_used_at: k.last_used_at,
+  };
 }
 
 export const apiKeyHandlers: HandlerTable = {
   async list_api_keys(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
-    const keys = await adapters.store.find<ApiKeyDoc>(C.apiKeys, { project_id: p.projectId, revoked_at: null }, { sort: { field: 'created_at', direction: 'desc' } });
+    const keys = await adapters.store.find<ApiKeyDoc>(
+      C.apiKeys,
+      { project_id: p.projectId, revoked_at: null },
+      { sort: { field: 'created_at', direction: 'desc' } },
+    );
     return ok(keys.map(keyListing));
   },
 
@@ -75,7 +89,12 @@ export const apiKeyHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const b = body<{ name: string; scopes?: Scope[] }>(ctx);
     const scopes = b.scopes && b.scopes.length > 0 ? b.scopes : (['admin'] as Scope[]);
-    const { doc, text } = await createApiKey(adapters.store, { projectId: p.projectId, name: b.name, scopes, createdBy: p.userId ?? p.keyId });
+    const { doc, text } = await createApiKey(adapters.store, {
+      projectId: p.projectId,
+      name: b.name,
+      scopes,
+      createdBy: p.userId ?? p.keyId,
+    });
     return created({
       ...keyListing(doc),
       api_key: text,

@@ -13,6 +13,9 @@ export function downloadsDir(): string {
 export function clientWheelPath(): string | null {
   const dir = downloadsDir();
   if (!existsSync(dir)) return null;
-  const wheel = readdirSync(dir).filter((f) => f.endsWith('.whl')).sort().pop();
+  const wheel = readdirSync(dir)
+    .filter((f) => f.endsWith('.whl'))
+    .sort()
+    .pop();
   return wheel ? `/downloads/${wheel}` : null;
 }

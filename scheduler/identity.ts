@@ -16,15 +16,23 @@ export async function identityOf(store: DocumentStore, p: Principal): Promise<Re
   if (!p.projectId) {
     // A console user who signed up and has not made a workspace yet.
     return {
-      project_id: null, project: null, organization: null, key_id: null, scopes: [], plan: null,
+      project_id: null,
+      project: null,
+      organization: null,
+      key_id: null,
+      scopes: [],
+      plan: null,
       user: user ? { id: user._id, email: user.email, name: user.name } : null,
-      is_admin: false, is_operator: p.isOperator, needs_onboarding: true,
+      is_admin: false,
+      is_operator: p.isOperator,
+      needs_onboarding: true,
     };
   }
   const { project, organization } = await loadProject(store, p.projectId);
   let role: MembershipDoc['role'] | null = null;
   if (user) {
-    role = (await store.findOne<MembershipDoc>(C.memberships, { user_id: user._id, project_id: project._id }))?.role ?? null;
+    role =
+      (await store.findOne<MembershipDoc>(C.memberships, { user_id: user._id, project_id: project._id }))?.role ?? null;
   }
   return {
     project_id: project._id,

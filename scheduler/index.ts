@@ -27,7 +27,21 @@ export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return { ...identityHandlers, ...apiKeyHandlers, ...accountHandlers, ...trainingHandlers, ...applicationHandlers, ...jobHandlers, ...profileHandlers, ...worldHandlers, ...runHandlers, ...episodeHandlers, ...exportHandlers, ...improvementHandlers, ...billingHandlers };
+  return {
+    ...identityHandlers,
+    ...apiKeyHandlers,
+    ...accountHandlers,
+    ...trainingHandlers,
+    ...applicationHandlers,
+    ...jobHandlers,
+    ...profileHandlers,
+    ...worldHandlers,
+    ...runHandlers,
+    ...episodeHandlers,
+    ...exportHandlers,
+    ...improvementHandlers,
+    ...billingHandlers,
+  };
 }
 
 export interface RunningScheduler {
@@ -37,7 +51,12 @@ export interface RunningScheduler {
   close(): Promise<void>;
 }
 
-export async function startScheduler(opts: { config: Config; adapters: Adapters; logger: Logger; host?: string }): Promise<RunningScheduler> {
+export async function startScheduler(opts: {
+  config: Config;
+  adapters: Adapters;
+  logger: Logger;
+  host?: string;
+}): Promise<RunningScheduler> {
   const logger = opts.logger.child({ component: 'scheduler' });
   const workers = new WorkerRegistry(opts.adapters.leases, logger);
   const deps: SchedulerDeps = { config: opts.config, adapters: opts.adapters, logger, workers };
@@ -55,7 +74,12 @@ export async function startScheduler(opts: { config: Config; adapters: Adapters;
   const port = await bindServer(server, host, opts.config.schedulerPort);
   const address = `${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   logger.info({ address }, 'scheduler listening');
-  const jobs = await startJobEngine(deps, [...worldJobKinds, ...runJobKinds, ...exportJobKinds, ...improvementJobKinds]);
+  const jobs = await startJobEngine(deps, [
+    ...worldJobKinds,
+    ...runJobKinds,
+    ...exportJobKinds,
+    ...improvementJobKinds,
+  ]);
   return {
     address,
     deps,

@@ -47,7 +47,10 @@ export class SchedulerService {
   async dispatch(req: DispatchRequest__Output): Promise<DispatchResponse> {
     const handler = this.#handlers[req.operation_id];
     if (!handler) {
-      throw new ServiceError('not_implemented', `${req.operation_id} is not available in this release of the server yet`);
+      throw new ServiceError(
+        'not_implemented',
+        `${req.operation_id} is not available in this release of the server yet`,
+      );
     }
     const ctx: OperationContext = {
       operationId: req.operation_id,

@@ -13,7 +13,8 @@ export const trainingHandlers: HandlerTable = {
   async create_training_job() {
     return accepted({
       status: 'coming_soon',
-      detail: 'Training is coming soon: no training job was created. Evaluations, improvements and dataset exports are available now.',
+      detail:
+        'Training is coming soon: no training job was created. Evaluations, improvements and dataset exports are available now.',
       job_id: null,
     });
   },

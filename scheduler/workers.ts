@@ -108,7 +108,12 @@ export class WorkerRegistry {
     const local = this.#inProcess ? inProcessWorker(address) : undefined;
     if (local) return local.executeInProcess(kind, payload, timeoutMs);
     const c = this.client(address);
-    const res = await unary<WorkRequest, WorkResponse__Output>(c.Execute, c, { kind, payload_json: JSON.stringify(payload ?? null) }, timeoutMs);
+    const res = await unary<WorkRequest, WorkResponse__Output>(
+      c.Execute,
+      c,
+      { kind, payload_json: JSON.stringify(payload ?? null) },
+      timeoutMs,
+    );
     return res.result_json ? JSON.parse(res.result_json) : null;
   }
 

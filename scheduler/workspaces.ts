@@ -38,7 +38,10 @@ export interface MembershipDoc extends Doc {
 export async function ensureWorkspaceIndexes(store: DocumentStore): Promise<void> {
   await store.ensureIndexes(C.users, [{ fields: ['email'], unique: true }]);
   await store.ensureIndexes(C.projects, [{ fields: ['organization_id', 'name'], unique: true }]);
-  await store.ensureIndexes(C.memberships, [{ fields: ['user_id', 'project_id'], unique: true }, { fields: ['organization_id'] }]);
+  await store.ensureIndexes(C.memberships, [
+    { fields: ['user_id', 'project_id'], unique: true },
+    { fields: ['organization_id'] },
+  ]);
 }
 
 export interface NewWorkspace {
@@ -49,7 +52,10 @@ export interface NewWorkspace {
 }
 
 /** Creates an organization (on the default plan) with one project and, optionally, its owner. */
-export async function createWorkspace(store: DocumentStore, input: NewWorkspace): Promise<{ organization: OrganizationDoc; project: ProjectDoc; user: UserDoc | null }> {
+export async function createWorkspace(
+  store: DocumentStore,
+  input: NewWorkspace,
+): Promise<{ organization: OrganizationDoc; project: ProjectDoc; user: UserDoc | null }> {
   const now = nowIso();
   let user: UserDoc | null = null;
   if (input.owner) {
@@ -58,7 +64,13 @@ export async function createWorkspace(store: DocumentStore, input: NewWorkspace)
       ? await store.get<UserDoc>(C.users, input.owner.userId)
       : await store.findOne<UserDoc>(C.users, { email });
     if (!user) {
-      user = await store.insert<UserDoc>(C.users, { _id: newId('usr'), email, name: input.owner.name ?? email, password_hash: null, created_at: now });
+      user = await store.insert<UserDoc>(C.users, {
+        _id: newId('usr'),
+        email,
+        name: input.owner.name ?? email,
+        password_hash: null,
+        created_at: now,
+      });
     }
   }
   const organization = await store.insert<OrganizationDoc>(C.organizations, {
@@ -89,7 +101,10 @@ export async function createWorkspace(store: DocumentStore, input: NewWorkspace)
   return { organization, project, user };
 }
 
-export async function loadProject(store: DocumentStore, projectId: string): Promise<{ project: ProjectDoc; organization: OrganizationDoc }> {
+export async function loadProject(
+  store: DocumentStore,
+  projectId: string,
+): Promise<{ project: ProjectDoc; organization: OrganizationDoc }> {
   const project = await store.get<ProjectDoc>(C.projects, projectId);
   if (!project) throw notFound('project');
   const organization = await store.get<OrganizationDoc>(C.organizations, project.organization_id);

@@ -9,10 +9,25 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const check = process.argv.includes('--check');
 const out = check ? mkdtempSync(path.join(tmpdir(), 'proto-gen-')) : path.join(root, 'proto', 'generated');
-const protos = readdirSync(path.join(root, 'proto/crucible/v1')).filter((f) => f.endsWith('.proto')).map((f) => `crucible/v1/${f}`);
+const protos = readdirSync(path.join(root, 'proto/crucible/v1'))
+  .filter((f) => f.endsWith('.proto'))
+  .map((f) => `crucible/v1/${f}`);
 execFileSync(
   path.join(root, 'node_modules/.bin/proto-loader-gen-types'),
-  [...protos, '--keepCase', '--longs=String', '--enums=String', '--defaults', '--oneofs', '--grpcLib=@grpc/grpc-js', '--importFileExtension=.js', '--outDir', out, '--includeDirs', path.join(root, 'proto')],
+  [
+    ...protos,
+    '--keepCase',
+    '--longs=String',
+    '--enums=String',
+    '--defaults',
+    '--oneofs',
+    '--grpcLib=@grpc/grpc-js',
+    '--importFileExtension=.js',
+    '--outDir',
+    out,
+    '--includeDirs',
+    path.join(root, 'proto'),
+  ],
   { stdio: 'inherit' },
 );
 function walk(dir) {
@@ -30,10 +45,20 @@ for (const file of walk(out)) {
 }
 if (check) {
   const committed = path.join(root, 'proto', 'generated');
-  const a = walk(out).map((f) => path.relative(out, f)).sort();
+  const a = walk(out)
+    .map((f) => path.relative(out, f))
+    .sort();
   let b = [];
-  try { b = walk(committed).map((f) => path.relative(committed, f)).sort(); } catch { /* missing */ }
-  const stale = a.filter((f) => !b.includes(f) || readFileSync(path.join(out, f), 'utf8') !== readFileSync(path.join(committed, f), 'utf8'));
+  try {
+    b = walk(committed)
+      .map((f) => path.relative(committed, f))
+      .sort();
+  } catch {
+    /* missing */
+  }
+  const stale = a.filter(
+    (f) => !b.includes(f) || readFileSync(path.join(out, f), 'utf8') !== readFileSync(path.join(committed, f), 'utf8'),
+  );
   const extra = b.filter((f) => !a.includes(f));
   rmSync(out, { recursive: true, force: true });
   if (stale.length || extra.length) {

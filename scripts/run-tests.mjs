@@ -22,7 +22,22 @@ if (!run('generated gRPC types are current', process.execPath, ['scripts/gen-pro
   totals.failed++;
 } else totals.passed++;
 
-if (!run('type-check (tsc, strict)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.check.json'])) {
+if (
+  !run('type-check (tsc, strict)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.check.json'])
+) {
+  broken = true;
+  totals.failed++;
+} else totals.passed++;
+
+if (
+  !run('format (prettier --check; `npm run format` fixes)', process.execPath, [
+    'node_modules/prettier/bin/prettier.cjs',
+    '--check',
+    '--log-level',
+    'warn',
+    '.',
+  ])
+) {
   broken = true;
   totals.failed++;
 } else totals.passed++;
@@ -31,10 +46,15 @@ const stats = path.join(tmp, 'mocha-stats.json');
 rmSync(stats, { force: true });
 const extra = process.argv.slice(2);
 const specs = extra.length > 0 ? extra : ['test/**/*.test.ts'];
-const mochaOk = run('mocha', process.execPath, ['node_modules/mocha/bin/mocha.js', '--reporter', 'test/support/reporter.cjs', ...specs], {
-  CRUCIBLE_TEST_STATS: stats,
-  LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-});
+const mochaOk = run(
+  'mocha',
+  process.execPath,
+  ['node_modules/mocha/bin/mocha.js', '--reporter', 'test/support/reporter.cjs', ...specs],
+  {
+    CRUCIBLE_TEST_STATS: stats,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+  },
+);
 if (existsSync(stats)) {
   const s = JSON.parse(readFileSync(stats, 'utf8'));
   totals.passed += s.passed;
@@ -49,7 +69,12 @@ const pyTests = path.join(root, 'clients/python/tests');
 if (extra.length === 0 && existsSync(pyTests)) {
   const pyStats = path.join(tmp, 'python-stats.json');
   rmSync(pyStats, { force: true });
-  const ok = run('python client (unittest)', process.execPath, ['--import', 'tsx', 'test/support/run-python-tests.ts'], { CRUCIBLE_TEST_STATS: pyStats, LOG_LEVEL: 'silent' });
+  const ok = run(
+    'python client (unittest)',
+    process.execPath,
+    ['--import', 'tsx', 'test/support/run-python-tests.ts'],
+    { CRUCIBLE_TEST_STATS: pyStats, LOG_LEVEL: 'silent' },
+  );
   if (existsSync(pyStats)) {
     const s = JSON.parse(readFileSync(pyStats, 'utf8'));
     totals.passed += s.passed;

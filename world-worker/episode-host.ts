@@ -8,7 +8,14 @@ import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episo
 import { chooseSandboxes, type Sandboxes } from './sandboxes/index.js';
 import type { WorldWorkerService } from './service.js';
 import { EpisodeWorlds, policyFor } from './episode-world.js';
-import { EPISODE_WORK, type EpisodeActPayload, type EpisodeIntervenePayload, type EpisodeOutcome, type EpisodeRunPayload, type EpisodeTarget } from './episode-work.js';
+import {
+  EPISODE_WORK,
+  type EpisodeActPayload,
+  type EpisodeIntervenePayload,
+  type EpisodeOutcome,
+  type EpisodeRunPayload,
+  type EpisodeTarget,
+} from './episode-work.js';
 
 /** One episode this worker hosts. */
 interface Hosted {
@@ -69,10 +76,16 @@ export class EpisodeHost {
   register(service: WorldWorkerService): void {
     service.register(EPISODE_WORK.run, (p) => this.run(p as EpisodeRunPayload));
     service.register(EPISODE_WORK.await, async (p) => this.#hosted((p as EpisodeTarget).episode_id).outcome);
-    service.register(EPISODE_WORK.hosted, async (p) => ({ hosted: ((p as { episode_ids?: string[] }).episode_ids ?? []).filter((id) => this.#live.has(id)) }));
+    service.register(EPISODE_WORK.hosted, async (p) => ({
+      hosted: ((p as { episode_ids?: string[] }).episode_ids ?? []).filter((id) => this.#live.has(id)),
+    }));
     service.register(EPISODE_WORK.observe, async (p) => this.#actor((p as EpisodeTarget).episode_id).observation());
-    service.register(EPISODE_WORK.act, async (p) => this.#actor((p as EpisodeActPayload).episode_id).submitAction((p as EpisodeActPayload).action));
-    service.register(EPISODE_WORK.intervene, async (p) => this.#actor((p as EpisodeIntervenePayload).episode_id).intervene((p as EpisodeIntervenePayload).intervention));
+    service.register(EPISODE_WORK.act, async (p) =>
+      this.#actor((p as EpisodeActPayload).episode_id).submitAction((p as EpisodeActPayload).action),
+    );
+    service.register(EPISODE_WORK.intervene, async (p) =>
+      this.#actor((p as EpisodeIntervenePayload).episode_id).intervene((p as EpisodeIntervenePayload).intervention),
+    );
     service.register(EPISODE_WORK.stop, async (p) => ({ stopped: await this.stop((p as EpisodeTarget).episode_id) }));
   }
 
@@ -80,9 +93,16 @@ export class EpisodeHost {
   run(p: EpisodeRunPayload): Promise<EpisodeOutcome> {
     const existing = this.#live.get(p.episode_id);
     if (existing) return existing.outcome;
-    if (this.#closing) throw new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`, { details: { shutting_down: true, not_started: true } });
+    if (this.#closing)
+      throw new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`, {
+        details: { shutting_down: true, not_started: true },
+      });
     if (this.#live.size >= this.#opts.capacity) {
-      throw new ServiceError('rate_limited', `world-worker ${this.#opts.workerId} already hosts ${this.#live.size} episodes, its capacity`, { details: { at_capacity: true } });
+      throw new ServiceError(
+        'rate_limited',
+        `world-worker ${this.#opts.workerId} already hosts ${this.#live.size} episodes, its capacity`,
+        { details: { at_capacity: true } },
+      );
     }
     const hosted = { actor: null, stopRequested: false } as unknown as Hosted;
     this.#live.set(p.episode_id, hosted);
@@ -113,13 +133,20 @@ export class EpisodeHost {
   async close(graceMs = 10_000): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
-    this.#signalClosed(new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`, { details: { shutting_down: true } }));
+    this.#signalClosed(
+      new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`, {
+        details: { shutting_down: true },
+      }),
+    );
     const all = [...this.#live.values()];
     for (const h of all) {
       h.stopRequested = true;
       void h.actor?.stop().catch(() => undefined);
     }
-    await Promise.race([Promise.allSettled(all.map((h) => h.finished)), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    await Promise.race([
+      Promise.allSettled(all.map((h) => h.finished)),
+      new Promise((r) => setTimeout(r, graceMs).unref()),
+    ]);
     await this.#worlds.stopAll();
   }
 
@@ -131,9 +158,16 @@ export class EpisodeHost {
       if (hosted.stopRequested) return this.#notStarted(p, 'cancelled', null);
       let policy;
       try {
-        policy = await policyFor(p.profile, p.project_id, { config: this.#opts.config, store: this.#opts.adapters.store });
+        policy = await policyFor(p.profile, p.project_id, {
+          config: this.#opts.config,
+          store: this.#opts.adapters.store,
+        });
       } catch (err) {
-        return this.#notStarted(p, 'failed', `the agent's model could not be set up on world-worker ${this.#opts.workerId}: ${toServiceError(err).message}`);
+        return this.#notStarted(
+          p,
+          'failed',
+          `the agent's model could not be set up on world-worker ${this.#opts.workerId}: ${toServiceError(err).message}`,
+        );
       }
       const actor = new EpisodeActor(
         { episodeId: p.episode_id, world: p.world, scenario: p.scenario, profile: p.profile, options: p.options },
@@ -167,7 +201,11 @@ export class EpisodeHost {
         ended_at: st.ended_at ?? nowIso(),
       };
     } finally {
-      await world.stop().catch((err: unknown) => this.#logger.warn({ err, episode: p.episode_id }, 'the episode world did not stop cleanly'));
+      await world
+        .stop()
+        .catch((err: unknown) =>
+          this.#logger.warn({ err, episode: p.episode_id }, 'the episode world did not stop cleanly'),
+        );
     }
   }
 
@@ -191,13 +229,21 @@ export class EpisodeHost {
 
   #hosted(episodeId: string): Hosted {
     const hosted = this.#live.get(episodeId);
-    if (!hosted) throw new ServiceError('not_found', `episode ${episodeId} is not hosted on world-worker ${this.#opts.workerId}`, { details: { not_hosted: true } });
+    if (!hosted)
+      throw new ServiceError('not_found', `episode ${episodeId} is not hosted on world-worker ${this.#opts.workerId}`, {
+        details: { not_hosted: true },
+      });
     return hosted;
   }
 
   #actor(episodeId: string): EpisodeActor {
     const actor = this.#hosted(episodeId).actor;
-    if (!actor) throw new ServiceError('not_found', `episode ${episodeId} is still starting on world-worker ${this.#opts.workerId}`, { details: { not_hosted: true, starting: true } });
+    if (!actor)
+      throw new ServiceError(
+        'not_found',
+        `episode ${episodeId} is still starting on world-worker ${this.#opts.workerId}`,
+        { details: { not_hosted: true, starting: true } },
+      );
     return actor;
   }
 }

@@ -3,7 +3,15 @@
  * scheduler's shards and episode operations call them through `WorkerRegistry.execute`;
  * world-worker/episode-host.ts answers them.
  */
-import type { EpisodeOptions, EpisodeProfile, EpisodeWorld, ExternalAction, InterventionInput, Oracle, TokenCounts } from '../episode-actor/index.js';
+import type {
+  EpisodeOptions,
+  EpisodeProfile,
+  EpisodeWorld,
+  ExternalAction,
+  InterventionInput,
+  Oracle,
+  TokenCounts,
+} from '../episode-actor/index.js';
 import type { Scenario } from './compiler/index.js';
 
 export const EPISODE_WORK = {

@@ -4,7 +4,12 @@ import type { Config } from '../core/config.js';
 import { toServiceError } from '../core/errors.js';
 import type { DocumentStore } from '../core/ports.js';
 import { OpenAiModelClient, resolveModelApiKey } from '../core/models/index.js';
-import { createAgentPolicy, needsModelProvider, type AgentPolicy, type EpisodeProfile } from '../episode-actor/index.js';
+import {
+  createAgentPolicy,
+  needsModelProvider,
+  type AgentPolicy,
+  type EpisodeProfile,
+} from '../episode-actor/index.js';
 import { SourceCache } from './builds/index.js';
 import { ApplicationClient } from './compiler/index.js';
 import type { SandboxHandle, Sandboxes } from './sandboxes/index.js';
@@ -29,7 +34,10 @@ export class EpisodeWorlds {
 
   constructor(config: Config, sandboxes: Sandboxes) {
     // the same root the build work uses: sources appear there complete or not at all, so sharing is safe
-    this.#cache = new SourceCache(path.join(config.dataDir, 'sources'), { sourceRoots: config.sourceRoots, maxArchiveBytes: config.maxUploadBytes });
+    this.#cache = new SourceCache(path.join(config.dataDir, 'sources'), {
+      sourceRoots: config.sourceRoots,
+      maxArchiveBytes: config.maxUploadBytes,
+    });
     this.#sandboxes = sandboxes;
     this.#dataRoot = path.join(config.dataDir, 'sandboxes');
   }
@@ -41,7 +49,10 @@ export class EpisodeWorlds {
    *   the source and the payload brought no archive (the caller repeats with it).
    */
   source(p: EpisodeRunPayload): Promise<string> {
-    return this.#cache.ensure(p.source.digest, p.source.archive_b64 ? Buffer.from(p.source.archive_b64, 'base64') : null);
+    return this.#cache.ensure(
+      p.source.digest,
+      p.source.archive_b64 ? Buffer.from(p.source.archive_b64, 'base64') : null,
+    );
   }
 
   /**
@@ -82,7 +93,11 @@ export class EpisodeWorlds {
  * through the project's model provider (its key read from the credential reference's
  * environment variable on this worker). Undefined for `external` profiles.
  */
-export async function policyFor(profile: EpisodeProfile, projectId: string, deps: { config: Config; store: DocumentStore }): Promise<AgentPolicy | undefined> {
+export async function policyFor(
+  profile: EpisodeProfile,
+  projectId: string,
+  deps: { config: Config; store: DocumentStore },
+): Promise<AgentPolicy | undefined> {
   if (profile.driver !== 'llm') return undefined;
   let modelClient: OpenAiModelClient | null = null;
   if (needsModelProvider(profile, deps.config.defaultModel)) {

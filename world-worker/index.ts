@@ -27,7 +27,14 @@ export interface RunningWorker {
  * as lost. Episode actors save to the document store and append to the event log: they use
  * `adapters` when given (the embedded shape shares the scheduler's), else open their own.
  */
-export async function startWorker(opts: { config: Config; logger: Logger; schedulerAddr: string; host?: string; registerAttempts?: number; adapters?: Adapters }): Promise<RunningWorker> {
+export async function startWorker(opts: {
+  config: Config;
+  logger: Logger;
+  schedulerAddr: string;
+  host?: string;
+  registerAttempts?: number;
+  adapters?: Adapters;
+}): Promise<RunningWorker> {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
@@ -35,7 +42,13 @@ export async function startWorker(opts: { config: Config; logger: Logger; schedu
   const server = new grpc.Server(channelOptions);
   const buildWork = registerBuildWork(service, { config: opts.config, logger });
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
-  const episodes = new EpisodeHost({ workerId: id, config: opts.config, adapters, logger, capacity: opts.config.workerCapacity });
+  const episodes = new EpisodeHost({
+    workerId: id,
+    config: opts.config,
+    adapters,
+    logger,
+    capacity: opts.config.workerCapacity,
+  });
   episodes.register(service);
   service.addToServer(server);
   const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
@@ -43,13 +56,22 @@ export async function startWorker(opts: { config: Config; logger: Logger; schedu
   service.advertise(address);
 
   const proto = schedulerProto();
-  const scheduler = new proto.crucible.v1.Scheduler(opts.schedulerAddr, grpc.credentials.createInsecure(), channelOptions);
+  const scheduler = new proto.crucible.v1.Scheduler(
+    opts.schedulerAddr,
+    grpc.credentials.createInsecure(),
+    channelOptions,
+  );
   const info = (): WorkerInfo => ({ id, address, capacity: service.capacity, active: service.active });
   // The scheduler may start after its workers (compose, systemd): keep asking until it answers.
   let first: RegisterWorkerResponse__Output | null = null;
   for (let attempt = 1; !first; attempt++) {
     try {
-      first = await unary<WorkerInfo, RegisterWorkerResponse__Output>(scheduler.RegisterWorker, scheduler, info(), 10_000);
+      first = await unary<WorkerInfo, RegisterWorkerResponse__Output>(
+        scheduler.RegisterWorker,
+        scheduler,
+        info(),
+        10_000,
+      );
     } catch (err) {
       if (attempt >= opts.registerAttempts!) throw err;
       logger.warn({ err, attempt }, 'scheduler not reachable yet; retrying registration');
@@ -58,8 +80,8 @@ export async function startWorker(opts: { config: Config; logger: Logger; schedu
   }
   const interval = Number(first.heartbeat_interval_ms) || 2_000;
   const timer = setInterval(() => {
-    unary<WorkerInfo, RegisterWorkerResponse__Output>(scheduler.Heartbeat, scheduler, info(), interval).catch((err: unknown) =>
-      logger.warn({ err }, 'heartbeat to the scheduler failed'),
+    unary<WorkerInfo, RegisterWorkerResponse__Output>(scheduler.Heartbeat, scheduler, info(), interval).catch(
+      (err: unknown) => logger.warn({ err }, 'heartbeat to the scheduler failed'),
     );
   }, interval);
   timer.unref();

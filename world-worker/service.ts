@@ -53,7 +53,12 @@ export class WorldWorkerService {
   }
 
   async ping(): Promise<PingResponse> {
-    return { worker_id: this.#id, capacity: this.#capacity, active: this.#active, uptime_ms: String(Date.now() - this.#started) };
+    return {
+      worker_id: this.#id,
+      capacity: this.#capacity,
+      active: this.#active,
+      uptime_ms: String(Date.now() - this.#started),
+    };
   }
 
   async execute(req: Pick<WorkRequest__Output, 'kind' | 'payload_json'>): Promise<WorkResponse> {
@@ -63,7 +68,8 @@ export class WorldWorkerService {
 
   async #run(kind: string, payload: unknown): Promise<unknown> {
     const handler = this.#handlers.get(kind);
-    if (!handler) throw new ServiceError('not_implemented', `world-worker ${this.#id} has no handler for work of kind "${kind}"`);
+    if (!handler)
+      throw new ServiceError('not_implemented', `world-worker ${this.#id} has no handler for work of kind "${kind}"`);
     this.#active++;
     try {
       return await handler(payload);
@@ -90,7 +96,10 @@ export class WorldWorkerService {
   async executeInProcess(kind: string, payload: unknown, timeoutMs: number): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ServiceError('timeout', 'the request took too long inside the service')), timeoutMs);
+      timer = setTimeout(
+        () => reject(new ServiceError('timeout', 'the request took too long inside the service')),
+        timeoutMs,
+      );
     });
     try {
       return (await Promise.race([this.#run(kind, payload ?? null), deadline])) ?? null;

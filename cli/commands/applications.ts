@@ -27,7 +27,10 @@ const appColumns = [
 /** The `source` object of spec section 2 from the command's options. */
 function sourceOf(opts: CreateOptions): Record<string, string> {
   const given = [opts.git, opts.localPath, opts.upload].filter((v) => v !== undefined).length;
-  if (given !== 1) throw new Error('give exactly one source: --git <url> --commit <sha>, --local-path <folder>, or --upload <archive.tar.gz>');
+  if (given !== 1)
+    throw new Error(
+      'give exactly one source: --git <url> --commit <sha>, --local-path <folder>, or --upload <archive.tar.gz>',
+    );
   if (opts.git !== undefined) {
     if (!opts.commit) throw new Error('--git needs --commit <full commit id>');
     return { kind: 'git', url: opts.git, commit: opts.commit, ...(opts.ref ? { ref: opts.ref } : {}) };
@@ -57,21 +60,28 @@ async function uploadArchive(opts: CommonOptions, appId: string, archive: string
 
 /** Registers `crucible applications` (alias `apps`): list, get, create, upload, import-catalog, delete. */
 export function registerApplicationCommands(program: Command): void {
-  const apps = program.command('applications').alias('apps').description('applications: software with pinned source and images');
+  const apps = program
+    .command('applications')
+    .alias('apps')
+    .description('applications: software with pinned source and images');
 
   common(apps.command('list'))
     .description('list the applications of the project')
-    .action(run(async (opts: CommonOptions) => {
-      const list = await api(opts).get<any[]>('/v1/applications');
-      show(opts, list, () => table(list, [...appColumns]));
-    }));
+    .action(
+      run(async (opts: CommonOptions) => {
+        const list = await api(opts).get<any[]>('/v1/applications');
+        show(opts, list, () => table(list, [...appColumns]));
+      }),
+    );
 
   common(apps.command('get <app_id>'))
     .description('show one application')
-    .action(run(async (appId: string, opts: CommonOptions) => {
-      const app = await api(opts).get(`/v1/applications/${seg(appId)}`);
-      show(opts, app, () => fields(app));
-    }));
+    .action(
+      run(async (appId: string, opts: CommonOptions) => {
+        const app = await api(opts).get(`/v1/applications/${seg(appId)}`);
+        show(opts, app, () => fields(app));
+      }),
+    );
 
   common(apps.command('create'))
     .description('register an application (starts nothing); with --upload the archive is sent right after')
@@ -84,38 +94,64 @@ export function registerApplicationCommands(program: Command): void {
     .option('--image <service=image>', 'pinned image of a service, image:tag@sha256:<digest> (repeatable)', collect)
     .option('--policies <text>', 'rules the agent must follow, plain words')
     .option('--notes <text>', 'free text')
-    .action(run(async (opts: CreateOptions) => {
-      const client = api(opts);
-      const body = { name: opts.name, source: sourceOf(opts), images: imagesOf(opts.image), policies: opts.policies, notes: opts.notes };
-      const app = await client.post('/v1/applications', body);
-      const uploaded = opts.upload ? await uploadArchive(opts, app.id, opts.upload) : undefined;
-      show(opts, uploaded === undefined ? app : { ...app, upload: uploaded }, () => `Application ${app.id} (${app.name}) registered${opts.upload ? ' and its source uploaded' : ''}.\n`);
-    }));
+    .action(
+      run(async (opts: CreateOptions) => {
+        const client = api(opts);
+        const body = {
+          name: opts.name,
+          source: sourceOf(opts),
+          images: imagesOf(opts.image),
+          policies: opts.policies,
+          notes: opts.notes,
+        };
+        const app = await client.post('/v1/applications', body);
+        const uploaded = opts.upload ? await uploadArchive(opts, app.id, opts.upload) : undefined;
+        show(
+          opts,
+          uploaded === undefined ? app : { ...app, upload: uploaded },
+          () => `Application ${app.id} (${app.name}) registered${opts.upload ? ' and its source uploaded' : ''}.\n`,
+        );
+      }),
+    );
 
   common(apps.command('upload <app_id> <archive>'))
     .description('upload the .tar.gz source archive of an application with source kind upload')
-    .action(run(async (appId: string, archive: string, opts: CommonOptions) => {
-      const answer = await uploadArchive(opts, appId, archive);
-      show(opts, answer, () => `Source of ${appId} uploaded.\n`);
-    }));
+    .action(
+      run(async (appId: string, archive: string, opts: CommonOptions) => {
+        const answer = await uploadArchive(opts, appId, archive);
+        show(opts, answer, () => `Source of ${appId} uploaded.\n`);
+      }),
+    );
 
   common(apps.command('import-catalog'))
     .description("register the packaged sample applications, as many as the plan's application limit allows")
-    .action(run(async (opts: CommonOptions) => {
-      const answer = await api(opts).post('/v1/applications/import-catalog');
-      const registered: any[] = answer.registered ?? [];
-      const skipped: any[] = answer.skipped ?? [];
-      show(opts, answer, () =>
-        `Plan ${answer.plan}: ${registered.length} registered, ${skipped.length} skipped.\n` +
-        (registered.length ? table(registered, [...appColumns]) : '') +
-        (skipped.length ? table(skipped, [['skipped', (s: any) => s.name], ['why', (s: any) => s.reason]]) : ''),
-      );
-    }));
+    .action(
+      run(async (opts: CommonOptions) => {
+        const answer = await api(opts).post('/v1/applications/import-catalog');
+        const registered: any[] = answer.registered ?? [];
+        const skipped: any[] = answer.skipped ?? [];
+        show(
+          opts,
+          answer,
+          () =>
+            `Plan ${answer.plan}: ${registered.length} registered, ${skipped.length} skipped.\n` +
+            (registered.length ? table(registered, [...appColumns]) : '') +
+            (skipped.length
+              ? table(skipped, [
+                  ['skipped', (s: any) => s.name],
+                  ['why', (s: any) => s.reason],
+                ])
+              : ''),
+        );
+      }),
+    );
 
   common(apps.command('delete <app_id>'))
     .description('delete an application (admin); its builds stop, finished runs stay in history')
-    .action(run(async (appId: string, opts: CommonOptions) => {
-      const answer = await api(opts).del(`/v1/applications/${seg(appId)}`);
-      show(opts, answer, () => `Application ${appId} deleted.\n`);
-    }));
+    .action(
+      run(async (appId: string, opts: CommonOptions) => {
+        const answer = await api(opts).del(`/v1/applications/${seg(appId)}`);
+        show(opts, answer, () => `Application ${appId} deleted.\n`);
+      }),
+    );
 }

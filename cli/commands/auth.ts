@@ -32,9 +32,13 @@ async function login(opts: CommonOptions & { client?: string }): Promise<void> {
   const { baseUrl } = resolveCredentials({ url: opts.url });
   const anonymous = new ApiClient(baseUrl, null);
   const client = opts.client ?? terminalName();
-  const started = await anonymous.request<LoginStarted>('POST', '/v1/cli/logins', { body: { client }, anonymous: true });
+  const started = await anonymous.request<LoginStarted>('POST', '/v1/cli/logins', {
+    body: { client },
+    anonymous: true,
+  });
   const { user_code, verification_url, expires_in } = started;
-  if (opts.json) process.stdout.write(`${JSON.stringify({ status: 'pending', user_code, verification_url, expires_in })}\n`);
+  if (opts.json)
+    process.stdout.write(`${JSON.stringify({ status: 'pending', user_code, verification_url, expires_in })}\n`);
   else {
     process.stdout.write(
       `To sign in this terminal (${client}) to ${baseUrl}:\n` +
@@ -49,7 +53,10 @@ async function login(opts: CommonOptions & { client?: string }): Promise<void> {
     await sleep(intervalMs);
     let answer: { status: string; api_key?: string };
     try {
-      answer = await anonymous.request('POST', '/v1/cli/logins/poll', { body: { device_code: started.device_code }, anonymous: true });
+      answer = await anonymous.request('POST', '/v1/cli/logins/poll', {
+        body: { device_code: started.device_code },
+        anonymous: true,
+      });
     } catch (err) {
       // asked too often: wait longer between polls, as a device flow's slow_down asks
       if (err instanceof ApiError && err.status === 429) {
@@ -59,16 +66,35 @@ async function login(opts: CommonOptions & { client?: string }): Promise<void> {
       throw err;
     }
     if (answer.status === 'pending') {
-      if (Date.now() > deadline + intervalMs) throw new Error('the sign-in request expired; run `crucible login` again');
+      if (Date.now() > deadline + intervalMs)
+        throw new Error('the sign-in request expired; run `crucible login` again');
       continue;
     }
     if (answer.status === 'denied') throw new Error('the sign-in request was denied');
     if (answer.status === 'expired') throw new Error('the sign-in request expired; run `crucible login` again');
-    if (answer.status !== 'approved' || !answer.api_key) throw new Error('the sign-in was approved but its key was already handed out; run `crucible login` again');
-    const file = writeSignIn({ base_url: baseUrl, api_key: answer.api_key, client, saved_at: new Date().toISOString() });
+    if (answer.status !== 'approved' || !answer.api_key)
+      throw new Error('the sign-in was approved but its key was already handed out; run `crucible login` again');
+    const file = writeSignIn({
+      base_url: baseUrl,
+      api_key: answer.api_key,
+      client,
+      saved_at: new Date().toISOString(),
+    });
     const me = await new ApiClient(baseUrl, answer.api_key).get('/v1/me');
-    if (opts.json) printJson({ status: 'approved', base_url: baseUrl, config: file, project_id: me.project_id, project: me.project, organization: me.organization, scopes: me.scopes });
-    else process.stdout.write(`Signed in to ${me.organization} / ${me.project} (${me.project_id}) with scopes ${me.scopes.join(', ')}.\nKey saved in ${file} (readable by you only).\n`);
+    if (opts.json)
+      printJson({
+        status: 'approved',
+        base_url: baseUrl,
+        config: file,
+        project_id: me.project_id,
+        project: me.project,
+        organization: me.organization,
+        scopes: me.scopes,
+      });
+    else
+      process.stdout.write(
+        `Signed in to ${me.organization} / ${me.project} (${me.project_id}) with scopes ${me.scopes.join(', ')}.\nKey saved in ${file} (readable by you only).\n`,
+      );
     return;
   }
 }
@@ -86,7 +112,9 @@ export function registerAuthCommands(program: Command): void {
       run(async (opts: CommonOptions) => {
         const file = configPath();
         const removed = removeSignIn();
-        show(opts, { removed, config: file }, () => (removed ? `Signed out: removed ${file}.\n` : `Not signed in (no ${file}).\n`));
+        show(opts, { removed, config: file }, () =>
+          removed ? `Signed out: removed ${file}.\n` : `Not signed in (no ${file}).\n`,
+        );
       }),
     );
 
@@ -97,7 +125,15 @@ export function registerAuthCommands(program: Command): void {
         const creds = resolveCredentials({ apiKey: opts.apiKey, url: opts.url });
         const me = await ApiClient.from(opts).get('/v1/me');
         show(opts, { ...me, base_url: creds.baseUrl, key_source: creds.keySource }, () =>
-          fields({ server: creds.baseUrl, organization: me.organization, project: `${me.project} (${me.project_id})`, scopes: (me.scopes as string[]).join(', '), plan: me.plan, user: me.user?.email ?? me.user, key_from: creds.keySource }),
+          fields({
+            server: creds.baseUrl,
+            organization: me.organization,
+            project: `${me.project} (${me.project_id})`,
+            scopes: (me.scopes as string[]).join(', '),
+            plan: me.plan,
+            user: me.user?.email ?? me.user,
+            key_from: creds.keySource,
+          }),
         );
       }),
     );

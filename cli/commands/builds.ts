@@ -34,16 +34,39 @@ function scenarioCounts(scenarios: any[]): Record<string, number> {
  * Follows a world build's events with a progress bar, then prints a summary: the job, the
  * world version and its scenarios by split and status. Exits 1 unless the build succeeded.
  */
-async function followBuild(client: ApiClient, jobId: string, worldVersionId: string | undefined, opts: CommonOptions, started?: unknown): Promise<void> {
-  await follow(client, `/v1/jobs/${seg(jobId)}/events`, { total: BUILD_PHASES.length, unit: 'phases', step: buildStep, quiet: opts.json });
+async function followBuild(
+  client: ApiClient,
+  jobId: string,
+  worldVersionId: string | undefined,
+  opts: CommonOptions,
+  started?: unknown,
+): Promise<void> {
+  await follow(client, `/v1/jobs/${seg(jobId)}/events`, {
+    total: BUILD_PHASES.length,
+    unit: 'phases',
+    step: buildStep,
+    quiet: opts.json,
+  });
   const job = await client.get(`/v1/jobs/${seg(jobId)}`);
   const wvId = worldVersionId ?? job.input?.world_version_id ?? job.result?.world_version_id;
   const scenarios: any[] = wvId ? await client.get(`/v1/world-versions/${seg(wvId)}/scenarios`).catch(() => []) : [];
   if (opts.json) printJson({ build: started ?? null, job, scenarios: scenarioCounts(scenarios) });
   else {
     process.stdout.write(
-      fields({ job: job.id, status: job.status, world_version: wvId, phases: (job.completed_phases ?? []).join(', '), spent_usd: job.spent_usd, error: job.error }) +
-        (scenarios.length ? table(Object.entries(scenarioCounts(scenarios)), [['scenarios (split/status)', ([k]) => k], ['count', ([, n]) => n]]) : ''),
+      fields({
+        job: job.id,
+        status: job.status,
+        world_version: wvId,
+        phases: (job.completed_phases ?? []).join(', '),
+        spent_usd: job.spent_usd,
+        error: job.error,
+      }) +
+        (scenarios.length
+          ? table(Object.entries(scenarioCounts(scenarios)), [
+              ['scenarios (split/status)', ([k]) => k],
+              ['count', ([, n]) => n],
+            ])
+          : ''),
     );
   }
   if (job.status !== 'succeeded') process.exitCode = 1;
@@ -62,36 +85,57 @@ export function registerBuildCommands(program: Command): void {
     .option('--max-repair-rounds <n>', '0 to 5 (default 2)', num)
     .option('--no-check-determinism', 'do not replay each scenario to prove the same result twice')
     .option('--no-follow', 'print the answer and return at once')
-    .action(run(async (appId: string, opts: BuildOptions) => {
-      const client = api(opts);
-      const body = {
-        application_id: appId,
-        model: opts.model,
-        budget_usd: opts.budget,
-        auto_approve: opts.autoApprove,
-        scenario_target: opts.scenarioTarget,
-        max_repair_rounds: opts.maxRepairRounds,
-        check_determinism: opts.checkDeterminism,
-      };
-      const started = await client.post('/v1/world-builds', body);
-      if (!opts.follow) return show(opts, started, () => fields(started));
-      if (!opts.json) process.stdout.write(`Build ${started.job_id}: world ${started.world_id}, version ${started.version} (${started.world_version_id}).\n`);
-      await followBuild(client, started.job_id, started.world_version_id, opts, started);
-    }));
+    .action(
+      run(async (appId: string, opts: BuildOptions) => {
+        const client = api(opts);
+        const body = {
+          application_id: appId,
+          model: opts.model,
+          budget_usd: opts.budget,
+          auto_approve: opts.autoApprove,
+          scenario_target: opts.scenarioTarget,
+          max_repair_rounds: opts.maxRepairRounds,
+          check_determinism: opts.checkDeterminism,
+        };
+        const started = await client.post('/v1/world-builds', body);
+        if (!opts.follow) return show(opts, started, () => fields(started));
+        if (!opts.json)
+          process.stdout.write(
+            `Build ${started.job_id}: world ${started.world_id}, version ${started.version} (${started.world_version_id}).\n`,
+          );
+        await followBuild(client, started.job_id, started.world_version_id, opts, started);
+      }),
+    );
 
   common(builds.command('list'))
     .description('list world build jobs, newest first')
-    .action(run(async (opts: CommonOptions) => {
-      const list = await api(opts).get<any[]>('/v1/jobs', { kind: 'world_build' });
-      show(opts, list, () => table(list, [...jobColumns]));
-    }));
+    .action(
+      run(async (opts: CommonOptions) => {
+        const list = await api(opts).get<any[]>('/v1/jobs', { kind: 'world_build' });
+        show(opts, list, () => table(list, [...jobColumns]));
+      }),
+    );
 
   common(builds.command('status <job_id>').alias('get'))
     .description('show a build job')
-    .action(run(async (jobId: string, opts: CommonOptions) => {
-      const job = await api(opts).get(`/v1/jobs/${seg(jobId)}`);
-      show(opts, job, () => fields(job, ['id', 'kind', 'status', 'attempts', 'completed_phases', 'spent_usd', 'budget_usd', 'error', 'result']));
-    }));
+    .action(
+      run(async (jobId: string, opts: CommonOptions) => {
+        const job = await api(opts).get(`/v1/jobs/${seg(jobId)}`);
+        show(opts, job, () =>
+          fields(job, [
+            'id',
+            'kind',
+            'status',
+            'attempts',
+            'completed_phases',
+            'spent_usd',
+            'budget_usd',
+            'error',
+            'result',
+          ]),
+        );
+      }),
+    );
 
   common(builds.command('follow <job_id>').alias('wait'))
     .description('follow a build to its end with a progress bar, then print its summary')
@@ -102,36 +146,54 @@ export function registerBuildCommands(program: Command): void {
   common(jobs.command('list'))
     .description('list server jobs, newest first')
     .option('--kind <kind>', 'only jobs of this kind, e.g. world_build')
-    .action(run(async (opts: CommonOptions & { kind?: string }) => {
-      const list = await api(opts).get<any[]>('/v1/jobs', { kind: opts.kind });
-      show(opts, list, () => table(list, [...jobColumns]));
-    }));
+    .action(
+      run(async (opts: CommonOptions & { kind?: string }) => {
+        const list = await api(opts).get<any[]>('/v1/jobs', { kind: opts.kind });
+        show(opts, list, () => table(list, [...jobColumns]));
+      }),
+    );
 
   common(jobs.command('get <job_id>'))
     .description('show a server job')
-    .action(run(async (jobId: string, opts: CommonOptions) => {
-      const job = await api(opts).get(`/v1/jobs/${seg(jobId)}`);
-      show(opts, job, () => fields(job));
-    }));
+    .action(
+      run(async (jobId: string, opts: CommonOptions) => {
+        const job = await api(opts).get(`/v1/jobs/${seg(jobId)}`);
+        show(opts, job, () => fields(job));
+      }),
+    );
 
   for (const command of ['pause', 'resume', 'stop', 'retry'] as const) {
     common(jobs.command(`${command} <job_id>`))
-      .description(command === 'retry' ? 'restart a failed or stopped job from its last saved step' : `${command} a server job`)
-      .action(run(async (jobId: string, opts: CommonOptions) => {
-        const answer = await api(opts).post(`/v1/jobs/${seg(jobId)}/commands`, { command });
-        show(opts, answer, () => fields(answer));
-      }));
+      .description(
+        command === 'retry' ? 'restart a failed or stopped job from its last saved step' : `${command} a server job`,
+      )
+      .action(
+        run(async (jobId: string, opts: CommonOptions) => {
+          const answer = await api(opts).post(`/v1/jobs/${seg(jobId)}/commands`, { command });
+          show(opts, answer, () => fields(answer));
+        }),
+      );
   }
 
   common(jobs.command('events <job_id>'))
     .description('print the events of a job (one JSON object a line with --json) until it ends')
     .option('--cursor <event_id>', 'continue after this event', num, 0)
-    .action(run(async (jobId: string, opts: CommonOptions & { cursor: number }) => printEvents(api(opts), `/v1/jobs/${seg(jobId)}/events`, opts)));
+    .action(
+      run(async (jobId: string, opts: CommonOptions & { cursor: number }) =>
+        printEvents(api(opts), `/v1/jobs/${seg(jobId)}/events`, opts),
+      ),
+    );
 }
 
 /** Prints a stream's events as they come: JSON lines with --json, else `id time type summary`. */
-export async function printEvents(client: ApiClient, path: string, opts: CommonOptions & { cursor?: number }): Promise<void> {
+export async function printEvents(
+  client: ApiClient,
+  path: string,
+  opts: CommonOptions & { cursor?: number },
+): Promise<void> {
   for await (const e of client.events(path, opts.cursor ?? 0)) {
-    process.stdout.write(opts.json ? `${JSON.stringify(e)}\n` : `${e.event_id}\t${e.created_at}\t${e.type}\t${e.summary}\n`);
+    process.stdout.write(
+      opts.json ? `${JSON.stringify(e)}\n` : `${e.event_id}\t${e.created_at}\t${e.type}\t${e.summary}\n`,
+    );
   }
 }

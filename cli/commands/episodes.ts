@@ -22,38 +22,67 @@ export function registerEpisodeCommands(program: Command): void {
 
   common(episodes.command('get <ep_id>'))
     .description('show the full episode record: status, termination, reward, oracle, actions, messages')
-    .action(run(async (epId: string, opts: CommonOptions) => {
-      const ep = await api(opts).get(`/v1/episodes/${seg(epId)}`);
-      show(opts, ep, () => fields(ep, ['id', 'status', 'termination', 'reward', 'scenario', 'oracle']) + `${(ep.actions ?? []).length} actions, ${(ep.messages ?? []).length} messages (--json shows them)\n`);
-    }));
+    .action(
+      run(async (epId: string, opts: CommonOptions) => {
+        const ep = await api(opts).get(`/v1/episodes/${seg(epId)}`);
+        show(
+          opts,
+          ep,
+          () =>
+            fields(ep, ['id', 'status', 'termination', 'reward', 'scenario', 'oracle']) +
+            `${(ep.actions ?? []).length} actions, ${(ep.messages ?? []).length} messages (--json shows them)\n`,
+        );
+      }),
+    );
 
   common(episodes.command('observation <ep_id>').alias('turn'))
     .description('the waiting turn of an external episode: actor, new messages, tools')
-    .action(run(async (epId: string, opts: CommonOptions) => {
-      const o = await api(opts).get(`/v1/episodes/${seg(epId)}/observation`);
-      show(opts, o, () => {
-        const d = o.turn?.data;
-        if (!o.awaiting_action || !d) return `Episode ${o.episode_status}; no turn waits.\n`;
-        const msgs = (d.new ?? []).map((m: any) => `  [${m.role}] ${m.content}`).join('\n');
-        const tools = (d.tools ?? []).map((t: any) => t.function?.name).join(', ');
-        return `Turn of ${d.actor} (request version ${d.goal_version_observed}):\n${msgs}\nTools: ${tools}\n`;
-      });
-    }));
+    .action(
+      run(async (epId: string, opts: CommonOptions) => {
+        const o = await api(opts).get(`/v1/episodes/${seg(epId)}/observation`);
+        show(opts, o, () => {
+          const d = o.turn?.data;
+          if (!o.awaiting_action || !d) return `Episode ${o.episode_status}; no turn waits.\n`;
+          const msgs = (d.new ?? []).map((m: any) => `  [${m.role}] ${m.content}`).join('\n');
+          const tools = (d.tools ?? []).map((t: any) => t.function?.name).join(', ');
+          return `Turn of ${d.actor} (request version ${d.goal_version_observed}):\n${msgs}\nTools: ${tools}\n`;
+        });
+      }),
+    );
 
   common(episodes.command('act <ep_id>'))
     .description('send the action of the waiting turn and wait for its result')
     .requiredOption('--actor <actor>', 'the actor the turn names')
     .requiredOption('--tool <tool>', 'one of the tools the turn offers')
     .option('--args <json>', 'the arguments as a JSON object', '{}')
-    .option('--key <idempotency_key>', 'names this action (8 to 64 characters); re-send with the same key after a timeout (default: a new one)')
+    .option(
+      '--key <idempotency_key>',
+      'names this action (8 to 64 characters); re-send with the same key after a timeout (default: a new one)',
+    )
     .option('--wait <seconds>', 'how long to wait for the result', num, 120)
-    .action(run(async (epId: string, opts: CommonOptions & { actor: string; tool: string; args: string; key?: string; wait: number }) => {
-      const client = api(opts);
-      const key = opts.key ?? randomUUID();
-      const accepted = await client.post(`/v1/episodes/${seg(epId)}/actions`, { actor: opts.actor, tool: opts.tool, args: jsonObject(opts.args, '--args'), idempotency_key: key });
-      const result = await waitForResult(client, epId, key, opts.wait * 1000);
-      show(opts, { ...result, idempotency_key: key, event_id: accepted.event_id, duplicate: accepted.duplicate ?? false }, () => `${typeof result.result === 'string' ? result.result : JSON.stringify(result.result, null, 2)}\n`);
-    }));
+    .action(
+      run(
+        async (
+          epId: string,
+          opts: CommonOptions & { actor: string; tool: string; args: string; key?: string; wait: number },
+        ) => {
+          const client = api(opts);
+          const key = opts.key ?? randomUUID();
+          const accepted = await client.post(`/v1/episodes/${seg(epId)}/actions`, {
+            actor: opts.actor,
+            tool: opts.tool,
+            args: jsonObject(opts.args, '--args'),
+            idempotency_key: key,
+          });
+          const result = await waitForResult(client, epId, key, opts.wait * 1000);
+          show(
+            opts,
+            { ...result, idempotency_key: key, event_id: accepted.event_id, duplicate: accepted.duplicate ?? false },
+            () => `${typeof result.result === 'string' ? result.result : JSON.stringify(result.result, null, 2)}\n`,
+          );
+        },
+      ),
+    );
 
   common(episodes.command('intervene <ep_id>'))
     .description('intervene in a running episode')
@@ -64,9 +93,19 @@ export function registerEpisodeCommands(program: Command): void {
     .option('--fault-mode <mode>', 'drop_response, error, timeout_before or rate_limit (for fault)')
     .option('--role <role>', 'for revoke_tool and grant_tool')
     .option('--count <n>', 'calls affected (for fault)', num)
-    .action(run(async (epId: string, opts: CommonOptions & Record<string, any>) => {
-      const body = { kind: opts.kind, text: opts.text, goal_version: opts.goalVersion, tool: opts.tool, fault_mode: opts.faultMode, role: opts.role, count: opts.count };
-      const answer = await api(opts).post(`/v1/episodes/${seg(epId)}/interventions`, body);
-      show(opts, answer, () => `Intervention ${opts.kind} queued for ${epId}.\n`);
-    }));
+    .action(
+      run(async (epId: string, opts: CommonOptions & Record<string, any>) => {
+        const body = {
+          kind: opts.kind,
+          text: opts.text,
+          goal_version: opts.goalVersion,
+          tool: opts.tool,
+          fault_mode: opts.faultMode,
+          role: opts.role,
+          count: opts.count,
+        };
+        const answer = await api(opts).post(`/v1/episodes/${seg(epId)}/interventions`, body);
+        show(opts, answer, () => `Intervention ${opts.kind} queued for ${epId}.\n`);
+      }),
+    );
 }

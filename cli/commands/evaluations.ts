@@ -19,7 +19,10 @@ interface EvalOptions extends CommonOptions {
 const episodeColumns = [
   ['id', (e: any) => e.id],
   ['profile', (e: any) => e.profile],
-  ['scenario', (e: any) => (typeof e.scenario === 'object' && e.scenario ? (e.scenario.scenario_id ?? e.scenario.id) : e.scenario)],
+  [
+    'scenario',
+    (e: any) => (typeof e.scenario === 'object' && e.scenario ? (e.scenario.scenario_id ?? e.scenario.id) : e.scenario),
+  ],
   ['split', (e: any) => e.split],
   ['status', (e: any) => e.status],
   ['termination', (e: any) => e.termination],
@@ -31,8 +34,19 @@ const episodeColumns = [
  * Follows a run's events with a progress bar (one unit per finished episode), then prints
  * its summary per profile. Exits 1 unless the run finished.
  */
-async function followRun(client: ApiClient, runId: string, episodes: number, opts: CommonOptions, started?: unknown): Promise<void> {
-  await follow(client, `/v1/runs/${seg(runId)}/events`, { total: episodes, unit: 'episodes', step: runStep, quiet: opts.json });
+async function followRun(
+  client: ApiClient,
+  runId: string,
+  episodes: number,
+  opts: CommonOptions,
+  started?: unknown,
+): Promise<void> {
+  await follow(client, `/v1/runs/${seg(runId)}/events`, {
+    total: episodes,
+    unit: 'episodes',
+    step: runStep,
+    quiet: opts.json,
+  });
   const r = await client.get(`/v1/runs/${seg(runId)}`);
   if (opts.json) printJson({ run: r, started: started ?? null });
   else process.stdout.write(`Run ${r.run_id}: ${r.status}\n${summaryTable(r.summary)}`);
@@ -41,7 +55,10 @@ async function followRun(client: ApiClient, runId: string, episodes: number, opt
 
 /** Registers `crucible evaluations` (alias `eval`), `crucible runs` and `crucible compare`. */
 export function registerEvaluationCommands(program: Command): void {
-  const evaluations = program.command('evaluations').alias('eval').description('start runs: profiles attempting the scenarios of a world version');
+  const evaluations = program
+    .command('evaluations')
+    .alias('eval')
+    .description('start runs: profiles attempting the scenarios of a world version');
 
   common(evaluations.command('start').alias('create'))
     .description('start a run and follow it to its end with a progress bar, then print the summary ($)')
@@ -54,80 +71,114 @@ export function registerEvaluationCommands(program: Command): void {
     .option('--budget <usd>', 'the run stops itself at this spend', num)
     .option('--max-episode-cost <usd>', 'an episode ends (termination budget) at this spend', num)
     .option('--no-follow', 'print the answer and return at once')
-    .action(run(async (opts: EvalOptions) => {
-      const client = api(opts);
-      const body = {
-        world_version_id: opts.worldVersion,
-        profile_ids: opts.profile,
-        splits: opts.split,
-        scenario_ids: opts.scenario,
-        repeats: opts.repeats,
-        default_stress: opts.stress,
-        budget_usd: opts.budget,
-        max_episode_cost_usd: opts.maxEpisodeCost,
-      };
-      const started = await client.post('/v1/evaluations', body);
-      if (!opts.follow) return show(opts, started, () => fields(started));
-      if (!opts.json) {
-        const when = started.starts_at ? `; waits for quiet hours until ${started.starts_at}` : '';
-        process.stdout.write(`Run ${started.run_id}: ${started.episodes} episodes in ${started.shards} shards${when}.\n`);
-      }
-      await followRun(client, started.run_id, started.episodes, opts, started);
-    }));
+    .action(
+      run(async (opts: EvalOptions) => {
+        const client = api(opts);
+        const body = {
+          world_version_id: opts.worldVersion,
+          profile_ids: opts.profile,
+          splits: opts.split,
+          scenario_ids: opts.scenario,
+          repeats: opts.repeats,
+          default_stress: opts.stress,
+          budget_usd: opts.budget,
+          max_episode_cost_usd: opts.maxEpisodeCost,
+        };
+        const started = await client.post('/v1/evaluations', body);
+        if (!opts.follow) return show(opts, started, () => fields(started));
+        if (!opts.json) {
+          const when = started.starts_at ? `; waits for quiet hours until ${started.starts_at}` : '';
+          process.stdout.write(
+            `Run ${started.run_id}: ${started.episodes} episodes in ${started.shards} shards${when}.\n`,
+          );
+        }
+        await followRun(client, started.run_id, started.episodes, opts, started);
+      }),
+    );
 
   const runs = program.command('runs').description('runs and their episodes');
 
   common(runs.command('list'))
     .description('list runs, newest first')
-    .action(run(async (opts: CommonOptions) => {
-      const list = await api(opts).get<any[]>('/v1/runs');
-      show(opts, list, () => table(list, [['run_id', (r: any) => r.run_id ?? r.id], ['status', (r: any) => r.status], ['world_version', (r: any) => r.config?.world_version_id ?? r.world_version_id], ['created', (r: any) => r.created_at]]));
-    }));
+    .action(
+      run(async (opts: CommonOptions) => {
+        const list = await api(opts).get<any[]>('/v1/runs');
+        show(opts, list, () =>
+          table(list, [
+            ['run_id', (r: any) => r.run_id ?? r.id],
+            ['status', (r: any) => r.status],
+            ['world_version', (r: any) => r.config?.world_version_id ?? r.world_version_id],
+            ['created', (r: any) => r.created_at],
+          ]),
+        );
+      }),
+    );
 
   common(runs.command('status <run_id>').alias('get'))
     .description('show a run: status, configuration and summary per profile')
-    .action(run(async (runId: string, opts: CommonOptions) => {
-      const r = await api(opts).get(`/v1/runs/${seg(runId)}`);
-      show(opts, r, () => `Run ${r.run_id}: ${r.status}\n${summaryTable(r.summary)}`);
-    }));
+    .action(
+      run(async (runId: string, opts: CommonOptions) => {
+        const r = await api(opts).get(`/v1/runs/${seg(runId)}`);
+        show(opts, r, () => `Run ${r.run_id}: ${r.status}\n${summaryTable(r.summary)}`);
+      }),
+    );
 
   common(runs.command('episodes <run_id>'))
     .description('list the episodes of a run')
-    .action(run(async (runId: string, opts: CommonOptions) => {
-      const list = await api(opts).get<any[]>(`/v1/runs/${seg(runId)}/episodes`);
-      show(opts, list, () => table(list, [...episodeColumns]));
-    }));
+    .action(
+      run(async (runId: string, opts: CommonOptions) => {
+        const list = await api(opts).get<any[]>(`/v1/runs/${seg(runId)}/episodes`);
+        show(opts, list, () => table(list, [...episodeColumns]));
+      }),
+    );
 
   common(runs.command('follow <run_id>').alias('wait'))
     .description('follow a run to its end with a progress bar, then print its summary')
-    .action(run(async (runId: string, opts: CommonOptions) => {
-      const client = api(opts);
-      const episodes = await client.get<any[]>(`/v1/runs/${seg(runId)}/episodes`);
-      await followRun(client, runId, episodes.length, opts);
-    }));
+    .action(
+      run(async (runId: string, opts: CommonOptions) => {
+        const client = api(opts);
+        const episodes = await client.get<any[]>(`/v1/runs/${seg(runId)}/episodes`);
+        await followRun(client, runId, episodes.length, opts);
+      }),
+    );
 
   common(runs.command('events <run_id>'))
     .description('print the events of a run (one JSON object a line with --json) until it ends')
     .option('--cursor <event_id>', 'continue after this event', num, 0)
-    .action(run(async (runId: string, opts: CommonOptions & { cursor: number }) => printEvents(api(opts), `/v1/runs/${seg(runId)}/events`, opts)));
+    .action(
+      run(async (runId: string, opts: CommonOptions & { cursor: number }) =>
+        printEvents(api(opts), `/v1/runs/${seg(runId)}/events`, opts),
+      ),
+    );
 
   for (const command of ['stop', 'pause', 'resume', 'retry'] as const) {
     common(runs.command(`${command} <run_id>`))
       .description(`${command} a run (passed on to every shard it applies to)`)
-      .action(run(async (runId: string, opts: CommonOptions) => {
-        const answer = await api(opts).post(`/v1/runs/${seg(runId)}/commands`, { command });
-        show(opts, answer, () => `Run ${runId}: ${command} sent.\n${answer && typeof answer === 'object' ? fields(answer) : ''}`);
-      }));
+      .action(
+        run(async (runId: string, opts: CommonOptions) => {
+          const answer = await api(opts).post(`/v1/runs/${seg(runId)}/commands`, { command });
+          show(
+            opts,
+            answer,
+            () => `Run ${runId}: ${command} sent.\n${answer && typeof answer === 'object' ? fields(answer) : ''}`,
+          );
+        }),
+      );
   }
 
   common(program.command('compare <run_a> [run_b]'))
     .description('compare the profiles of one run, or two runs on the same pinned world version')
-    .action(run(async (runA: string, runB: string | undefined, opts: CommonOptions) => {
-      const c = await api(opts).get('/v1/compare', { run_a: runA, run_b: runB });
-      show(opts, c, () => {
-        const parts = [`World version ${c.world_version_id} (content hash ${String(c.world_content_hash).slice(0, 16)})\n`];
-        for (const [runId, summary] of Object.entries<any>(c.runs ?? {})) parts.push(`\nRun ${runId}\n${summaryTable(summary)}`);
-        return parts.join('');
-      });
-    }));
+    .action(
+      run(async (runA: string, runB: string | undefined, opts: CommonOptions) => {
+        const c = await api(opts).get('/v1/compare', { run_a: runA, run_b: runB });
+        show(opts, c, () => {
+          const parts = [
+            `World version ${c.world_version_id} (content hash ${String(c.world_content_hash).slice(0, 16)})\n`,
+          ];
+          for (const [runId, summary] of Object.entries<any>(c.runs ?? {}))
+            parts.push(`\nRun ${runId}\n${summaryTable(summary)}`);
+          return parts.join('');
+        });
+      }),
+    );
 }

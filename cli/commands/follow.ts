@@ -31,7 +31,12 @@ export async function follow(api: ApiClient, path: string, opts: FollowOptions):
   const tty = Boolean(process.stderr.isTTY) && !opts.quiet;
   const bar = tty
     ? new cliProgress.SingleBar(
-        { format: `{bar} {value}/{total} ${opts.unit} | {label}`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
+        {
+          format: `{bar} {value}/{total} ${opts.unit} | {label}`,
+          stream: process.stderr,
+          hideCursor: true,
+          clearOnComplete: false,
+        },
         cliProgress.Presets.shades_classic,
       )
     : null;
@@ -58,14 +63,23 @@ export async function follow(api: ApiClient, path: string, opts: FollowOptions):
 }
 
 /** Phases of a world build, in order (docs/events.md, compiler.phase.started). */
-export const BUILD_PHASES = ['fetch_source', 'analyse', 'derive_tools', 'generate_scenarios', 'validate', 'repair', 'publish'];
+export const BUILD_PHASES = [
+  'fetch_source',
+  'analyse',
+  'derive_tools',
+  'generate_scenarios',
+  'validate',
+  'repair',
+  'publish',
+];
 
 /** Progress of a world build: one unit per finished phase. */
 export function buildStep(event: StreamEvent): Step | undefined {
   const d = event.data ?? {};
   if (event.type === 'compiler.phase.started') return { label: `${d.phase} ...` };
   if (event.type === 'compiler.phase.finished') return { advance: 1, label: `${d.phase} ${d.status}` };
-  if (event.type === 'build.scenario.validated') return { label: `scenario ${d.scenario_id} ${d.passed ? 'passed' : 'failed'}` };
+  if (event.type === 'build.scenario.validated')
+    return { label: `scenario ${d.scenario_id} ${d.passed ? 'passed' : 'failed'}` };
   if (event.type === 'job.status_changed') return { label: `job ${d.status}` };
   return undefined;
 }
@@ -73,9 +87,11 @@ export function buildStep(event: StreamEvent): Step | undefined {
 /** Progress of a run: one unit per finished episode. */
 export function runStep(event: StreamEvent): Step | undefined {
   const d = event.data ?? {};
-  if (event.type === 'run.started' && typeof d.episodes === 'number') return { total: d.episodes, label: 'run started' };
+  if (event.type === 'run.started' && typeof d.episodes === 'number')
+    return { total: d.episodes, label: 'run started' };
   if (event.type === 'episode.started') return { label: `episode ${event.episode_id} started (${d.scenario_id})` };
-  if (event.type === 'episode.finished') return { advance: 1, label: `episode ${event.episode_id} ${d.termination}, reward ${cell(d.reward)}` };
+  if (event.type === 'episode.finished')
+    return { advance: 1, label: `episode ${event.episode_id} ${d.termination}, reward ${cell(d.reward)}` };
   if (event.type === 'run.finished') return { label: `run ${d.status}` };
   return undefined;
 }
@@ -90,7 +106,17 @@ export function summaryTable(summary: any): string {
   if (rows.length === 0) return 'No profile results yet.\n';
   const names: string[] = [];
   for (const [, entry] of rows) {
-    for (const [k, v] of Object.entries(entry ?? {})) if ((v === null || typeof v !== 'object') && k !== 'profile_id' && !names.includes(k)) names.push(k);
+    for (const [k, v] of Object.entries(entry ?? {}))
+      if ((v === null || typeof v !== 'object') && k !== 'profile_id' && !names.includes(k)) names.push(k);
   }
-  return table(rows, [['profile', ([p]) => p], ...names.map((n) => [n, ([, e]: [string, Record<string, unknown>]) => e?.[n]] as [string, (r: [string, Record<string, unknown>]) => unknown])]);
+  return table(rows, [
+    ['profile', ([p]) => p],
+    ...names.map(
+      (n) =>
+        [n, ([, e]: [string, Record<string, unknown>]) => e?.[n]] as [
+          string,
+          (r: [string, Record<string, unknown>]) => unknown,
+        ],
+    ),
+  ]);
 }

@@ -8,24 +8,48 @@ export function registerKeyCommands(program: Command): void {
 
   common(keys.command('list'))
     .description('list keys: name, prefix, scopes, last use (never the key itself)')
-    .action(run(async (opts: CommonOptions) => {
-      const list = await api(opts).get<any[]>('/v1/api-keys');
-      show(opts, list, () => table(list, [['id', (k: any) => k.id], ['name', (k: any) => k.name], ['prefix', (k: any) => k.prefix], ['scopes', (k: any) => (k.scopes ?? []).join(',')], ['last_used', (k: any) => k.last_used_at]]));
-    }));
+    .action(
+      run(async (opts: CommonOptions) => {
+        const list = await api(opts).get<any[]>('/v1/api-keys');
+        show(opts, list, () =>
+          table(list, [
+            ['id', (k: any) => k.id],
+            ['name', (k: any) => k.name],
+            ['prefix', (k: any) => k.prefix],
+            ['scopes', (k: any) => (k.scopes ?? []).join(',')],
+            ['last_used', (k: any) => k.last_used_at],
+          ]),
+        );
+      }),
+    );
 
   common(keys.command('create'))
     .description('create a key; it is shown once')
     .requiredOption('--name <name>', 'what the key is for')
     .option('--scope <scope>', 'admin, read, write, evaluator or agent (repeatable; default admin)', collect)
-    .action(run(async (opts: CommonOptions & { name: string; scope?: string[] }) => {
-      const k = await api(opts).post('/v1/api-keys', { name: opts.name, scopes: opts.scope });
-      show(opts, k, () => `Key ${k.id} (${(k.scopes ?? []).join(', ')}), shown this once:\n  ${k.api_key}\n${k.note ? `${k.note}\n` : ''}`);
-    }));
+    .action(
+      run(async (opts: CommonOptions & { name: string; scope?: string[] }) => {
+        const k = await api(opts).post('/v1/api-keys', { name: opts.name, scopes: opts.scope });
+        show(
+          opts,
+          k,
+          () =>
+            `Key ${k.id} (${(k.scopes ?? []).join(', ')}), shown this once:\n  ${k.api_key}\n${k.note ? `${k.note}\n` : ''}`,
+        );
+      }),
+    );
 
   common(keys.command('revoke <key_id>'))
     .description('revoke a key: it stops working at once')
-    .action(run(async (keyId: string, opts: CommonOptions) => {
-      const answer = await api(opts).del(`/v1/api-keys/${seg(keyId)}`);
-      show(opts, answer, () => `Key ${keyId} revoked.\n${answer && typeof answer === 'object' && Object.keys(answer).length ? fields(answer) : ''}`);
-    }));
+    .action(
+      run(async (keyId: string, opts: CommonOptions) => {
+        const answer = await api(opts).del(`/v1/api-keys/${seg(keyId)}`);
+        show(
+          opts,
+          answer,
+          () =>
+            `Key ${keyId} revoked.\n${answer && typeof answer === 'object' && Object.keys(answer).length ? fields(answer) : ''}`,
+        );
+      }),
+    );
 }

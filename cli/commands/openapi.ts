@@ -9,7 +9,10 @@ import { printJson, run } from './output.js';
 /** gateway/openapi.yaml of this installation, from the sources or from dist/. */
 function localDocument(): unknown {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const file = [path.resolve(here, '../../gateway/openapi.yaml'), path.resolve(here, '../../../gateway/openapi.yaml')].find((p) => existsSync(p));
+  const file = [
+    path.resolve(here, '../../gateway/openapi.yaml'),
+    path.resolve(here, '../../../gateway/openapi.yaml'),
+  ].find((p) => existsSync(p));
   if (!file) throw new Error(`gateway/openapi.yaml not found near ${here}`);
   return parseYaml(readFileSync(file, 'utf8'));
 }
@@ -18,13 +21,17 @@ function localDocument(): unknown {
 export function registerOpenApiCommand(program: Command): void {
   program
     .command('openapi')
-    .description("print the API description as JSON: the server's /openapi.json, or with --local this installation's own")
+    .description(
+      "print the API description as JSON: the server's /openapi.json, or with --local this installation's own",
+    )
     .option('--url <address>', 'server address (else SERVICE_URL, the saved sign-in, http://localhost:8080)')
     .option('--local', 'read gateway/openapi.yaml of this installation instead of asking a server')
     .option('--json', 'JSON output (the description is always JSON)')
-    .action(run(async (opts: { url?: string; local?: boolean }) => {
-      if (opts.local) return printJson(localDocument());
-      const { baseUrl } = resolveCredentials({ url: opts.url });
-      printJson(await new ApiClient(baseUrl, null).request('GET', '/openapi.json', { anonymous: true }));
-    }));
+    .action(
+      run(async (opts: { url?: string; local?: boolean }) => {
+        if (opts.local) return printJson(localDocument());
+        const { baseUrl } = resolveCredentials({ url: opts.url });
+        printJson(await new ApiClient(baseUrl, null).request('GET', '/openapi.json', { anonymous: true }));
+      }),
+    );
 }

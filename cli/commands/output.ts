@@ -12,7 +12,9 @@ export interface CommonOptions {
 /** Adds `--url`, `--api-key` and `--json` (the explicit step of the credential order). */
 export function common(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--url <address>', 'server address (else SERVICE_URL, the saved sign-in, http://localhost:8080)'))
+    .addOption(
+      new Option('--url <address>', 'server address (else SERVICE_URL, the saved sign-in, http://localhost:8080)'),
+    )
     .addOption(new Option('--api-key <key>', 'API key (else SERVICE_API_KEY, then the saved sign-in)'))
     .addOption(new Option('--json', 'print the API answer as JSON'));
 }
@@ -31,7 +33,8 @@ export type Column<T> = readonly [header: string, cell: (row: T) => unknown];
 /** A value as one table cell: null as `-`, numbers trimmed, objects as compact JSON. */
 export function cell(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
-  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(Math.round(value * 10_000) / 10_000);
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? String(value) : String(Math.round(value * 10_000) / 10_000);
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
@@ -41,16 +44,42 @@ export function table<T>(rows: T[], columns: readonly Column<T>[]): string {
   const t = new Table({
     head: columns.map(([h]) => h),
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 },
-    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '' },
+    chars: {
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '',
+    },
   });
   for (const row of rows) t.push(columns.map(([, get]) => cell(get(row))));
-  return `${t.toString().split('\n').map((l) => l.trimEnd()).join('\n')}\n`;
+  return `${t
+    .toString()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n')}\n`;
 }
 
 /** One record as `field  value` lines. */
 export function fields(record: Record<string, unknown>, names?: string[]): string {
   const entries = (names ?? Object.keys(record)).map((k) => [k, record[k]] as const);
-  return table(entries, [['field', ([k]) => k], ['value', ([, v]) => v]]).split('\n').slice(1).join('\n');
+  return table(entries, [
+    ['field', ([k]) => k],
+    ['value', ([, v]) => v],
+  ])
+    .split('\n')
+    .slice(1)
+    .join('\n');
 }
 
 /** Prints `value` as JSON with --json, else what `human` renders. */

@@ -20,26 +20,30 @@ export function registerProfileCommands(program: Command): void {
 
   common(profiles.command('list'))
     .description('list every version of every profile')
-    .action(run(async (opts: CommonOptions) => {
-      const list = await api(opts).get<any[]>('/v1/agent-profiles');
-      show(opts, list, () =>
-        table(list, [
-          ['id', (p: any) => p.id],
-          ['profile', (p: any) => p.label ?? `${p.name}@v${p.version}`],
-          ['driver', (p: any) => p.driver],
-          ['model', (p: any) => p.model],
-          ['temperature', (p: any) => p.temperature],
-          ['max_turns', (p: any) => p.max_turns_per_actor],
-        ]),
-      );
-    }));
+    .action(
+      run(async (opts: CommonOptions) => {
+        const list = await api(opts).get<any[]>('/v1/agent-profiles');
+        show(opts, list, () =>
+          table(list, [
+            ['id', (p: any) => p.id],
+            ['profile', (p: any) => p.label ?? `${p.name}@v${p.version}`],
+            ['driver', (p: any) => p.driver],
+            ['model', (p: any) => p.model],
+            ['temperature', (p: any) => p.temperature],
+            ['max_turns', (p: any) => p.max_turns_per_actor],
+          ]),
+        );
+      }),
+    );
 
   common(profiles.command('get <prof_id>'))
     .description('show a profile version')
-    .action(run(async (id: string, opts: CommonOptions) => {
-      const p = await api(opts).get(`/v1/agent-profiles/${seg(id)}`);
-      show(opts, p, () => fields(p));
-    }));
+    .action(
+      run(async (id: string, opts: CommonOptions) => {
+        const p = await api(opts).get(`/v1/agent-profiles/${seg(id)}`);
+        show(opts, p, () => fields(p));
+      }),
+    );
 
   common(profiles.command('create'))
     .description('create a profile; an existing name gets its next version')
@@ -51,18 +55,28 @@ export function registerProfileCommands(program: Command): void {
     .option('--model <chain>', 'model chain instead of the server default')
     .option('--temperature <t>', 'sampling temperature (default 0.2)', num)
     .option('--max-turns <n>', 'turns each actor may take in an episode (default 25)', num)
-    .action(run(async (opts: ProfileOptions) => {
-      const systemPrompt = opts.systemPromptFile ? await readFile(opts.systemPromptFile, 'utf8') : opts.systemPrompt;
-      let toolGuidance: unknown;
-      if (opts.toolGuidance !== undefined) {
-        try {
-          toolGuidance = JSON.parse(opts.toolGuidance);
-        } catch {
-          throw new Error('--tool-guidance must be a JSON object, e.g. {"search":"read before writing"}');
+    .action(
+      run(async (opts: ProfileOptions) => {
+        const systemPrompt = opts.systemPromptFile ? await readFile(opts.systemPromptFile, 'utf8') : opts.systemPrompt;
+        let toolGuidance: unknown;
+        if (opts.toolGuidance !== undefined) {
+          try {
+            toolGuidance = JSON.parse(opts.toolGuidance);
+          } catch {
+            throw new Error('--tool-guidance must be a JSON object, e.g. {"search":"read before writing"}');
+          }
         }
-      }
-      const body = { name: opts.name, driver: opts.driver, system_prompt: systemPrompt, tool_guidance: toolGuidance, model: opts.model, temperature: opts.temperature, max_turns_per_actor: opts.maxTurns };
-      const p = await api(opts).post('/v1/agent-profiles', body);
-      show(opts, p, () => `Profile ${p.label ?? `${p.name}@v${p.version}`} created: ${p.id} (driver ${p.driver}).\n`);
-    }));
+        const body = {
+          name: opts.name,
+          driver: opts.driver,
+          system_prompt: systemPrompt,
+          tool_guidance: toolGuidance,
+          model: opts.model,
+          temperature: opts.temperature,
+          max_turns_per_actor: opts.maxTurns,
+        };
+        const p = await api(opts).post('/v1/agent-profiles', body);
+        show(opts, p, () => `Profile ${p.label ?? `${p.name}@v${p.version}`} created: ${p.id} (driver ${p.driver}).\n`);
+      }),
+    );
 }

@@ -15,57 +15,81 @@ export function registerWorldCommands(program: Command): void {
 
   common(worlds.command('list'))
     .description('list worlds with their versions and status')
-    .action(run(async (opts: CommonOptions) => {
-      const list = await api(opts).get<any[]>('/v1/worlds');
-      const rows = list.flatMap((w: any) => (w.versions?.length ? w.versions.map((v: any) => ({ world: w, v })) : [{ world: w, v: null }]));
-      show(opts, list, () =>
-        table(rows, [
-          ['world', (r: any) => r.world.id],
-          ['name', (r: any) => r.world.name],
-          ['version', (r: any) => r.v?.version],
-          ['world_version_id', (r: any) => r.v?.id],
-          ['status', (r: any) => r.v?.status],
-          ['content_hash', (r: any) => (r.v?.world_content_hash ? String(r.v.world_content_hash).slice(0, 16) : null)],
-        ]),
-      );
-    }));
+    .action(
+      run(async (opts: CommonOptions) => {
+        const list = await api(opts).get<any[]>('/v1/worlds');
+        const rows = list.flatMap((w: any) =>
+          w.versions?.length ? w.versions.map((v: any) => ({ world: w, v })) : [{ world: w, v: null }],
+        );
+        show(opts, list, () =>
+          table(rows, [
+            ['world', (r: any) => r.world.id],
+            ['name', (r: any) => r.world.name],
+            ['version', (r: any) => r.v?.version],
+            ['world_version_id', (r: any) => r.v?.id],
+            ['status', (r: any) => r.v?.status],
+            [
+              'content_hash',
+              (r: any) => (r.v?.world_content_hash ? String(r.v.world_content_hash).slice(0, 16) : null),
+            ],
+          ]),
+        );
+      }),
+    );
 
   common(worlds.command('version <wv_id>'))
     .description('show a world version: manifest, validation report, provenance')
-    .action(run(async (wvId: string, opts: CommonOptions) => {
-      const wv = await api(opts).get(`/v1/world-versions/${seg(wvId)}`);
-      show(opts, wv, () => fields(wv));
-    }));
+    .action(
+      run(async (wvId: string, opts: CommonOptions) => {
+        const wv = await api(opts).get(`/v1/world-versions/${seg(wvId)}`);
+        show(opts, wv, () => fields(wv));
+      }),
+    );
 
   common(worlds.command('validate <wv_id>'))
     .description('replay every scenario, try each with a live agent, withdraw unfair ones ($)')
-    .action(run(async (wvId: string, opts: CommonOptions) => {
-      const answer = await api(opts).post(`/v1/world-versions/${seg(wvId)}/validate`);
-      show(opts, answer, () => fields(answer));
-    }));
+    .action(
+      run(async (wvId: string, opts: CommonOptions) => {
+        const answer = await api(opts).post(`/v1/world-versions/${seg(wvId)}/validate`);
+        show(opts, answer, () => fields(answer));
+      }),
+    );
 
   const scenarios = program.command('scenarios').description('scenarios (jobs) of a world version');
 
   common(scenarios.command('list <wv_id>'))
     .description('list the scenarios of a world version with split and status')
-    .action(run(async (wvId: string, opts: CommonOptions) => {
-      const list = await api(opts).get<any[]>(`/v1/world-versions/${seg(wvId)}/scenarios`);
-      show(opts, list, () => table(list, [...scenarioColumns]));
-    }));
+    .action(
+      run(async (wvId: string, opts: CommonOptions) => {
+        const list = await api(opts).get<any[]>(`/v1/world-versions/${seg(wvId)}/scenarios`);
+        show(opts, list, () => table(list, [...scenarioColumns]));
+      }),
+    );
 
   common(scenarios.command('get <sc_id>'))
     .description('show a scenario: specification and validation report')
-    .action(run(async (scId: string, opts: CommonOptions) => {
-      const sc = await api(opts).get(`/v1/scenarios/${seg(scId)}`);
-      show(opts, sc, () => fields(sc));
-    }));
+    .action(
+      run(async (scId: string, opts: CommonOptions) => {
+        const sc = await api(opts).get(`/v1/scenarios/${seg(scId)}`);
+        show(opts, sc, () => fields(sc));
+      }),
+    );
 
   for (const decision of ['approve', 'reject'] as const) {
     common(scenarios.command(`${decision} <sc_id>`))
-      .description(decision === 'approve' ? 'approve a scenario: runs then use it' : 'reject a scenario: runs do not use it')
-      .action(run(async (scId: string, opts: CommonOptions) => {
-        const answer = await api(opts).post(`/v1/scenarios/${seg(scId)}/${decision}`);
-        show(opts, answer, () => `Scenario ${scId} ${decision === 'approve' ? 'approved' : 'rejected'}${answer?.status ? ` (status ${answer.status})` : ''}.\n`);
-      }));
+      .description(
+        decision === 'approve' ? 'approve a scenario: runs then use it' : 'reject a scenario: runs do not use it',
+      )
+      .action(
+        run(async (scId: string, opts: CommonOptions) => {
+          const answer = await api(opts).post(`/v1/scenarios/${seg(scId)}/${decision}`);
+          show(
+            opts,
+            answer,
+            () =>
+              `Scenario ${scId} ${decision === 'approve' ? 'approved' : 'rejected'}${answer?.status ? ` (status ${answer.status})` : ''}.\n`,
+          );
+        }),
+      );
   }
 }

@@ -14,7 +14,8 @@ export const SUBJECT_ROOT = 'crucible';
 export function subjectTokens(subject: string, kind: 'subject' | 'pattern'): string[] {
   const tokens = typeof subject === 'string' ? subject.split('.') : [];
   const bad = (why: string) => new ServiceError('bad_request', `invalid bus ${kind} "${String(subject)}": ${why}`);
-  if (tokens.length < 2 || tokens[0] !== SUBJECT_ROOT) throw bad(`it must start with "${SUBJECT_ROOT}." and name at least one more token`);
+  if (tokens.length < 2 || tokens[0] !== SUBJECT_ROOT)
+    throw bad(`it must start with "${SUBJECT_ROOT}." and name at least one more token`);
   tokens.forEach((token, i) => {
     if (token === '' || /\s/.test(token)) throw bad('tokens must be non-empty and hold no whitespace');
     const wildcard = token === '*' || token === '>';
@@ -45,7 +46,12 @@ class Subscriber implements BusSubscription {
   #scheduled = false;
   #active = true;
 
-  constructor(pattern: readonly string[], handler: (msg: BusMessage) => void, forget: (sub: Subscriber) => void, logger: Logger | undefined) {
+  constructor(
+    pattern: readonly string[],
+    handler: (msg: BusMessage) => void,
+    forget: (sub: Subscriber) => void,
+    logger: Logger | undefined,
+  ) {
     this.#forget = forget;
     this.pattern = pattern;
     this.#handler = handler;

@@ -12,7 +12,8 @@ const SWEEP_EVERY_MS = 30_000;
 /** Checks a TTL the way Redis' PX does: a positive whole number of milliseconds. */
 export function checkTtl(ttlMs: number | undefined): number | undefined {
   if (ttlMs === undefined) return undefined;
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new ServiceError('bad_request', `a TTL must be a positive number of milliseconds, got ${ttlMs}`);
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0)
+    throw new ServiceError('bad_request', `a TTL must be a positive number of milliseconds, got ${ttlMs}`);
   return Math.ceil(ttlMs);
 }
 

@@ -1,4 +1,11 @@
-import { MongoClient, type Collection, type Db, type Document, type Filter as MongoFilter, type MongoClientOptions } from 'mongodb';
+import {
+  MongoClient,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter as MongoFilter,
+  type MongoClientOptions,
+} from 'mongodb';
 import { ServiceError } from '../errors.js';
 import type { Doc, DocumentStore, Filter, FilterValue, FindOptions, IndexSpec } from '../ports.js';
 
@@ -39,7 +46,9 @@ export class MongoStore implements DocumentStore {
       await client.db(dbName).command({ ping: 1 });
     } catch (err) {
       await client.close().catch(() => undefined);
-      throw new ServiceError('unavailable', `cannot reach MongoDB (MONGODB_URL): ${(err as Error).message}`, { cause: err });
+      throw new ServiceError('unavailable', `cannot reach MongoDB (MONGODB_URL): ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     return new MongoStore(client, client.db(dbName));
   }
@@ -53,9 +62,16 @@ export class MongoStore implements DocumentStore {
       const keys = Object.fromEntries(index.fields.map((f) => [f, 1] as const));
       const name = indexName(index);
       await this.#call(() =>
-        coll.createIndex(keys, index.unique
-          ? { name, unique: true, partialFilterExpression: Object.fromEntries(index.fields.map((f) => [f, { $exists: true }])) }
-          : { name }),
+        coll.createIndex(
+          keys,
+          index.unique
+            ? {
+                name,
+                unique: true,
+                partialFilterExpression: Object.fromEntries(index.fields.map((f) => [f, { $exists: true }])),
+              }
+            : { name },
+        ),
       );
     }
   }
@@ -89,7 +105,9 @@ export class MongoStore implements DocumentStore {
       return result.insertedCount;
     } catch (err) {
       // ordered: everything before the taken value went in, nothing after it
-      const inserted = (err as { insertedCount?: unknown; result?: { insertedCount?: unknown } }).insertedCount ?? (err as { result?: { insertedCount?: unknown } }).result?.insertedCount;
+      const inserted =
+        (err as { insertedCount?: unknown; result?: { insertedCount?: unknown } }).insertedCount ??
+        (err as { result?: { insertedCount?: unknown } }).result?.insertedCount;
       if (isDuplicateKey(err) && typeof inserted === 'number') return inserted;
       throw mapMongoError(err);
     }
@@ -121,7 +139,12 @@ export class MongoStore implements DocumentStore {
     return this.#call(() => this.#coll(collection).countDocuments(translate(filter)));
   }
 
-  async update<T extends Doc = Doc>(collection: string, id: string, patch: Record<string, unknown>, where: Filter = {}): Promise<T | null> {
+  async update<T extends Doc = Doc>(
+    collection: string,
+    id: string,
+    patch: Record<string, unknown>,
+    where: Filter = {},
+  ): Promise<T | null> {
     const $set: Document = {};
     const $unset: Document = {};
     for (const [key, value] of Object.entries(patch)) {
@@ -148,7 +171,9 @@ export class MongoStore implements DocumentStore {
   async replace<T extends Doc>(collection: string, doc: T, where: Filter = {}): Promise<T | null> {
     const plain = normalise(doc);
     const filter = { $and: [{ _id: plain._id }, translate(where)] } as MongoFilter<Doc>;
-    return (await this.#call(() => this.#coll(collection).findOneAndReplace(filter, plain, { returnDocument: 'after' }))) as T | null;
+    return (await this.#call(() =>
+      this.#coll(collection).findOneAndReplace(filter, plain, { returnDocument: 'after' }),
+    )) as T | null;
   }
 
   async putJson(collection: string, id: string, json: string, where: Filter = {}): Promise<boolean> {
@@ -173,7 +198,11 @@ export class MongoStore implements DocumentStore {
     // Two first-time upserts of one name can race on _id; the loser simply retries as an update.
     for (let attempt = 0; ; attempt++) {
       try {
-        const doc = await coll.findOneAndUpdate({ _id: name }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' });
+        const doc = await coll.findOneAndUpdate(
+          { _id: name },
+          { $inc: { value: 1 } },
+          { upsert: true, returnDocument: 'after' },
+        );
         if (!doc) throw new ServiceError('internal', `sequence ${name} returned nothing`);
         return doc.value;
       } catch (err) {
@@ -193,7 +222,10 @@ export class MongoStore implements DocumentStore {
 
   #coll(collection: string): Collection<Doc> {
     if (!COLLECTION_NAME.test(collection)) {
-      throw new ServiceError('bad_request', `invalid collection name "${collection}": letters, digits and _ only, starting with a letter`);
+      throw new ServiceError(
+        'bad_request',
+        `invalid collection name "${collection}": letters, digits and _ only, starting with a letter`,
+      );
     }
     return this.#db.collection<Doc>(collection);
   }
@@ -213,22 +245,29 @@ function isDuplicateKey(err: unknown): boolean {
 
 function mapMongoError(err: unknown): unknown {
   if (err instanceof ServiceError) return err;
-  if (isDuplicateKey(err)) return new ServiceError('conflict', 'a document with this _id or unique value already exists', { cause: err });
+  if (isDuplicateKey(err))
+    return new ServiceError('conflict', 'a document with this _id or unique value already exists', { cause: err });
   return err;
 }
 
 /** The document as plain JSON, the only shape both stores keep alike. */
 function normalise<T extends Doc>(doc: T): T {
-  if (typeof doc?._id !== 'string' || doc._id === '') throw new ServiceError('bad_request', 'a document needs a non-empty string _id');
+  if (typeof doc?._id !== 'string' || doc._id === '')
+    throw new ServiceError('bad_request', 'a document needs a non-empty string _id');
   return JSON.parse(JSON.stringify(doc)) as T;
 }
 
 function checkPath(field: string): void {
-  if (!field.split('.').every((s) => FIELD_SEGMENT.test(s))) throw new ServiceError('bad_request', `invalid field path "${field}"`);
+  if (!field.split('.').every((s) => FIELD_SEGMENT.test(s)))
+    throw new ServiceError('bad_request', `invalid field path "${field}"`);
 }
 
 function checkLiteral(field: string, value: unknown): void {
-  const ok = value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  const ok =
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value));
   if (!ok) throw new ServiceError('bad_request', `unsupported filter value on "${field}": ${JSON.stringify(value)}`);
 }
 
@@ -253,7 +292,8 @@ function translate(filter: Filter): MongoFilter<Doc> {
     } else if (ops.length > 0 && ops.every((op) => RANGE_OPS.has(op))) {
       for (const op of ops) {
         const bound = (value as Record<string, unknown>)[op];
-        if (typeof bound !== 'number' && typeof bound !== 'string') throw new ServiceError('bad_request', `${op} on "${field}" needs a number or a string`);
+        if (typeof bound !== 'number' && typeof bound !== 'string')
+          throw new ServiceError('bad_request', `${op} on "${field}" needs a number or a string`);
       }
       out[field] = { ...value };
     } else {
@@ -266,7 +306,8 @@ function translate(filter: Filter): MongoFilter<Doc> {
 function checkPaging(options: FindOptions): void {
   for (const key of ['limit', 'skip'] as const) {
     const v = options[key];
-    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0))
+      throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
   }
 }
 

@@ -70,7 +70,9 @@ export class NatsBus implements EventBus {
     try {
       nc = await connect({ servers: url, name: options.name ?? 'crucible', timeout: 5000, maxReconnectAttempts: -1 });
     } catch (err) {
-      throw new ServiceError('unavailable', `cannot reach NATS at ${url} (NATS_URL): ${(err as Error).message}`, { cause: err });
+      throw new ServiceError('unavailable', `cannot reach NATS at ${url} (NATS_URL): ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     try {
       const bus = new NatsBus(nc, await nc.jetstreamManager({ timeout: 5000 }), options);
@@ -78,7 +80,11 @@ export class NatsBus implements EventBus {
       return bus;
     } catch (err) {
       await nc.close().catch(() => undefined);
-      throw new ServiceError('unavailable', `NATS at ${url} has no usable JetStream (start nats-server with -js): ${(err as Error).message}`, { cause: err });
+      throw new ServiceError(
+        'unavailable',
+        `NATS at ${url} has no usable JetStream (start nats-server with -js): ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   }
 
@@ -105,7 +111,10 @@ export class NatsBus implements EventBus {
     let messages: ConsumerMessages;
     let active = true;
     try {
-      consumer = await this.#js.consumers.get(this.#options.stream, { filterSubjects: subject, deliver_policy: DeliverPolicy.New });
+      consumer = await this.#js.consumers.get(this.#options.stream, {
+        filterSubjects: subject,
+        deliver_policy: DeliverPolicy.New,
+      });
       messages = await consumer.consume({
         callback: (m) => {
           if (!active) return;

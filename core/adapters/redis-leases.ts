@@ -49,7 +49,9 @@ export class RedisLeases implements LeaseStore {
     } catch (err) {
       redis.disconnect();
       const reason = lastError?.message ?? (err as Error).message;
-      throw new ServiceError('unavailable', `cannot reach Redis at ${url} (REDIS_URL): ${reason}`, { cause: lastError ?? err });
+      throw new ServiceError('unavailable', `cannot reach Redis at ${url} (REDIS_URL): ${reason}`, {
+        cause: lastError ?? err,
+      });
     }
     return new RedisLeases(redis, options.prefix ?? 'crucible:');
   }
@@ -85,7 +87,9 @@ export class RedisLeases implements LeaseStore {
   async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
     const ttl = checkTtl(ttlMs);
     const k = this.#key(key);
-    const result = await this.#call(() => (ttl === undefined ? this.#redis.set(k, value, 'NX') : this.#redis.set(k, value, 'PX', ttl, 'NX')));
+    const result = await this.#call(() =>
+      ttl === undefined ? this.#redis.set(k, value, 'NX') : this.#redis.set(k, value, 'PX', ttl, 'NX'),
+    );
     return result === 'OK';
   }
 
@@ -113,7 +117,8 @@ export class RedisLeases implements LeaseStore {
 
   /** Deletes every key under this store's prefix (tests clean up with it). */
   async clear(): Promise<void> {
-    if (this.#prefix === '') throw new ServiceError('bad_request', 'clear() needs a key prefix; it would empty the whole server');
+    if (this.#prefix === '')
+      throw new ServiceError('bad_request', 'clear() needs a key prefix; it would empty the whole server');
     let cursor = '0';
     do {
       const [next, keys] = await this.#redis.scan(cursor, 'MATCH', `${escapeGlob(this.#prefix)}*`, 'COUNT', 500);
@@ -140,8 +145,10 @@ export class RedisLeases implements LeaseStore {
       return await fn();
     } catch (err) {
       const message = (err as Error).message ?? '';
-      if (message.includes('WRONGTYPE')) throw new ServiceError('bad_request', 'the key holds a different kind of value', { cause: err });
-      if (message.includes('not an integer')) throw new ServiceError('bad_request', 'the key does not hold a whole number', { cause: err });
+      if (message.includes('WRONGTYPE'))
+        throw new ServiceError('bad_request', 'the key holds a different kind of value', { cause: err });
+      if (message.includes('not an integer'))
+        throw new ServiceError('bad_request', 'the key does not hold a whole number', { cause: err });
       throw new ServiceError('unavailable', `the lease store (Redis) failed: ${message}`, { cause: err });
     }
   }

@@ -67,7 +67,13 @@ export class WalCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.#worker = new Worker(THREAD, {
       eval: true,
-      workerData: { driver, file, busyTimeoutMs: opts.busyTimeoutMs, intervalMs: opts.intervalMs ?? 250, maxFrames: opts.maxFrames ?? 8192 },
+      workerData: {
+        driver,
+        file,
+        busyTimeoutMs: opts.busyTimeoutMs,
+        intervalMs: opts.intervalMs ?? 250,
+        maxFrames: opts.maxFrames ?? 8192,
+      },
     });
     this.#worker.unref();
     this.#exited = new Promise((resolve) => this.#worker.once('exit', () => resolve()));

@@ -73,13 +73,18 @@ export class SqliteStore implements DocumentStore {
     for (const index of indexes) {
       if (index.fields.length === 0) throw new ServiceError('bad_request', `an index of ${collection} names no fields`);
       const exprs = index.fields.map((f) => fieldSql(f).value);
-      this.#run(() => this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${indexName(collection, index)}" ON ${table} (${exprs.join(', ')})`));
+      this.#run(() =>
+        this.#db.exec(
+          `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${indexName(collection, index)}" ON ${table} (${exprs.join(', ')})`,
+        ),
+      );
     }
   }
 
   async dropIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
     checkCollection(collection);
-    for (const index of indexes) this.#run(() => this.#db.exec(`DROP INDEX IF EXISTS "${indexName(collection, index)}"`));
+    for (const index of indexes)
+      this.#run(() => this.#db.exec(`DROP INDEX IF EXISTS "${indexName(collection, index)}"`));
   }
 
   async insert<T extends Doc>(collection: string, doc: T): Promise<T> {
@@ -109,13 +114,16 @@ export class SqliteStore implements DocumentStore {
   }
 
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
-    const row = this.#stmt(`SELECT doc FROM ${this.#table(collection)} WHERE _id = ?`).get(id) as { doc: string } | undefined;
+    const row = this.#stmt(`SELECT doc FROM ${this.#table(collection)} WHERE _id = ?`).get(id) as
+      { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as T) : null;
   }
 
   async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
     const where = compileFilter(filter);
-    const row = this.#stmt(`SELECT doc FROM ${this.#table(collection)} WHERE ${where.sql} LIMIT 1`).get(...where.params) as { doc: string } | undefined;
+    const row = this.#stmt(`SELECT doc FROM ${this.#table(collection)} WHERE ${where.sql} LIMIT 1`).get(
+      ...where.params,
+    ) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as T) : null;
   }
 
@@ -126,7 +134,10 @@ export class SqliteStore implements DocumentStore {
     let sql = `SELECT doc FROM ${this.#table(collection)} WHERE ${where.sql}`;
     if (options.sort) {
       const dir = options.sort.direction === 'desc' ? 'DESC' : 'ASC';
-      sql += options.sort.field === '_id' ? ` ORDER BY _id ${dir}` : ` ORDER BY ${fieldSql(options.sort.field).value} ${dir}, _id ASC`;
+      sql +=
+        options.sort.field === '_id'
+          ? ` ORDER BY _id ${dir}`
+          : ` ORDER BY ${fieldSql(options.sort.field).value} ${dir}, _id ASC`;
     }
     const params = [...where.params];
     if (options.limit !== undefined || options.skip !== undefined) {
@@ -139,11 +150,18 @@ export class SqliteStore implements DocumentStore {
 
   async count(collection: string, filter: Filter): Promise<number> {
     const where = compileFilter(filter);
-    const row = this.#stmt(`SELECT COUNT(*) AS n FROM ${this.#table(collection)} WHERE ${where.sql}`).get(...where.params) as { n: number };
+    const row = this.#stmt(`SELECT COUNT(*) AS n FROM ${this.#table(collection)} WHERE ${where.sql}`).get(
+      ...where.params,
+    ) as { n: number };
     return row.n;
   }
 
-  async update<T extends Doc = Doc>(collection: string, id: string, patch: Record<string, unknown>, where: Filter = {}): Promise<T | null> {
+  async update<T extends Doc = Doc>(
+    collection: string,
+    id: string,
+    patch: Record<string, unknown>,
+    where: Filter = {},
+  ): Promise<T | null> {
     const sets: Sql = { sql: '', params: [] };
     const removes: string[] = [];
     for (const [key, value] of Object.entries(patch)) {
@@ -163,14 +181,17 @@ export class SqliteStore implements DocumentStore {
     const cond = compileFilter(where);
     const table = this.#table(collection);
     if (sets.params.length === 0 && removes.length === 0) {
-      const row = this.#stmt(`SELECT doc FROM ${table} WHERE _id = ? AND ${cond.sql}`).get(id, ...cond.params) as { doc: string } | undefined;
+      const row = this.#stmt(`SELECT doc FROM ${table} WHERE _id = ? AND ${cond.sql}`).get(id, ...cond.params) as
+        { doc: string } | undefined;
       return row ? (JSON.parse(row.doc) as T) : null;
     }
     let expr = sets.params.length > 0 ? `json_set(doc${sets.sql})` : 'doc';
     if (removes.length > 0) expr = `json_remove(${expr}, ${removes.join(', ')})`;
-    const row = this.#stmt(`UPDATE ${table} SET doc = ${expr} WHERE _id = ? AND ${cond.sql} RETURNING doc`).get(...sets.params, id, ...cond.params) as
-      | { doc: string }
-      | undefined;
+    const row = this.#stmt(`UPDATE ${table} SET doc = ${expr} WHERE _id = ? AND ${cond.sql} RETURNING doc`).get(
+      ...sets.params,
+      id,
+      ...cond.params,
+    ) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as T) : null;
   }
 
@@ -181,13 +202,20 @@ export class SqliteStore implements DocumentStore {
 
   async putJson(collection: string, id: string, json: string, where: Filter = {}): Promise<boolean> {
     // the caller's own text is stored as it is, so check it is one object for this id
-    if (typeof id !== 'string' || id === '' || json[0] !== '{') throw new ServiceError('bad_request', 'putJson needs a non-empty id and the JSON text of an object');
+    if (typeof id !== 'string' || id === '' || json[0] !== '{')
+      throw new ServiceError('bad_request', 'putJson needs a non-empty id and the JSON text of an object');
     return this.#put(collection, json, id, where);
   }
 
   #put(collection: string, json: string, id: string, where: Filter): boolean {
     const cond = compileFilter(where);
-    return this.#stmt(`UPDATE ${this.#table(collection)} SET doc = ? WHERE _id = ? AND ${cond.sql}`).run(json, id, ...cond.params).changes > 0;
+    return (
+      this.#stmt(`UPDATE ${this.#table(collection)} SET doc = ? WHERE _id = ? AND ${cond.sql}`).run(
+        json,
+        id,
+        ...cond.params,
+      ).changes > 0
+    );
   }
 
   async delete(collection: string, id: string): Promise<boolean> {
@@ -244,7 +272,11 @@ export class SqliteStore implements DocumentStore {
   }
 
   /** A prepared statement whose run/get/all map SQLite errors to ServiceError. */
-  #stmt(sql: string): { run(...p: unknown[]): Database.RunResult; get(...p: unknown[]): unknown; all(...p: unknown[]): unknown[] } {
+  #stmt(sql: string): {
+    run(...p: unknown[]): Database.RunResult;
+    get(...p: unknown[]): unknown;
+    all(...p: unknown[]): unknown[];
+  } {
     let stmt = this.#statements.get(sql);
     if (!stmt) {
       if (this.#statements.size >= MAX_CACHED_STATEMENTS) this.#statements.clear();
@@ -275,7 +307,10 @@ export class SqliteStore implements DocumentStore {
 
 function checkCollection(collection: string): void {
   if (!COLLECTION_NAME.test(collection) || /^sqlite_/i.test(collection)) {
-    throw new ServiceError('bad_request', `invalid collection name "${collection}": letters, digits and _ only, starting with a letter`);
+    throw new ServiceError(
+      'bad_request',
+      `invalid collection name "${collection}": letters, digits and _ only, starting with a letter`,
+    );
   }
 }
 
@@ -287,7 +322,13 @@ function indexName(collection: string, index: IndexSpec): string {
 function mapSqliteError(err: unknown): unknown {
   const code = (err as { code?: unknown }).code;
   if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    return new ServiceError('conflict', code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? 'a document with this _id already exists' : 'a unique index already holds this value', { cause: err });
+    return new ServiceError(
+      'conflict',
+      code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+        ? 'a document with this _id already exists'
+        : 'a unique index already holds this value',
+      { cause: err },
+    );
   }
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
     return new ServiceError('unavailable', 'the SQLite file is locked by another process; try again', { cause: err });
@@ -296,7 +337,8 @@ function mapSqliteError(err: unknown): unknown {
 }
 
 function docJson(doc: Doc): string {
-  if (typeof doc?._id !== 'string' || doc._id === '') throw new ServiceError('bad_request', 'a document needs a non-empty string _id');
+  if (typeof doc?._id !== 'string' || doc._id === '')
+    throw new ServiceError('bad_request', 'a document needs a non-empty string _id');
   return JSON.stringify(doc);
 }
 
@@ -326,7 +368,9 @@ function equals(f: FieldSql, value: unknown, params: unknown[], negatable = fals
   if (typeof value === 'boolean') return `(${f.type} IS '${value}')`;
   if (typeof value === 'number' && Number.isFinite(value)) {
     params.push(value);
-    return negatable ? `coalesce(${f.type} IN ('integer', 'real') AND ${f.value} = ?, 0)` : `(${f.value} = ? AND ${f.type} IN ('integer', 'real'))`;
+    return negatable
+      ? `coalesce(${f.type} IN ('integer', 'real') AND ${f.value} = ?, 0)`
+      : `(${f.value} = ? AND ${f.type} IN ('integer', 'real'))`;
   }
   if (typeof value === 'string') {
     params.push(value);
@@ -355,7 +399,12 @@ function condition(field: string, value: FilterValue, params: unknown[]): string
   return `(${ops
     .map((op) => {
       const bound = (value as Record<string, unknown>)[op];
-      const type = typeof bound === 'number' ? `${f.type} IN ('integer', 'real')` : typeof bound === 'string' ? `${f.type} = 'text'` : null;
+      const type =
+        typeof bound === 'number'
+          ? `${f.type} IN ('integer', 'real')`
+          : typeof bound === 'string'
+            ? `${f.type} = 'text'`
+            : null;
       if (type === null) throw new ServiceError('bad_request', `${op} on "${field}" needs a number or a string`);
       params.push(bound);
       return `(${f.value} ${RANGE_OPS[op as keyof typeof RANGE_OPS]} ? AND ${type})`;
@@ -373,6 +422,7 @@ function compileFilter(filter: Filter): Sql {
 function checkPaging(options: FindOptions): void {
   for (const key of ['limit', 'skip'] as const) {
     const v = options[key];
-    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0))
+      throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
   }
 }

@@ -20,15 +20,29 @@ interface CredentialDoc extends Doc {
  * @throws ServiceError('bad_request') when the project has no such credential reference or
  *   the variable it names is not set on this runner.
  */
-export async function resolveModelApiKey(store: DocumentStore, projectId: string, env?: Record<string, string | undefined>): Promise<{ apiKey: string; credential: string }> {
-  const docs = await store.find<CredentialDoc>(C.credentials, { project_id: projectId, kind: 'model_provider' }, { sort: { field: 'created_at', direction: 'desc' }, limit: 1 });
+export async function resolveModelApiKey(
+  store: DocumentStore,
+  projectId: string,
+  env?: Record<string, string | undefined>,
+): Promise<{ apiKey: string; credential: string }> {
+  const docs = await store.find<CredentialDoc>(
+    C.credentials,
+    { project_id: projectId, kind: 'model_provider' },
+    { sort: { field: 'created_at', direction: 'desc' }, limit: 1 },
+  );
   const cred = docs[0];
   if (!cred) {
-    throw new ServiceError('bad_request', 'the project has no credential reference of kind model_provider; add one with POST /v1/credentials naming the environment variable that holds the key');
+    throw new ServiceError(
+      'bad_request',
+      'the project has no credential reference of kind model_provider; add one with POST /v1/credentials naming the environment variable that holds the key',
+    );
   }
   const value = readEnvVar(cred.env_var, env);
   if (!value) {
-    throw new ServiceError('bad_request', `credential reference "${cred.name}" names the environment variable ${cred.env_var}, which is not set on this runner`);
+    throw new ServiceError(
+      'bad_request',
+      `credential reference "${cred.name}" names the environment variable ${cred.env_var}, which is not set on this runner`,
+    );
   }
   return { apiKey: value, credential: cred.name };
 }

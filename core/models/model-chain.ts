@@ -55,13 +55,22 @@ export class ModelChain {
         // price on what we asked for when the provider's echo is unknown to the table
         return { ...res, cost_usd: costUsd(res.model || model, res.usage), failed_attempts: failed };
       } catch (err) {
-        const e = err instanceof ModelCallError ? err : new ModelCallError(model, null, true, (err as Error)?.message ?? String(err), err);
+        const e =
+          err instanceof ModelCallError
+            ? err
+            : new ModelCallError(model, null, true, (err as Error)?.message ?? String(err), err);
         if (!e.fallback || request.signal?.aborted) throw e;
         failed.push({ model, error: e.message });
         last = e;
       }
     }
     const summary = failed.map((f) => `${f.model}: ${f.error}`).join('; ');
-    throw new ModelCallError(last?.model ?? this.models[0]!, last?.providerStatus ?? null, true, `every model of the chain failed (${summary})`, last);
+    throw new ModelCallError(
+      last?.model ?? this.models[0]!,
+      last?.providerStatus ?? null,
+      true,
+      `every model of the chain failed (${summary})`,
+      last,
+    );
   }
 }

@@ -66,7 +66,10 @@ export class ModelCallError extends ServiceError {
   readonly fallback: boolean;
 
   constructor(model: string, providerStatus: number | null, fallback: boolean, message: string, cause?: unknown) {
-    super(fallback ? 'unavailable' : 'bad_request', message, { cause, details: { model, provider_status: providerStatus } });
+    super(fallback ? 'unavailable' : 'bad_request', message, {
+      cause,
+      details: { model, provider_status: providerStatus },
+    });
     this.name = 'ModelCallError';
     this.model = model;
     this.providerStatus = providerStatus;

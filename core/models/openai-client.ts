@@ -1,6 +1,13 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { ModelCallError, isFallbackStatus, type ModelClient, type ModelMessage, type ModelRequest, type ModelResponse } from './model-client.js';
+import {
+  ModelCallError,
+  isFallbackStatus,
+  type ModelClient,
+  type ModelMessage,
+  type ModelRequest,
+  type ModelResponse,
+} from './model-client.js';
 
 export interface OpenAiModelClientOptions {
   /** Any OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8000/v1` (Config.openaiBaseUrl). */
@@ -35,7 +42,9 @@ export class OpenAiModelClient implements ModelClient {
         {
           model: req.model,
           messages: req.messages.map(toOpenAiMessage),
-          ...(req.tools && req.tools.length > 0 ? { tools: req.tools as ChatCompletionTool[], tool_choice: 'auto' as const } : {}),
+          ...(req.tools && req.tools.length > 0
+            ? { tools: req.tools as ChatCompletionTool[], tool_choice: 'auto' as const }
+            : {}),
           ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
         },
         { signal: req.signal },
@@ -61,18 +70,29 @@ function toOpenAiMessage(m: ModelMessage): ChatCompletionMessageParam {
   return {
     role: 'assistant',
     content: m.content,
-    tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+    tool_calls: m.tool_calls.map((c) => ({
+      id: c.id,
+      type: 'function' as const,
+      function: { name: c.name, arguments: c.arguments },
+    })),
   };
 }
 
 function classify(model: string, err: unknown): ModelCallError {
-  if (err instanceof OpenAI.APIUserAbortError) return new ModelCallError(model, null, false, `the call to model ${model} was aborted`, err);
+  if (err instanceof OpenAI.APIUserAbortError)
+    return new ModelCallError(model, null, false, `the call to model ${model} was aborted`, err);
   if (err instanceof OpenAI.APIConnectionError) {
     // includes APIConnectionTimeoutError
     return new ModelCallError(model, null, true, `model ${model} could not be reached: ${err.message}`, err);
   }
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
-    return new ModelCallError(model, err.status, isFallbackStatus(err.status), `model ${model} answered ${err.status}: ${err.message}`, err);
+    return new ModelCallError(
+      model,
+      err.status,
+      isFallbackStatus(err.status),
+      `model ${model} answered ${err.status}: ${err.message}`,
+      err,
+    );
   }
   return new ModelCallError(model, null, true, `model ${model} failed: ${(err as Error)?.message ?? String(err)}`, err);
 }

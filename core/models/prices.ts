@@ -51,7 +51,8 @@ export const isBuiltinModel = (model: string): boolean => model.startsWith('buil
  * fallback price was used.
  */
 export function priceFor(model: string): ModelPrice & { estimated: boolean } {
-  if (isBuiltinModel(model)) return { input_per_mtok: 0, output_per_mtok: 0, source: 'built-in model, runs in-process', estimated: false };
+  if (isBuiltinModel(model))
+    return { input_per_mtok: 0, output_per_mtok: 0, source: 'built-in model, runs in-process', estimated: false };
   const name = model.includes('/') ? model.slice(model.lastIndexOf('/') + 1) : model;
   const exact = PRICE_TABLE[name];
   if (exact) return { ...exact, estimated: false };

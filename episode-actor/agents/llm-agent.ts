@@ -25,7 +25,12 @@ export class LlmAgent implements AgentPolicy {
   }
 
   async decide(input: AgentTurnInput): Promise<AgentDecision> {
-    const res = await this.#chain.complete({ messages: toModelMessages(input.memory), tools: input.turn.tools, temperature: this.#temperature, signal: input.signal });
+    const res = await this.#chain.complete({
+      messages: toModelMessages(input.memory),
+      tools: input.turn.tools,
+      temperature: this.#temperature,
+      signal: input.signal,
+    });
     const usage = {
       model: res.model,
       prompt_tokens: res.usage.prompt_tokens,
@@ -42,7 +47,13 @@ export class LlmAgent implements AgentPolicy {
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
       args = parsed as JsonObject;
     } catch (err) {
-      return { tool: call.name, args: {}, usage, assistant: { content, call_id: call.id }, invalid: `the arguments of ${call.name} are not a JSON object (${(err as Error).message})` };
+      return {
+        tool: call.name,
+        args: {},
+        usage,
+        assistant: { content, call_id: call.id },
+        invalid: `the arguments of ${call.name} are not a JSON object (${(err as Error).message})`,
+      };
     }
     return { tool: call.name, args, usage, assistant: { content, call_id: call.id } };
   }
@@ -57,7 +68,11 @@ export function toModelMessages(memory: MemoryEntry[]): ModelMessage[] {
   let openCall: string | null = null;
   for (const m of memory) {
     if (m.role === 'assistant') {
-      out.push({ role: 'assistant', content: m.content || null, tool_calls: [{ id: m.tool_call.id, name: m.tool_call.name, arguments: m.tool_call.arguments }] });
+      out.push({
+        role: 'assistant',
+        content: m.content || null,
+        tool_calls: [{ id: m.tool_call.id, name: m.tool_call.name, arguments: m.tool_call.arguments }],
+      });
       openCall = m.tool_call.id;
     } else if (m.role === 'tool') {
       if (openCall) out.push({ role: 'tool', content: m.content, tool_call_id: openCall });

@@ -135,7 +135,8 @@ export class PlanAgent implements AgentPolicy {
     if (p.kind !== 'step' || p.step === undefined) return;
     if (r.outcome === 'ok') this.#advance(s, p.step, p.key, r.body, ep);
     else if (r.outcome === 'unknown') {
-      if (this.#careful && r.operation_id) s.retry_op = { actor: p.actor, operation_id: r.operation_id, step: p.step, ...(p.key ? { key: p.key } : {}) };
+      if (this.#careful && r.operation_id)
+        s.retry_op = { actor: p.actor, operation_id: r.operation_id, step: p.step, ...(p.key ? { key: p.key } : {}) };
       else if (++s.attempts >= MAX_ATTEMPTS) this.#advance(s, p.step, undefined, undefined, ep);
     } else if (r.outcome === 'refused') {
       if (this.#refused(s, p.actor, input)) this.#advance(s, p.step, undefined, undefined, ep);
@@ -170,7 +171,11 @@ export class PlanAgent implements AgentPolicy {
       }
       return;
     }
-    if (facing && ep.world.manifest.customer.channel === 'notifications' && turn.new.some((m) => m.role === 'user' && m.content.startsWith('notification:'))) {
+    if (
+      facing &&
+      ep.world.manifest.customer.channel === 'notifications' &&
+      turn.new.some((m) => m.role === 'user' && m.content.startsWith('notification:'))
+    ) {
       if (!s.needs_read.includes(turn.actor)) s.needs_read.push(turn.actor);
     }
     if (facing && turn.goal_version_observed > s.known_goal) {
@@ -227,14 +232,21 @@ export class PlanAgent implements AgentPolicy {
         s.ask = s.ask.filter((a) => a !== actor);
         if (!s.awaiting.includes(actor)) s.awaiting.push(actor);
         if (!s.confirm_for.includes(actor)) s.confirm_for.push(actor);
-        return act({ kind: 'ask_confirm', actor }, 'send_message', { to: lead, text: 'A write was refused because a new customer message arrived. Please confirm the latest request.' });
+        return act({ kind: 'ask_confirm', actor }, 'send_message', {
+          to: lead,
+          text: 'A write was refused because a new customer message arrived. Please confirm the latest request.',
+        });
       }
       if (actor === lead && s.confirm_for.length > 0 && offered.has('send_message')) {
         const target = s.confirm_for[0]!;
-        return act({ kind: 'confirm', actor, target }, 'send_message', { to: target, text: `${CONFIRM_PREFIX}'s latest request (goal version ${turn.goal_version_observed}).` });
+        return act({ kind: 'confirm', actor, target }, 'send_message', {
+          to: target,
+          text: `${CONFIRM_PREFIX}'s latest request (goal version ${turn.goal_version_observed}).`,
+        });
       }
       if (s.awaiting.includes(actor)) {
-        if (!turn.new.some((m) => m.content.startsWith(`${lead}: ${CONFIRM_PREFIX}`))) return act({ kind: 'wait', actor }, 'wait', {});
+        if (!turn.new.some((m) => m.content.startsWith(`${lead}: ${CONFIRM_PREFIX}`)))
+          return act({ kind: 'wait', actor }, 'wait', {});
         s.awaiting = s.awaiting.filter((a) => a !== actor);
       }
     }
@@ -243,12 +255,16 @@ export class PlanAgent implements AgentPolicy {
     for (let guard = 0; guard <= plan.length; guard++) {
       const step = plan[s.pointer];
       if (!step) {
-        if (actor === lead && offered.has('complete')) return act({ kind: 'step', actor, step: s.pointer }, 'complete', { summary: 'The request is done.' });
+        if (actor === lead && offered.has('complete'))
+          return act({ kind: 'step', actor, step: s.pointer }, 'complete', { summary: 'The request is done.' });
         return act({ kind: 'wait', actor }, 'wait', {});
       }
       if (step.actor !== actor) return act({ kind: 'wait', actor }, 'wait', {});
       const skip = !offered.has(step.tool) || (!this.#careful && kinds.get(step.tool) === 'read');
-      const args = skip ? null : (resolveArgs(step, this.#vars(s, ep)) ?? (this.#careful ? null : guessArgs(step, this.#vars(s, ep), ep.seedBindings)));
+      const args = skip
+        ? null
+        : (resolveArgs(step, this.#vars(s, ep)) ??
+          (this.#careful ? null : guessArgs(step, this.#vars(s, ep), ep.seedBindings)));
       if (!args) {
         s.pointer++;
         continue;

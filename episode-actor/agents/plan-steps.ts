@@ -1,5 +1,13 @@
 import { ServiceError } from '../../core/errors.js';
-import { canonicalJson, collectRefs, substitute, type Json, type JsonObject, type PlanStep, type Scenario } from '../../world-worker/compiler/index.js';
+import {
+  canonicalJson,
+  collectRefs,
+  substitute,
+  type Json,
+  type JsonObject,
+  type PlanStep,
+  type Scenario,
+} from '../../world-worker/compiler/index.js';
 
 /**
  * The reference plan a built-in agent follows for a goal version: that version's plan, else
@@ -47,14 +55,20 @@ export function commonPrefix(plan: PlanStep[], done: Array<{ key: string }>, var
  * record), else the first that has that leaf, else `unknown-<leaf>`. Plausible, unread,
  * and often wrong: exactly the habit the oracle looks for.
  */
-export function guessArgs(step: PlanStep, vars: Record<string, unknown>, seedBindings: Record<string, Json>): JsonObject {
+export function guessArgs(
+  step: PlanStep,
+  vars: Record<string, unknown>,
+  seedBindings: Record<string, Json>,
+): JsonObject {
   const guessed: Record<string, unknown> = { ...vars };
   const byRoot = new Map<string, string[][]>();
   for (const ref of collectRefs(step.args)) {
     if (Object.prototype.hasOwnProperty.call(vars, ref.root)) continue;
     byRoot.set(ref.root, [...(byRoot.get(ref.root) ?? []), ref.path]);
   }
-  const candidates = Object.values(seedBindings).filter((b): b is { [k: string]: Json } => !!b && typeof b === 'object' && !Array.isArray(b));
+  const candidates = Object.values(seedBindings).filter(
+    (b): b is { [k: string]: Json } => !!b && typeof b === 'object' && !Array.isArray(b),
+  );
   for (const [root, paths] of byRoot) {
     const leaves = paths.map((p) => p[p.length - 1] ?? 'id');
     const whole = candidates.find((c) => leaves.every((l) => l in c));
@@ -79,7 +93,8 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
       container[key] = value;
       return;
     }
-    if (container[key] === undefined || typeof container[key] !== 'object') container[key] = /^\d+$/.test(path[i + 1]!) ? [] : {};
+    if (container[key] === undefined || typeof container[key] !== 'object')
+      container[key] = /^\d+$/.test(path[i + 1]!) ? [] : {};
     cur = container[key] as Record<string, unknown> | unknown[];
   }
 }

@@ -43,7 +43,13 @@ export interface AgentDecision {
   /** What the model said along with the call, and the provider's call id (kept in the actor's memory). */
   assistant?: { content: string; call_id?: string };
   /** Model-backed policies: what the call cost. */
-  usage?: { model: string; prompt_tokens: number; completion_tokens: number; cost_usd: number; failed_attempts: number };
+  usage?: {
+    model: string;
+    prompt_tokens: number;
+    completion_tokens: number;
+    cost_usd: number;
+    failed_attempts: number;
+  };
 }
 
 /**

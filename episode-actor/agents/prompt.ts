@@ -22,9 +22,15 @@ export const PLATFORM_DEFAULT_PROMPT = [
  */
 export function introMessage(profile: EpisodeProfile, world: EpisodeWorld, role: RoleSpec): string {
   const teammates = world.manifest.roles.filter((r) => r.name !== role.name).map((r) => r.name);
-  const parts = [profile.system_prompt.trim() || PLATFORM_DEFAULT_PROMPT, `## Your role: ${role.name}\n${role.instructions.trim()}`];
+  const parts = [
+    profile.system_prompt.trim() || PLATFORM_DEFAULT_PROMPT,
+    `## Your role: ${role.name}\n${role.instructions.trim()}`,
+  ];
   if (teammates.length > 0) parts.push(`## Your team\nYou can message ${teammates.join(', ')} with send_message.`);
-  if (role.complete) parts.push("## Completing\nYou hold the complete tool: call it once the customer's latest request is done and checked.");
+  if (role.complete)
+    parts.push(
+      "## Completing\nYou hold the complete tool: call it once the customer's latest request is done and checked.",
+    );
   if (world.policies.trim()) parts.push(`## Policies\n${world.policies.trim()}`);
   return parts.join('\n\n');
 }

@@ -32,15 +32,28 @@ export function needsModelProvider(profile: Pick<EpisodeProfile, 'driver' | 'mod
  *   provider models, a provider chain without a model client, or an `external` profile.
  */
 export function createAgentPolicy(profile: EpisodeProfile, opts: AgentPolicyOptions): AgentPolicy {
-  if (profile.driver !== 'llm') throw new ServiceError('bad_request', 'an external-driver episode has no agent policy: the caller sends the actions');
+  if (profile.driver !== 'llm')
+    throw new ServiceError(
+      'bad_request',
+      'an external-driver episode has no agent policy: the caller sends the actions',
+    );
   const chain = parseModelChain(profile.model ?? opts.defaultModel);
   const builtins = chain.filter(isBuiltinModel);
   if (builtins.length > 0) {
-    if (chain.length > 1) throw new ServiceError('bad_request', `a built-in model cannot be part of a chain (${chain.join(', ')})`);
+    if (chain.length > 1)
+      throw new ServiceError('bad_request', `a built-in model cannot be part of a chain (${chain.join(', ')})`);
     const make = BUILTIN_MODELS[builtins[0]!];
-    if (!make) throw new ServiceError('bad_request', `unknown built-in model "${builtins[0]}" (known: ${Object.keys(BUILTIN_MODELS).join(', ')})`);
+    if (!make)
+      throw new ServiceError(
+        'bad_request',
+        `unknown built-in model "${builtins[0]}" (known: ${Object.keys(BUILTIN_MODELS).join(', ')})`,
+      );
     return make();
   }
-  if (!opts.modelClient) throw new ServiceError('bad_request', `model chain ${chain.join(', ')} needs a model provider, and none is configured`);
+  if (!opts.modelClient)
+    throw new ServiceError(
+      'bad_request',
+      `model chain ${chain.join(', ')} needs a model provider, and none is configured`,
+    );
   return new LlmAgent(new ModelChain(opts.modelClient, chain), profile.temperature);
 }

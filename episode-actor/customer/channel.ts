@@ -1,5 +1,11 @@
 import { ServiceError } from '../../core/errors.js';
-import { customerSendArgs, type CustomerSpec, type RoleSpec, type ToolCaller, type WorldManifest } from '../../world-worker/compiler/index.js';
+import {
+  customerSendArgs,
+  type CustomerSpec,
+  type RoleSpec,
+  type ToolCaller,
+  type WorldManifest,
+} from '../../world-worker/compiler/index.js';
 import type { ActorState, EpisodeState } from '../types.js';
 import type { CustomerMessage } from './simulator.js';
 
@@ -8,7 +14,10 @@ import type { CustomerMessage } from './simulator.js';
  * notifications world those listing the inbox tool; the role holding `complete` first.
  */
 export function customerFacingRoles(manifest: WorldManifest): string[] {
-  const hears = (r: RoleSpec) => (manifest.customer.channel === 'chat' ? r.tools.includes('reply_to_customer') : r.tools.includes(manifest.customer.via.inbox_tool));
+  const hears = (r: RoleSpec) =>
+    manifest.customer.channel === 'chat'
+      ? r.tools.includes('reply_to_customer')
+      : r.tools.includes(manifest.customer.via.inbox_tool);
   const roles = manifest.roles.filter(hears);
   return [...roles.filter((r) => r.complete), ...roles.filter((r) => !r.complete)].map((r) => r.name);
 }
@@ -32,23 +41,46 @@ export function notificationText(customer: Extract<CustomerSpec, { channel: 'not
  * @throws ServiceError('unavailable') when the application refuses or does not take a
  *   customer post: the world failed, not the agent.
  */
-export async function deliverCustomerMessages(st: EpisodeState, manifest: WorldManifest, app: ToolCaller, vars: Record<string, unknown>, messages: CustomerMessage[], at: string): Promise<void> {
+export async function deliverCustomerMessages(
+  st: EpisodeState,
+  manifest: WorldManifest,
+  app: ToolCaller,
+  vars: Record<string, unknown>,
+  messages: CustomerMessage[],
+  at: string,
+): Promise<void> {
   const facing = customerFacingRoles(manifest);
   for (const m of messages) {
     const customer = manifest.customer;
     if (customer.channel === 'notifications') {
       const res = await app.call(customer.via.send_tool, customerSendArgs(customer, vars, m.text));
       if (res.status >= 400) {
-        throw new ServiceError('unavailable', `posting the customer's message with ${customer.via.send_tool} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+        throw new ServiceError(
+          'unavailable',
+          `posting the customer's message with ${customer.via.send_tool} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`,
+        );
       }
     }
     st.customer.seq++;
-    st.messages.push({ index: st.messages.length, at, from: 'customer', to: 'agent', text: m.text, goal_version: m.goal_version, kind: m.kind, after_action: st.actions.length });
+    st.messages.push({
+      index: st.messages.length,
+      at,
+      from: 'customer',
+      to: 'agent',
+      text: m.text,
+      goal_version: m.goal_version,
+      kind: m.kind,
+      after_action: st.actions.length,
+    });
     for (const role of facing) {
       const actor = st.actors[role];
       if (!actor) continue;
       if (customer.channel === 'chat') {
-        actor.inbox.push({ message: { role: 'user', content: `customer: ${m.text}` }, goal_version: m.goal_version, customer_seq: st.customer.seq });
+        actor.inbox.push({
+          message: { role: 'user', content: `customer: ${m.text}` },
+          goal_version: m.goal_version,
+          customer_seq: st.customer.seq,
+        });
       } else if (!actor.inbox.some((i) => i.message.content === notificationText(customer))) {
         // one pending notification says it all; more would only repeat it
         actor.inbox.push({ message: { role: 'user', content: notificationText(customer) }, goal_version: 0 });
@@ -71,7 +103,8 @@ export function markCustomerRead(st: EpisodeState, manifest: WorldManifest, acto
 
 /** The goal version of the latest customer message (0 before the opening request). */
 export function latestCustomerGoal(st: EpisodeState): number {
-  for (let i = st.messages.length - 1; i >= 0; i--) if (st.messages[i]!.from === 'customer') return st.messages[i]!.goal_version;
+  for (let i = st.messages.length - 1; i >= 0; i--)
+    if (st.messages[i]!.from === 'customer') return st.messages[i]!.goal_version;
   return 0;
 }
 

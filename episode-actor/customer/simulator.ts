@@ -1,7 +1,8 @@
 import { substitute, type Scenario, type WorldManifest } from '../../world-worker/compiler/index.js';
 import type { CustomerState, EpisodeState } from '../types.js';
 
-export type CustomerMessageKind = 'request' | 'answer' | 'dont_know' | 'revision' | 'repeat' | 'nudge' | 'annoyed' | 'gave_up' | 'intervention';
+export type CustomerMessageKind =
+  'request' | 'answer' | 'dont_know' | 'revision' | 'repeat' | 'nudge' | 'annoyed' | 'gave_up' | 'intervention';
 
 /** One message the customer sends; `goal_version` is the request's version after it. */
 export interface CustomerMessage {
@@ -30,7 +31,8 @@ export const GIVE_UP_AFTER = 3;
  * CONTACT_MARGIN (an acknowledgement of a revision, one answer to a repeat).
  */
 export function contactLimit(scenario: Scenario, manifest: WorldManifest): number {
-  const replyTool = manifest.customer.channel === 'notifications' ? manifest.customer.via.reply_tool : 'reply_to_customer';
+  const replyTool =
+    manifest.customer.channel === 'notifications' ? manifest.customer.via.reply_tool : 'reply_to_customer';
   const plan = scenario.reference_plan[String(scenario.final_goal_version)] ?? [];
   return plan.filter((s) => s.tool === replyTool).length + CONTACT_MARGIN;
 }
@@ -96,7 +98,8 @@ export class CustomerSimulator {
     const facts = (this.#vars.facts ?? {}) as Record<string, unknown>;
     const disclosed: string[] = [];
     for (const [key, fact] of Object.entries(this.#scenario.facts)) {
-      if (fact.ask.some((k) => lower.includes(k.toLowerCase()))) disclosed.push(`My ${key.replace(/_/g, ' ')} is ${formatValue(facts[key] ?? fact.value)}.`);
+      if (fact.ask.some((k) => lower.includes(k.toLowerCase())))
+        disclosed.push(`My ${key.replace(/_/g, ' ')} is ${formatValue(facts[key] ?? fact.value)}.`);
     }
     if (disclosed.length > 0) out.push({ text: disclosed.join(' '), kind: 'answer', goal_version: st.goal_version });
     else if (text.includes('?')) out.push({ text: DONT_KNOW_TEXT, kind: 'dont_know', goal_version: st.goal_version });
@@ -131,14 +134,25 @@ export class CustomerSimulator {
         continue;
       }
       const at = rev.at;
-      const due = at === 'after_first_reply' ? cs.contacts >= 1 : 'after_turn' in at ? cs.agent_actions >= at.after_turn : cs.tools_called.includes(at.after_tool);
+      const due =
+        at === 'after_first_reply'
+          ? cs.contacts >= 1
+          : 'after_turn' in at
+            ? cs.agent_actions >= at.after_turn
+            : cs.tools_called.includes(at.after_tool);
       if (!due) break; // a later revision never goes before an earlier one
       cs.revisions_sent.push(rev.goal_version);
       const previous = st.goal_version;
       st.goal_version = rev.goal_version;
       const text = this.#text(rev.text);
       cs.latest_request = text;
-      out.push({ text, kind: 'revision', goal_version: st.goal_version, previous_goal_version: previous, source: 'scenario' });
+      out.push({
+        text,
+        kind: 'revision',
+        goal_version: st.goal_version,
+        previous_goal_version: previous,
+        source: 'scenario',
+      });
     }
     return out;
   }
@@ -148,7 +162,13 @@ export class CustomerSimulator {
     const previous = st.goal_version;
     st.goal_version = goalVersion;
     st.customer.latest_request = text;
-    return { text, kind: 'revision', goal_version: goalVersion, previous_goal_version: previous, source: 'intervention' };
+    return {
+      text,
+      kind: 'revision',
+      goal_version: goalVersion,
+      previous_goal_version: previous,
+      source: 'intervention',
+    };
   }
 
   /** The default-stress repeat of the latest request (same goal version). */

@@ -45,7 +45,11 @@ export interface CliLoginDoc extends Doc {
 export type CliLoginStatus = 'pending' | 'approved' | 'denied' | 'expired';
 
 export async function ensureCliLoginIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.cliLogins, [{ fields: ['user_code'], unique: true }, { fields: ['device_code_hash'], unique: true }, { fields: ['expires_at'] }]);
+  await store.ensureIndexes(C.cliLogins, [
+    { fields: ['user_code'], unique: true },
+    { fields: ['device_code_hash'], unique: true },
+    { fields: ['expires_at'] },
+  ]);
 }
 
 /** The status a caller sees: a pending request, or an approved one whose key was never collected, expires. */
@@ -65,7 +69,8 @@ async function visibleRequest(store: DocumentStore, typed: string, p: Principal)
   const code = normalizeUserCode(typed);
   const doc = code ? await store.findOne<CliLoginDoc>(C.cliLogins, { user_code: code }) : null;
   // Once decided, a request belongs to the workspace that decided it.
-  if (!doc || (doc.project_id !== null && doc.project_id !== p.projectId)) throw notFound(`terminal sign-in request ${typed}`);
+  if (!doc || (doc.project_id !== null && doc.project_id !== p.projectId))
+    throw notFound(`terminal sign-in request ${typed}`);
   return doc;
 }
 
@@ -78,7 +83,12 @@ async function view(store: DocumentStore, doc: CliLoginDoc, p: Principal): Promi
     client: doc.client,
     client_address: doc.client_address,
     user_agent: doc.user_agent,
-    workspace: { project_id: project._id, project: project.name, organization_id: organization._id, organization: organization.name },
+    workspace: {
+      project_id: project._id,
+      project: project.name,
+      organization_id: organization._id,
+      organization: organization.name,
+    },
     created_at: doc.created_at,
     expires_at: doc.expires_at,
     can_decide: status === 'pending' && p.scopes.includes('admin'),
@@ -149,22 +159,34 @@ export const cliLoginHandlers: HandlerTable = {
       const { organization } = await loadProject(store, p.projectId);
       const limit = limitsOf(organization).api_keys;
       if (limit !== null && (await store.count(C.apiKeys, { project_id: p.projectId, revoked_at: null })) >= limit) {
-        throw new ServiceError('payment_required', `the plan allows ${limit} active API keys in a project; revoke one or change plan before approving`);
+        throw new ServiceError(
+          'payment_required',
+          `the plan allows ${limit} active API keys in a project; revoke one or change plan before approving`,
+        );
       }
     }
     const now = nowIso();
     const decided = await store.update<CliLoginDoc>(
       C.cliLogins,
       doc._id,
-      { status: decision, project_id: p.projectId, organization_id: p.organizationId, decided_by: p.userId ?? p.keyId, decided_at: now },
+      {
+        status: decision,
+        project_id: p.projectId,
+        organization_id: p.organizationId,
+        decided_by: p.userId ?? p.keyId,
+        decided_at: now,
+      },
       { status: 'pending', expires_at: { $gt: now } },
     );
     if (!decided) {
       const current = (await store.get<CliLoginDoc>(C.cliLogins, doc._id)) ?? doc;
-      if (statusOf(current) === 'expired') throw new ServiceError('gone', 'this terminal sign-in request has expired; start a new one in the terminal');
+      if (statusOf(current) === 'expired')
+        throw new ServiceError('gone', 'this terminal sign-in request has expired; start a new one in the terminal');
       throw new ServiceError('conflict', `this terminal sign-in request was already ${current.status}`);
     }
-    logger.child({ component: 'cli-logins' }).info({ request: doc._id, decision, project: p.projectId, by: p.userId ?? p.keyId }, 'terminal sign-in decided');
+    logger
+      .child({ component: 'cli-logins' })
+      .info({ request: doc._id, decision, project: p.projectId, by: p.userId ?? p.keyId }, 'terminal sign-in decided');
     return ok(await view(store, decided, p));
   },
 
@@ -176,7 +198,9 @@ export const cliLoginHandlers: HandlerTable = {
    */
   async poll_cli_login(ctx, { adapters }) {
     const store = adapters.store;
-    const doc = await store.findOne<CliLoginDoc>(C.cliLogins, { device_code_hash: hashDeviceCode(body<{ device_code: string }>(ctx).device_code) });
+    const doc = await store.findOne<CliLoginDoc>(C.cliLogins, {
+      device_code_hash: hashDeviceCode(body<{ device_code: string }>(ctx).device_code),
+    });
     if (!doc) throw notFound('terminal sign-in request for this device code');
     const status = statusOf(doc);
     if (status !== 'approved' || doc.key_id) return ok({ status });
@@ -186,12 +210,23 @@ export const cliLoginHandlers: HandlerTable = {
       scopes: [...TERMINAL_SCOPES],
       createdBy: doc.decided_by,
     });
-    const delivered = await store.update<CliLoginDoc>(C.cliLogins, doc._id, { key_id: key.doc._id, key_delivered_at: nowIso() }, { key_id: null });
+    const delivered = await store.update<CliLoginDoc>(
+      C.cliLogins,
+      doc._id,
+      { key_id: key.doc._id, key_delivered_at: nowIso() },
+      { key_id: null },
+    );
     if (!delivered) {
       // Another poll delivered first; this key was never seen by anyone.
       await store.delete(C.apiKeys, key.doc._id);
       return ok({ status: 'approved' });
     }
-    return ok({ status: 'approved', api_key: key.text, key_id: key.doc._id, name: key.doc.name, scopes: key.doc.scopes });
+    return ok({
+      status: 'approved',
+      api_key: key.text,
+      key_id: key.doc._id,
+      name: key.doc.name,
+      scopes: key.doc.scopes,
+    });
   },
 };

@@ -38,7 +38,11 @@ export function findCredential(store: DocumentStore, projectId: string, name: st
 export const credentialHandlers: HandlerTable = {
   async list_credentials(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
-    const all = await adapters.store.find<CredentialDoc>(C.credentials, { project_id: p.projectId }, { sort: { field: 'name', direction: 'asc' } });
+    const all = await adapters.store.find<CredentialDoc>(
+      C.credentials,
+      { project_id: p.projectId },
+      { sort: { field: 'name', direction: 'asc' } },
+    );
     return ok(all.map(credentialView));
   },
 
@@ -58,7 +62,8 @@ export const credentialHandlers: HandlerTable = {
       });
       return created(credentialView(doc));
     } catch (err) {
-      if (err instanceof ServiceError && err.code === 'conflict') throw new ServiceError('conflict', `a credential reference named "${b.name}" already exists in this project`);
+      if (err instanceof ServiceError && err.code === 'conflict')
+        throw new ServiceError('conflict', `a credential reference named "${b.name}" already exists in this project`);
       throw err;
     }
   },

@@ -49,7 +49,10 @@ const refused = (why: string) => new ServiceError('unauthenticated', `the ID tok
  */
 export async function verifyIdToken(token: string, config: Config): Promise<IdpIdentity> {
   if (!config.idpClientId) {
-    throw new ServiceError('forbidden', 'identity-provider sign-in is not enabled on this server (SERVICE_IDP_CLIENT_ID is empty)');
+    throw new ServiceError(
+      'forbidden',
+      'identity-provider sign-in is not enabled on this server (SERVICE_IDP_CLIENT_ID is empty)',
+    );
   }
   let payload: JWTPayload;
   try {
@@ -66,18 +69,33 @@ export async function verifyIdToken(token: string, config: Config): Promise<IdpI
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw refused('it carries no e-mail address');
   // Accounts are matched by e-mail address, so the provider must vouch for it.
   if (payload.email_verified !== true) throw refused('the provider has not verified its e-mail address');
-  return { issuer: payload.iss!, subject: payload.sub!, email, name: typeof payload.name === 'string' && payload.name.trim() ? payload.name.trim().slice(0, 200) : null };
+  return {
+    issuer: payload.iss!,
+    subject: payload.sub!,
+    email,
+    name: typeof payload.name === 'string' && payload.name.trim() ? payload.name.trim().slice(0, 200) : null,
+  };
 }
 
 function mapJoseError(err: unknown): ServiceError {
   if (err instanceof errors.JWTExpired) return refused('it has expired');
-  if (err instanceof errors.JWTClaimValidationFailed) return refused(`its "${err.claim}" claim is not accepted (${err.reason})`);
+  if (err instanceof errors.JWTClaimValidationFailed)
+    return refused(`its "${err.claim}" claim is not accepted (${err.reason})`);
   if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JWKSNoMatchingKey) {
     return refused("its signature does not verify against the provider's published keys");
   }
-  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || !(err instanceof errors.JOSEError) || err.code === 'ERR_JOSE_GENERIC') {
+  if (
+    err instanceof errors.JWKSTimeout ||
+    err instanceof errors.JWKSInvalid ||
+    !(err instanceof errors.JOSEError) ||
+    err.code === 'ERR_JOSE_GENERIC'
+  ) {
     // The provider's key set could not be fetched or read: our trouble, not the caller's.
-    return new ServiceError('unavailable', "the identity provider's published keys cannot be fetched right now; try again shortly", { cause: err });
+    return new ServiceError(
+      'unavailable',
+      "the identity provider's published keys cannot be fetched right now; try again shortly",
+      { cause: err },
+    );
   }
   return refused(`it is not a valid signed token (${err.message})`);
 }
@@ -87,19 +105,33 @@ function mapJoseError(err: unknown): ServiceError {
  * address (then linked, which is how operator-added accounts without a password sign in),
  * else a new account when sign-up is open.
  */
-async function accountFor(identity: IdpIdentity, config: Config, store: Parameters<typeof findUserByEmail>[0]): Promise<{ user: AccountUserDoc; registered: boolean }> {
-  const linked = await store.findOne<AccountUserDoc>(C.users, { idp_subject: identity.subject, idp_issuer: identity.issuer });
+async function accountFor(
+  identity: IdpIdentity,
+  config: Config,
+  store: Parameters<typeof findUserByEmail>[0],
+): Promise<{ user: AccountUserDoc; registered: boolean }> {
+  const linked = await store.findOne<AccountUserDoc>(C.users, {
+    idp_subject: identity.subject,
+    idp_issuer: identity.issuer,
+  });
   if (linked) return { user: linked, registered: false };
   const byEmail = await findUserByEmail(store, identity.email);
   if (byEmail) {
     if (byEmail.idp_subject && (byEmail.idp_subject !== identity.subject || byEmail.idp_issuer !== identity.issuer)) {
       throw refused('this e-mail address belongs to an account linked to another identity-provider account');
     }
-    const user = (await store.update<AccountUserDoc>(C.users, byEmail._id, { idp_issuer: identity.issuer, idp_subject: identity.subject })) ?? byEmail;
+    const user =
+      (await store.update<AccountUserDoc>(C.users, byEmail._id, {
+        idp_issuer: identity.issuer,
+        idp_subject: identity.subject,
+      })) ?? byEmail;
     return { user, registered: false };
   }
   if (config.signup === 'closed') {
-    throw new ServiceError('forbidden', 'account creation is closed on this server (SERVICE_SIGNUP=closed); ask an operator to add you');
+    throw new ServiceError(
+      'forbidden',
+      'account creation is closed on this server (SERVICE_SIGNUP=closed); ask an operator to add you',
+    );
   }
   try {
     const user = await createUser(store, {
@@ -124,8 +156,22 @@ export const idpHandlers: HandlerTable = {
     const membership = await defaultMembership(adapters.store, user._id);
     return startSession(
       adapters.store,
-      { userId: user._id, projectId: membership?.project_id ?? null, method: 'idp', clientAddress: ctx.clientAddress, userAgent: ctx.userAgent },
-      { status: 200, body: { user: userView(user), registered, project_id: membership?.project_id ?? null, needs_onboarding: !membership } },
+      {
+        userId: user._id,
+        projectId: membership?.project_id ?? null,
+        method: 'idp',
+        clientAddress: ctx.clientAddress,
+        userAgent: ctx.userAgent,
+      },
+      {
+        status: 200,
+        body: {
+          user: userView(user),
+          registered,
+          project_id: membership?.project_id ?? null,
+          needs_onboarding: !membership,
+        },
+      },
     );
   },
 };

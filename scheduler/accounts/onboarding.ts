@@ -29,7 +29,10 @@ export const onboardingHandlers: HandlerTable = {
     }
     try {
       if ((await adapters.store.count(C.memberships, { user_id: user._id })) > 0) {
-        throw new ServiceError('conflict', 'onboarding is done: this account already belongs to a workspace; sign in again to use it');
+        throw new ServiceError(
+          'conflict',
+          'onboarding is done: this account already belongs to a workspace; sign in again to use it',
+        );
       }
       const b = body<{ organization: string; project?: string }>(ctx);
       const organization = b.organization.trim();

@@ -9,7 +9,9 @@ import { planOf, type OrganizationDoc, type UserDoc } from '../workspaces.js';
 import { monthOf, organizationUsage, type CreditDoc } from './organization-usage.js';
 
 /** Limits an operator may override: the numeric ones (null = no limit). */
-const NUMERIC_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits>).filter((k) => typeof PLANS.free.limits[k] !== 'boolean');
+const NUMERIC_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits>).filter(
+  (k) => typeof PLANS.free.limits[k] !== 'boolean',
+);
 /** The only limit measured in money; every other one counts things. */
 const FRACTIONAL_LIMITS = new Set<string>(['allowance_usd']);
 
@@ -42,10 +44,13 @@ function checkLimitsOverride(override: Record<string, number | null>): void {
   const problems: FieldProblem[] = [];
   for (const [name, value] of Object.entries(override)) {
     const field = `limits_override.${name}`;
-    if (!(NUMERIC_LIMITS as string[]).includes(name)) problems.push({ field, message: `not a limit that can be overridden; one of ${NUMERIC_LIMITS.join(', ')}` });
-    else if (value !== null && !FRACTIONAL_LIMITS.has(name) && !Number.isInteger(value)) problems.push({ field, message: 'must be a whole number, or null for no limit' });
+    if (!(NUMERIC_LIMITS as string[]).includes(name))
+      problems.push({ field, message: `not a limit that can be overridden; one of ${NUMERIC_LIMITS.join(', ')}` });
+    else if (value !== null && !FRACTIONAL_LIMITS.has(name) && !Number.isInteger(value))
+      problems.push({ field, message: 'must be a whole number, or null for no limit' });
   }
-  if (problems.length > 0) throw new ServiceError('validation_failed', 'limits_override is not valid', { details: problems });
+  if (problems.length > 0)
+    throw new ServiceError('validation_failed', 'limits_override is not valid', { details: problems });
 }
 
 /**
@@ -55,7 +60,11 @@ function checkLimitsOverride(override: Record<string, number | null>): void {
  */
 export const operatorAdminHandlers: HandlerTable = {
   async admin_list_organizations(_ctx, { adapters }) {
-    const orgs = await adapters.store.find<OrganizationDoc>(C.organizations, {}, { sort: { field: 'created_at', direction: 'asc' } });
+    const orgs = await adapters.store.find<OrganizationDoc>(
+      C.organizations,
+      {},
+      { sort: { field: 'created_at', direction: 'asc' } },
+    );
     return ok(await Promise.all(orgs.map((o) => organizationView(adapters.store, o))));
   },
 
@@ -76,11 +85,15 @@ export const operatorAdminHandlers: HandlerTable = {
       patch.limits_override = Object.keys(b.limits_override).length > 0 ? b.limits_override : null;
     }
     if (Object.keys(patch).length === 0) {
-      throw new ServiceError('validation_failed', 'nothing to change', { details: [{ field: 'body', message: 'give plan_override, limits_override or both' }] });
+      throw new ServiceError('validation_failed', 'nothing to change', {
+        details: [{ field: 'body', message: 'give plan_override, limits_override or both' }],
+      });
     }
     const updated = await adapters.store.update<OrganizationDoc>(C.organizations, id, patch);
     if (!updated) throw notFound(`organization ${id}`);
-    logger.child({ component: 'operator-admin' }).info({ organization: id, by: p.userId, change: patch }, 'organization plan or limits changed');
+    logger
+      .child({ component: 'operator-admin' })
+      .info({ organization: id, by: p.userId, change: patch }, 'organization plan or limits changed');
     return ok(await organizationView(adapters.store, updated));
   },
 
@@ -101,7 +114,9 @@ export const operatorAdminHandlers: HandlerTable = {
       created_by: p.userId,
       created_at: nowIso(),
     });
-    logger.child({ component: 'operator-admin' }).info({ organization: id, by: p.userId, kind: b.kind, quantity: b.quantity }, 'credits added');
+    logger
+      .child({ component: 'operator-admin' })
+      .info({ organization: id, by: p.userId, kind: b.kind, quantity: b.quantity }, 'credits added');
     const usage = await organizationUsage(adapters.store, id, month);
     return created({
       id: credit._id,

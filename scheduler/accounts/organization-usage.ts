@@ -48,14 +48,22 @@ export interface OrganizationUsage {
  * those jobs' `spent_usd`, and the operator credits recorded for the month. Nothing is
  * kept twice, so the figures cannot drift from what happened.
  */
-export async function organizationUsage(store: DocumentStore, organizationId: string, month: Month = monthOf()): Promise<OrganizationUsage> {
+export async function organizationUsage(
+  store: DocumentStore,
+  organizationId: string,
+  month: Month = monthOf(),
+): Promise<OrganizationUsage> {
   const credits = { builds: 0, episodes: 0 };
-  for (const c of await store.find<CreditDoc>(C.credits, { organization_id: organizationId, month: month.month })) credits[c.kind] += c.quantity;
+  for (const c of await store.find<CreditDoc>(C.credits, { organization_id: organizationId, month: month.month }))
+    credits[c.kind] += c.quantity;
   const projectIds = (await store.find<ProjectDoc>(C.projects, { organization_id: organizationId })).map((p) => p._id);
   if (projectIds.length === 0) return { month: month.month, builds: 0, episodes: 0, spent_usd: 0, credits };
   const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
   const jobs = await store.find<Doc & { kind?: string; spent_usd?: unknown }>(C.jobs, inMonth);
-  const spent = jobs.reduce((sum, j) => sum + (typeof j.spent_usd === 'number' && Number.isFinite(j.spent_usd) ? j.spent_usd : 0), 0);
+  const spent = jobs.reduce(
+    (sum, j) => sum + (typeof j.spent_usd === 'number' && Number.isFinite(j.spent_usd) ? j.spent_usd : 0),
+    0,
+  );
   return {
     month: month.month,
     builds: jobs.filter((j) => j.kind === 'world_build').length,

@@ -26,7 +26,10 @@ let dummyHash: Promise<string> | null = null;
  * against a throw-away hash, so the answer takes as long either way and does not tell
  * which e-mail addresses have accounts.
  */
-export async function verifyPassword(stored: string | null, password: string): Promise<{ ok: boolean; rehash: boolean }> {
+export async function verifyPassword(
+  stored: string | null,
+  password: string,
+): Promise<{ ok: boolean; rehash: boolean }> {
   if (!stored) {
     dummyHash ??= argon2.hash('not a password of anyone', PASSWORD_HASH_OPTIONS);
     await argon2.verify(await dummyHash, password).catch(() => false);

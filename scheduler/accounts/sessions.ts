@@ -59,7 +59,13 @@ export function clearedSessionCookie(): string {
  */
 export async function startSession(
   store: DocumentStore,
-  input: { userId: string; projectId: string | null; method: SessionDoc['method']; clientAddress: string; userAgent: string },
+  input: {
+    userId: string;
+    projectId: string | null;
+    method: SessionDoc['method'];
+    clientAddress: string;
+    userAgent: string;
+  },
   reply: { status: number; body: Record<string, unknown> },
 ): Promise<Reply> {
   const token = randomToken(256);
@@ -94,7 +100,8 @@ export const sessionHandlers: HandlerTable = {
     const sessionId = ctx.principal?.sessionId ?? null;
     let revoked = false;
     if (sessionId) {
-      revoked = (await adapters.store.update(C.sessions, sessionId, { revoked_at: nowIso() }, { revoked_at: null })) !== null;
+      revoked =
+        (await adapters.store.update(C.sessions, sessionId, { revoked_at: nowIso() }, { revoked_at: null })) !== null;
     }
     return { ...ok({ signed_out: true, session_revoked: revoked }), headers: { 'set-cookie': clearedSessionCookie() } };
   },

@@ -19,7 +19,10 @@ export const signupLoginHandlers: HandlerTable = {
    */
   async auth_signup(ctx, { adapters, config }) {
     if (config.signup === 'closed') {
-      throw new ServiceError('forbidden', 'account creation is closed on this server (SERVICE_SIGNUP=closed); ask an operator to add you');
+      throw new ServiceError(
+        'forbidden',
+        'account creation is closed on this server (SERVICE_SIGNUP=closed); ask an operator to add you',
+      );
     }
     const b = body<{ name: string; email: string; password: string }>(ctx);
     const email = normalizeEmail(b.email);
@@ -31,7 +34,13 @@ export const signupLoginHandlers: HandlerTable = {
     const user = await createUser(adapters.store, { email, name, passwordHash: await hashPassword(b.password) });
     return startSession(
       adapters.store,
-      { userId: user._id, projectId: null, method: 'password', clientAddress: ctx.clientAddress, userAgent: ctx.userAgent },
+      {
+        userId: user._id,
+        projectId: null,
+        method: 'password',
+        clientAddress: ctx.clientAddress,
+        userAgent: ctx.userAgent,
+      },
       { status: 201, body: { user: userView(user), project_id: null, needs_onboarding: true } },
     );
   },
@@ -61,8 +70,17 @@ export const signupLoginHandlers: HandlerTable = {
     const membership = await defaultMembership(adapters.store, user._id);
     return startSession(
       adapters.store,
-      { userId: user._id, projectId: membership?.project_id ?? null, method: 'password', clientAddress: ctx.clientAddress, userAgent: ctx.userAgent },
-      { status: 200, body: { user: userView(user), project_id: membership?.project_id ?? null, needs_onboarding: !membership } },
+      {
+        userId: user._id,
+        projectId: membership?.project_id ?? null,
+        method: 'password',
+        clientAddress: ctx.clientAddress,
+        userAgent: ctx.userAgent,
+      },
+      {
+        status: 200,
+        body: { user: userView(user), project_id: membership?.project_id ?? null, needs_onboarding: !membership },
+      },
     );
   },
 };

@@ -51,7 +51,11 @@ export async function createUser(
  * when the user has none yet (the session then needs onboarding).
  */
 export async function defaultMembership(store: DocumentStore, userId: string): Promise<MembershipDoc | null> {
-  const [first] = await store.find<MembershipDoc>(C.memberships, { user_id: userId }, { sort: { field: 'created_at', direction: 'asc' }, limit: 1 });
+  const [first] = await store.find<MembershipDoc>(
+    C.memberships,
+    { user_id: userId },
+    { sort: { field: 'created_at', direction: 'asc' }, limit: 1 },
+  );
   return first ?? null;
 }
 

@@ -33,9 +33,11 @@ export async function putArchive(store: DocumentStore, digest: string, bytes: Bu
   const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK_BYTES));
   for (let i = 0; i < chunks; i++) {
     const data = bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES).toString('base64');
-    await store.replace<ArchiveChunk>(C.sourceArchives, { _id: `${digest}:${i}`, digest, index: i, data }).then(async (replaced) => {
-      if (!replaced) await insertIgnoringRace(store, { _id: `${digest}:${i}`, digest, index: i, data });
-    });
+    await store
+      .replace<ArchiveChunk>(C.sourceArchives, { _id: `${digest}:${i}`, digest, index: i, data })
+      .then(async (replaced) => {
+        if (!replaced) await insertIgnoringRace(store, { _id: `${digest}:${i}`, digest, index: i, data });
+      });
   }
   await insertIgnoringRace(store, {
     _id: digest,
@@ -58,7 +60,8 @@ export async function getArchive(store: DocumentStore, digest: string): Promise<
     parts.push(Buffer.from(chunk.data, 'base64'));
   }
   const bytes = Buffer.concat(parts);
-  if (createHash('sha256').update(bytes).digest('hex') !== meta.sha256) throw new ServiceError('internal', `source archive ${digest} is damaged (checksum mismatch)`);
+  if (createHash('sha256').update(bytes).digest('hex') !== meta.sha256)
+    throw new ServiceError('internal', `source archive ${digest} is damaged (checksum mismatch)`);
   return bytes;
 }
 

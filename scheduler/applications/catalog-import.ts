@@ -31,11 +31,18 @@ export async function importCatalog(deps: SchedulerDeps, projectId: string): Pro
   for (const entry of entries) {
     const existing = await store.findOne<ApplicationDoc>(C.applications, { project_id: projectId, name: entry.name });
     if (existing) {
-      skipped.push({ name: entry.name, reason: 'an application with this name is already registered', application_id: existing._id });
+      skipped.push({
+        name: entry.name,
+        reason: 'an application with this name is already registered',
+        application_id: existing._id,
+      });
       continue;
     }
     if (limit !== null && (await store.count(C.applications, { project_id: projectId })) >= limit) {
-      skipped.push({ name: entry.name, reason: `the ${planOf(organization)} plan allows ${limit} application${limit === 1 ? '' : 's'}; change plan to import it` });
+      skipped.push({
+        name: entry.name,
+        reason: `the ${planOf(organization)} plan allows ${limit} application${limit === 1 ? '' : 's'}; change plan to import it`,
+      });
       continue;
     }
     const { archive, files } = await packEntry(deps, entry);
@@ -71,7 +78,10 @@ function packEntry(deps: SchedulerDeps, entry: CatalogEntry): Promise<{ archive:
       // unpacking it the way every worker will proves the archive holds exactly the catalogued source
       const got = await schedulerSourceCache(deps).fetch({ kind: 'archive', archive });
       if (got.digest !== entry.digest) {
-        throw new ServiceError('internal', `catalog entry ${entry.name} has digest ${got.digest}, but the catalog index says ${entry.digest}; run catalog/update-digests.ts`);
+        throw new ServiceError(
+          'internal',
+          `catalog entry ${entry.name} has digest ${got.digest}, but the catalog index says ${entry.digest}; run catalog/update-digests.ts`,
+        );
       }
       return { archive, files: got.files };
     })();

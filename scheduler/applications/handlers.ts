@@ -12,7 +12,11 @@ import { acceptUpload } from './upload.js';
 export const applicationHandlers: HandlerTable = {
   async list_applications(ctx, deps) {
     const p = requirePrincipal(ctx);
-    const apps = await deps.adapters.store.find<ApplicationDoc>(C.applications, { project_id: p.projectId }, { sort: { field: 'created_at', direction: 'asc' } });
+    const apps = await deps.adapters.store.find<ApplicationDoc>(
+      C.applications,
+      { project_id: p.projectId },
+      { sort: { field: 'created_at', direction: 'asc' } },
+    );
     return ok(apps.map(applicationView));
   },
 
@@ -52,7 +56,13 @@ export const applicationHandlers: HandlerTable = {
     const app = await loadApplication(deps.adapters.store, p.projectId, param(ctx, 'app_id'));
     if (!ctx.attachment) throw invalid('file', 'a multipart part named "file" holding a .tar.gz archive is required');
     const upload = await acceptUpload(deps, app, ctx.attachment);
-    return created({ application_id: app._id, source_digest: upload.digest, file_count: upload.files, bytes: upload.bytes, uploaded_at: upload.uploaded_at });
+    return created({
+      application_id: app._id,
+      source_digest: upload.digest,
+      file_count: upload.files,
+      bytes: upload.bytes,
+      uploaded_at: upload.uploaded_at,
+    });
   },
 
   async import_catalog(ctx, deps) {

@@ -32,19 +32,26 @@ const IMAGE_PIN = /^[^\s@]+:[^\s@]+@sha256:[0-9a-f]{64}$/;
 export async function checkSource(deps: SchedulerDeps, input: ApplicationInput): Promise<ApplicationSourceSpec> {
   const s = input.source;
   if ((input.connection_mode ?? 'source') !== 'source') throw invalid('connection_mode', 'only "source" is accepted');
-  if (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 200) throw invalid('name', 'must be 1 to 200 characters');
+  if (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 200)
+    throw invalid('name', 'must be 1 to 200 characters');
   for (const [svc, pin] of Object.entries(input.images ?? {})) {
     if (!IMAGE_PIN.test(pin)) throw invalid(`images.${svc}`, 'must be a pinned image image:tag@sha256:<64 hex digits>');
   }
   switch (s?.kind) {
     case 'git': {
-      if (typeof s.url !== 'string' || !GIT_URL.test(s.url)) throw invalid('source.url', 'must be an https:// address, git@<host>:<path>, or a file:// repository inside the source roots');
-      if (typeof s.commit !== 'string' || !COMMIT.test(s.commit)) throw invalid('source.commit', 'must be a full commit id: 40 or 64 lowercase hexadecimal characters');
+      if (typeof s.url !== 'string' || !GIT_URL.test(s.url))
+        throw invalid(
+          'source.url',
+          'must be an https:// address, git@<host>:<path>, or a file:// repository inside the source roots',
+        );
+      if (typeof s.commit !== 'string' || !COMMIT.test(s.commit))
+        throw invalid('source.commit', 'must be a full commit id: 40 or 64 lowercase hexadecimal characters');
       if (s.url.startsWith('file://')) await checkFileUrl(s.url, deps.config.sourceRoots);
       return { kind: 'git', url: s.url, commit: s.commit, ...(typeof s.ref === 'string' ? { ref: s.ref } : {}) };
     }
     case 'local_path':
-      if (typeof s.path !== 'string' || s.path === '') throw invalid('source.path', 'is required for a local_path source');
+      if (typeof s.path !== 'string' || s.path === '')
+        throw invalid('source.path', 'is required for a local_path source');
       await resolveLocalPath(s.path, deps.config.sourceRoots);
       return { kind: 'local_path', path: s.path };
     case 'upload':
@@ -59,13 +66,20 @@ export async function checkSource(deps: SchedulerDeps, input: ApplicationInput):
  * to a unique name (409). The limit is checked again after the insert, so two requests
  * racing for the last place cannot both keep it.
  */
-export async function registerApplication(deps: SchedulerDeps, projectId: string, input: ApplicationInput): Promise<ApplicationDoc> {
+export async function registerApplication(
+  deps: SchedulerDeps,
+  projectId: string,
+  input: ApplicationInput,
+): Promise<ApplicationDoc> {
   const store = deps.adapters.store;
   const source = await checkSource(deps, input);
   const { organization } = await loadProject(store, projectId);
   const limit = limitsOf(organization).applications;
   const refuse = () =>
-    new ServiceError('payment_required', `the ${organization.plan_override ?? organization.plan} plan allows ${limit} application${limit === 1 ? '' : 's'} in a project; delete one or change plan`);
+    new ServiceError(
+      'payment_required',
+      `the ${organization.plan_override ?? organization.plan} plan allows ${limit} application${limit === 1 ? '' : 's'} in a project; delete one or change plan`,
+    );
   if (limit !== null && (await store.count(C.applications, { project_id: projectId })) >= limit) throw refuse();
 
   const now = nowIso();
@@ -86,11 +100,16 @@ export async function registerApplication(deps: SchedulerDeps, projectId: string
       updated_at: now,
     });
   } catch (err) {
-    if (err instanceof ServiceError && err.code === 'conflict') throw new ServiceError('conflict', `an application named "${input.name}" already exists in this project`);
+    if (err instanceof ServiceError && err.code === 'conflict')
+      throw new ServiceError('conflict', `an application named "${input.name}" already exists in this project`);
     throw err;
   }
   if (limit !== null) {
-    const mine = await store.find<ApplicationDoc>(C.applications, { project_id: projectId }, { sort: { field: 'created_at', direction: 'asc' } });
+    const mine = await store.find<ApplicationDoc>(
+      C.applications,
+      { project_id: projectId },
+      { sort: { field: 'created_at', direction: 'asc' } },
+    );
     if (mine.findIndex((a) => a._id === app._id) >= limit) {
       await store.delete(C.applications, app._id);
       throw refuse();

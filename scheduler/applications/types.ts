@@ -61,5 +61,8 @@ export async function loadApplication(store: DocumentStore, projectId: string, i
 }
 
 export async function ensureApplicationIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.applications, [{ fields: ['project_id', 'name'], unique: true }, { fields: ['project_id', 'created_at'] }]);
+  await store.ensureIndexes(C.applications, [
+    { fields: ['project_id', 'name'], unique: true },
+    { fields: ['project_id', 'created_at'] },
+  ]);
 }

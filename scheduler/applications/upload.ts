@@ -9,7 +9,10 @@ import type { ApplicationDoc, UploadInfo } from './types.js';
 
 /** The scheduler's own copy of unpacked sources (shared with the worker in the embedded shape). */
 export function schedulerSourceCache(deps: SchedulerDeps): SourceCache {
-  return new SourceCache(path.join(deps.config.dataDir, 'sources'), { sourceRoots: deps.config.sourceRoots, maxArchiveBytes: deps.config.maxUploadBytes });
+  return new SourceCache(path.join(deps.config.dataDir, 'sources'), {
+    sourceRoots: deps.config.sourceRoots,
+    maxArchiveBytes: deps.config.maxUploadBytes,
+  });
 }
 
 /**
@@ -20,10 +23,16 @@ export function schedulerSourceCache(deps: SchedulerDeps): SourceCache {
  */
 export async function acceptUpload(deps: SchedulerDeps, app: ApplicationDoc, bytes: Buffer): Promise<UploadInfo> {
   if (app.source.kind !== 'upload') {
-    throw new ServiceError('conflict', `application ${app._id} takes its source from ${app.source.kind === 'git' ? 'a git repository' : 'a folder on the server'}; only applications with source kind "upload" take an archive`);
+    throw new ServiceError(
+      'conflict',
+      `application ${app._id} takes its source from ${app.source.kind === 'git' ? 'a git repository' : 'a folder on the server'}; only applications with source kind "upload" take an archive`,
+    );
   }
   if (bytes.length > deps.config.maxUploadBytes) {
-    throw new ServiceError('payload_too_large', `the archive is ${bytes.length} bytes; this server accepts up to ${deps.config.maxUploadBytes} (SERVICE_MAX_UPLOAD_BYTES)`);
+    throw new ServiceError(
+      'payload_too_large',
+      `the archive is ${bytes.length} bytes; this server accepts up to ${deps.config.maxUploadBytes} (SERVICE_MAX_UPLOAD_BYTES)`,
+    );
   }
   const got = await schedulerSourceCache(deps).fetch({ kind: 'archive', archive: bytes });
   await putArchive(deps.adapters.store, got.digest, bytes);

@@ -16,6 +16,9 @@ export async function assertAllowanceLeft(deps: SchedulerDeps, organizationId: s
   if (limits.allowance_usd === null) return;
   const usage = await usageOf(deps.adapters.store, org._id, limits);
   if (usage.left_usd === 0) {
-    throw new ServiceError('payment_required', `the monthly model-spend allowance is used up: the ${planOf(org)} plan allows $${limits.allowance_usd} in ${usage.month} and $${usage.spent_usd} is spent; it renews ${usage.renews}. Change plan with POST /v1/billing/checkout`);
+    throw new ServiceError(
+      'payment_required',
+      `the monthly model-spend allowance is used up: the ${planOf(org)} plan allows $${limits.allowance_usd} in ${usage.month} and $${usage.spent_usd} is spent; it renews ${usage.renews}. Change plan with POST /v1/billing/checkout`,
+    );
   }
 }

@@ -25,7 +25,10 @@ export async function dashboardOf(store: DocumentStore, projectId: string): Prom
   ]);
   const runs_by_status: Record<string, number> = {};
   for (const s of RUN_STATUSES) runs_by_status[s] = await store.count(C.runs, { ...mine, status: s });
-  const recent = await store.find<RunDoc>(C.runs, mine, { sort: { field: 'created_at', direction: 'desc' }, limit: RECENT_RUNS });
+  const recent = await store.find<RunDoc>(C.runs, mine, {
+    sort: { field: 'created_at', direction: 'desc' },
+    limit: RECENT_RUNS,
+  });
   return {
     project_id: projectId,
     counts: { applications, worlds, world_versions: versions, published_versions: published, profiles, runs },

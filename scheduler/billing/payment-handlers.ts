@@ -34,7 +34,13 @@ export const paymentHandlers: HandlerTable = {
     const org = await callerOrganization(ctx, deps);
     const { item, quantity } = body<{ item: BillingItem; quantity: number }>(ctx);
     const back = `${publicUrlOf(deps.config)}/billing`;
-    const page = await providerOf(deps).createCheckout({ organization: org, item, quantity: quantity ?? 1, successUrl: `${back}?checkout=success`, cancelUrl: `${back}?checkout=cancelled` });
+    const page = await providerOf(deps).createCheckout({
+      organization: org,
+      item,
+      quantity: quantity ?? 1,
+      successUrl: `${back}?checkout=success`,
+      cancelUrl: `${back}?checkout=cancelled`,
+    });
     return ok({ url: page.url, session_id: page.session_id, provider: providerOf(deps).name });
   },
 
@@ -44,7 +50,15 @@ export const paymentHandlers: HandlerTable = {
     const provider = providerOf(deps);
     const moved = await provider.changeSubscription(org, item);
     // the same apply path as a notification, so the plan follows the subscription at once
-    await applyPaymentEvent(deps.adapters.store, provider.name, { id: newId('change'), type: 'subscription_changed', organization_id: org._id, subscription_id: moved.subscription_id, item: moved.item, status: moved.status, current_period_end: moved.current_period_end });
+    await applyPaymentEvent(deps.adapters.store, provider.name, {
+      id: newId('change'),
+      type: 'subscription_changed',
+      organization_id: org._id,
+      subscription_id: moved.subscription_id,
+      item: moved.item,
+      status: moved.status,
+      current_period_end: moved.current_period_end,
+    });
     return ok(subscriptionView(await subscriptionOf(deps.adapters.store, org._id)));
   },
 
@@ -59,7 +73,11 @@ export const paymentHandlers: HandlerTable = {
     const { events } = await provider.sync(org);
     let applied = 0;
     for (const e of events) if ((await applyPaymentEvent(deps.adapters.store, provider.name, e)).applied) applied += 1;
-    return ok({ subscription: subscriptionView(await subscriptionOf(deps.adapters.store, org._id)), topups: await topUpsOf(deps.adapters.store, org._id), applied });
+    return ok({
+      subscription: subscriptionView(await subscriptionOf(deps.adapters.store, org._id)),
+      topups: await topUpsOf(deps.adapters.store, org._id),
+      applied,
+    });
   },
 
   async billing_webhook(ctx, deps) {
@@ -67,7 +85,9 @@ export const paymentHandlers: HandlerTable = {
     const provider = providerOf(deps);
     const event = await provider.verifyWebhook(raw, signature);
     const { applied } = await applyPaymentEvent(deps.adapters.store, provider.name, event);
-    deps.logger.child({ component: 'billing' }).info({ event_id: event.id, type: event.type, applied }, 'payment notification');
+    deps.logger
+      .child({ component: 'billing' })
+      .info({ event_id: event.id, type: event.type, applied }, 'payment notification');
     return ok({ received: true, applied });
   },
 };

@@ -26,12 +26,19 @@ export async function checkRunAllowed(store: DocumentStore, projectId: string, e
 export async function checkBuildAllowed(store: DocumentStore, projectId: string): Promise<void> {
   const m = await monthly(store, projectId, 'builds');
   if (m && m.used + 1 > m.allowed) {
-    throw new ServiceError('payment_required', `the ${m.plan} plan allows ${m.allowed} world builds in ${m.month} and ${m.used} have been started; add build credits or change plan`);
+    throw new ServiceError(
+      'payment_required',
+      `the ${m.plan} plan allows ${m.allowed} world builds in ${m.month} and ${m.used} have been started; add build credits or change plan`,
+    );
   }
 }
 
 /** This month's count of `kind` and what the plan plus the month's credits allow; null without a limit. */
-async function monthly(store: DocumentStore, projectId: string, kind: 'episodes' | 'builds'): Promise<{ plan: string; month: string; used: number; allowed: number } | null> {
+async function monthly(
+  store: DocumentStore,
+  projectId: string,
+  kind: 'episodes' | 'builds',
+): Promise<{ plan: string; month: string; used: number; allowed: number } | null> {
   const { organization } = await loadProject(store, projectId);
   const limits = limitsOf(organization);
   const limit = kind === 'episodes' ? limits.episodes_per_month : limits.builds_per_month;

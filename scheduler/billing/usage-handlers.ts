@@ -9,7 +9,10 @@ import { limitsOf, loadProject, planOf, type OrganizationDoc } from '../workspac
 import { dashboardOf } from './dashboard.js';
 
 /** The organization of the caller's project, its usage this month, and its plan in force. */
-export async function organizationReport(deps: SchedulerDeps, projectId: string): Promise<{ organization: OrganizationDoc; usage: UsageReport }> {
+export async function organizationReport(
+  deps: SchedulerDeps,
+  projectId: string,
+): Promise<{ organization: OrganizationDoc; usage: UsageReport }> {
   const { organization } = await loadProject(deps.adapters.store, projectId);
   return { organization, usage: await usageOf(deps.adapters.store, organization._id, limitsOf(organization)) };
 }
@@ -17,7 +20,14 @@ export async function organizationReport(deps: SchedulerDeps, projectId: string)
 /** The plan in force with its limits (operator overrides applied) and whether it is overridden. */
 export function planView(org: OrganizationDoc): Record<string, unknown> {
   const plan = PLANS[planOf(org)];
-  return { name: plan.name, title: plan.title, price_monthly_usd: plan.price_monthly_usd, limits: limitsOf(org), subscribed: org.plan, overridden: org.plan_override !== null || !!org.limits_override };
+  return {
+    name: plan.name,
+    title: plan.title,
+    price_monthly_usd: plan.price_monthly_usd,
+    limits: limitsOf(org),
+    subscribed: org.plan,
+    overridden: org.plan_override !== null || !!org.limits_override,
+  };
 }
 
 /** Spec section 4, Usage and billing: the reads. */
@@ -50,6 +60,10 @@ export const usageHandlers: HandlerTable = {
   async get_dashboard(ctx, deps) {
     const p = requirePrincipal(ctx);
     const { organization, usage } = await organizationReport(deps, p.projectId);
-    return ok({ ...(await dashboardOf(deps.adapters.store, p.projectId)), usage: usageView(usage), plan: planView(organization) });
+    return ok({
+      ...(await dashboardOf(deps.adapters.store, p.projectId)),
+      usage: usageView(usage),
+      plan: planView(organization),
+    });
   },
 };

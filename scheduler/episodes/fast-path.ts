@@ -15,9 +15,14 @@ import type { EpisodeOpsDeps } from './routing.js';
  * store, skipping the gateway -> scheduler hop. The
  * operations are the scheduler's own (operations.ts), so the answers are the same.
  */
-export function registerEpisodeFastPath(local: Map<string, LocalHandler>, opts: { adapters: Pick<Adapters, 'store' | 'leases'>; logger: Logger }): void {
+export function registerEpisodeFastPath(
+  local: Map<string, LocalHandler>,
+  opts: { adapters: Pick<Adapters, 'store' | 'leases'>; logger: Logger },
+): void {
   // a world-worker of this same process (the embedded shape) is called directly, not over loopback gRPC
-  const workers = new WorkerRegistry(opts.adapters.leases, opts.logger.child({ component: 'episode-fast-path' }), { inProcess: true });
+  const workers = new WorkerRegistry(opts.adapters.leases, opts.logger.child({ component: 'episode-fast-path' }), {
+    inProcess: true,
+  });
   const d: EpisodeOpsDeps = { store: opts.adapters.store, execute: (a, k, p, t) => workers.execute(a, k, p, t) };
   const projectOf = (principal: { projectId: string } | null): string => {
     if (!principal) throw new ServiceError('unauthenticated', 'send an API key');

@@ -4,7 +4,10 @@ import { body, param, requirePrincipal } from '../principal.js';
 import { act, actionResult, episodeRecord, intervene, observe } from './operations.js';
 import type { EpisodeOpsDeps } from './routing.js';
 
-const ops = (deps: SchedulerDeps): EpisodeOpsDeps => ({ store: deps.adapters.store, execute: (a, k, p, t) => deps.workers.execute(a, k, p, t) });
+const ops = (deps: SchedulerDeps): EpisodeOpsDeps => ({
+  store: deps.adapters.store,
+  execute: (a, k, p, t) => deps.workers.execute(a, k, p, t),
+});
 
 /**
  * Episodes and the external-agent operations (spec section 4, "Episodes" and "Bring your
@@ -21,7 +24,9 @@ export const episodeHandlers: HandlerTable = {
   },
 
   async post_action(ctx, deps) {
-    return accepted(await act(ops(deps), requirePrincipal(ctx).projectId, param(ctx, 'ep_id'), body<ExternalAction>(ctx)));
+    return accepted(
+      await act(ops(deps), requirePrincipal(ctx).projectId, param(ctx, 'ep_id'), body<ExternalAction>(ctx)),
+    );
   },
 
   async get_action_result(ctx, deps) {
@@ -29,6 +34,8 @@ export const episodeHandlers: HandlerTable = {
   },
 
   async create_intervention(ctx, deps) {
-    return accepted(await intervene(ops(deps), requirePrincipal(ctx).projectId, param(ctx, 'ep_id'), body<InterventionInput>(ctx)));
+    return accepted(
+      await intervene(ops(deps), requirePrincipal(ctx).projectId, param(ctx, 'ep_id'), body<InterventionInput>(ctx)),
+    );
   },
 };

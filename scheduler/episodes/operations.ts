@@ -1,5 +1,13 @@
 import { ServiceError } from '../../core/errors.js';
-import { ACTION_ERRORS, checkExternalAction, episodeRecordView, findAction, type ExternalAction, type InterventionInput, type Observation } from '../../episode-actor/index.js';
+import {
+  ACTION_ERRORS,
+  checkExternalAction,
+  episodeRecordView,
+  findAction,
+  type ExternalAction,
+  type InterventionInput,
+  type Observation,
+} from '../../episode-actor/index.js';
 import { EPISODE_WORK } from '../../world-worker/episode-work.js';
 import type { EpisodeDoc, RunEpisodeDoc } from '../runs/index.js';
 import { hasEnded, loadAttempt, loadRecord, onWorker, type EpisodeOpsDeps } from './routing.js';
@@ -30,7 +38,12 @@ export async function observe(d: EpisodeOpsDeps, projectId: string, id: string):
  * action it accepted is still a duplicate (a client whose 202 got lost can always repeat
  * its request); anything else is 409 `episode is not running`.
  */
-export async function act(d: EpisodeOpsDeps, projectId: string, id: string, action: ExternalAction): Promise<{ event_id: number; duplicate?: true }> {
+export async function act(
+  d: EpisodeOpsDeps,
+  projectId: string,
+  id: string,
+  action: ExternalAction,
+): Promise<{ event_id: number; duplicate?: true }> {
   const ep = await loadAttempt(d.store, projectId, id);
   if (ep.status === 'running') {
     const answer = await onWorker<{ event_id: number; duplicate?: true }>(d, ep, EPISODE_WORK.act, { action });
@@ -45,7 +58,12 @@ export async function act(d: EpisodeOpsDeps, projectId: string, id: string, acti
 }
 
 /** GET /v1/episodes/{id}/actions/{key}: the stored action record (saved before anything was acknowledged). */
-export async function actionResult(d: EpisodeOpsDeps, projectId: string, id: string, key: string): Promise<{ status: 'pending' } | { status: 'done'; result: unknown }> {
+export async function actionResult(
+  d: EpisodeOpsDeps,
+  projectId: string,
+  id: string,
+  key: string,
+): Promise<{ status: 'pending' } | { status: 'done'; result: unknown }> {
   const ep = await loadAttempt(d.store, projectId, id);
   const a = await findAction(d.store, ep._id, key);
   if (!a) throw new ServiceError('not_found', `episode ${ep._id} has no action with idempotency key "${key}"`);
@@ -53,18 +71,35 @@ export async function actionResult(d: EpisodeOpsDeps, projectId: string, id: str
 }
 
 /** POST /v1/episodes/{id}/interventions: applied and saved by the actor; 409 unless it runs. */
-export async function intervene(d: EpisodeOpsDeps, projectId: string, id: string, intervention: InterventionInput): Promise<Record<string, unknown>> {
+export async function intervene(
+  d: EpisodeOpsDeps,
+  projectId: string,
+  id: string,
+  intervention: InterventionInput,
+): Promise<Record<string, unknown>> {
   const ep = await loadAttempt(d.store, projectId, id);
-  const answer = ep.status === 'running' ? await onWorker<{ event_id: number | null }>(d, ep, EPISODE_WORK.intervene, { intervention }) : null;
+  const answer =
+    ep.status === 'running'
+      ? await onWorker<{ event_id: number | null }>(d, ep, EPISODE_WORK.intervene, { intervention })
+      : null;
   if (!answer) {
     const doc = await loadRecord(d.store, ep._id);
-    throw new ServiceError('conflict', hasEnded(doc.status) ? ACTION_ERRORS.notRunning : `${ACTION_ERRORS.notRunning}: it has not started yet; intervene once its first turn is offered`);
+    throw new ServiceError(
+      'conflict',
+      hasEnded(doc.status)
+        ? ACTION_ERRORS.notRunning
+        : `${ACTION_ERRORS.notRunning}: it has not started yet; intervene once its first turn is offered`,
+    );
   }
   return { episode_id: ep._id, kind: intervention.kind, event_id: answer.event_id };
 }
 
 /** GET /v1/episodes/{id}: the full record, with where the attempt stands in its run. */
-export async function episodeRecord(d: EpisodeOpsDeps, projectId: string, id: string): Promise<Record<string, unknown>> {
+export async function episodeRecord(
+  d: EpisodeOpsDeps,
+  projectId: string,
+  id: string,
+): Promise<Record<string, unknown>> {
   const ep = await loadAttempt(d.store, projectId, id);
   const doc = await loadRecord(d.store, ep._id);
   const record = doc.actor_state ? episodeRecordView(doc.actor_state) : unstartedRecord(ep, doc);

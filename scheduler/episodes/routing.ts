@@ -38,7 +38,12 @@ export async function loadRecord(store: DocumentStore, id: string): Promise<Epis
  * @throws the actor's own refusals (409, 422 ...) unchanged; ServiceError('unavailable')
  *   when the hosting worker cannot be reached (its episodes are about to be failed over).
  */
-export async function onWorker<T>(d: EpisodeOpsDeps, ep: RunEpisodeDoc, kind: string, payload: Record<string, unknown>): Promise<T | null> {
+export async function onWorker<T>(
+  d: EpisodeOpsDeps,
+  ep: RunEpisodeDoc,
+  kind: string,
+  payload: Record<string, unknown>,
+): Promise<T | null> {
   if (!ep.worker_address) return null;
   try {
     return (await d.execute(ep.worker_address, kind, { episode_id: ep._id, ...payload }, WORKER_CALL_MS)) as T;
@@ -46,11 +51,16 @@ export async function onWorker<T>(d: EpisodeOpsDeps, ep: RunEpisodeDoc, kind: st
     const e = toServiceError(err);
     if (e.code === 'not_found' && (e.details as { not_hosted?: boolean } | undefined)?.not_hosted) return null;
     if (e.code === 'unavailable' || e.code === 'timeout') {
-      throw new ServiceError('unavailable', `the world-worker hosting episode ${ep._id} (${ep.worker_id}) is not reachable; if it is gone the episode ends with environment_error and is re-queued`, { cause: err });
+      throw new ServiceError(
+        'unavailable',
+        `the world-worker hosting episode ${ep._id} (${ep.worker_id}) is not reachable; if it is gone the episode ends with environment_error and is re-queued`,
+        { cause: err },
+      );
     }
     throw e;
   }
 }
 
 /** Whether an episode status is one of the ended ones. */
-export const hasEnded = (status: string): boolean => status === 'finished' || status === 'failed' || status === 'cancelled';
+export const hasEnded = (status: string): boolean =>
+  status === 'finished' || status === 'failed' || status === 'cancelled';

@@ -20,20 +20,37 @@ interface BlobChunk extends Doc {
  * job overwrites the same chunk ids, so a retried job leaves no stray chunks behind for
  * the chunk count it records. Refuses files over {@link MAX_ARTIFACT_BYTES}.
  */
-export async function putBlob(store: DocumentStore, artifactId: string, bytes: Buffer): Promise<{ chunks: number; size_bytes: number; sha256: string }> {
+export async function putBlob(
+  store: DocumentStore,
+  artifactId: string,
+  bytes: Buffer,
+): Promise<{ chunks: number; size_bytes: number; sha256: string }> {
   if (bytes.length > MAX_ARTIFACT_BYTES) {
-    throw new ServiceError('payload_too_large', `the export is ${bytes.length} bytes, over the limit of ${MAX_ARTIFACT_BYTES} bytes; export fewer runs or splits`);
+    throw new ServiceError(
+      'payload_too_large',
+      `the export is ${bytes.length} bytes, over the limit of ${MAX_ARTIFACT_BYTES} bytes; export fewer runs or splits`,
+    );
   }
   const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK_BYTES));
   for (let i = 0; i < chunks; i++) {
-    const doc: BlobChunk = { _id: `${artifactId}:${i}`, artifact_id: artifactId, index: i, data: bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES).toString('base64') };
+    const doc: BlobChunk = {
+      _id: `${artifactId}:${i}`,
+      artifact_id: artifactId,
+      index: i,
+      data: bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES).toString('base64'),
+    };
     if (!(await store.replace(C.artifactBlobs, doc))) await store.insert(C.artifactBlobs, doc);
   }
   return { chunks, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
 /** The stored bytes of an artifact of `chunks` chunks; verifies them against `sha256`. */
-export async function getBlob(store: DocumentStore, artifactId: string, chunks: number, sha256: string): Promise<Buffer> {
+export async function getBlob(
+  store: DocumentStore,
+  artifactId: string,
+  chunks: number,
+  sha256: string,
+): Promise<Buffer> {
   const parts: Buffer[] = [];
   for (let i = 0; i < chunks; i++) {
     const chunk = await store.get<BlobChunk>(C.artifactBlobs, `${artifactId}:${i}`);
@@ -41,6 +58,7 @@ export async function getBlob(store: DocumentStore, artifactId: string, chunks: 
     parts.push(Buffer.from(chunk.data, 'base64'));
   }
   const bytes = Buffer.concat(parts);
-  if (createHash('sha256').update(bytes).digest('hex') !== sha256) throw new ServiceError('internal', `artifact ${artifactId} is damaged (checksum mismatch)`);
+  if (createHash('sha256').update(bytes).digest('hex') !== sha256)
+    throw new ServiceError('internal', `artifact ${artifactId} is damaged (checksum mismatch)`);
   return bytes;
 }

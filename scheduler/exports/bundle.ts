@@ -10,18 +10,30 @@ import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';
 import { mirrorJobStatus, storeArtifact } from './finish.js';
 import { BUNDLE_JOB, type BundleSource, type ExportInput } from './types.js';
 
-const README = (wv: WorldVersionDoc, images: boolean): string => `# World bundle: ${String((wv.manifest as { name?: unknown } | null)?.name ?? wv.world_id)} v${wv.version}
+const README = (
+  wv: WorldVersionDoc,
+  images: boolean,
+): string => `# World bundle: ${String((wv.manifest as { name?: unknown } | null)?.name ?? wv.world_id)} v${wv.version}
 
 - manifest.json: the world version's manifest, tools, validation report, provenance and world_content_hash.
 - scenarios/<scenario_id>.json: every approved scenario with its split and specification.
   Held-out scenarios are included and marked \`"holdout": true\`: keep them away from training data.
 - source.tar.gz: the application source the version was built from (digest ${wv.source_digest ?? 'unknown'}).
-${images ? `- images.json: the container images the version pins, by service. The images themselves are not in
+${
+  images
+    ? `- images.json: the container images the version pins, by service. The images themselves are not in
   the bundle (the service does not pull from registries for exports): pull them by these references.
-` : ''}`;
+`
+    : ''
+}`;
 
 /** The files of a bundle, by path inside the archive. */
-export async function bundleFiles(source: BundleSource, wv: WorldVersionDoc, scenarios: ScenarioDoc[], archive: Buffer): Promise<Map<string, Buffer>> {
+export async function bundleFiles(
+  source: BundleSource,
+  wv: WorldVersionDoc,
+  scenarios: ScenarioDoc[],
+  archive: Buffer,
+): Promise<Map<string, Buffer>> {
   const json = (v: unknown): Buffer => Buffer.from(`${JSON.stringify(v, null, 2)}\n`, 'utf8');
   const files = new Map<string, Buffer>();
   files.set('README.md', Buffer.from(README(wv, source.include_images), 'utf8'));
@@ -39,14 +51,39 @@ export async function bundleFiles(source: BundleSource, wv: WorldVersionDoc, sce
       tools: wv.compiled?.tools ?? [],
       validation_report: wv.validation_report,
       provenance: wv.provenance,
-      scenarios: scenarios.map((s) => ({ scenario_id: s.scenario_id, split: s.split, holdout: s.split === 'holdout', file: `scenarios/${s.scenario_id}.json` })),
+      scenarios: scenarios.map((s) => ({
+        scenario_id: s.scenario_id,
+        split: s.split,
+        holdout: s.split === 'holdout',
+        file: `scenarios/${s.scenario_id}.json`,
+      })),
     }),
   );
   for (const s of scenarios) {
-    files.set(`scenarios/${s.scenario_id}.json`, json({ id: s._id, scenario_id: s.scenario_id, template: s.template, split: s.split, holdout: s.split === 'holdout', origin: s.origin, specification: s.specification, validation_report: s.validation_report }));
+    files.set(
+      `scenarios/${s.scenario_id}.json`,
+      json({
+        id: s._id,
+        scenario_id: s.scenario_id,
+        template: s.template,
+        split: s.split,
+        holdout: s.split === 'holdout',
+        origin: s.origin,
+        specification: s.specification,
+        validation_report: s.validation_report,
+      }),
+    );
   }
   files.set('source.tar.gz', archive);
-  if (source.include_images) files.set('images.json', json({ images: wv.compiled?.images ?? {}, pulled: false, note: 'references only; pull them from their registries' }));
+  if (source.include_images)
+    files.set(
+      'images.json',
+      json({
+        images: wv.compiled?.images ?? {},
+        pulled: false,
+        note: 'references only; pull them from their registries',
+      }),
+    );
   return files;
 }
 
@@ -81,12 +118,25 @@ export const bundleKind: JobKind = {
         const source = (ctx.input as unknown as ExportInput).source as BundleSource;
         const store = ctx.deps.adapters.store;
         const wv = await store.get<WorldVersionDoc>(C.worldVersions, source.world_version_id);
-        if (!wv || wv.status !== 'published') throw new ServiceError('gone', `world version ${source.world_version_id} is not a published version any more`);
-        const scenarios = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: wv._id, status: 'approved' }, { sort: { field: 'scenario_id', direction: 'asc' } });
+        if (!wv || wv.status !== 'published')
+          throw new ServiceError(
+            'gone',
+            `world version ${source.world_version_id} is not a published version any more`,
+          );
+        const scenarios = await store.find<ScenarioDoc>(
+          C.scenarios,
+          { world_version_id: wv._id, status: 'approved' },
+          { sort: { field: 'scenario_id', direction: 'asc' } },
+        );
         const archive = wv.source_digest ? await getArchive(store, wv.source_digest) : null;
-        if (!archive) throw new ServiceError('gone', `the source archive of world version ${wv._id} is not stored any more`);
+        if (!archive)
+          throw new ServiceError('gone', `the source archive of world version ${wv._id} is not stored any more`);
         const bytes = await tarGz(await bundleFiles(source, wv, scenarios, archive));
-        await storeArtifact(ctx, bytes, { scenarios: scenarios.length, holdout_scenarios: scenarios.filter((s) => s.split === 'holdout').length, images: source.include_images });
+        await storeArtifact(ctx, bytes, {
+          scenarios: scenarios.length,
+          holdout_scenarios: scenarios.filter((s) => s.split === 'holdout').length,
+          images: source.include_images,
+        });
       },
     },
   ],

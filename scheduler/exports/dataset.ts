@@ -13,7 +13,11 @@ const gzipAsync = promisify(gzip);
 type ChatMessage =
   | { role: 'system' | 'user'; content: string }
   | { role: 'tool'; content: string; name?: string; tool_call_id?: string }
-  | { role: 'assistant'; content: string; tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> };
+  | {
+      role: 'assistant';
+      content: string;
+      tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+    };
 
 /**
  * Whether the oracle shows a clean success: every check of the goal passed, the agent did
@@ -21,7 +25,13 @@ type ChatMessage =
  */
 export function verified(oracle: Oracle | null, success: boolean | null): boolean {
   if (!oracle || success !== true) return false;
-  return oracle.checks_total > 0 && oracle.checks_passed === oracle.checks_total && !oracle.false_completion && oracle.duplicate_effects.length === 0 && oracle.environment_error === null;
+  return (
+    oracle.checks_total > 0 &&
+    oracle.checks_passed === oracle.checks_total &&
+    !oracle.false_completion &&
+    oracle.duplicate_effects.length === 0 &&
+    oracle.environment_error === null
+  );
 }
 
 /** One actor's memory as chat messages; tool results point to the call they answer. */
@@ -31,9 +41,24 @@ export function chatOf(memory: MemoryEntry[]): ChatMessage[] {
   for (const m of memory) {
     if (m.role === 'assistant') {
       lastCall = m.tool_call.id;
-      out.push({ role: 'assistant', content: m.content, tool_calls: [{ id: m.tool_call.id, type: 'function', function: { name: m.tool_call.name, arguments: m.tool_call.arguments } }] });
+      out.push({
+        role: 'assistant',
+        content: m.content,
+        tool_calls: [
+          {
+            id: m.tool_call.id,
+            type: 'function',
+            function: { name: m.tool_call.name, arguments: m.tool_call.arguments },
+          },
+        ],
+      });
     } else if (m.role === 'tool') {
-      out.push({ role: 'tool', content: m.content, ...(m.name ? { name: m.name } : {}), ...(lastCall ? { tool_call_id: lastCall } : {}) });
+      out.push({
+        role: 'tool',
+        content: m.content,
+        ...(m.name ? { name: m.name } : {}),
+        ...(lastCall ? { tool_call_id: lastCall } : {}),
+      });
       lastCall = undefined;
     } else {
       out.push({ role: m.role, content: m.content });
@@ -62,10 +87,23 @@ export function datasetLine(run: RunDoc, e: RunEpisodeDoc, state: EpisodeState |
     reward: e.reward,
     success: e.success,
     verified: verified(e.oracle, e.success),
-    oracle: e.oracle ? { checks_passed: e.oracle.checks_passed, checks_total: e.oracle.checks_total, false_completion: e.oracle.false_completion, duplicate_effects: e.oracle.duplicate_effects.length, completed: e.oracle.completed } : null,
+    oracle: e.oracle
+      ? {
+          checks_passed: e.oracle.checks_passed,
+          checks_total: e.oracle.checks_total,
+          false_completion: e.oracle.false_completion,
+          duplicate_effects: e.oracle.duplicate_effects.length,
+          completed: e.oracle.completed,
+        }
+      : null,
     actors,
     messages: (state?.messages ?? []).map((m) => ({ from: m.from, to: m.to, kind: m.kind, text: m.text })),
-    actions: (state?.actions ?? []).map((a) => ({ actor: a.actor, tool: a.tool, args: a.args, outcome: a.result?.outcome ?? null })),
+    actions: (state?.actions ?? []).map((a) => ({
+      actor: a.actor,
+      tool: a.tool,
+      args: a.args,
+      outcome: a.result?.outcome ?? null,
+    })),
   };
 }
 
@@ -90,7 +128,11 @@ export const datasetExportKind: JobKind = {
           await ctx.stopIfRequested();
           const run = await store.get<RunDoc>(C.runs, runId);
           if (!run) continue;
-          const eps = await store.find<RunEpisodeDoc>(C.runEpisodes, { run_id: runId, status: 'finished', replaced_by: null, split: { $in: splits } }, { sort: { field: 'slot', direction: 'asc' } });
+          const eps = await store.find<RunEpisodeDoc>(
+            C.runEpisodes,
+            { run_id: runId, status: 'finished', replaced_by: null, split: { $in: splits } },
+            { sort: { field: 'slot', direction: 'asc' } },
+          );
           for (const e of eps) {
             if (e.environment_error) continue;
             if (source.verified_only && !verified(e.oracle, e.success)) {

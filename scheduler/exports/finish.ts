@@ -9,12 +9,29 @@ import type { ArtifactDoc, ExportInput } from './types.js';
  * Stores the file of an export job and turns its artifact `ready` with size and checksum.
  * Compare-and-set on `pending`, so a job stopped meanwhile never revives a failed record.
  */
-export async function storeArtifact(ctx: PhaseContext, bytes: Buffer, contents: Record<string, unknown>): Promise<void> {
+export async function storeArtifact(
+  ctx: PhaseContext,
+  bytes: Buffer,
+  contents: Record<string, unknown>,
+): Promise<void> {
   const { artifact_id } = ctx.input as unknown as ExportInput;
   const store = ctx.deps.adapters.store;
   await ctx.stopIfRequested();
   const blob = await putBlob(store, artifact_id, bytes);
-  await store.update(C.artifacts, artifact_id, { status: 'ready', size_bytes: blob.size_bytes, sha256: blob.sha256, chunks: blob.chunks, contents, ready_at: nowIso(), updated_at: nowIso() }, { status: 'pending' });
+  await store.update(
+    C.artifacts,
+    artifact_id,
+    {
+      status: 'ready',
+      size_bytes: blob.size_bytes,
+      sha256: blob.sha256,
+      chunks: blob.chunks,
+      contents,
+      ready_at: nowIso(),
+      updated_at: nowIso(),
+    },
+    { status: 'pending' },
+  );
   ctx.setResult({ artifact_id, size_bytes: blob.size_bytes, sha256: blob.sha256, ...contents });
 }
 
@@ -28,8 +45,18 @@ export async function mirrorJobStatus(job: JobDoc, deps: SchedulerDeps): Promise
   const store = deps.adapters.store;
   if (job.status === 'failed' || job.status === 'cancelled') {
     const error = job.error ?? (job.status === 'cancelled' ? 'the export job was stopped' : 'the export job failed');
-    await store.update<ArtifactDoc>(C.artifacts, artifact_id, { status: 'failed', error, updated_at: nowIso() }, { status: 'pending' });
+    await store.update<ArtifactDoc>(
+      C.artifacts,
+      artifact_id,
+      { status: 'failed', error, updated_at: nowIso() },
+      { status: 'pending' },
+    );
   } else if (job.status === 'queued' || job.status === 'running') {
-    await store.update<ArtifactDoc>(C.artifacts, artifact_id, { status: 'pending', error: null, updated_at: nowIso() }, { status: 'failed' });
+    await store.update<ArtifactDoc>(
+      C.artifacts,
+      artifact_id,
+      { status: 'pending', error: null, updated_at: nowIso() },
+      { status: 'failed' },
+    );
   }
 }

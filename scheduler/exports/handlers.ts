@@ -8,10 +8,27 @@ import { body, param, requirePrincipal } from '../principal.js';
 import { loadRun } from '../runs/index.js';
 import { loadWorldVersion } from '../worlds/index.js';
 import { getBlob } from './blobs.js';
-import { ARTIFACT_KINDS, artifactView, BUNDLE_JOB, DATASET_JOB, loadArtifact, type ArtifactDoc, type ArtifactKind, type BundleSource, type DatasetSource } from './types.js';
+import {
+  ARTIFACT_KINDS,
+  artifactView,
+  BUNDLE_JOB,
+  DATASET_JOB,
+  loadArtifact,
+  type ArtifactDoc,
+  type ArtifactKind,
+  type BundleSource,
+  type DatasetSource,
+} from './types.js';
 
 /** Stores the `pending` artifact first (it names its job), then starts the job. */
-async function startExport(deps: SchedulerDeps, projectId: string, kind: ArtifactKind, source: DatasetSource | BundleSource, fileName: string, contentType: string): Promise<{ job_id: string; artifact_id: string }> {
+async function startExport(
+  deps: SchedulerDeps,
+  projectId: string,
+  kind: ArtifactKind,
+  source: DatasetSource | BundleSource,
+  fileName: string,
+  contentType: string,
+): Promise<{ job_id: string; artifact_id: string }> {
   const artifactId = newId('art');
   const jobId = newId('job');
   const now = nowIso();
@@ -33,7 +50,12 @@ async function startExport(deps: SchedulerDeps, projectId: string, kind: Artifac
     updated_at: now,
     ready_at: null,
   });
-  await jobsOf(deps).create({ id: jobId, projectId, kind: kind === 'dataset' ? DATASET_JOB : BUNDLE_JOB, input: { artifact_id: artifactId, source } });
+  await jobsOf(deps).create({
+    id: jobId,
+    projectId,
+    kind: kind === 'dataset' ? DATASET_JOB : BUNDLE_JOB,
+    input: { artifact_id: artifactId, source },
+  });
   return { job_id: jobId, artifact_id: artifactId };
 }
 
@@ -50,17 +72,43 @@ async function createDatasetExport(ctx: OperationContext, deps: SchedulerDeps) {
     if (s !== 'train' && s !== 'dev') throw invalid(`splits[${i}]`, 'must be train or dev');
   });
   for (const id of runIds) await loadRun(deps.adapters.store, p.projectId, id);
-  const source: DatasetSource = { run_ids: runIds, splits: splits as DatasetSource['splits'], verified_only: b.verified_only ?? true };
-  return accepted(await startExport(deps, p.projectId, 'dataset', source, `dataset-${new Date().toISOString().slice(0, 10)}.jsonl.gz`, 'application/gzip'));
+  const source: DatasetSource = {
+    run_ids: runIds,
+    splits: splits as DatasetSource['splits'],
+    verified_only: b.verified_only ?? true,
+  };
+  return accepted(
+    await startExport(
+      deps,
+      p.projectId,
+      'dataset',
+      source,
+      `dataset-${new Date().toISOString().slice(0, 10)}.jsonl.gz`,
+      'application/gzip',
+    ),
+  );
 }
 
 /** POST /v1/world-versions/{wv_id}/bundle: only a published version has a fixed content to bundle. */
 async function createBundle(ctx: OperationContext, deps: SchedulerDeps) {
   const p = requirePrincipal(ctx);
   const wv = await loadWorldVersion(deps.adapters.store, p.projectId, param(ctx, 'wv_id'));
-  if (wv.status !== 'published') throw new ServiceError('conflict', `world version ${wv._id} is ${wv.status}; only a published version can be bundled`);
+  if (wv.status !== 'published')
+    throw new ServiceError(
+      'conflict',
+      `world version ${wv._id} is ${wv.status}; only a published version can be bundled`,
+    );
   const source: BundleSource = { world_version_id: wv._id, include_images: ctx.query.include_images === true };
-  return accepted(await startExport(deps, p.projectId, 'bundle', source, `world-${wv.world_id}-v${wv.version}.tar.gz`, 'application/gzip'));
+  return accepted(
+    await startExport(
+      deps,
+      p.projectId,
+      'bundle',
+      source,
+      `world-${wv.world_id}-v${wv.version}.tar.gz`,
+      'application/gzip',
+    ),
+  );
 }
 
 /** GET /v1/artifacts: newest first, optionally one kind. */
@@ -69,10 +117,13 @@ async function listArtifacts(ctx: OperationContext, deps: SchedulerDeps) {
   const filter: Filter = { project_id: p.projectId };
   const kind = ctx.query.kind;
   if (kind !== undefined) {
-    if (!ARTIFACT_KINDS.includes(kind as ArtifactKind)) throw invalid('kind', `must be one of ${ARTIFACT_KINDS.join(', ')}`);
+    if (!ARTIFACT_KINDS.includes(kind as ArtifactKind))
+      throw invalid('kind', `must be one of ${ARTIFACT_KINDS.join(', ')}`);
     filter.kind = kind as string;
   }
-  const docs = await deps.adapters.store.find<ArtifactDoc>(C.artifacts, filter, { sort: { field: 'created_at', direction: 'desc' } });
+  const docs = await deps.adapters.store.find<ArtifactDoc>(C.artifacts, filter, {
+    sort: { field: 'created_at', direction: 'desc' },
+  });
   return ok(docs.map(artifactView));
 }
 
@@ -81,7 +132,12 @@ async function downloadArtifact(ctx: OperationContext, deps: SchedulerDeps) {
   const p = requirePrincipal(ctx);
   const a = await loadArtifact(deps.adapters.store, p.projectId, param(ctx, 'art_id'));
   if (a.status !== 'ready' || a.chunks === null || a.sha256 === null) {
-    throw new ServiceError('conflict', a.status === 'failed' ? `artifact ${a._id} failed and has no file: ${a.error ?? 'its job failed'}` : `artifact ${a._id} is still being written; try again when its job ${a.job_id} ended`);
+    throw new ServiceError(
+      'conflict',
+      a.status === 'failed'
+        ? `artifact ${a._id} failed and has no file: ${a.error ?? 'its job failed'}`
+        : `artifact ${a._id} is still being written; try again when its job ${a.job_id} ended`,
+    );
   }
   const bytes = await getBlob(deps.adapters.store, a._id, a.chunks, a.sha256);
   return { status: 200, bytes, contentType: a.content_type, fileName: a.file_name };

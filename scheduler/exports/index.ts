@@ -8,7 +8,13 @@ import { bundleKind } from './bundle.js';
 import { datasetExportKind } from './dataset.js';
 
 export { exportHandlers } from './handlers.js';
-export { ensureExportIndexes, artifactView, type ArtifactDoc, type ArtifactKind, type ArtifactStatus } from './types.js';
+export {
+  ensureExportIndexes,
+  artifactView,
+  type ArtifactDoc,
+  type ArtifactKind,
+  type ArtifactStatus,
+} from './types.js';
 export { MAX_ARTIFACT_BYTES } from './blobs.js';
 export { verified, chatOf } from './dataset.js';
 

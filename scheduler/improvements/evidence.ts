@@ -51,7 +51,12 @@ function addKeyed(map: Record<string, Evidence>, key: string, episodeId: string)
  */
 export function learningEpisodes(all: RunEpisodeDoc[], profileId: string): RunEpisodeDoc[] {
   return finalAttempts(all.filter((e) => e.profile_id === profileId)).filter(
-    (e) => (LEARNING_SPLITS as readonly string[]).includes(e.split) && e.status === 'finished' && e.oracle !== null && !e.environment_error && !e.oracle.environment_error,
+    (e) =>
+      (LEARNING_SPLITS as readonly string[]).includes(e.split) &&
+      e.status === 'finished' &&
+      e.oracle !== null &&
+      !e.environment_error &&
+      !e.oracle.environment_error,
   );
 }
 
@@ -76,7 +81,8 @@ export function collectFindings(episodes: RunEpisodeDoc[]): Findings {
     if (o.false_completion) add(f.false_completions, e._id);
     for (const v of o.habits.ids_from_reads.violations) addKeyed(f.guessed_ids, v.tool, e._id);
     if (!o.habits.read_latest_before_write.passed) add(f.unread_messages, e._id);
-    if (o.habits.complete_after_read.applicable && !o.habits.complete_after_read.passed) add(f.complete_without_read, e._id);
+    if (o.habits.complete_after_read.applicable && !o.habits.complete_after_read.passed)
+      add(f.complete_without_read, e._id);
     const contacts = o.habits.customer_contacts;
     if (!contacts.passed) {
       add(f.too_many_contacts, e._id);

@@ -20,11 +20,24 @@ export const improvementHandlers: HandlerTable = {
     const store = deps.adapters.store;
     const profile = await loadProfile(store, p.projectId, b.profile_id);
     const run = await loadRun(store, p.projectId, b.run_id);
-    if (run.status !== 'finished') throw new ServiceError('conflict', `run has not finished: run ${run._id} is ${run.status}; only a finished run can be learnt from`);
-    if (!run.profiles.some((rp) => rp.id === profile._id)) throw invalid('profile_id', `run ${run._id} did not evaluate profile ${profile._id}`);
+    if (run.status !== 'finished')
+      throw new ServiceError(
+        'conflict',
+        `run has not finished: run ${run._id} is ${run.status}; only a finished run can be learnt from`,
+      );
+    if (!run.profiles.some((rp) => rp.id === profile._id))
+      throw invalid('profile_id', `run ${run._id} did not evaluate profile ${profile._id}`);
     const usable = learningEpisodes(await runEpisodes(store, run._id), profile._id);
-    if (usable.length === 0) throw invalid('run_id', `run ${run._id} has no finished train or dev episodes of profile ${profile._id} (holdout episodes are never used)`);
-    const job = await jobsOf(deps).create({ projectId: p.projectId, kind: IMPROVEMENT_JOB, input: { profile_id: profile._id, run_id: run._id } });
+    if (usable.length === 0)
+      throw invalid(
+        'run_id',
+        `run ${run._id} has no finished train or dev episodes of profile ${profile._id} (holdout episodes are never used)`,
+      );
+    const job = await jobsOf(deps).create({
+      projectId: p.projectId,
+      kind: IMPROVEMENT_JOB,
+      input: { profile_id: profile._id, run_id: run._id },
+    });
     return accepted({ job_id: job._id });
   },
 };

@@ -42,7 +42,11 @@ async function collect(ctx: PhaseContext): Promise<void> {
   const episodes = learningEpisodes(await runEpisodes(ctx.deps.adapters.store, run_id), profile_id);
   const findings = collectFindings(episodes);
   await ctx.save({ findings });
-  await ctx.emit('job.progress', `read ${findings.episodes.total} train/dev episodes of run ${run_id}`, { phase: 'collect', completed: findings.episodes.total, total: findings.episodes.total });
+  await ctx.emit('job.progress', `read ${findings.episodes.total} train/dev episodes of run ${run_id}`, {
+    phase: 'collect',
+    completed: findings.episodes.total,
+    total: findings.episodes.total,
+  });
 }
 
 /** analyse: turns the findings into changes by the rules, keeping only advice the profile lacks. */
@@ -69,7 +73,15 @@ async function propose(ctx: PhaseContext): Promise<void> {
       created = await createProfile(
         store,
         base.project_id,
-        { name: base.name, system_prompt: text.system_prompt, ...(text.tool_guidance ? { tool_guidance: text.tool_guidance } : {}), ...(base.model ? { model: base.model } : {}), temperature: base.temperature, max_turns_per_actor: base.max_turns_per_actor, driver: base.driver },
+        {
+          name: base.name,
+          system_prompt: text.system_prompt,
+          ...(text.tool_guidance ? { tool_guidance: text.tool_guidance } : {}),
+          ...(base.model ? { model: base.model } : {}),
+          temperature: base.temperature,
+          max_turns_per_actor: base.max_turns_per_actor,
+          driver: base.driver,
+        },
         `job:${ctx.job._id}`,
       );
       await ctx.save({ created_profile_id: created._id });
@@ -89,7 +101,11 @@ async function propose(ctx: PhaseContext): Promise<void> {
       : `No change needed: the ${findings.episodes.total} train/dev episodes of run ${run_id} showed no problem the profile does not already address; no new version was created.`,
   };
   ctx.setResult(result);
-  await ctx.emit('job.progress', result.summary, { phase: 'propose', completed: changes.length, total: changes.length });
+  await ctx.emit('job.progress', result.summary, {
+    phase: 'propose',
+    completed: changes.length,
+    total: changes.length,
+  });
 }
 
 /**

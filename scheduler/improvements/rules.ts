@@ -48,15 +48,36 @@ export function proposeChanges(f: Findings): Change[] {
     });
   }
   const guessed = merged(Object.values(f.guessed_ids));
-  if (guessed.count > 0) out.push({ field: 'system_prompt', change: 'Find ids with read tools; never guess an id.', reason: `Writes used guessed ids in ${eps(guessed)}.`, evidence: guessed });
+  if (guessed.count > 0)
+    out.push({
+      field: 'system_prompt',
+      change: 'Find ids with read tools; never guess an id.',
+      reason: `Writes used guessed ids in ${eps(guessed)}.`,
+      evidence: guessed,
+    });
   if (f.false_completions.count > 0) {
-    out.push({ field: 'system_prompt', change: 'Call complete only after a read shows the requested change.', reason: `complete was called while a check still failed in ${eps(f.false_completions)} (false completions).`, evidence: f.false_completions });
+    out.push({
+      field: 'system_prompt',
+      change: 'Call complete only after a read shows the requested change.',
+      reason: `complete was called while a check still failed in ${eps(f.false_completions)} (false completions).`,
+      evidence: f.false_completions,
+    });
   }
   if (f.complete_without_read.count > 0) {
-    out.push({ field: 'system_prompt', change: 'After your last write, read the changed record again before you call complete.', reason: `complete followed a write with no read in between in ${eps(f.complete_without_read)}.`, evidence: f.complete_without_read });
+    out.push({
+      field: 'system_prompt',
+      change: 'After your last write, read the changed record again before you call complete.',
+      reason: `complete followed a write with no read in between in ${eps(f.complete_without_read)}.`,
+      evidence: f.complete_without_read,
+    });
   }
   if (f.unread_messages.count > 0) {
-    out.push({ field: 'system_prompt', change: "Read the customer's latest message before every write.", reason: `A write was made before reading the customer's latest message in ${eps(f.unread_messages)}.`, evidence: f.unread_messages });
+    out.push({
+      field: 'system_prompt',
+      change: "Read the customer's latest message before every write.",
+      reason: `A write was made before reading the customer's latest message in ${eps(f.unread_messages)}.`,
+      evidence: f.unread_messages,
+    });
   }
   const c = f.too_many_contacts;
   if (c.count > 0) {
@@ -67,7 +88,9 @@ export function proposeChanges(f: Findings): Change[] {
       evidence: { episodes: c.episodes, count: c.count },
     });
   }
-  const checks = Object.entries(f.failed_checks).sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0])).slice(0, MAX_CHECKS);
+  const checks = Object.entries(f.failed_checks)
+    .sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))
+    .slice(0, MAX_CHECKS);
   if (checks.length > 0) {
     const ev = merged(checks.map(([, e]) => e));
     out.push({
@@ -91,7 +114,10 @@ export function partitionChanges(changes: Change[], p: ProfileText): { apply: Ch
   const apply: Change[] = [];
   const already: Change[] = [];
   for (const ch of changes) {
-    const current = ch.field === 'system_prompt' ? p.system_prompt : (p.tool_guidance?.[ch.field.slice('tool_guidance.'.length)] ?? '');
+    const current =
+      ch.field === 'system_prompt'
+        ? p.system_prompt
+        : (p.tool_guidance?.[ch.field.slice('tool_guidance.'.length)] ?? '');
     (current.includes(ch.change) ? already : apply).push(ch);
   }
   return { apply, already };
@@ -105,7 +131,10 @@ export function applyChanges(p: ProfileText, changes: Change[]): ProfileText {
   const lines = changes.filter((c) => c.field === 'system_prompt').map((c) => `- ${c.change}`);
   // a version improved before already carries the heading: its new lessons join that list
   const heading = p.system_prompt.includes(LESSONS) ? [] : [LESSONS];
-  const system_prompt = lines.length === 0 ? p.system_prompt : [p.system_prompt.trimEnd(), ...heading, ...lines].filter((s) => s !== '').join('\n');
+  const system_prompt =
+    lines.length === 0
+      ? p.system_prompt
+      : [p.system_prompt.trimEnd(), ...heading, ...lines].filter((s) => s !== '').join('\n');
   const guidance: Record<string, string> = { ...(p.tool_guidance ?? {}) };
   for (const c of changes) {
     if (!c.field.startsWith('tool_guidance.')) continue;

@@ -43,13 +43,16 @@ async function attempt(engine: JobEngine, job: JobDoc, command: JobCommand): Pro
 
   switch (command) {
     case 'pause':
-      if (isEnded(job.status)) throw conflict(`the job has already ended as ${job.status}; pause applies to a queued or running job`);
+      if (isEnded(job.status))
+        throw conflict(`the job has already ended as ${job.status}; pause applies to a queued or running job`);
       if (job.status === 'paused') return job;
-      if (job.status === 'queued') return changeStatus(deps, kind, job, 'paused', { status: 'queued' }, { pause_requested: true });
+      if (job.status === 'queued')
+        return changeStatus(deps, kind, job, 'paused', { status: 'queued' }, { pause_requested: true });
       return flag({ pause_requested: true }, ['running']);
 
     case 'resume': {
-      if (isEnded(job.status)) throw conflict(`the job has already ended as ${job.status}; use retry to run a failed or cancelled job again`);
+      if (isEnded(job.status))
+        throw conflict(`the job has already ended as ${job.status}; use retry to run a failed or cancelled job again`);
       if (job.status === 'paused') {
         const queued = await changeStatus(deps, kind, job, 'queued', { status: 'paused' }, { pause_requested: false });
         if (queued) engine.kick(job._id);
@@ -62,21 +65,35 @@ async function attempt(engine: JobEngine, job: JobDoc, command: JobCommand): Pro
       if (job.status === 'cancelled') return job;
       if (isEnded(job.status)) throw conflict(`the job has already ended as ${job.status}; there is nothing to stop`);
       if (job.status === 'running') return flag({ cancel_requested: true }, ['running']);
-      return changeStatus(deps, kind, job, 'cancelled', { status: job.status }, { cancel_requested: true, error: 'stopped by a stop command' });
+      return changeStatus(
+        deps,
+        kind,
+        job,
+        'cancelled',
+        { status: job.status },
+        { cancel_requested: true, error: 'stopped by a stop command' },
+      );
 
     case 'retry': {
       if (job.status !== 'failed' && job.status !== 'cancelled') {
         throw conflict(`only a failed or cancelled job can be retried; this one is ${job.status}`);
       }
-      const queued = await changeStatus(deps, kind, job, 'queued', { status: job.status }, {
-        attempts: job.attempts + 1,
-        error: null,
-        result: null,
-        pause_requested: false,
-        cancel_requested: false,
-        ended_at: null,
-        owner: null,
-      });
+      const queued = await changeStatus(
+        deps,
+        kind,
+        job,
+        'queued',
+        { status: job.status },
+        {
+          attempts: job.attempts + 1,
+          error: null,
+          result: null,
+          pause_requested: false,
+          cancel_requested: false,
+          ended_at: null,
+          owner: null,
+        },
+      );
       if (queued) engine.kick(job._id);
       return queued;
     }

@@ -65,9 +65,15 @@ export class JobEngine implements RunHost {
 
   /** Creates the indexes, picks up jobs left by a previous process and starts sweeping. */
   async start(): Promise<void> {
-    await this.deps.adapters.store.ensureIndexes(C.jobs, [{ fields: ['project_id', 'created_at'] }, { fields: ['status'] }]);
+    await this.deps.adapters.store.ensureIndexes(C.jobs, [
+      { fields: ['project_id', 'created_at'] },
+      { fields: ['status'] },
+    ]);
     await this.sweep();
-    this.#timer = setInterval(() => void this.sweep().catch((err: unknown) => this.deps.logger.warn({ err }, 'job sweep failed')), this.#sweepMs);
+    this.#timer = setInterval(
+      () => void this.sweep().catch((err: unknown) => this.deps.logger.warn({ err }, 'job sweep failed')),
+      this.#sweepMs,
+    );
     this.#timer.unref();
   }
 
@@ -98,7 +104,13 @@ export class JobEngine implements RunHost {
       started_at: null,
       ended_at: null,
     });
-    await emitJobEvent(this.deps, job, 'job.status_changed', `${job.kind} job queued`, { status: 'queued', previous: null, kind: job.kind, attempts: 1, error: null });
+    await emitJobEvent(this.deps, job, 'job.status_changed', `${job.kind} job queued`, {
+      status: 'queued',
+      previous: null,
+      kind: job.kind,
+      attempts: 1,
+      error: null,
+    });
     await notifyKind(this.deps, kind, job);
     this.kick(job._id);
     return job;
@@ -123,7 +135,11 @@ export class JobEngine implements RunHost {
   /** Picks up every queued job and every running job whose owner's lease lapsed. */
   async sweep(): Promise<void> {
     if (this.#closing) return;
-    const jobs = await this.deps.adapters.store.find<JobDoc>(C.jobs, { status: { $in: ['queued', 'running'] } }, { limit: 500 });
+    const jobs = await this.deps.adapters.store.find<JobDoc>(
+      C.jobs,
+      { status: { $in: ['queued', 'running'] } },
+      { limit: 500 },
+    );
     for (const job of jobs) {
       if (this.#active.has(job._id) || !this.#kinds.has(job.kind)) continue;
       if ((await this.deps.adapters.leases.holder(`job:${job._id}`)) === null) this.kick(job._id);
@@ -149,14 +165,17 @@ export class JobEngine implements RunHost {
     const { leases, store } = this.deps.adapters;
     if (!(await leases.acquire(key, this.owner, this.#leaseTtlMs))) return false;
     let run: JobRun | null = null;
-    const renew = setInterval(() => {
-      leases.renew(key, this.owner, this.#leaseTtlMs).then(
-        (held) => {
-          if (!held) run?.lose();
-        },
-        (err: unknown) => this.deps.logger.warn({ err, job: id }, 'job lease renewal failed'),
-      );
-    }, Math.max(50, Math.floor(this.#leaseTtlMs / 3)));
+    const renew = setInterval(
+      () => {
+        leases.renew(key, this.owner, this.#leaseTtlMs).then(
+          (held) => {
+            if (!held) run?.lose();
+          },
+          (err: unknown) => this.deps.logger.warn({ err, job: id }, 'job lease renewal failed'),
+        );
+      },
+      Math.max(50, Math.floor(this.#leaseTtlMs / 3)),
+    );
     renew.unref();
     try {
       const job = await store.get<JobDoc>(C.jobs, id);
@@ -178,13 +197,32 @@ export class JobEngine implements RunHost {
   async #claim(kind: JobKind, job: JobDoc): Promise<JobDoc | null> {
     const store = this.deps.adapters.store;
     if (job.status === 'running') {
-      return store.update<JobDoc>(C.jobs, job._id, { owner: this.owner, updated_at: nowIso() }, { status: 'running', owner: job.owner });
+      return store.update<JobDoc>(
+        C.jobs,
+        job._id,
+        { owner: this.owner, updated_at: nowIso() },
+        { status: 'running', owner: job.owner },
+      );
     }
     if (job.cancel_requested) {
-      await changeStatus(this.deps, kind, job, 'cancelled', { status: 'queued' }, { error: 'stopped by a stop command' });
+      await changeStatus(
+        this.deps,
+        kind,
+        job,
+        'cancelled',
+        { status: 'queued' },
+        { error: 'stopped by a stop command' },
+      );
       return null;
     }
-    return changeStatus(this.deps, kind, job, 'running', { status: 'queued' }, { owner: this.owner, started_at: job.started_at ?? nowIso(), error: null });
+    return changeStatus(
+      this.deps,
+      kind,
+      job,
+      'running',
+      { status: 'queued' },
+      { owner: this.owner, started_at: job.started_at ?? nowIso(), error: null },
+    );
   }
 
   async #requeueCheck(id: string): Promise<void> {

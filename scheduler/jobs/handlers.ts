@@ -44,7 +44,10 @@ export const jobHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const filter: Filter = { project_id: p.projectId };
     if (typeof ctx.query.kind === 'string' && ctx.query.kind !== '') filter.kind = ctx.query.kind;
-    const jobs = await deps.adapters.store.find<JobDoc>(C.jobs, filter, { sort: { field: 'created_at', direction: 'desc' }, limit: LIST_LIMIT });
+    const jobs = await deps.adapters.store.find<JobDoc>(C.jobs, filter, {
+      sort: { field: 'created_at', direction: 'desc' },
+      limit: LIST_LIMIT,
+    });
     return ok(jobs.map(jobView));
   },
 
@@ -58,6 +61,12 @@ export const jobHandlers: HandlerTable = {
     const job = await loadJob(deps, p.projectId, param(ctx, 'job_id'));
     const { command } = body<{ command: JobCommand }>(ctx);
     const after = await applyCommand(jobsOf(deps), job, command);
-    return ok({ id: after._id, command, status: after.status, pause_requested: after.pause_requested, cancel_requested: after.cancel_requested });
+    return ok({
+      id: after._id,
+      command,
+      status: after.status,
+      pause_requested: after.pause_requested,
+      cancel_requested: after.cancel_requested,
+    });
   },
 };

@@ -10,7 +10,11 @@ const engines = new WeakMap<SchedulerDeps, JobEngine>();
  * handlers reach it with {@link jobsOf}) and starts it: jobs left `queued` or `running`
  * by a previous process continue.
  */
-export async function startJobEngine(deps: SchedulerDeps, kinds: readonly JobKind[], opts: JobEngineOptions = {}): Promise<JobEngine> {
+export async function startJobEngine(
+  deps: SchedulerDeps,
+  kinds: readonly JobKind[],
+  opts: JobEngineOptions = {},
+): Promise<JobEngine> {
   if (engines.has(deps)) throw new Error('this scheduler already has a job engine');
   const engine = new JobEngine(deps, opts);
   for (const k of kinds) engine.register(k);

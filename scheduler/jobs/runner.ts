@@ -55,7 +55,8 @@ export class JobRun {
       if (err instanceof JobInterrupted) return this.#interrupted();
       if (this.#host.isClosing()) return; // the process is stopping: the job resumes on the next start
       const error = err instanceof BudgetReached ? err.message : describeFailure(err);
-      if (!(err instanceof ServiceError) || err.status >= 500) deps.logger.error({ err, job: this.#job._id }, 'job failed');
+      if (!(err instanceof ServiceError) || err.status >= 500)
+        deps.logger.error({ err, job: this.#job._id }, 'job failed');
       await this.#end('failed', { error });
     }
   }
@@ -116,7 +117,8 @@ export class JobRun {
         const budget = this.#job.budget_usd;
         if (budget !== null && spent >= budget) throw new BudgetReached(spent, budget);
       },
-      budgetLeft: () => (this.#job.budget_usd === null ? null : Math.max(0, this.#job.budget_usd - this.#job.spent_usd)),
+      budgetLeft: () =>
+        this.#job.budget_usd === null ? null : Math.max(0, this.#job.budget_usd - this.#job.spent_usd),
       emit: (type, summary, data) => this.#emit(type, summary, data),
       shouldStop: () => this.#shouldStop(),
       stopIfRequested: async () => {
@@ -148,10 +150,17 @@ export class JobRun {
   }
 
   async #end(status: 'succeeded' | 'failed' | 'cancelled' | 'paused', patch: Partial<JobDoc>): Promise<void> {
-    const done = await changeStatus(this.#host.deps, this.#kind, this.#job, status, { owner: this.#host.owner, status: 'running' }, {
-      ...patch,
-      ...(status === 'paused' ? { owner: null } : {}),
-    });
+    const done = await changeStatus(
+      this.#host.deps,
+      this.#kind,
+      this.#job,
+      status,
+      { owner: this.#host.owner, status: 'running' },
+      {
+        ...patch,
+        ...(status === 'paused' ? { owner: null } : {}),
+      },
+    );
     if (done) this.#job = done;
   }
 
@@ -177,14 +186,19 @@ export class JobRun {
 /** A phase's failure with the phase named, kept as a ServiceError so the sentence survives. */
 class PhaseError extends ServiceError {
   constructor(phase: string, cause: unknown) {
-    super('internal', `phase ${phase} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause, expose: true });
+    super('internal', `phase ${phase} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+      expose: true,
+    });
   }
 }
 
 /** The job's `error` sentence for a failure: the message, plus the field list of a 422. */
 export function describeFailure(err: unknown): string {
   if (err instanceof ServiceError) {
-    const problems = Array.isArray(err.details) ? (err.details as FieldProblem[]).filter((p) => p && typeof p.field === 'string') : [];
+    const problems = Array.isArray(err.details)
+      ? (err.details as FieldProblem[]).filter((p) => p && typeof p.field === 'string')
+      : [];
     if (err.code === 'validation_failed' && problems.length > 0) {
       const list = problems.slice(0, 10).map((p) => `${p.field}: ${p.message}`);
       if (problems.length > 10) list.push(`and ${problems.length - 10} more`);

@@ -7,9 +7,21 @@ import type { SchedulerDeps } from '../context.js';
 import { isEnded, type JobDoc, type JobKind, type JobStatus } from './types.js';
 
 /** Appends one event to a job's stream; a failure is logged, never thrown (the job goes on). */
-export async function emitJobEvent(deps: SchedulerDeps, job: Pick<JobDoc, '_id' | 'project_id'>, type: EventType, summary: string, data: Record<string, unknown> = {}): Promise<void> {
+export async function emitJobEvent(
+  deps: SchedulerDeps,
+  job: Pick<JobDoc, '_id' | 'project_id'>,
+  type: EventType,
+  summary: string,
+  data: Record<string, unknown> = {},
+): Promise<void> {
   try {
-    await new EventLog(deps.adapters.store, deps.adapters.bus).append({ stream: job._id, project_id: job.project_id, type, summary, data });
+    await new EventLog(deps.adapters.store, deps.adapters.bus).append({
+      stream: job._id,
+      project_id: job.project_id,
+      type,
+      summary,
+      data,
+    });
   } catch (err) {
     deps.logger.warn({ err, job: job._id, type }, 'job event could not be recorded');
   }

@@ -1,1 +1,10 @@
-export { createProfile, ensureProfileIndexes, loadProfile, profileHandlers, profileLabel, profileView, type ProfileDoc, type ProfileInput } from './profiles.js';
+export {
+  createProfile,
+  ensureProfileIndexes,
+  loadProfile,
+  profileHandlers,
+  profileLabel,
+  profileView,
+  type ProfileDoc,
+  type ProfileInput,
+} from './profiles.js';

@@ -34,7 +34,10 @@ export interface ProfileInput {
 export const profileLabel = (p: Pick<ProfileDoc, 'name' | 'version'>): string => `${p.name}@v${p.version}`;
 
 export async function ensureProfileIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.profiles, [{ fields: ['project_id', 'name', 'version'], unique: true }, { fields: ['project_id'] }]);
+  await store.ensureIndexes(C.profiles, [
+    { fields: ['project_id', 'name', 'version'], unique: true },
+    { fields: ['project_id'] },
+  ]);
 }
 
 export function profileView(p: ProfileDoc): Record<string, unknown> {
@@ -57,9 +60,18 @@ export function profileView(p: ProfileDoc): Record<string, unknown> {
  * Stores a profile. A name already used in the project makes this the next version of it;
  * two creations racing for the same version are settled by the unique index and retried.
  */
-export async function createProfile(store: DocumentStore, projectId: string, input: ProfileInput, createdBy: string | null): Promise<ProfileDoc> {
+export async function createProfile(
+  store: DocumentStore,
+  projectId: string,
+  input: ProfileInput,
+  createdBy: string | null,
+): Promise<ProfileDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const latest = await store.find<ProfileDoc>(C.profiles, { project_id: projectId, name: input.name }, { sort: { field: 'version', direction: 'desc' }, limit: 1 });
+    const latest = await store.find<ProfileDoc>(
+      C.profiles,
+      { project_id: projectId, name: input.name },
+      { sort: { field: 'version', direction: 'desc' }, limit: 1 },
+    );
     const version = (latest[0]?.version ?? 0) + 1;
     try {
       return await store.insert<ProfileDoc>(C.profiles, {

@@ -1,7 +1,13 @@
 import { C } from '../../core/collections.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { Doc, DocumentStore } from '../../core/ports.js';
-import { environmentErrorOracle, isSuccess, type EpisodeState, type EpisodeWorld, type Oracle } from '../../episode-actor/index.js';
+import {
+  environmentErrorOracle,
+  isSuccess,
+  type EpisodeState,
+  type EpisodeWorld,
+  type Oracle,
+} from '../../episode-actor/index.js';
 import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
 import type { ScenarioDoc } from '../worlds/index.js';
 import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
@@ -34,7 +40,11 @@ export interface AttemptSpec {
  * compact record (C.runEpisodes, counted by the plan's monthly episode limit from
  * `created_at`) under the same id.
  */
-export async function newAttempt(store: DocumentStore, run: Pick<RunDoc, '_id' | 'project_id'>, s: AttemptSpec): Promise<RunEpisodeDoc> {
+export async function newAttempt(
+  store: DocumentStore,
+  run: Pick<RunDoc, '_id' | 'project_id'>,
+  s: AttemptSpec,
+): Promise<RunEpisodeDoc> {
   const id = newId('ep');
   const now = nowIso();
   const common = {
@@ -75,7 +85,11 @@ export async function newAttempt(store: DocumentStore, run: Pick<RunDoc, '_id' |
 }
 
 /** Records a finished attempt's outcome (as its worker reported it) in the compact record. */
-export async function recordOutcome(store: DocumentStore, ep: RunEpisodeDoc, o: EpisodeOutcome): Promise<RunEpisodeDoc | null> {
+export async function recordOutcome(
+  store: DocumentStore,
+  ep: RunEpisodeDoc,
+  o: EpisodeOutcome,
+): Promise<RunEpisodeDoc | null> {
   return store.update<RunEpisodeDoc>(C.runEpisodes, ep._id, {
     status: o.status,
     termination: o.termination,
@@ -121,9 +135,31 @@ export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, e
     const open = ['queued', 'running', ...(end.overrideStop ? ['cancelled'] : [])];
     if (full && !open.includes(full.status)) return false;
     const st = full?.actor_state;
-    const oracle = end.termination !== 'environment_error' ? null : st && end.world ? environmentErrorOracle({ ...st, termination: 'environment_error' }, end.world, end.environment_error ?? '') : bareOracle(end.environment_error ?? '');
-    const patch: Record<string, unknown> = { status: end.status, termination: end.termination, reward: null, oracle, state_rev: -1, ended_at: now };
-    if (st) patch.actor_state = { ...st, status: end.status, termination: end.termination, reward: null, oracle, environment_error: end.environment_error, ended_at: now, turn: null };
+    const oracle =
+      end.termination !== 'environment_error'
+        ? null
+        : st && end.world
+          ? environmentErrorOracle({ ...st, termination: 'environment_error' }, end.world, end.environment_error ?? '')
+          : bareOracle(end.environment_error ?? '');
+    const patch: Record<string, unknown> = {
+      status: end.status,
+      termination: end.termination,
+      reward: null,
+      oracle,
+      state_rev: -1,
+      ended_at: now,
+    };
+    if (st)
+      patch.actor_state = {
+        ...st,
+        status: end.status,
+        termination: end.termination,
+        reward: null,
+        oracle,
+        environment_error: end.environment_error,
+        ended_at: now,
+        turn: null,
+      };
     const where = full ? { status: full.status, state_rev: full.state_rev ?? null } : undefined;
     if (full && !(await store.update(C.episodes, ep._id, patch, where))) continue;
     await store.update<RunEpisodeDoc>(C.runEpisodes, ep._id, {
@@ -156,6 +192,11 @@ function bareOracle(message: string): Oracle {
     checks_passed: 0,
     checks_total: 0,
     completed: false,
-    habits: { read_latest_before_write: pass, ids_from_reads: pass, complete_after_read: { ...pass, applicable: false }, customer_contacts: { passed: true, count: 0, limit: 0 } },
+    habits: {
+      read_latest_before_write: pass,
+      ids_from_reads: pass,
+      complete_after_read: { ...pass, applicable: false },
+      customer_contacts: { passed: true, count: 0, limit: 0 },
+    },
   };
 }

@@ -2,7 +2,16 @@ import { C } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
 import { nowIso } from '../../core/ids.js';
 import type { SchedulerDeps } from '../context.js';
-import { BudgetReached, JobInterrupted, applyCommand, isEnded, jobsOf, type JobDoc, type JobKind, type PhaseContext } from '../jobs/index.js';
+import {
+  BudgetReached,
+  JobInterrupted,
+  applyCommand,
+  isEnded,
+  jobsOf,
+  type JobDoc,
+  type JobKind,
+  type PhaseContext,
+} from '../jobs/index.js';
 import { finishRun } from './finish.js';
 import { RUN_JOB, type RunDoc, type RunStatus } from './types.js';
 
@@ -53,7 +62,10 @@ async function watchShards(ctx: PhaseContext): Promise<void> {
   let shards: JobDoc[];
   for (;;) {
     shards = await store.find<JobDoc>(C.jobs, { _id: { $in: run.shard_ids } });
-    const spent = Math.round(shards.reduce((a, s) => a + Number((s.checkpoint as { spent_usd?: number }).spent_usd ?? 0), 0) * 1e6) / 1e6;
+    const spent =
+      Math.round(
+        shards.reduce((a, s) => a + Number((s.checkpoint as { spent_usd?: number }).spent_usd ?? 0), 0) * 1e6,
+      ) / 1e6;
     if (spent > ctx.job.spent_usd && !budget) {
       try {
         await ctx.spend(spent - ctx.job.spent_usd);
@@ -77,14 +89,24 @@ async function watchShards(ctx: PhaseContext): Promise<void> {
   await ctx.shouldStop(); // refreshes the command flags
   if (ctx.job.cancel_requested) throw new JobInterrupted();
   const failed = shards.filter((s) => s.status === 'failed');
-  if (failed.length > 0) throw new ServiceError('unavailable', `${failed.length} of ${shards.length} shards failed; shard ${failed[0]!._id}: ${failed[0]!.error ?? 'no reason given'}`);
+  if (failed.length > 0)
+    throw new ServiceError(
+      'unavailable',
+      `${failed.length} of ${shards.length} shards failed; shard ${failed[0]!._id}: ${failed[0]!.error ?? 'no reason given'}`,
+    );
   const cancelled = shards.filter((s) => s.status === 'cancelled');
-  if (cancelled.length > 0) throw new ServiceError('conflict', `${cancelled.length} of ${shards.length} shards were stopped on their own (shard ${cancelled[0]!._id}); stop or retry the run as a whole`);
+  if (cancelled.length > 0)
+    throw new ServiceError(
+      'conflict',
+      `${cancelled.length} of ${shards.length} shards were stopped on their own (shard ${cancelled[0]!._id}); stop or retry the run as a whole`,
+    );
 }
 
 async function stopShards(ctx: PhaseContext, shards: JobDoc[]): Promise<void> {
   for (const s of shards) {
     if (isEnded(s.status) || s.cancel_requested) continue;
-    await applyCommand(jobsOf(ctx.deps), s, 'stop').catch((err: unknown) => ctx.deps.logger.warn({ err, shard: s._id }, 'a shard could not be stopped'));
+    await applyCommand(jobsOf(ctx.deps), s, 'stop').catch((err: unknown) =>
+      ctx.deps.logger.warn({ err, shard: s._id }, 'a shard could not be stopped'),
+    );
   }
 }

@@ -28,7 +28,8 @@ export interface Slot {
 export function slotsOf(plan: Pick<RunPlan, 'scenarios' | 'profiles'>, repeats: number): Slot[] {
   const out: Slot[] = [];
   for (let repeat = 1; repeat <= repeats; repeat++) {
-    for (const scenario of plan.scenarios) for (const profile of plan.profiles) out.push({ index: out.length, scenario, profile, repeat });
+    for (const scenario of plan.scenarios)
+      for (const profile of plan.profiles) out.push({ index: out.length, scenario, profile, repeat });
   }
   return out;
 }
@@ -52,14 +53,31 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
     project_id: run.project_id,
     type: 'run.started',
     summary: `run of ${run.episodes} episodes (${plan.profiles.map((x) => x.label).join(', ')}) on world version ${run.world_version_id}`,
-    data: { world_version_id: run.world_version_id, profiles: run.profiles.map((x) => x.label), episodes: run.episodes, shards: run.shard_ids.length, starts_at: null },
+    data: {
+      world_version_id: run.world_version_id,
+      profiles: run.profiles.map((x) => x.label),
+      episodes: run.episodes,
+      shards: run.shard_ids.length,
+      starts_at: null,
+    },
   });
   const jobs = jobsOf(deps);
   for (const [i, shardId] of run.shard_ids.entries()) {
     const mine = slots.slice(i * SHARD_SIZE, (i + 1) * SHARD_SIZE).map((s) => s.index);
-    await jobs.create({ id: shardId, projectId: p.projectId, kind: SHARD_JOB, input: { run_id: run._id, shard: i, slots: mine } });
+    await jobs.create({
+      id: shardId,
+      projectId: p.projectId,
+      kind: SHARD_JOB,
+      input: { run_id: run._id, shard: i, slots: mine },
+    });
   }
-  await jobs.create({ id: run.job_id, projectId: p.projectId, kind: RUN_JOB, input: { run_id: run._id }, budgetUsd: plan.config.budget_usd });
+  await jobs.create({
+    id: run.job_id,
+    projectId: p.projectId,
+    kind: RUN_JOB,
+    input: { run_id: run._id },
+    budgetUsd: plan.config.budget_usd,
+  });
   return accepted({ run_id: run._id, job_id: run.job_id, episodes: run.episodes, shards: run.shard_ids.length });
 };
 
@@ -90,7 +108,15 @@ async function storeRun(deps: SchedulerDeps, projectId: string, plan: RunPlan, s
     ended_at: null,
   });
   for (const slot of slots) {
-    await newAttempt(store, run, { slot: slot.index, shard_id: shardIds[Math.floor(slot.index / SHARD_SIZE)]!, scenario: slot.scenario, profile: slot.profile, repeat: slot.repeat, attempt: 1, replaces: null });
+    await newAttempt(store, run, {
+      slot: slot.index,
+      shard_id: shardIds[Math.floor(slot.index / SHARD_SIZE)]!,
+      scenario: slot.scenario,
+      profile: slot.profile,
+      repeat: slot.repeat,
+      attempt: 1,
+      replaces: null,
+    });
   }
   return run;
 }

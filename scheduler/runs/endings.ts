@@ -15,10 +15,35 @@ import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
  * @returns the new attempt, or null when none was made (not asked, no attempts left, or the
  *   actor had ended the episode itself in the meantime: then its own record stands).
  */
-export async function failAndRequeue(deps: SchedulerDeps, rw: RunWorld, ep: RunEpisodeDoc, why: string, requeue = true, overrideStop = false): Promise<RunEpisodeDoc | null> {
-  const ended = await endWithoutActor(deps.adapters.store, ep, { status: 'failed', termination: 'environment_error', environment_error: why, world: rw.world, overrideStop });
+export async function failAndRequeue(
+  deps: SchedulerDeps,
+  rw: RunWorld,
+  ep: RunEpisodeDoc,
+  why: string,
+  requeue = true,
+  overrideStop = false,
+): Promise<RunEpisodeDoc | null> {
+  const ended = await endWithoutActor(deps.adapters.store, ep, {
+    status: 'failed',
+    termination: 'environment_error',
+    environment_error: why,
+    world: rw.world,
+    overrideStop,
+  });
   if (!ended) return null;
-  await announceEnd(deps, ep, { status: 'failed', termination: 'environment_error', reward: null, cost_usd: ep.cost_usd, turns: 0, environment_error: true }, why);
+  await announceEnd(
+    deps,
+    ep,
+    {
+      status: 'failed',
+      termination: 'environment_error',
+      reward: null,
+      cost_usd: ep.cost_usd,
+      turns: 0,
+      environment_error: true,
+    },
+    why,
+  );
   return requeue && ep.attempt < MAX_ATTEMPTS ? nextAttempt(deps, rw, ep) : null;
 }
 
@@ -40,8 +65,19 @@ export async function nextAttempt(deps: SchedulerDeps, rw: RunWorld, ep: RunEpis
 
 /** Ends an attempt that never started because the run stopped (termination `stopped`). */
 export async function cancelUnstarted(deps: SchedulerDeps, ep: RunEpisodeDoc): Promise<void> {
-  if (await endWithoutActor(deps.adapters.store, ep, { status: 'cancelled', termination: 'stopped', environment_error: null })) {
-    await announceEnd(deps, ep, { status: 'cancelled', termination: 'stopped', reward: null, cost_usd: 0, turns: 0, environment_error: false }, 'the run stopped before it started');
+  if (
+    await endWithoutActor(deps.adapters.store, ep, {
+      status: 'cancelled',
+      termination: 'stopped',
+      environment_error: null,
+    })
+  ) {
+    await announceEnd(
+      deps,
+      ep,
+      { status: 'cancelled', termination: 'stopped', reward: null, cost_usd: 0, turns: 0, environment_error: false },
+      'the run stopped before it started',
+    );
   }
 }
 
@@ -74,7 +110,14 @@ export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc):
 async function announceEnd(
   deps: SchedulerDeps,
   ep: RunEpisodeDoc,
-  data: { status: string; termination: string; reward: null; cost_usd: number; turns: number; environment_error: boolean },
+  data: {
+    status: string;
+    termination: string;
+    reward: null;
+    cost_usd: number;
+    turns: number;
+    environment_error: boolean;
+  },
   why: string,
 ): Promise<void> {
   try {

@@ -11,7 +11,12 @@ import type { RunDoc } from './types.js';
  * call gets there first), and announces `run.finished`, after which the run's event
  * streams send `stream.end`.
  */
-export async function finishRun(deps: SchedulerDeps, runId: string, status: 'finished' | 'failed' | 'cancelled', error: string | null): Promise<void> {
+export async function finishRun(
+  deps: SchedulerDeps,
+  runId: string,
+  status: 'finished' | 'failed' | 'cancelled',
+  error: string | null,
+): Promise<void> {
   const store = deps.adapters.store;
   const run = await store.get<RunDoc>(C.runs, runId);
   if (!run) return;
@@ -33,6 +38,11 @@ export async function finishRun(deps: SchedulerDeps, runId: string, status: 'fin
     project_id: run.project_id,
     type: 'run.finished',
     summary: `run ${status}${error ? `: ${error}` : ''} (mean reward: ${labels})`,
-    data: { status, episodes: episodes.filter((e) => e.status !== 'queued' && e.status !== 'running').length, spent_usd: run.spent_usd, error },
+    data: {
+      status,
+      episodes: episodes.filter((e) => e.status !== 'queued' && e.status !== 'running').length,
+      spent_usd: run.spent_usd,
+      error,
+    },
   });
 }

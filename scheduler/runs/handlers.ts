@@ -24,7 +24,11 @@ export const runHandlers: HandlerTable = {
 
   async list_runs(ctx, deps) {
     const p = requirePrincipal(ctx);
-    const runs = await deps.adapters.store.find<RunDoc>(C.runs, { project_id: p.projectId }, { sort: { field: 'created_at', direction: 'desc' }, limit: LIST_LIMIT });
+    const runs = await deps.adapters.store.find<RunDoc>(
+      C.runs,
+      { project_id: p.projectId },
+      { sort: { field: 'created_at', direction: 'desc' }, limit: LIST_LIMIT },
+    );
     return ok(runs.map((r) => runView(r)));
   },
 
@@ -48,7 +52,10 @@ export const runHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const store = deps.adapters.store;
     const a = await loadRun(store, p.projectId, String(ctx.query.run_a));
-    const b = typeof ctx.query.run_b === 'string' && ctx.query.run_b !== '' ? await loadRun(store, p.projectId, ctx.query.run_b) : null;
+    const b =
+      typeof ctx.query.run_b === 'string' && ctx.query.run_b !== ''
+        ? await loadRun(store, p.projectId, ctx.query.run_b)
+        : null;
     if (b && b.world_content_hash !== a.world_content_hash) {
       throw conflict(
         `runs ${a._id} and ${b._id} ran on different world content (world_content_hash ${a.world_content_hash} vs ${b.world_content_hash}); ` +
@@ -61,7 +68,9 @@ export const runHandlers: HandlerTable = {
       world_version_id: a.world_version_id,
       world_content_hash: a.world_content_hash,
       runs,
-      ...(b && b.world_version_id !== a.world_version_id ? { world_version_ids: { [a._id]: a.world_version_id, [b._id]: b.world_version_id } } : {}),
+      ...(b && b.world_version_id !== a.world_version_id
+        ? { world_version_ids: { [a._id]: a.world_version_id, [b._id]: b.world_version_id } }
+        : {}),
     });
   },
 
@@ -75,10 +84,13 @@ export const runHandlers: HandlerTable = {
     const store = deps.adapters.store;
     const run = await loadRun(store, p.projectId, param(ctx, 'run_id'));
     const { command } = body<{ command: JobCommand }>(ctx);
-    if (command === 'retry' && run.status !== 'failed' && run.status !== 'cancelled') throw conflict(`only a failed or cancelled run can be retried; run ${run._id} is ${run.status}`);
+    if (command === 'retry' && run.status !== 'failed' && run.status !== 'cancelled')
+      throw conflict(`only a failed or cancelled run can be retried; run ${run._id} is ${run.status}`);
     if (command !== 'retry' && RUN_ENDED.includes(run.status)) {
       if (command === 'stop' && run.status === 'cancelled') return ok(await commandView(deps, run, command));
-      throw conflict(`run ${run._id} has already ended as ${run.status}; ${command} applies to a queued, running or paused run${run.status === 'finished' ? '' : ' (use retry to run it again)'}`);
+      throw conflict(
+        `run ${run._id} has already ended as ${run.status}; ${command} applies to a queued, running or paused run${run.status === 'finished' ? '' : ' (use retry to run it again)'}`,
+      );
     }
     const engine = jobsOf(deps);
     const shards = await store.find<JobDoc>(C.jobs, { _id: { $in: run.shard_ids } });
@@ -94,7 +106,13 @@ export const runHandlers: HandlerTable = {
         project_id: run.project_id,
         type: 'run.started',
         summary: `run retried: episodes that did not end are run again`,
-        data: { world_version_id: run.world_version_id, profiles: run.profiles.map((x) => x.label), episodes: run.episodes, shards: run.shard_ids.length, starts_at: null },
+        data: {
+          world_version_id: run.world_version_id,
+          profiles: run.profiles.map((x) => x.label),
+          episodes: run.episodes,
+          shards: run.shard_ids.length,
+          starts_at: null,
+        },
       });
     }
     return ok(await commandView(deps, (await store.get<RunDoc>(C.runs, run._id)) ?? run, command));
@@ -111,6 +129,13 @@ async function commandView(deps: SchedulerDeps, run: RunDoc, command: JobCommand
     pause_requested: coordinator?.pause_requested ?? false,
     cancel_requested: coordinator?.cancel_requested ?? false,
     job_id: run.job_id,
-    shards: jobs.filter((j) => j._id !== run.job_id).map((j) => ({ id: j._id, status: j.status, pause_requested: j.pause_requested, cancel_requested: j.cancel_requested })),
+    shards: jobs
+      .filter((j) => j._id !== run.job_id)
+      .map((j) => ({
+        id: j._id,
+        status: j.status,
+        pause_requested: j.pause_requested,
+        cancel_requested: j.cancel_requested,
+      })),
   };
 }

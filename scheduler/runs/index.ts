@@ -25,7 +25,12 @@ export const runJobKinds: readonly JobKind[] = [coordinatorKind, shardKind];
 /** Indexes of runs and their episode attempts; idempotent, run at scheduler start. */
 export async function ensureRunIndexes(store: DocumentStore): Promise<void> {
   await store.ensureIndexes(C.runs, [{ fields: ['project_id', 'created_at'] }]);
-  await store.ensureIndexes(C.runEpisodes, [{ fields: ['run_id', 'slot'] }, { fields: ['shard_id', 'status'] }, { fields: ['project_id', 'created_at'] }, { fields: ['project_id', 'status'] }]);
+  await store.ensureIndexes(C.runEpisodes, [
+    { fields: ['run_id', 'slot'] },
+    { fields: ['shard_id', 'status'] },
+    { fields: ['project_id', 'created_at'] },
+    { fields: ['project_id', 'status'] },
+  ]);
   // C.episodes (the full records) is only read by id: no index, because each index on a
   // document of tens of kilobytes makes every save of the episode parse it twice more
   // (data folders from before 2026-11-22 still have this one)

@@ -52,7 +52,9 @@ export class OrganizationSlots {
     });
     await before;
     try {
-      const projects = (await store.find<ProjectDoc>(C.projects, { organization_id: organization._id })).map((p) => p._id);
+      const projects = (await store.find<ProjectDoc>(C.projects, { organization_id: organization._id })).map(
+        (p) => p._id,
+      );
       const running = await store.count(C.runEpisodes, { project_id: { $in: projects }, status: 'running' });
       return { room: Math.max(0, limit - running), leave };
     } catch (err) {

@@ -31,7 +31,12 @@ export class Placement {
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
-    this.#state = perScheduler(states, deps, () => ({ placed: new Map(), fullUntil: new Map(), leavingUntil: new Map(), live: null }));
+    this.#state = perScheduler(states, deps, () => ({
+      placed: new Map(),
+      fullUntil: new Map(),
+      leavingUntil: new Map(),
+      live: null,
+    }));
   }
 
   /** Live workers (heartbeat current), read at most every LIVE_CACHE_MS. */

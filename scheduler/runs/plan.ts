@@ -56,14 +56,27 @@ export async function planRun(deps: SchedulerDeps, projectId: string, b: Evaluat
     max_episode_cost_usd: b.max_episode_cost_usd ?? null,
   };
   const worldVersion = await loadWorldVersion(store, projectId, config.world_version_id);
-  if (worldVersion.status !== 'published' || !worldVersion.compiled || !worldVersion.world_content_hash || !worldVersion.source_digest) {
-    throw new ServiceError('conflict', `world version ${worldVersion._id} is not published (it is ${worldVersion.status}); runs use published world versions only`);
+  if (
+    worldVersion.status !== 'published' ||
+    !worldVersion.compiled ||
+    !worldVersion.world_content_hash ||
+    !worldVersion.source_digest
+  ) {
+    throw new ServiceError(
+      'conflict',
+      `world version ${worldVersion._id} is not published (it is ${worldVersion.status}); runs use published world versions only`,
+    );
   }
   const profiles = await pinProfiles(deps, projectId, config.profile_ids);
-  const scenarios = config.scenario_ids ? await chosenScenarios(store, worldVersion, config.scenario_ids) : await splitScenarios(store, worldVersion, config.splits);
+  const scenarios = config.scenario_ids
+    ? await chosenScenarios(store, worldVersion, config.scenario_ids)
+    : await splitScenarios(store, worldVersion, config.splits);
   const episodes = scenarios.length * profiles.length * config.repeats;
   if (episodes > MAX_RUN_EPISODES) {
-    throw invalid('repeats', `the run would hold ${episodes} episodes (${scenarios.length} scenarios x ${profiles.length} profiles x ${config.repeats} repeats); at most ${MAX_RUN_EPISODES} fit in one run`);
+    throw invalid(
+      'repeats',
+      `the run would hold ${episodes} episodes (${scenarios.length} scenarios x ${profiles.length} profiles x ${config.repeats} repeats); at most ${MAX_RUN_EPISODES} fit in one run`,
+    );
   }
   return { config, worldVersion, profiles, scenarios };
 }
@@ -79,8 +92,17 @@ async function pinProfiles(deps: SchedulerDeps, projectId: string, ids: string[]
     }
     const label = profileLabel(p);
     const model = p.driver === 'llm' ? (p.model ?? deps.config.defaultModel) : p.model;
-    const profile = profileWithDefaults({ label, driver: p.driver, system_prompt: p.system_prompt, tool_guidance: p.tool_guidance ?? {}, model, temperature: p.temperature, max_turns_per_actor: p.max_turns_per_actor });
-    const why = p.driver === 'llm' ? await modelProblem(deps, projectId, profile.model ?? deps.config.defaultModel) : null;
+    const profile = profileWithDefaults({
+      label,
+      driver: p.driver,
+      system_prompt: p.system_prompt,
+      tool_guidance: p.tool_guidance ?? {},
+      model,
+      temperature: p.temperature,
+      max_turns_per_actor: p.max_turns_per_actor,
+    });
+    const why =
+      p.driver === 'llm' ? await modelProblem(deps, projectId, profile.model ?? deps.config.defaultModel) : null;
     if (why) problems.push({ field: `profile_ids[${i}]`, message: `profile ${label} cannot run: ${why}` });
     out.push({ ...profile, id: p._id, label });
   }
@@ -99,7 +121,9 @@ async function modelProblem(deps: SchedulerDeps, projectId: string, spec: string
   const builtins = chain.filter(isBuiltinModel);
   if (builtins.length > 0) {
     if (chain.length > 1) return `a built-in model cannot be part of a chain (${chain.join(', ')})`;
-    return BUILTIN_MODELS[builtins[0]!] ? null : `unknown built-in model "${builtins[0]}" (known: ${Object.keys(BUILTIN_MODELS).join(', ')})`;
+    return BUILTIN_MODELS[builtins[0]!]
+      ? null
+      : `unknown built-in model "${builtins[0]}" (known: ${Object.keys(BUILTIN_MODELS).join(', ')})`;
   }
   if (!needsModelProvider({ driver: 'llm', model: spec }, deps.config.defaultModel)) return null;
   try {
@@ -118,8 +142,10 @@ async function chosenScenarios(store: DocumentStore, wv: WorldVersionDoc, ids: s
     const field = `scenario_ids[${i}]`;
     const sc = all.find((s) => s._id === id) ?? all.find((s) => s.scenario_id === id);
     if (!sc) problems.push({ field, message: `"${id}" is not a scenario of world version ${wv._id}` });
-    else if (sc.status !== 'approved') problems.push({ field, message: `scenario ${sc.scenario_id} is ${sc.status}; only approved scenarios run` });
-    else if (out.some((s) => s._id === sc._id)) problems.push({ field, message: `names scenario ${sc.scenario_id} again; name each scenario once` });
+    else if (sc.status !== 'approved')
+      problems.push({ field, message: `scenario ${sc.scenario_id} is ${sc.status}; only approved scenarios run` });
+    else if (out.some((s) => s._id === sc._id))
+      problems.push({ field, message: `names scenario ${sc.scenario_id} again; name each scenario once` });
     else out.push(sc);
   }
   if (problems.length > 0) throw invalid(problems[0]!.field, problems[0]!.message, ...problems.slice(1));
@@ -127,10 +153,17 @@ async function chosenScenarios(store: DocumentStore, wv: WorldVersionDoc, ids: s
 }
 
 async function splitScenarios(store: DocumentStore, wv: WorldVersionDoc, splits: Split[]): Promise<ScenarioDoc[]> {
-  const approved = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: wv._id, status: 'approved' }, { sort: { field: 'scenario_id', direction: 'asc' } });
+  const approved = await store.find<ScenarioDoc>(
+    C.scenarios,
+    { world_version_id: wv._id, status: 'approved' },
+    { sort: { field: 'scenario_id', direction: 'asc' } },
+  );
   const chosen = approved.filter((s) => splits.includes(s.split));
   if (chosen.length === 0) {
-    throw invalid('splits', `world version ${wv._id} has no approved scenario in ${splits.join(', ')} (approved: ${approved.length})`);
+    throw invalid(
+      'splits',
+      `world version ${wv._id} has no approved scenario in ${splits.join(', ')} (approved: ${approved.length})`,
+    );
   }
   return chosen;
 }

@@ -37,7 +37,8 @@ export class RunWorld {
     const run = await store.get<RunDoc>(C.runs, runId);
     if (!run) throw new ServiceError('gone', `run ${runId} no longer exists`);
     const version = await store.get<WorldVersionDoc>(C.worldVersions, run.world_version_id);
-    if (!version?.compiled || !version.source_digest) throw new ServiceError('gone', `world version ${run.world_version_id} of run ${runId} is no longer available`);
+    if (!version?.compiled || !version.source_digest)
+      throw new ServiceError('gone', `world version ${run.world_version_id} of run ${runId} is no longer available`);
     const scenarios = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: version._id });
     return new RunWorld(deps, run, version, scenarios);
   }
@@ -60,7 +61,11 @@ export class RunWorld {
     const digest = this.version.source_digest!;
     if (withArchive && this.#archive === null) {
       const bytes = await getArchive(this.#deps.adapters.store, digest);
-      if (!bytes) throw new ServiceError('gone', `the archive of source ${digest} is no longer stored, so no worker can get the source`);
+      if (!bytes)
+        throw new ServiceError(
+          'gone',
+          `the archive of source ${digest} is no longer stored, so no worker can get the source`,
+        );
       this.#archive = bytes.toString('base64');
     }
     return {

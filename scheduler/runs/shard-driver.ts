@@ -73,7 +73,8 @@ export class ShardDriver {
     for (;;) {
       if (await this.#ctx.shouldStop()) {
         const job = this.#ctx.job;
-        if (jobsOf(this.#ctx.deps).isClosing() || (!job.cancel_requested && !job.pause_requested)) throw new JobInterrupted();
+        if (jobsOf(this.#ctx.deps).isClosing() || (!job.cancel_requested && !job.pause_requested))
+          throw new JobInterrupted();
         if (job.cancel_requested) return this.#stopAll();
         if (this.#inflight.size === 0 && this.#settled.length === 0) throw new JobInterrupted();
       } else await this.#place();
@@ -93,7 +94,8 @@ export class ShardDriver {
     for (const ep of [...latest.values()].sort((a, b) => a.slot - b.slot)) {
       if (ep.status === 'queued') this.#pending.push(ep);
       else if (ep.status === 'running') this.#attach(ep);
-      else if (ep.status === 'cancelled' && !this.#ctx.job.cancel_requested) await this.#requeue(ep, 'the run was retried after it stopped', false);
+      else if (ep.status === 'cancelled' && !this.#ctx.job.cancel_requested)
+        await this.#requeue(ep, 'the run was retried after it stopped', false);
     }
   }
 
@@ -122,7 +124,10 @@ export class ShardDriver {
     if (worker === 'none') {
       this.#noWorkerSince ??= Date.now();
       if (Date.now() - this.#noWorkerSince > NO_WORKER_FAIL_MS && this.#inflight.size === 0) {
-        throw new ServiceError('unavailable', `no world-worker was live for ${NO_WORKER_FAIL_MS / 1000} s while episodes waited; start a worker (crucible worker) or check the running ones`);
+        throw new ServiceError(
+          'unavailable',
+          `no world-worker was live for ${NO_WORKER_FAIL_MS / 1000} s while episodes waited; start a worker (crucible worker) or check the running ones`,
+        );
       }
       return false;
     }
@@ -151,7 +156,8 @@ export class ShardDriver {
     this.#inflight.set(ep._id, flight);
     const run = async (): Promise<EpisodeOutcome> => {
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs).unref());
-      const payload = kind === EPISODE_WORK.run ? await this.#rw.payload(ep, this.#needsArchive.has(ep._id)) : { episode_id: ep._id };
+      const payload =
+        kind === EPISODE_WORK.run ? await this.#rw.payload(ep, this.#needsArchive.has(ep._id)) : { episode_id: ep._id };
       return (await this.#ctx.deps.workers.execute(flight.address, kind, payload, EPISODE_CALL_MS)) as EpisodeOutcome;
     };
     run().then(
@@ -194,14 +200,29 @@ export class ShardDriver {
 
   /** An `episode.run` or `episode.await` call failed: capacity, a missing source, or the worker. */
   async #failed(ep: RunEpisodeDoc, flight: InFlight, err: ServiceError): Promise<void> {
-    const details = (err.details ?? {}) as { at_capacity?: boolean; missing_source?: string; not_hosted?: boolean; shutting_down?: boolean; not_started?: boolean };
+    const details = (err.details ?? {}) as {
+      at_capacity?: boolean;
+      missing_source?: string;
+      not_hosted?: boolean;
+      shutting_down?: boolean;
+      not_started?: boolean;
+    };
     const store = this.#ctx.deps.adapters.store;
     // refused before anything started: back to the queue, placed elsewhere (or later)
-    if ((err.code === 'rate_limited' && details.at_capacity) || (err.code === 'not_found' && details.missing_source) || (details.shutting_down && details.not_started)) {
+    if (
+      (err.code === 'rate_limited' && details.at_capacity) ||
+      (err.code === 'not_found' && details.missing_source) ||
+      (details.shutting_down && details.not_started)
+    ) {
       if (details.at_capacity) this.#placement.full(flight.workerId);
       else if (details.shutting_down) this.#placement.leaving(flight.workerId);
       else this.#needsArchive.add(ep._id);
-      const back = await store.update<RunEpisodeDoc>(C.runEpisodes, ep._id, { status: 'queued', worker_id: null, worker_address: null, started_at: null }, { status: 'running' });
+      const back = await store.update<RunEpisodeDoc>(
+        C.runEpisodes,
+        ep._id,
+        { status: 'queued', worker_id: null, worker_address: null, started_at: null },
+        { status: 'running' },
+      );
       if (back) this.#pending.unshift(back);
       return;
     }
@@ -209,12 +230,23 @@ export class ShardDriver {
       this.#placement.leaving(flight.workerId);
       const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
       if (recorded && recorded.status !== 'cancelled') return this.#ended(ep, recorded);
-      return this.#requeue(ep, `world-worker ${flight.workerId} shut down while the episode ran; the world went with it`, true, true);
+      return this.#requeue(
+        ep,
+        `world-worker ${flight.workerId} shut down while the episode ran; the world went with it`,
+        true,
+        true,
+      );
     }
     const reached = err.code === 'not_found' && details.not_hosted;
     if (!reached && err.code !== 'unavailable' && err.code !== 'timeout' && err.code !== 'internal') {
       // the worker refused the episode itself (a payload it cannot run): not a loss, nothing to re-run
-      await failAndRequeue(this.#ctx.deps, this.#rw, ep, `world-worker ${flight.workerId} could not run it: ${err.message}`, false);
+      await failAndRequeue(
+        this.#ctx.deps,
+        this.#rw,
+        ep,
+        `world-worker ${flight.workerId} could not run it: ${err.message}`,
+        false,
+      );
       return;
     }
     // the call broke: a worker that still answers pings is asked again shortly (re-attach)
@@ -224,7 +256,12 @@ export class ShardDriver {
     // a worker that said it is shutting down closes its server once its episodes are handed
     // back: a call that reached it only then (sent late) finds it gone, and says why
     if (this.#placement.isLeaving(flight.workerId)) return this.#lost(ep, `world-worker ${flight.workerId} shut down`);
-    await this.#lost(ep, reached ? `world-worker ${flight.workerId} no longer holds it` : `world-worker ${flight.workerId} stopped answering`);
+    await this.#lost(
+      ep,
+      reached
+        ? `world-worker ${flight.workerId} no longer holds it`
+        : `world-worker ${flight.workerId} stopped answering`,
+    );
   }
 
   /** Whether a worker answers a ping (asked twice, half a second apart, before giving up on it). */
@@ -252,7 +289,9 @@ export class ShardDriver {
    * one left. When the actor had ended the episode itself meanwhile, its ending is recorded.
    */
   async #requeue(ep: RunEpisodeDoc, why: string, fail: boolean, overrideStop = false): Promise<void> {
-    const next = fail ? await failAndRequeue(this.#ctx.deps, this.#rw, ep, why, true, overrideStop) : await nextAttempt(this.#ctx.deps, this.#rw, ep);
+    const next = fail
+      ? await failAndRequeue(this.#ctx.deps, this.#rw, ep, why, true, overrideStop)
+      : await nextAttempt(this.#ctx.deps, this.#rw, ep);
     if (next) this.#pending.push(next);
     else if (fail) {
       const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
@@ -272,7 +311,11 @@ export class ShardDriver {
       this.#placement.release(flight.workerId);
       const recorded = await outcomeFromRecord(this.#ctx.deps, flight.ep);
       if (recorded) await this.#ended(flight.ep, recorded);
-      else await this.#lost(flight.ep, `world-worker ${flight.workerId || '(unknown)'} ${this.#placement.isLeaving(flight.workerId) ? 'shut down' : 'stopped sending heartbeats'}`);
+      else
+        await this.#lost(
+          flight.ep,
+          `world-worker ${flight.workerId || '(unknown)'} ${this.#placement.isLeaving(flight.workerId) ? 'shut down' : 'stopped sending heartbeats'}`,
+        );
     }
   }
 
@@ -284,7 +327,9 @@ export class ShardDriver {
       for (const f of this.#inflight.values()) {
         if (this.#stopping.has(f.ep._id)) continue;
         this.#stopping.add(f.ep._id);
-        this.#ctx.deps.workers.execute(f.address, EPISODE_WORK.stop, { episode_id: f.ep._id }, 10_000).catch(() => undefined);
+        this.#ctx.deps.workers
+          .execute(f.address, EPISODE_WORK.stop, { episode_id: f.ep._id }, 10_000)
+          .catch(() => undefined);
       }
       await this.#checkWorkers();
       await this.#drain();

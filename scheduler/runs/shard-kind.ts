@@ -40,7 +40,10 @@ export const shardKind: JobKind = {
   async onStatus(job, deps) {
     const input = job.input as unknown as ShardInput;
     if (job.status === 'cancelled') {
-      const queued = await deps.adapters.store.find<RunEpisodeDoc>(C.runEpisodes, { shard_id: job._id, status: 'queued' });
+      const queued = await deps.adapters.store.find<RunEpisodeDoc>(C.runEpisodes, {
+        shard_id: job._id,
+        status: 'queued',
+      });
       for (const ep of queued) await cancelUnstarted(deps, ep);
     }
     await announce(deps, job, input.run_id);

@@ -8,7 +8,8 @@ const SPLITS: Split[] = ['train', 'dev', 'holdout'];
 
 const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits;
 const share = (part: number, whole: number): number | null => (whole === 0 ? null : round(part / whole));
-const mean = (xs: number[]): number | null => (xs.length === 0 ? null : round(xs.reduce((a, b) => a + b, 0) / xs.length));
+const mean = (xs: number[]): number | null =>
+  xs.length === 0 ? null : round(xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /** The latest attempt of every slot: the one that stands for it in the scores. */
 export function finalAttempts(episodes: RunEpisodeDoc[]): RunEpisodeDoc[] {
@@ -46,17 +47,26 @@ export function scoreBlock(all: RunEpisodeDoc[], k: number): ScoreBlock {
     pass_at_k: share(complete.filter((xs) => xs.every((e) => e.success)).length, complete.length),
     k,
     false_completion_rate: share(scored.filter((e) => e.oracle?.false_completion).length, scored.length),
-    duplicate_effect_rate: share(scored.filter((e) => (e.oracle?.duplicate_effects.length ?? 0) > 0).length, scored.length),
+    duplicate_effect_rate: share(
+      scored.filter((e) => (e.oracle?.duplicate_effects.length ?? 0) > 0).length,
+      scored.length,
+    ),
     environment_errors: all.filter((e) => e.termination === 'environment_error').length,
     cancelled: final.filter((e) => e.status === 'cancelled').length,
-    cost_usd: round(all.reduce((a, e) => a + (e.cost_usd ?? 0), 0), 6),
+    cost_usd: round(
+      all.reduce((a, e) => a + (e.cost_usd ?? 0), 0),
+      6,
+    ),
     tokens: all.reduce((a, e) => a + (e.tokens?.total ?? 0), 0),
     mean_turns: mean(scored.map((e) => e.turns)),
   };
 }
 
 /** The summary of a run from its episode attempts; `summary.profiles` is keyed `<name>@v<N>`. */
-export function computeSummary(run: Pick<RunDoc, 'profiles' | 'episodes' | 'config'>, episodes: RunEpisodeDoc[]): RunSummary {
+export function computeSummary(
+  run: Pick<RunDoc, 'profiles' | 'episodes' | 'config'>,
+  episodes: RunEpisodeDoc[],
+): RunSummary {
   const k = run.config.repeats;
   const profiles: Record<string, ProfileSummary> = {};
   for (const p of run.profiles) {
@@ -71,8 +81,19 @@ export function computeSummary(run: Pick<RunDoc, 'profiles' | 'episodes' | 'conf
   const count = (s: RunEpisodeDoc['status']) => episodes.filter((e) => e.status === s).length;
   return {
     profiles,
-    episodes: { planned: run.episodes, attempts: episodes.length, queued: count('queued'), running: count('running'), finished: count('finished'), failed: count('failed'), cancelled: count('cancelled') },
-    cost_usd: round(episodes.reduce((a, e) => a + (e.cost_usd ?? 0), 0), 6),
+    episodes: {
+      planned: run.episodes,
+      attempts: episodes.length,
+      queued: count('queued'),
+      running: count('running'),
+      finished: count('finished'),
+      failed: count('failed'),
+      cancelled: count('cancelled'),
+    },
+    cost_usd: round(
+      episodes.reduce((a, e) => a + (e.cost_usd ?? 0), 0),
+      6,
+    ),
     updated_at: nowIso(),
   };
 }
@@ -84,7 +105,9 @@ export function emptySummary(profiles: RunProfile[], planned: number, repeats: n
 
 /** Every attempt of a run, in slot then attempt order. */
 export function runEpisodes(store: DocumentStore, runId: string): Promise<RunEpisodeDoc[]> {
-  return store.find<RunEpisodeDoc>(C.runEpisodes, { run_id: runId }, { sort: { field: 'slot', direction: 'asc' } }).then((xs) => xs.sort((a, b) => a.slot - b.slot || a.attempt - b.attempt));
+  return store
+    .find<RunEpisodeDoc>(C.runEpisodes, { run_id: runId }, { sort: { field: 'slot', direction: 'asc' } })
+    .then((xs) => xs.sort((a, b) => a.slot - b.slot || a.attempt - b.attempt));
 }
 
 /** Recomputes a run's summary from its episodes and stores it; returns it. */

@@ -88,7 +88,15 @@ export interface ProfileSummary extends ScoreBlock {
 
 export interface RunSummary {
   profiles: Record<string, ProfileSummary>;
-  episodes: { planned: number; attempts: number; queued: number; running: number; finished: number; failed: number; cancelled: number };
+  episodes: {
+    planned: number;
+    attempts: number;
+    queued: number;
+    running: number;
+    finished: number;
+    failed: number;
+    cancelled: number;
+  };
   cost_usd: number;
   updated_at: string | null;
 }

@@ -27,7 +27,13 @@ async function worldOf(deps: SchedulerDeps, projectId: string, appId: string, na
   const found = await store.findOne<WorldDoc>(C.worlds, { project_id: projectId, application_id: appId });
   if (found) return found;
   try {
-    return await store.insert<WorldDoc>(C.worlds, { _id: newId('wld'), project_id: projectId, application_id: appId, name, created_at: nowIso() });
+    return await store.insert<WorldDoc>(C.worlds, {
+      _id: newId('wld'),
+      project_id: projectId,
+      application_id: appId,
+      name,
+      created_at: nowIso(),
+    });
   } catch (err) {
     const raced = await store.findOne<WorldDoc>(C.worlds, { project_id: projectId, application_id: appId });
     if (raced) return raced;
@@ -49,7 +55,10 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   await checkBuildAllowed(store, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {
-    throw new ServiceError('conflict', `application ${app._id} has no source yet; upload a .tar.gz with POST /v1/applications/${app._id}/source first`);
+    throw new ServiceError(
+      'conflict',
+      `application ${app._id} has no source yet; upload a .tar.gz with POST /v1/applications/${app._id}/source first`,
+    );
   }
   const options: BuildOptions = {
     model: (b.model ?? deps.config.defaultModel).trim(),
@@ -102,9 +111,22 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
     world_id: world._id,
     world_version_id: wv._id,
     version,
-    application: { id: app._id, name: app.name, source: app.source, images: app.images ?? {}, upload_digest: app.upload?.digest ?? null, catalog: app.catalog },
+    application: {
+      id: app._id,
+      name: app.name,
+      source: app.source,
+      images: app.images ?? {},
+      upload_digest: app.upload?.digest ?? null,
+      catalog: app.catalog,
+    },
     options,
   };
-  await jobsOf(deps).create({ id: jobId, projectId: p.projectId, kind: 'world_build', input: input as unknown as Record<string, unknown>, budgetUsd: options.budget_usd });
+  await jobsOf(deps).create({
+    id: jobId,
+    projectId: p.projectId,
+    kind: 'world_build',
+    input: input as unknown as Record<string, unknown>,
+    budgetUsd: options.budget_usd,
+  });
   return accepted({ job_id: jobId, world_id: world._id, world_version_id: wv._id, version });
 };

@@ -1,4 +1,11 @@
-import type { AppTool, JsonObject, Scenario, ScenarioTemplate, SeedStep, WorldManifest } from '../../world-worker/compiler/index.js';
+import type {
+  AppTool,
+  JsonObject,
+  Scenario,
+  ScenarioTemplate,
+  SeedStep,
+  WorldManifest,
+} from '../../world-worker/compiler/index.js';
 import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
 import type { ApplicationSourceSpec } from '../applications/index.js';
 import type { BuildOptions } from './types.js';
@@ -63,6 +70,7 @@ export const BUILDER_VERSION = 'crucible-world-builder/0.1.2';
 /** Reads a required part of the state, failing clearly when an earlier phase did not save it. */
 export function need<K extends keyof BuildState>(state: BuildState, key: K): NonNullable<BuildState[K]> {
   const v = state[key];
-  if (v === undefined || v === null) throw new Error(`the build has no saved ${String(key)}; an earlier phase did not complete`);
+  if (v === undefined || v === null)
+    throw new Error(`the build has no saved ${String(key)}; an earlier phase did not complete`);
   return v as NonNullable<BuildState[K]>;
 }

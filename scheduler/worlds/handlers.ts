@@ -6,7 +6,16 @@ import { ok, type HandlerTable } from '../context.js';
 import { param, requirePrincipal } from '../principal.js';
 import { createWorldBuild } from './build-create.js';
 import { createScenario, validateWorldVersion } from './validation-create.js';
-import { loadScenario, loadWorldVersion, scenarioView, worldVersionView, type ScenarioDoc, type ScenarioStatus, type WorldDoc, type WorldVersionDoc } from './types.js';
+import {
+  loadScenario,
+  loadWorldVersion,
+  scenarioView,
+  worldVersionView,
+  type ScenarioDoc,
+  type ScenarioStatus,
+  type WorldDoc,
+  type WorldVersionDoc,
+} from './types.js';
 
 /** Which statuses a scenario may be approved or rejected from, and why not otherwise. */
 const REFUSALS: Record<'approve' | 'reject', Partial<Record<ScenarioStatus, string>>> = {
@@ -27,8 +36,16 @@ export const worldHandlers: HandlerTable = {
   async list_worlds(ctx, deps) {
     const p = requirePrincipal(ctx);
     const store = deps.adapters.store;
-    const worlds = await store.find<WorldDoc>(C.worlds, { project_id: p.projectId }, { sort: { field: 'created_at', direction: 'desc' } });
-    const versions = await store.find<WorldVersionDoc>(C.worldVersions, { project_id: p.projectId }, { sort: { field: 'version', direction: 'desc' } });
+    const worlds = await store.find<WorldDoc>(
+      C.worlds,
+      { project_id: p.projectId },
+      { sort: { field: 'created_at', direction: 'desc' } },
+    );
+    const versions = await store.find<WorldVersionDoc>(
+      C.worldVersions,
+      { project_id: p.projectId },
+      { sort: { field: 'version', direction: 'desc' } },
+    );
     return ok(
       worlds.map((w) => ({
         id: w._id,
@@ -37,7 +54,15 @@ export const worldHandlers: HandlerTable = {
         created_at: w.created_at,
         versions: versions
           .filter((v) => v.world_id === w._id)
-          .map((v) => ({ id: v._id, version: v.version, status: v.status, world_content_hash: v.world_content_hash, job_id: v.job_id, created_at: v.created_at, published_at: v.published_at })),
+          .map((v) => ({
+            id: v._id,
+            version: v.version,
+            status: v.status,
+            world_content_hash: v.world_content_hash,
+            job_id: v.job_id,
+            created_at: v.created_at,
+            published_at: v.published_at,
+          })),
       })),
     );
   },
@@ -50,7 +75,11 @@ export const worldHandlers: HandlerTable = {
   async list_scenarios(ctx, deps) {
     const p = requirePrincipal(ctx);
     const wv = await loadWorldVersion(deps.adapters.store, p.projectId, param(ctx, 'wv_id'));
-    const docs = await deps.adapters.store.find<ScenarioDoc>(C.scenarios, { world_version_id: wv._id }, { sort: { field: 'scenario_id', direction: 'asc' } });
+    const docs = await deps.adapters.store.find<ScenarioDoc>(
+      C.scenarios,
+      { world_version_id: wv._id },
+      { sort: { field: 'scenario_id', direction: 'asc' } },
+    );
     return ok(docs.map(scenarioView));
   },
 
@@ -76,14 +105,24 @@ export const worldHandlers: HandlerTable = {
  * `approved` or `pending_approval` -> `rejected` (runs do not). Repeating a decision is a
  * no-op; a withdrawn or still-validating scenario answers 409.
  */
-async function decide(id: string, projectId: string, what: 'approve' | 'reject', store: DocumentStore): Promise<Record<string, unknown>> {
+async function decide(
+  id: string,
+  projectId: string,
+  what: 'approve' | 'reject',
+  store: DocumentStore,
+): Promise<Record<string, unknown>> {
   const target: ScenarioStatus = what === 'approve' ? 'approved' : 'rejected';
   for (let round = 0; round < 3; round++) {
     const sc = await loadScenario(store, projectId, id);
     if (sc.status === target) return scenarioView(sc);
     const refusal = REFUSALS[what][sc.status];
     if (refusal) throw conflict(`scenario ${sc.scenario_id} is ${sc.status}: ${refusal}`);
-    const done = await store.update<ScenarioDoc>(C.scenarios, sc._id, { status: target, updated_at: nowIso() }, { status: sc.status });
+    const done = await store.update<ScenarioDoc>(
+      C.scenarios,
+      sc._id,
+      { status: target, updated_at: nowIso() },
+      { status: sc.status },
+    );
     if (done) return scenarioView(done);
   }
   throw conflict(`scenario ${id} kept changing; try again`);

@@ -23,14 +23,23 @@ export const generatePhase: JobPhase = {
     for (const t of templates) next_variant[t.id] = expanded.filter((s) => s.template === t.id).length;
     const scenarios: BuildScenario[] = expanded.map((scenario) => ({ scenario, origin: 'build' }));
     const models = parseModelChain(options.model).filter((m) => !isBuiltinModel(m));
-    let proposals: Record<string, unknown> = { model: options.model, requested: 0, note: 'built-in model: templates are expanded deterministically, no proposals' };
+    let proposals: Record<string, unknown> = {
+      model: options.model,
+      requested: 0,
+      note: 'built-in model: templates are expanded deterministically, no proposals',
+    };
     if (models.length > 0) {
       const got = await proposeScenarios(ctx, models, state, options.scenario_target);
       scenarios.push(...got.scenarios.map((scenario) => ({ scenario, origin: 'model' as const })));
       proposals = got.report;
     }
     await ctx.save({ scenarios, next_variant, proposals, verdicts: {}, withdrawn: [], repair_rounds: 0 });
-    await ctx.emit('job.progress', `${scenarios.length} scenarios generated`, { phase: 'generate_scenarios', completed: scenarios.length, total: scenarios.length, message: `${expanded.length} from templates` });
+    await ctx.emit('job.progress', `${scenarios.length} scenarios generated`, {
+      phase: 'generate_scenarios',
+      completed: scenarios.length,
+      total: scenarios.length,
+      message: `${expanded.length} from templates`,
+    });
   },
 };
 
@@ -79,7 +88,12 @@ export const repairPhase: JobPhase = {
       }
       round++;
       await ctx.save({ scenarios, next_variant: next, withdrawn, repair_rounds: round });
-      await ctx.emit('job.progress', `repair round ${round}`, { phase: 'repair', completed: round, total: options.max_repair_rounds, message: `${withdrawn.length} scenarios withdrawn so far` });
+      await ctx.emit('job.progress', `repair round ${round}`, {
+        phase: 'repair',
+        completed: round,
+        total: options.max_repair_rounds,
+        message: `${withdrawn.length} scenarios withdrawn so far`,
+      });
       await validatePending(ctx);
       state = ctx.checkpoint<BuildState>();
     }
@@ -94,8 +108,16 @@ export const repairPhase: JobPhase = {
   },
 };
 
-function withdraw(b: BuildScenario, verdict: ScenarioVerdict | undefined, replacedBy: string | null): WithdrawnScenario {
-  return { ...b, reasons: verdict?.problems.length ? verdict.problems : ['it did not pass validation'], replaced_by: replacedBy };
+function withdraw(
+  b: BuildScenario,
+  verdict: ScenarioVerdict | undefined,
+  replacedBy: string | null,
+): WithdrawnScenario {
+  return {
+    ...b,
+    reasons: verdict?.problems.length ? verdict.problems : ['it did not pass validation'],
+    replaced_by: replacedBy,
+  };
 }
 
 /**
@@ -114,9 +136,18 @@ export async function validatePending(ctx: PhaseContext): Promise<void> {
   let done = 0;
   for (const b of pending) {
     await ctx.stopIfRequested();
-    const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(ctx, BUILD_WORK.replay, { scenarios: [b.scenario], times, images: application.images }, source.digest);
+    const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(
+      ctx,
+      BUILD_WORK.replay,
+      { scenarios: [b.scenario], times, images: application.images },
+      source.digest,
+    );
     const verdict = verdicts[0]!;
-    if (verdict.environment_error) throw new ServiceError('unavailable', `the application's services did not start in a sandbox: ${verdict.environment_error}`);
+    if (verdict.environment_error)
+      throw new ServiceError(
+        'unavailable',
+        `the application's services did not start in a sandbox: ${verdict.environment_error}`,
+      );
     state = ctx.checkpoint<BuildState>();
     await ctx.save({ verdicts: { ...state.verdicts, [b.scenario.id]: verdict } });
     done++;
@@ -127,6 +158,11 @@ export async function validatePending(ctx: PhaseContext): Promise<void> {
       deterministic: verdict.deterministic,
       problems: verdict.problems,
     });
-    await ctx.emit('job.progress', `validated ${done} of ${pending.length}`, { phase: ctx.phase, completed: done, total: pending.length, message: `replayed ${b.scenario.id} ${times} time${times > 1 ? 's' : ''}` });
+    await ctx.emit('job.progress', `validated ${done} of ${pending.length}`, {
+      phase: ctx.phase,
+      completed: done,
+      total: pending.length,
+      message: `replayed ${b.scenario.id} ${times} time${times > 1 ? 's' : ''}`,
+    });
   }
 }

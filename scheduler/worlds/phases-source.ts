@@ -16,20 +16,33 @@ export const fetchSourcePhase: JobPhase = {
   async run(ctx) {
     const { application: app } = ctx.input as unknown as BuildInput;
     let payload: FetchPayload;
-    if (app.source.kind === 'git') payload = { source: { kind: 'git', url: app.source.url!, commit: app.source.commit! } };
+    if (app.source.kind === 'git')
+      payload = { source: { kind: 'git', url: app.source.url!, commit: app.source.commit! } };
     else if (app.source.kind === 'local_path') payload = { source: { kind: 'local_path', path: app.source.path! } };
     else {
       const archive = app.upload_digest ? await getArchive(ctx.deps.adapters.store, app.upload_digest) : null;
-      if (!archive) throw new ServiceError('conflict', `application ${app.id} has no uploaded source archive; upload one with POST /v1/applications/${app.id}/source`);
+      if (!archive)
+        throw new ServiceError(
+          'conflict',
+          `application ${app.id} has no uploaded source archive; upload one with POST /v1/applications/${app.id}/source`,
+        );
       payload = { source: { kind: 'archive', archive_b64: archive.toString('base64') } };
     }
     const got = await callWorker<FetchAnswer>(ctx, BUILD_WORK.fetch, payload as unknown as Record<string, unknown>);
     if (got.archive_b64) await putArchive(ctx.deps.adapters.store, got.digest, Buffer.from(got.archive_b64, 'base64'));
     if (app.upload_digest && got.digest !== app.upload_digest) {
-      throw new ServiceError('conflict', `the uploaded archive unpacked to source ${got.digest} on the worker, not ${app.upload_digest}`);
+      throw new ServiceError(
+        'conflict',
+        `the uploaded archive unpacked to source ${got.digest} on the worker, not ${app.upload_digest}`,
+      );
     }
     await ctx.save({ source: { ...app.source, digest: got.digest, files: got.files } });
-    await ctx.emit('job.progress', `source ${got.digest} fetched (${got.files} files)`, { phase: 'fetch_source', completed: 1, total: 1, message: `fetched ${app.source.kind} source, ${got.files} files` });
+    await ctx.emit('job.progress', `source ${got.digest} fetched (${got.files} files)`, {
+      phase: 'fetch_source',
+      completed: 1,
+      total: 1,
+      message: `fetched ${app.source.kind} source, ${got.files} files`,
+    });
   },
 };
 
@@ -43,17 +56,24 @@ export const analysePhase: JobPhase = {
       analysis = await callWorker(ctx, BUILD_WORK.analyse, {}, source.digest);
     } catch (err) {
       if (err instanceof ServiceError && (err.code === 'validation_failed' || err.code === 'bad_request')) {
-        throw new ServiceError('validation_failed', `the application source is not a valid world: ${describeFailure(err)}`);
+        throw new ServiceError(
+          'validation_failed',
+          `the application source is not a valid world: ${describeFailure(err)}`,
+        );
       }
       throw err;
     }
     await ctx.save({ analysis });
-    await ctx.emit('job.progress', `world ${analysis.manifest.name}: ${analysis.manifest.services.length} services, ${analysis.templates.length} scenario templates`, {
-      phase: 'analyse',
-      completed: 1,
-      total: 1,
-      message: `${analysis.manifest.roles.length} roles, ${analysis.templates.length} templates`,
-    });
+    await ctx.emit(
+      'job.progress',
+      `world ${analysis.manifest.name}: ${analysis.manifest.services.length} services, ${analysis.templates.length} scenario templates`,
+      {
+        phase: 'analyse',
+        completed: 1,
+        total: 1,
+        message: `${analysis.manifest.roles.length} roles, ${analysis.templates.length} templates`,
+      },
+    );
   },
 };
 
@@ -65,10 +85,16 @@ export const deriveToolsPhase: JobPhase = {
     const tools: AppTool[] = [];
     for (const svc of manifest.services) {
       const doc = openapi[svc.name];
-      if (!doc) throw new ServiceError('validation_failed', `service ${svc.name} has no OpenAPI document in the analysis`);
+      if (!doc)
+        throw new ServiceError('validation_failed', `service ${svc.name} has no OpenAPI document in the analysis`);
       tools.push(...deriveTools(doc, svc.name, svc.openapi));
     }
     await ctx.save({ tools });
-    await ctx.emit('job.progress', `${tools.length} tools derived`, { phase: 'derive_tools', completed: tools.length, total: tools.length, message: `${tools.filter((t) => t.kind === 'write').length} writes, ${tools.filter((t) => t.kind === 'read').length} reads` });
+    await ctx.emit('job.progress', `${tools.length} tools derived`, {
+      phase: 'derive_tools',
+      completed: tools.length,
+      total: tools.length,
+      message: `${tools.filter((t) => t.kind === 'write').length} writes, ${tools.filter((t) => t.kind === 'read').length} reads`,
+    });
   },
 };

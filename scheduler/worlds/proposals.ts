@@ -1,6 +1,12 @@
 import { ServiceError, type FieldProblem } from '../../core/errors.js';
 import { ModelChain, OpenAiModelClient, resolveModelApiKey } from '../../core/models/index.js';
-import { crossCheck, instantiate, validateTemplate, type Scenario, type ScenarioTemplate } from '../../world-worker/compiler/index.js';
+import {
+  crossCheck,
+  instantiate,
+  validateTemplate,
+  type Scenario,
+  type ScenarioTemplate,
+} from '../../world-worker/compiler/index.js';
 import type { PhaseContext } from '../jobs/index.js';
 import { need, type BuildState } from './build-state.js';
 
@@ -20,7 +26,12 @@ export function templateAsWritten(t: ScenarioTemplate): Record<string, unknown> 
  * (its first variant); ids must not repeat a template of the source. The call's cost is
  * spent on the job, so `budget_usd` binds (the build stops itself when it is reached).
  */
-export async function proposeScenarios(ctx: PhaseContext, models: string[], state: BuildState, target: number): Promise<{ scenarios: Scenario[]; report: Record<string, unknown> }> {
+export async function proposeScenarios(
+  ctx: PhaseContext,
+  models: string[],
+  state: BuildState,
+  target: number,
+): Promise<{ scenarios: Scenario[]; report: Record<string, unknown> }> {
   const { manifest, templates, seed } = need(state, 'analysis');
   const tools = need(state, 'tools');
   const requested = Math.min(MAX_PROPOSALS, Math.max(1, Math.ceil(target / 4)));
@@ -30,7 +41,12 @@ export async function proposeScenarios(ctx: PhaseContext, models: string[], stat
     name: manifest.name,
     description: manifest.description,
     customer: manifest.customer,
-    roles: manifest.roles.map((r) => ({ name: r.name, tools: r.tools, complete: r.complete, instructions: r.instructions })),
+    roles: manifest.roles.map((r) => ({
+      name: r.name,
+      tools: r.tools,
+      complete: r.complete,
+      instructions: r.instructions,
+    })),
     tools: tools.map((t) => ({ name: t.name, kind: t.kind, description: t.description, parameters: t.parameters })),
     world_seed_binds: seed.map((s) => s.bind).filter(Boolean),
     existing_template_ids: templates.map((t) => t.id),
@@ -48,7 +64,14 @@ export async function proposeScenarios(ctx: PhaseContext, models: string[], stat
           'version using only tools the acting role is offered; every goal version needs checks, and at least one check must fail ' +
           'on the untouched world. Use new ids (lowercase letters, digits and single dashes).',
       },
-      { role: 'user', content: JSON.stringify({ count: requested, world, example: templates[0] ? templateAsWritten(templates[0]) : null }) },
+      {
+        role: 'user',
+        content: JSON.stringify({
+          count: requested,
+          world,
+          example: templates[0] ? templateAsWritten(templates[0]) : null,
+        }),
+      },
     ],
   });
   await ctx.spend(res.cost_usd);
@@ -68,13 +91,26 @@ export async function proposeScenarios(ctx: PhaseContext, models: string[], stat
       kept.push(instantiate(t, 0, t.variants[0] ?? {}, manifest.name));
     } catch (err) {
       const details = err instanceof ServiceError && Array.isArray(err.details) ? (err.details as FieldProblem[]) : [];
-      rejected.push({ index: i, problems: details.length ? details.map((d) => `${d.field}: ${d.message}`) : [(err as Error).message] });
+      rejected.push({
+        index: i,
+        problems: details.length ? details.map((d) => `${d.field}: ${d.message}`) : [(err as Error).message],
+      });
     }
   });
-  if (raw.length === 0) rejected.push({ index: -1, problems: ['the model answered without a JSON object holding "templates"'] });
+  if (raw.length === 0)
+    rejected.push({ index: -1, problems: ['the model answered without a JSON object holding "templates"'] });
   return {
     scenarios: kept,
-    report: { model: res.model, credential, requested, received: raw.length, accepted: kept.map((s) => s.id), rejected, cost_usd: res.cost_usd, failed_attempts: res.failed_attempts },
+    report: {
+      model: res.model,
+      credential,
+      requested,
+      received: raw.length,
+      accepted: kept.map((s) => s.id),
+      rejected,
+      cost_usd: res.cost_usd,
+      failed_attempts: res.failed_attempts,
+    },
   };
 }
 

@@ -1,7 +1,14 @@
 import { C } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
 import { nowIso } from '../../core/ids.js';
-import { contentHash, sha256Hex, type AppTool, type Scenario, type Split, type WorldManifest } from '../../world-worker/compiler/index.js';
+import {
+  contentHash,
+  sha256Hex,
+  type AppTool,
+  type Scenario,
+  type Split,
+  type WorldManifest,
+} from '../../world-worker/compiler/index.js';
 import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
 import type { JobPhase } from '../jobs/index.js';
 import { BUILDER_VERSION, need, type BuildInput, type BuildState } from './build-state.js';
@@ -30,23 +37,45 @@ export function coverSplits(scenarios: Scenario[]): Scenario[] {
 }
 
 /** The id of a scenario record: stable per (world version, scenario), so a re-run publish replaces rather than duplicates. */
-export const scenarioDocId = (worldVersionId: string, scenarioId: string): string => `sc_${sha256Hex(`${worldVersionId}\n${scenarioId}`).slice(0, 32)}`;
+export const scenarioDocId = (worldVersionId: string, scenarioId: string): string =>
+  `sc_${sha256Hex(`${worldVersionId}\n${scenarioId}`).slice(0, 32)}`;
 
 /** The manifest as a world version shows it: services, roles, customer, policies and tools. */
 export function manifestView(manifest: WorldManifest, tools: AppTool[], policies: string): Record<string, unknown> {
   return {
     name: manifest.name,
     description: manifest.description,
-    services: manifest.services.map((s) => ({ name: s.name, image: s.image, port_env: s.port_env, health: s.health, openapi: s.openapi })),
+    services: manifest.services.map((s) => ({
+      name: s.name,
+      image: s.image,
+      port_env: s.port_env,
+      health: s.health,
+      openapi: s.openapi,
+    })),
     roles: manifest.roles,
     customer: manifest.customer,
     policies,
-    tools: tools.map((t) => ({ name: t.name, kind: t.kind, service: t.service, method: t.method, path: t.path, description: t.description, parameters: t.parameters })),
+    tools: tools.map((t) => ({
+      name: t.name,
+      kind: t.kind,
+      service: t.service,
+      method: t.method,
+      path: t.path,
+      description: t.description,
+      parameters: t.parameters,
+    })),
   };
 }
 
 export function reportOf(v: ScenarioVerdict, extra: Partial<ScenarioReport> = {}): ScenarioReport {
-  return { passed: v.passed, deterministic: v.deterministic, problems: v.problems, replays: v.replays, validated_at: nowIso(), ...extra };
+  return {
+    passed: v.passed,
+    deterministic: v.deterministic,
+    problems: v.problems,
+    replays: v.replays,
+    validated_at: nowIso(),
+    ...extra,
+  };
 }
 
 /**
@@ -67,17 +96,38 @@ export const publishPhase: JobPhase = {
     const withdrawn = state.withdrawn ?? [];
     const kept = need(state, 'scenarios');
     if (kept.length === 0) {
-      const why = withdrawn.slice(0, 3).map((w) => `${w.scenario.id}: ${w.reasons[0]}`).join('; ');
-      throw new ServiceError('validation_failed', `no scenario passed validation, so there is nothing to publish (${why || 'no scenarios'})`);
+      const why = withdrawn
+        .slice(0, 3)
+        .map((w) => `${w.scenario.id}: ${w.reasons[0]}`)
+        .join('; ');
+      throw new ServiceError(
+        'validation_failed',
+        `no scenario passed validation, so there is nothing to publish (${why || 'no scenarios'})`,
+      );
     }
     const origins = new Map(kept.map((b) => [b.scenario.id, b.origin]));
     const scenarios = coverSplits(kept.map((b) => b.scenario));
-    const hash = contentHash({ manifest, tools, scenarios, sourceDigest: source.digest, imagePins: input.application.images });
+    const hash = contentHash({
+      manifest,
+      tools,
+      scenarios,
+      sourceDigest: source.digest,
+      imagePins: input.application.images,
+    });
 
     const store = ctx.deps.adapters.store;
     const now = nowIso();
-    await store.deleteMany(C.scenarios, { world_version_id: input.world_version_id, origin: { $in: ['build', 'model'] } });
-    const base = { project_id: ctx.job.project_id, world_version_id: input.world_version_id, world_id: input.world_id, created_at: now, updated_at: now };
+    await store.deleteMany(C.scenarios, {
+      world_version_id: input.world_version_id,
+      origin: { $in: ['build', 'model'] },
+    });
+    const base = {
+      project_id: ctx.job.project_id,
+      world_version_id: input.world_version_id,
+      world_id: input.world_id,
+      created_at: now,
+      updated_at: now,
+    };
     for (const s of scenarios) {
       await store.insert<ScenarioDoc>(C.scenarios, {
         ...base,
@@ -102,46 +152,58 @@ export const publishPhase: JobPhase = {
         status: 'withdrawn',
         origin: w.origin,
         specification: w.scenario,
-        validation_report: { ...(v ? reportOf(v) : { passed: false, deterministic: null, replays: [], validated_at: now }), problems: w.reasons, ...(w.replaced_by ? { replaced_by: w.replaced_by } : {}) },
+        validation_report: {
+          ...(v ? reportOf(v) : { passed: false, deterministic: null, replays: [], validated_at: now }),
+          problems: w.reasons,
+          ...(w.replaced_by ? { replaced_by: w.replaced_by } : {}),
+        },
       });
     }
 
     const splits = Object.fromEntries(SPLITS.map((sp) => [sp, scenarios.filter((s) => s.split === sp).length]));
-    const published = await store.update<WorldVersionDoc>(
-      C.worldVersions,
-      input.world_version_id,
-      {
-        status: 'published',
-        manifest: manifestView(manifest, tools, policies),
-        validation_report: {
-          passed: scenarios.length,
-          withdrawn: withdrawn.length,
-          splits,
-          determinism_checked: input.options.check_determinism,
-          replays_per_scenario: input.options.check_determinism ? 2 : 1,
-          repair_rounds: state.repair_rounds ?? 0,
-          withdrawals: withdrawn.map((w) => ({ scenario_id: w.scenario.id, reasons: w.reasons, replaced_by: w.replaced_by })),
-          proposals: state.proposals ?? null,
-        },
-        provenance: {
-          application: { id: input.application.id, name: input.application.name },
-          source: { ...source, catalog: input.application.catalog },
-          images: input.application.images,
-          build_options: input.options,
-          builder_version: BUILDER_VERSION,
-          job_id: ctx.job._id,
-          built_at: now,
-        },
-        world_content_hash: hash,
-        source_digest: source.digest,
-        compiled: { manifest, tools, seed, policies, images: input.application.images },
-        error: null,
-        published_at: now,
-        updated_at: now,
+    const published = await store.update<WorldVersionDoc>(C.worldVersions, input.world_version_id, {
+      status: 'published',
+      manifest: manifestView(manifest, tools, policies),
+      validation_report: {
+        passed: scenarios.length,
+        withdrawn: withdrawn.length,
+        splits,
+        determinism_checked: input.options.check_determinism,
+        replays_per_scenario: input.options.check_determinism ? 2 : 1,
+        repair_rounds: state.repair_rounds ?? 0,
+        withdrawals: withdrawn.map((w) => ({
+          scenario_id: w.scenario.id,
+          reasons: w.reasons,
+          replaced_by: w.replaced_by,
+        })),
+        proposals: state.proposals ?? null,
       },
-    );
+      provenance: {
+        application: { id: input.application.id, name: input.application.name },
+        source: { ...source, catalog: input.application.catalog },
+        images: input.application.images,
+        build_options: input.options,
+        builder_version: BUILDER_VERSION,
+        job_id: ctx.job._id,
+        built_at: now,
+      },
+      world_content_hash: hash,
+      source_digest: source.digest,
+      compiled: { manifest, tools, seed, policies, images: input.application.images },
+      error: null,
+      published_at: now,
+      updated_at: now,
+    });
     if (!published) throw new ServiceError('gone', `world version ${input.world_version_id} no longer exists`);
-    const result = { world_id: input.world_id, world_version_id: input.world_version_id, version: input.version, world_content_hash: hash, scenarios: scenarios.length, splits, withdrawn: withdrawn.length };
+    const result = {
+      world_id: input.world_id,
+      world_version_id: input.world_version_id,
+      version: input.version,
+      world_content_hash: hash,
+      scenarios: scenarios.length,
+      splits,
+      withdrawn: withdrawn.length,
+    };
     ctx.setResult(result);
     await ctx.emit('build.published', `world version ${input.version} published with ${scenarios.length} scenarios`, {
       world_id: input.world_id,

@@ -35,7 +35,13 @@ export interface WorldVersionDoc extends Doc {
    * What episodes and validations of this version run on (internal, not shown): the
    * manifest as the compiler read it, the derived tools, the world seed, the image pins.
    */
-  compiled: { manifest: WorldManifest; tools: AppTool[]; seed: SeedStep[]; policies: string; images: Record<string, string> } | null;
+  compiled: {
+    manifest: WorldManifest;
+    tools: AppTool[];
+    seed: SeedStep[];
+    policies: string;
+    images: Record<string, string>;
+  } | null;
   error: string | null;
   created_at: string;
   updated_at: string;
@@ -132,6 +138,12 @@ export async function loadScenario(store: DocumentStore, projectId: string, id: 
 
 export async function ensureWorldIndexes(store: DocumentStore): Promise<void> {
   await store.ensureIndexes(C.worlds, [{ fields: ['project_id', 'application_id'], unique: true }]);
-  await store.ensureIndexes(C.worldVersions, [{ fields: ['world_id', 'version'], unique: true }, { fields: ['project_id'] }]);
-  await store.ensureIndexes(C.scenarios, [{ fields: ['world_version_id', 'scenario_id'], unique: true }, { fields: ['project_id'] }]);
+  await store.ensureIndexes(C.worldVersions, [
+    { fields: ['world_id', 'version'], unique: true },
+    { fields: ['project_id'] },
+  ]);
+  await store.ensureIndexes(C.scenarios, [
+    { fields: ['world_version_id', 'scenario_id'], unique: true },
+    { fields: ['project_id'] },
+  ]);
 }

@@ -13,11 +13,15 @@ const FILE = 'scenario';
 
 /** Field paths of the compiler (`scenario: checks.2[0].tool`) as the API names them (`scenario.checks.2[0].tool`). */
 function asApiField(p: FieldProblem): FieldProblem {
-  return { field: p.field.replace(/^scenario: (\(top level\))?/, (_m, top: string | undefined) => (top ? FILE : `${FILE}.`)), message: p.message };
+  return {
+    field: p.field.replace(/^scenario: (\(top level\))?/, (_m, top: string | undefined) => (top ? FILE : `${FILE}.`)),
+    message: p.message,
+  };
 }
 
 function published(wv: WorldVersionDoc): NonNullable<WorldVersionDoc['compiled']> {
-  if (wv.status !== 'published' || !wv.compiled) throw conflict(`world version ${wv._id} is ${wv.status}; only a published version takes scenarios and validations`);
+  if (wv.status !== 'published' || !wv.compiled)
+    throw conflict(`world version ${wv._id} is ${wv.status}; only a published version takes scenarios and validations`);
   return wv.compiled;
 }
 
@@ -28,12 +32,19 @@ function checkTemplate(raw: unknown, compiled: NonNullable<WorldVersionDoc['comp
     t = validateTemplate(raw, FILE);
   } catch (err) {
     if (err instanceof ServiceError && Array.isArray(err.details)) {
-      throw new ServiceError('validation_failed', 'the scenario is not valid', { details: (err.details as FieldProblem[]).map(asApiField) });
+      throw new ServiceError('validation_failed', 'the scenario is not valid', {
+        details: (err.details as FieldProblem[]).map(asApiField),
+      });
     }
     throw err;
   }
-  const problems = crossCheck(compiled.manifest, compiled.tools, compiled.seed, [t], 'seed').filter((p) => p.field.startsWith(`${FILE}:`));
-  if (problems.length > 0) throw new ServiceError('validation_failed', 'the scenario does not fit this world', { details: problems.map(asApiField) });
+  const problems = crossCheck(compiled.manifest, compiled.tools, compiled.seed, [t], 'seed').filter((p) =>
+    p.field.startsWith(`${FILE}:`),
+  );
+  if (problems.length > 0)
+    throw new ServiceError('validation_failed', 'the scenario does not fit this world', {
+      details: problems.map(asApiField),
+    });
   return t;
 }
 
@@ -50,7 +61,8 @@ export const createScenario: OperationHandler = async (ctx, deps) => {
   const wv = await loadWorldVersion(store, p.projectId, param(ctx, 'wv_id'));
   const compiled = published(wv);
   const { scenario } = body<{ scenario: unknown }>(ctx);
-  if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario)) throw invalid(FILE, 'must be an object: a scenario template');
+  if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario))
+    throw invalid(FILE, 'must be an object: a scenario template');
   const t = checkTemplate(scenario, compiled);
   if (await store.findOne(C.scenarios, { world_version_id: wv._id, template: t.id })) {
     throw conflict(`world version ${wv._id} already has scenarios of template "${t.id}"; choose another id`);
@@ -78,7 +90,11 @@ export const createScenario: OperationHandler = async (ctx, deps) => {
     );
   }
   const input: ValidationInput = { world_version_id: wv._id, scenario_ids: docs.map((d) => d._id), mode: 'added' };
-  const job = await jobsOf(deps).create({ projectId: p.projectId, kind: 'world_validation', input: input as unknown as Record<string, unknown> });
+  const job = await jobsOf(deps).create({
+    projectId: p.projectId,
+    kind: 'world_validation',
+    input: input as unknown as Record<string, unknown>,
+  });
   return accepted({
     job_id: job._id,
     world_version_id: wv._id,
@@ -92,8 +108,16 @@ export const validateWorldVersion: OperationHandler = async (ctx, deps) => {
   const store = deps.adapters.store;
   const wv = await loadWorldVersion(store, p.projectId, param(ctx, 'wv_id'));
   published(wv);
-  const docs = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: wv._id, status: { $in: ['approved', 'pending_approval'] } }, { sort: { field: 'scenario_id', direction: 'asc' } });
+  const docs = await store.find<ScenarioDoc>(
+    C.scenarios,
+    { world_version_id: wv._id, status: { $in: ['approved', 'pending_approval'] } },
+    { sort: { field: 'scenario_id', direction: 'asc' } },
+  );
   const input: ValidationInput = { world_version_id: wv._id, scenario_ids: docs.map((d) => d._id), mode: 'version' };
-  const job = await jobsOf(deps).create({ projectId: p.projectId, kind: 'world_validation', input: input as unknown as Record<string, unknown> });
+  const job = await jobsOf(deps).create({
+    projectId: p.projectId,
+    kind: 'world_validation',
+    input: input as unknown as Record<string, unknown>,
+  });
   return accepted({ job_id: job._id, world_version_id: wv._id, scenarios: docs.length });
 };

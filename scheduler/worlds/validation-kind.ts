@@ -28,7 +28,9 @@ export function unfairness(verdict: ScenarioVerdict, trial: TrialResult | undefi
   if (!verdict.passed) return verdict.problems;
   if (trial && !trial.success) {
     const checks = trial.failed_checks.length > 0 ? `; failing checks: ${trial.failed_checks.join(', ')}` : '';
-    return [`a live agent (${trial.agent}) following the reference plan could not complete it in an episode: it ended ${trial.termination ?? 'without an ending'}${checks}`];
+    return [
+      `a live agent (${trial.agent}) following the reference plan could not complete it in an episode: it ended ${trial.termination ?? 'without an ending'}${checks}`,
+    ];
   }
   return [];
 }
@@ -36,7 +38,8 @@ export function unfairness(verdict: ScenarioVerdict, trial: TrialResult | undefi
 async function versionOf(ctx: PhaseContext): Promise<WorldVersionDoc> {
   const { world_version_id } = ctx.input as unknown as ValidationInput;
   const wv = await ctx.deps.adapters.store.get<WorldVersionDoc>(C.worldVersions, world_version_id);
-  if (!wv?.compiled || !wv.source_digest) throw new ServiceError('gone', `world version ${world_version_id} is not a published version any more`);
+  if (!wv?.compiled || !wv.source_digest)
+    throw new ServiceError('gone', `world version ${world_version_id} is not a published version any more`);
   return wv;
 }
 
@@ -65,19 +68,36 @@ export const worldValidationKind: JobKind = {
           await ctx.stopIfRequested();
           const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
           if (!sc) continue;
-          const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(ctx, BUILD_WORK.replay, { scenarios: [sc.specification], times: 2, images: wv.compiled!.images }, wv.source_digest!);
+          const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(
+            ctx,
+            BUILD_WORK.replay,
+            { scenarios: [sc.specification], times: 2, images: wv.compiled!.images },
+            wv.source_digest!,
+          );
           const verdict = verdicts[0]!;
-          if (verdict.environment_error) throw new ServiceError('unavailable', `the application's services did not start in a sandbox: ${verdict.environment_error}`);
+          if (verdict.environment_error)
+            throw new ServiceError(
+              'unavailable',
+              `the application's services did not start in a sandbox: ${verdict.environment_error}`,
+            );
           await ctx.save({ verdicts: { ...saved, [id]: verdict } });
           done++;
-          await ctx.emit('build.scenario.validated', `${sc.scenario_id} ${verdict.passed ? 'passed' : 'failed'} validation`, {
-            scenario_id: sc.scenario_id,
-            passed: verdict.passed,
-            split: sc.split,
-            deterministic: verdict.deterministic,
-            problems: verdict.problems,
+          await ctx.emit(
+            'build.scenario.validated',
+            `${sc.scenario_id} ${verdict.passed ? 'passed' : 'failed'} validation`,
+            {
+              scenario_id: sc.scenario_id,
+              passed: verdict.passed,
+              split: sc.split,
+              deterministic: verdict.deterministic,
+              problems: verdict.problems,
+            },
+          );
+          await ctx.emit('job.progress', `replayed ${done} of ${scenario_ids.length}`, {
+            phase: 'replay',
+            completed: done,
+            total: scenario_ids.length,
           });
-          await ctx.emit('job.progress', `replayed ${done} of ${scenario_ids.length}`, { phase: 'replay', completed: done, total: scenario_ids.length });
         }
       },
     },
@@ -95,12 +115,25 @@ export const worldValidationKind: JobKind = {
           await ctx.stopIfRequested();
           const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
           if (!sc) continue;
-          const { trials } = await callWorker<{ trials: TrialResult[] }>(ctx, BUILD_WORK.trial, { scenarios: [sc.specification], images: wv.compiled!.images }, wv.source_digest!);
+          const { trials } = await callWorker<{ trials: TrialResult[] }>(
+            ctx,
+            BUILD_WORK.trial,
+            { scenarios: [sc.specification], images: wv.compiled!.images },
+            wv.source_digest!,
+          );
           const trial = trials[0]!;
-          if (trial.environment_error) throw new ServiceError('unavailable', `the world failed during the live-agent episode of ${sc.scenario_id}: ${trial.environment_error}`);
+          if (trial.environment_error)
+            throw new ServiceError(
+              'unavailable',
+              `the world failed during the live-agent episode of ${sc.scenario_id}: ${trial.environment_error}`,
+            );
           await ctx.save({ trials: { ...saved, [id]: trial } });
           done++;
-          await ctx.emit('job.progress', `live agent ${trial.success ? 'completed' : 'failed'} ${sc.scenario_id}`, { phase: 'agent_trial', completed: done, total: fairOnes.length });
+          await ctx.emit('job.progress', `live agent ${trial.success ? 'completed' : 'failed'} ${sc.scenario_id}`, {
+            phase: 'agent_trial',
+            completed: done,
+            total: fairOnes.length,
+          });
         }
       },
     },
@@ -121,13 +154,22 @@ export const worldValidationKind: JobKind = {
           const reasons = unfairness(verdict, trial);
           let status: ScenarioStatus = sc.status;
           if (reasons.length > 0) status = 'withdrawn';
-          else if (mode === 'added' && sc.status === 'validating') status = wv.options.auto_approve ? 'approved' : 'pending_approval';
-          if (status === 'withdrawn' && sc.status !== 'withdrawn') withdrawn.push({ scenario_id: sc.scenario_id, reasons });
-          const report = { ...reportOf(verdict, trial ? { agent_trial: { ...trial } } : {}), passed: reasons.length === 0, problems: reasons };
+          else if (mode === 'added' && sc.status === 'validating')
+            status = wv.options.auto_approve ? 'approved' : 'pending_approval';
+          if (status === 'withdrawn' && sc.status !== 'withdrawn')
+            withdrawn.push({ scenario_id: sc.scenario_id, reasons });
+          const report = {
+            ...reportOf(verdict, trial ? { agent_trial: { ...trial } } : {}),
+            passed: reasons.length === 0,
+            problems: reasons,
+          };
           await store.update(C.scenarios, id, { status, validation_report: report, updated_at: nowIso() });
           outcome.push({ id, scenario_id: sc.scenario_id, status });
         }
-        const report = { ...(wv.validation_report ?? {}), last_validation: { job_id: ctx.job._id, mode, at: nowIso(), validated: outcome.length, withdrawn } };
+        const report = {
+          ...(wv.validation_report ?? {}),
+          last_validation: { job_id: ctx.job._id, mode, at: nowIso(), validated: outcome.length, withdrawn },
+        };
         await store.update(C.worldVersions, wv._id, { validation_report: report, updated_at: nowIso() });
         ctx.setResult({ world_version_id: wv._id, validated: outcome.length, withdrawn, scenarios: outcome });
       },

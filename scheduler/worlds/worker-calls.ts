@@ -18,7 +18,12 @@ const WORKER_WAIT_MS = 120_000;
  * Work handlers report application failures as answers, so `unavailable` here always
  * means the worker, never the application.
  */
-export async function callWorker<T>(ctx: PhaseContext, kind: string, payload: Record<string, unknown>, sourceDigest?: string): Promise<T> {
+export async function callWorker<T>(
+  ctx: PhaseContext,
+  kind: string,
+  payload: Record<string, unknown>,
+  sourceDigest?: string,
+): Promise<T> {
   const { workers, adapters } = ctx.deps;
   const deadline = Date.now() + WORKER_WAIT_MS;
   let withArchive: string | null = null;
@@ -26,18 +31,26 @@ export async function callWorker<T>(ctx: PhaseContext, kind: string, payload: Re
   let lastProblem = 'no world-worker is registered';
   for (;;) {
     await ctx.stopIfRequested();
-    const live = (await workers.live()).sort((a, b) => a.active / Math.max(1, a.capacity) - b.active / Math.max(1, b.capacity));
+    const live = (await workers.live()).sort(
+      (a, b) => a.active / Math.max(1, a.capacity) - b.active / Math.max(1, b.capacity),
+    );
     const worker = live[0];
     if (worker) {
       try {
-        const body = sourceDigest ? { ...payload, digest: sourceDigest, ...(withArchive ? { archive_b64: withArchive } : {}) } : payload;
+        const body = sourceDigest
+          ? { ...payload, digest: sourceDigest, ...(withArchive ? { archive_b64: withArchive } : {}) }
+          : payload;
         return (await workers.execute(worker.address, kind, body)) as T;
       } catch (err) {
         const e = toServiceError(err);
         const missing = (e.details as { missing_source?: string } | undefined)?.missing_source;
         if (e.code === 'not_found' && missing && sourceDigest && !withArchive) {
           const archive = await getArchive(adapters.store, sourceDigest);
-          if (!archive) throw new ServiceError('gone', `the archive of source ${sourceDigest} is no longer stored, so no worker can get the source`);
+          if (!archive)
+            throw new ServiceError(
+              'gone',
+              `the archive of source ${sourceDigest} is no longer stored, so no worker can get the source`,
+            );
           withArchive = archive.toString('base64');
           continue;
         }
@@ -46,7 +59,10 @@ export async function callWorker<T>(ctx: PhaseContext, kind: string, payload: Re
       }
     }
     if (Date.now() > deadline) {
-      throw new ServiceError('unavailable', `no world-worker could run ${kind} for two minutes: ${lastProblem}; start a worker (crucible worker) or check the running ones`);
+      throw new ServiceError(
+        'unavailable',
+        `no world-worker could run ${kind} for two minutes: ${lastProblem}; start a worker (crucible worker) or check the running ones`,
+      );
     }
     await ctx.sleep(backoff);
     backoff = Math.min(backoff * 2, 5_000);

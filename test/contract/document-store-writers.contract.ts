@@ -20,8 +20,19 @@ export function writerContract(storeOf: () => DocumentStore, coll: () => string)
     const c = coll();
     await store.ensureIndexes(c, [{ fields: ['seq'], unique: true }]);
     expect(await store.insertMany(c, [])).to.equal(0);
-    expect(await store.insertMany(c, [{ _id: 'a', seq: 1 }, { _id: 'b', seq: 2 }])).to.equal(2);
-    expect(await store.insertMany(c, [{ _id: 'c', seq: 3 }, { _id: 'd', seq: 2 }, { _id: 'e', seq: 5 }])).to.equal(1);
+    expect(
+      await store.insertMany(c, [
+        { _id: 'a', seq: 1 },
+        { _id: 'b', seq: 2 },
+      ]),
+    ).to.equal(2);
+    expect(
+      await store.insertMany(c, [
+        { _id: 'c', seq: 3 },
+        { _id: 'd', seq: 2 },
+        { _id: 'e', seq: 5 },
+      ]),
+    ).to.equal(1);
     expect(await store.insertMany(c, [{ _id: 'a', seq: 9 }])).to.equal(0);
     expect(ids(await store.find(c, {}, { sort: { field: '_id', direction: 'asc' } }))).to.deep.equal(['a', 'b', 'c']);
     expect(await store.get(c, 'a')).to.deep.equal({ _id: 'a', seq: 1 });
@@ -36,7 +47,9 @@ export function writerContract(storeOf: () => DocumentStore, coll: () => string)
     const text = (doc: Record<string, unknown>) => JSON.stringify(doc);
     expect(await store.putJson(c, 'p', text({ _id: 'p', v: 2, name: 'one' }), { v: 5 })).to.equal(false);
     expect(await store.get(c, 'p')).to.deep.equal({ _id: 'p', v: 1, name: 'one' });
-    expect(await store.putJson(c, 'p', text({ _id: 'p', v: 2, name: 'one', deep: { list: [1, 'a'] } }), { v: 1 })).to.equal(true);
+    expect(
+      await store.putJson(c, 'p', text({ _id: 'p', v: 2, name: 'one', deep: { list: [1, 'a'] } }), { v: 1 }),
+    ).to.equal(true);
     expect(await store.get(c, 'p')).to.deep.equal({ _id: 'p', v: 2, name: 'one', deep: { list: [1, 'a'] } });
     expect(await store.find(c, { v: 2 })).to.have.length(1);
     expect(await store.putJson(c, 'nobody', text({ _id: 'nobody', v: 1 }))).to.equal(false);

@@ -50,7 +50,16 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
     describe('insert and get', function () {
       it('stores free-form JSON and reads it back unchanged', async function () {
         const c = coll();
-        const doc = { _id: 'x1', s: 'héllo "q" ✓', i: 42, f: -1.25, t: true, z: null, arr: [1, 'two', { three: 3 }], nested: { deep: { er: [] } } };
+        const doc = {
+          _id: 'x1',
+          s: 'héllo "q" ✓',
+          i: 42,
+          f: -1.25,
+          t: true,
+          z: null,
+          arr: [1, 'two', { three: 3 }],
+          nested: { deep: { er: [] } },
+        };
         expect(await store.insert(c, doc)).to.deep.equal(doc);
         expect(await store.get(c, 'x1')).to.deep.equal(doc);
       });
@@ -92,7 +101,8 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         c = coll();
         await seed(c);
       });
-      const find = async (filter: Parameters<DocumentStore['find']>[1]) => ids(await store.find(c, filter, { sort: { field: '_id', direction: 'asc' } }));
+      const find = async (filter: Parameters<DocumentStore['find']>[1]) =>
+        ids(await store.find(c, filter, { sort: { field: '_id', direction: 'asc' } }));
 
       it('an empty filter matches everything', async function () {
         expect(await find({})).to.deep.equal(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
@@ -113,7 +123,8 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         await store.insert(j, { _id: 'num', v: 7 });
         await store.insert(j, { _id: 'bool', v: true });
         await store.insert(j, { _id: 'str', v: '{"a":1}' });
-        const match = async (v: string) => ids(await store.find(j, { v }, { sort: { field: '_id', direction: 'asc' } }));
+        const match = async (v: string) =>
+          ids(await store.find(j, { v }, { sort: { field: '_id', direction: 'asc' } }));
         expect(await match('{"a":1}')).to.deep.equal(['str']);
         expect(await match('[1,2]')).to.deep.equal([]);
         expect(await match('7')).to.deep.equal([]);
@@ -149,7 +160,10 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await find({ n: { $gt: 1, $lt: 3 } })).to.deep.equal(['b', 'd', 'f', 'g']);
       });
       it('ranges on strings compare text (ISO timestamps) and only match strings', async function () {
-        expect(await find({ at: { $gte: '2024-02-01T00:00:00Z', $lt: '2024-04-01T00:00:00Z' } })).to.deep.equal(['b', 'c']);
+        expect(await find({ at: { $gte: '2024-02-01T00:00:00Z', $lt: '2024-04-01T00:00:00Z' } })).to.deep.equal([
+          'b',
+          'c',
+        ]);
         expect(await find({ n: { $gte: '0' } })).to.deep.equal(['e']);
       });
       it('dotted paths reach into nested objects', async function () {
@@ -185,20 +199,49 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
       let c: string;
       before(async function () {
         c = coll();
-        for (const [id, rank, nested] of [['p', 2, 'b'], ['q', 1, 'c'], ['r', 2, 'a'], ['s', 3, 'a'], ['t', 1, 'b']] as const) {
+        for (const [id, rank, nested] of [
+          ['p', 2, 'b'],
+          ['q', 1, 'c'],
+          ['r', 2, 'a'],
+          ['s', 3, 'a'],
+          ['t', 1, 'b'],
+        ] as const) {
           await store.insert(c, { _id: id, rank, meta: { tag: nested } });
         }
         await store.insert(c, { _id: 'o', other: true });
       });
       it('sorts ascending with ties broken by _id ascending; missing fields first', async function () {
-        expect(ids(await store.find(c, {}, { sort: { field: 'rank', direction: 'asc' } }))).to.deep.equal(['o', 'q', 't', 'p', 'r', 's']);
+        expect(ids(await store.find(c, {}, { sort: { field: 'rank', direction: 'asc' } }))).to.deep.equal([
+          'o',
+          'q',
+          't',
+          'p',
+          'r',
+          's',
+        ]);
       });
       it('sorts descending with ties still broken by _id ascending; missing fields last', async function () {
-        expect(ids(await store.find(c, {}, { sort: { field: 'rank', direction: 'desc' } }))).to.deep.equal(['s', 'p', 'r', 'q', 't', 'o']);
+        expect(ids(await store.find(c, {}, { sort: { field: 'rank', direction: 'desc' } }))).to.deep.equal([
+          's',
+          'p',
+          'r',
+          'q',
+          't',
+          'o',
+        ]);
       });
       it('sorts on a dotted path and on _id', async function () {
-        expect(ids(await store.find(c, { rank: { $gte: 1 } }, { sort: { field: 'meta.tag', direction: 'asc' } }))).to.deep.equal(['r', 's', 'p', 't', 'q']);
-        expect(ids(await store.find(c, {}, { sort: { field: '_id', direction: 'desc' } }))).to.deep.equal(['t', 's', 'r', 'q', 'p', 'o']);
+        expect(
+          ids(await store.find(c, { rank: { $gte: 1 } }, { sort: { field: 'meta.tag', direction: 'asc' } })),
+        ).to.deep.equal(['r', 's', 'p', 't', 'q']);
+        expect(ids(await store.find(c, {}, { sort: { field: '_id', direction: 'desc' } }))).to.deep.equal([
+          't',
+          's',
+          'r',
+          'q',
+          'p',
+          'o',
+        ]);
       });
       it('limit and skip page through the sorted matches', async function () {
         const sort = { field: 'rank', direction: 'asc' } as const;
@@ -240,13 +283,20 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         await store.insert(c, { _id: 'j', state: 'queued', version: 1 });
         expect(await store.update(c, 'j', { state: 'running', version: 2 }, { state: 'paused' })).to.equal(null);
         expect(await store.get(c, 'j')).to.deep.equal({ _id: 'j', state: 'queued', version: 1 });
-        const after = await store.update(c, 'j', { state: 'running', version: 2 }, { state: 'queued', version: { $lt: 2 } });
+        const after = await store.update(
+          c,
+          'j',
+          { state: 'running', version: 2 },
+          { state: 'queued', version: { $lt: 2 } },
+        );
         expect(after).to.deep.equal({ _id: 'j', state: 'running', version: 2 });
       });
       it('of many concurrent compare-and-sets on one version, exactly one wins', async function () {
         const c = coll();
         await store.insert(c, { _id: 'cas', version: 1, owner: null });
-        const results = await Promise.all(Array.from({ length: 25 }, (_, i) => store.update(c, 'cas', { version: 2, owner: `w${i}` }, { version: 1 })));
+        const results = await Promise.all(
+          Array.from({ length: 25 }, (_, i) => store.update(c, 'cas', { version: 2, owner: `w${i}` }, { version: 1 })),
+        );
         const winners = results.filter((r) => r !== null);
         expect(winners).to.have.length(1);
         expect(await store.get(c, 'cas')).to.deep.equal(winners[0]);
@@ -280,7 +330,11 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         const c = coll();
         await seed(c);
         expect(await store.deleteMany(c, { kind: 'job' })).to.equal(4);
-        expect(ids(await store.find(c, {}, { sort: { field: '_id', direction: 'asc' } }))).to.deep.equal(['c', 'd', 'g']);
+        expect(ids(await store.find(c, {}, { sort: { field: '_id', direction: 'asc' } }))).to.deep.equal([
+          'c',
+          'd',
+          'g',
+        ]);
         expect(await store.deleteMany(c, { kind: 'job' })).to.equal(0);
         expect(await store.deleteMany(c, {})).to.equal(3);
         expect(await store.count(c, {})).to.equal(0);
@@ -319,7 +373,11 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         await store.insert(c, { _id: '2', owner: { id: 'o2' }, name: 'n' });
         await store.insert(c, { _id: '3', owner: { id: 'o1' }, name: 'm' });
         await expectError(store.insert(c, { _id: '4', owner: { id: 'o1' }, name: 'n' }), 'conflict');
-        expect(await store.findOne(c, { 'owner.id': 'o2', name: 'n' })).to.deep.equal({ _id: '2', owner: { id: 'o2' }, name: 'n' });
+        expect(await store.findOne(c, { 'owner.id': 'o2', name: 'n' })).to.deep.equal({
+          _id: '2',
+          owner: { id: 'o2' },
+          name: 'n',
+        });
       });
       it('a unique index does not constrain documents missing the field', async function () {
         const c = coll();
@@ -350,7 +408,12 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
       it('counts 1, 2, 3 per name, independently', async function () {
         const a = `seq_${run}_a`;
         const b = `seq_${run}_b`;
-        expect([await store.nextSequence(a), await store.nextSequence(a), await store.nextSequence(b), await store.nextSequence(a)]).to.deep.equal([1, 2, 1, 3]);
+        expect([
+          await store.nextSequence(a),
+          await store.nextSequence(a),
+          await store.nextSequence(b),
+          await store.nextSequence(a),
+        ]).to.deep.equal([1, 2, 1, 3]);
       });
       it('never repeats under 200 concurrent calls, and each caller sees it strictly increase', async function () {
         const name = `seq_${run}_burst`;
@@ -366,7 +429,9 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
       it('never repeats across two clients of the same store', async function () {
         const other = await h.peer();
         const name = `seq_${run}_shared`;
-        const got = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? store : other).nextSequence(name)));
+        const got = await Promise.all(
+          Array.from({ length: 200 }, (_, i) => (i % 2 ? store : other).nextSequence(name)),
+        );
         expect(new Set(got).size).to.equal(200);
         expect(Math.max(...got)).to.equal(200);
       });

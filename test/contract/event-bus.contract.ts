@@ -76,7 +76,13 @@ export function eventBusContract(name: string, makeBus: () => Promise<BusHarness
       const s = space();
       const c = collector();
       const sub = await bus.subscribe(`${s}.*.created`, c.handler);
-      for (const subject of [`${s}.job.created`, `${s}.job.x.created`, `${s}.job.updated`, `${s}.created`, `${s}.run.created`]) {
+      for (const subject of [
+        `${s}.job.created`,
+        `${s}.job.x.created`,
+        `${s}.job.updated`,
+        `${s}.created`,
+        `${s}.run.created`,
+      ]) {
         await bus.publish(subject, subject);
       }
       await bus.publish(`${s}.done.created`, 'end');
@@ -129,7 +135,9 @@ export function eventBusContract(name: string, makeBus: () => Promise<BusHarness
       await waitFor('60 messages', () => c.got.length === 60);
       for (const k of ['k0', 'k1', 'k2']) {
         const seen = c.got.filter((m) => m.subject === `${s}.${k}`).map((m) => (m.data as { i: number }).i);
-        expect(seen).to.deep.equal([...seen].sort((a, b) => a - b)).and.to.have.length(20);
+        expect(seen)
+          .to.deep.equal([...seen].sort((a, b) => a - b))
+          .and.to.have.length(20);
       }
       await sub.unsubscribe();
     });
@@ -202,7 +210,10 @@ export function eventBusContract(name: string, makeBus: () => Promise<BusHarness
     it("rejects subjects outside `crucible.` and malformed subjects with 'bad_request'", async function () {
       const s = space();
       const bad = async (p: Promise<unknown>) => {
-        const err = await p.then(() => null, (e: unknown) => e);
+        const err = await p.then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(err, 'expected a rejection').to.be.instanceOf(ServiceError);
         expect((err as ServiceError).code).to.equal('bad_request');
       };

@@ -127,7 +127,9 @@ export function leaseStoreContract(name: string, makeLeases: () => Promise<Lease
       it('of concurrent setIfAbsent calls exactly one wins', async function () {
         const k = key('idem');
         const other = await h.peer();
-        const won = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? leases : other).setIfAbsent(k, `v${i}`, 10_000)));
+        const won = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => (i % 2 ? leases : other).setIfAbsent(k, `v${i}`, 10_000)),
+        );
         expect(won.filter(Boolean)).to.have.length(1);
         expect(await leases.get(k)).to.equal(`v${won.indexOf(true)}`);
       });

@@ -3,13 +3,16 @@ import { NatsBus } from '../../core/adapters/nats-bus.js';
 import { eventBusContract } from './event-bus.contract.js';
 
 const url = process.env.NATS_URL || 'nats://127.0.0.1:4222';
-const START = 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log';
+const START =
+  'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log';
 
 eventBusContract('NatsBus', async () => {
   const root = `crucible.test.${randomBytes(6).toString('hex')}`;
   const connect = () =>
     NatsBus.connect(url, { name: 'crucible-contract-test' }).catch((err: Error) => {
-      throw new Error(`NATS with JetStream is not reachable at ${url} (${err.message}); this suite needs it. Start it with: ${START}`);
+      throw new Error(
+        `NATS with JetStream is not reachable at ${url} (${err.message}); this suite needs it. Start it with: ${START}`,
+      );
     });
   const open = [await connect()];
   const peer = async () => open[open.push(await connect()) - 1]!;

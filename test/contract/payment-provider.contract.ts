@@ -14,7 +14,22 @@ export interface ProviderHarness {
 }
 
 const completed = (orgId: string, session: string, item: string) =>
-  JSON.stringify({ id: `evt_contract_${session}`, object: 'event', type: 'checkout.session.completed', data: { object: { id: session, object: 'checkout.session', mode: 'payment', payment_status: 'paid', customer: null, subscription: null, metadata: { organization_id: orgId, item, quantity: '2' } } } });
+  JSON.stringify({
+    id: `evt_contract_${session}`,
+    object: 'event',
+    type: 'checkout.session.completed',
+    data: {
+      object: {
+        id: session,
+        object: 'checkout.session',
+        mode: 'payment',
+        payment_status: 'paid',
+        customer: null,
+        subscription: null,
+        metadata: { organization_id: orgId, item, quantity: '2' },
+      },
+    },
+  });
 
 /**
  * The promises of billing/payment-provider.ts every adapter keeps. `make` returns null when
@@ -41,7 +56,13 @@ export function paymentProviderContract(name: string, make: () => Promise<Provid
 
     it('opens a checkout page for a plan and for a top-up', async () => {
       for (const item of ['pro_monthly', 'episodes_1000'] as const) {
-        const page = await h.provider.createCheckout({ organization: org, item, quantity: 1, successUrl: 'http://localhost/billing?ok', cancelUrl: 'http://localhost/billing?no' });
+        const page = await h.provider.createCheckout({
+          organization: org,
+          item,
+          quantity: 1,
+          successUrl: 'http://localhost/billing?ok',
+          cancelUrl: 'http://localhost/billing?no',
+        });
         expect(page.session_id).to.be.a('string').and.not.equal('');
         expect(page.url).to.match(/^https?:\/\//);
       }
@@ -50,7 +71,13 @@ export function paymentProviderContract(name: string, make: () => Promise<Provid
     it('verifies a correctly signed notification and reduces it to a payment event', async () => {
       const body = completed(org._id, 'cs_contract_1', 'episodes_1000');
       const event = await h.provider.verifyWebhook(body, h.sign(body));
-      expect(event).to.include({ type: 'checkout_completed', organization_id: org._id, session_id: 'cs_contract_1', item: 'episodes_1000', quantity: 2 });
+      expect(event).to.include({
+        type: 'checkout_completed',
+        organization_id: org._id,
+        session_id: 'cs_contract_1',
+        item: 'episodes_1000',
+        quantity: 2,
+      });
     });
 
     it('refuses a missing, forged or tampered signature with bad_request', async () => {
@@ -58,7 +85,10 @@ export function paymentProviderContract(name: string, make: () => Promise<Provid
       await expectError(h.provider.verifyWebhook(body, null), 'bad_request');
       const forged = `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`;
       await expectError(h.provider.verifyWebhook(body, forged), 'bad_request');
-      await expectError(h.provider.verifyWebhook(body.replace('build_1', 'episodes_1000'), h.sign(body)), 'bad_request');
+      await expectError(
+        h.provider.verifyWebhook(body.replace('build_1', 'episodes_1000'), h.sign(body)),
+        'bad_request',
+      );
       await expectError(h.provider.verifyWebhook(body, 'not a signature'), 'bad_request');
     });
 

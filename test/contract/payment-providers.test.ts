@@ -10,7 +10,13 @@ import { paymentProviderContract } from './payment-provider.contract.js';
 async function tempStore(): Promise<{ store: SqliteStore; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'crucible-billing-'));
   const store = new SqliteStore(path.join(dir, 'crucible.db'));
-  return { store, cleanup: async () => { await store.close(); await rm(dir, { recursive: true, force: true }); } };
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 paymentProviderContract('LocalPaymentProvider', async () => {
@@ -28,7 +34,12 @@ paymentProviderContract(
     if (!stripeKey) return null;
     const { store, cleanup } = await tempStore();
     const secret = 'whsec_contract_test_secret';
-    return { provider: new StripePaymentProvider(store, stripeKey, secret), store, cleanup, sign: (payload) => webhooks.generateTestHeaderString({ payload, secret }) };
+    return {
+      provider: new StripePaymentProvider(store, stripeKey, secret),
+      store,
+      cleanup,
+      sign: (payload) => webhooks.generateTestHeaderString({ payload, secret }),
+    };
   },
   stripeKey ? '' : 'skipped: set STRIPE_SECRET_KEY (a Stripe test-mode key) to run the Stripe adapter against Stripe',
 );

@@ -80,7 +80,13 @@ describe('SQLite checkpoints in a thread of their own', function () {
     db.exec('CREATE TABLE t (x TEXT)');
     const reader = new Database(file);
     const reports: number[] = [];
-    const cp = new WalCheckpointer(file, { busyTimeoutMs: 1000, intervalMs: 20, maxFrames: 50, onLogTooLarge: (n) => reports.push(n), onStopped: () => undefined });
+    const cp = new WalCheckpointer(file, {
+      busyTimeoutMs: 1000,
+      intervalMs: 20,
+      maxFrames: 50,
+      onLogTooLarge: (n) => reports.push(n),
+      onStopped: () => undefined,
+    });
     try {
       // a read transaction left open keeps the log from starting over
       reader.exec('BEGIN');
@@ -99,7 +105,11 @@ describe('SQLite checkpoints in a thread of their own', function () {
 
   it('says when its thread failed, so the store goes back to checkpointing in its writes', async () => {
     const stopped: Error[] = [];
-    const cp = new WalCheckpointer(path.join(dir, 'no-such-folder', 'x.db'), { busyTimeoutMs: 100, onLogTooLarge: () => undefined, onStopped: (err) => stopped.push(err) });
+    const cp = new WalCheckpointer(path.join(dir, 'no-such-folder', 'x.db'), {
+      busyTimeoutMs: 100,
+      onLogTooLarge: () => undefined,
+      onStopped: (err) => stopped.push(err),
+    });
     expect(await eventually(() => stopped.length > 0), 'the failure reported').to.equal(true);
     expect(stopped[0]!.message).to.match(/unable to open|directory|exited/i);
     await cp.close();
@@ -111,13 +121,15 @@ describe('SQLite checkpoints in a thread of their own', function () {
     await store.insert('docs', { _id: 'a' });
     await store.close();
     // with every connection closed, SQLite checkpoints and removes the log
-    expect(await eventually(() => {
-      try {
-        statSync(`${file}-wal`);
-        return false;
-      } catch {
-        return true;
-      }
-    })).to.equal(true);
+    expect(
+      await eventually(() => {
+        try {
+          statSync(`${file}-wal`);
+          return false;
+        } catch {
+          return true;
+        }
+      }),
+    ).to.equal(true);
   });
 });

@@ -7,7 +7,11 @@ import { idToken, startTestProvider } from '../support/accounts-idp.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 /** Runs the real `crucible` command against the test service's data, feeding `input` on stdin. */
-function runCli(t: TestService, args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  t: TestService,
+  args: string[],
+  input: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
       env: { ...process.env, SERVICE_DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' },
@@ -41,7 +45,11 @@ describe('accounts: the operator command adds a user to an existing project', fu
 
   it('`crucible admin add-user` reads the password from stdin; the member signs in with it into that project', async () => {
     const email = uniqueEmail('member');
-    const r = await runCli(t, ['admin', 'add-user', '--project', ws.projectId, '--email', email, '--name', 'Mia', '--json'], 'member password 1\n');
+    const r = await runCli(
+      t,
+      ['admin', 'add-user', '--project', ws.projectId, '--email', email, '--name', 'Mia', '--json'],
+      'member password 1\n',
+    );
     expect(r.code, r.stderr).to.equal(0);
     const out = JSON.parse(r.stdout);
     expect(out).to.include({ email, project_id: ws.projectId, role: 'member', created_user: true, has_password: true });
@@ -55,9 +63,17 @@ describe('accounts: the operator command adds a user to an existing project', fu
 
   it('a member session cannot approve a terminal sign-in or manage keys (403); an admin member can', async () => {
     const memberEmail = uniqueEmail('m2');
-    await adminAddUser(t.config, { project: ws.projectId, email: memberEmail, role: 'member', password: true }, async () => 'member password 2');
+    await adminAddUser(
+      t.config,
+      { project: ws.projectId, email: memberEmail, role: 'member', password: true },
+      async () => 'member password 2',
+    );
     const adminEmail = uniqueEmail('a2');
-    await adminAddUser(t.config, { project: ws.projectId, email: adminEmail, role: 'admin', password: true }, async () => 'admin password 22');
+    await adminAddUser(
+      t.config,
+      { project: ws.projectId, email: adminEmail, role: 'admin', password: true },
+      async () => 'admin password 22',
+    );
     const member = browser(t.url);
     await member.post('/v1/auth/login', { email: memberEmail, password: 'member password 2' });
     const admin = browser(t.url);
@@ -78,7 +94,9 @@ describe('accounts: the operator command adds a user to an existing project', fu
     expect(r.stdout).to.match(/identity provider/);
     expect((await browser(t.url).post('/v1/auth/login', { email, password: 'anything at all' })).status).to.equal(401);
     const b = browser(t.url);
-    const signed = await b.post('/v1/auth/idp', { credential: await idToken({ key: provider.privateKey, subject: 'sso-1', claims: { email } }) });
+    const signed = await b.post('/v1/auth/idp', {
+      credential: await idToken({ key: provider.privateKey, subject: 'sso-1', claims: { email } }),
+    });
     expect(signed.status).to.equal(200);
     expect(signed.body).to.include({ registered: false, project_id: ws.projectId });
     expect((await b.get('/v1/me')).body.project_id).to.equal(ws.projectId);
@@ -91,7 +109,8 @@ describe('accounts: the operator command adds a user to an existing project', fu
     expect(short.stderr).to.match(/10 to 200/);
     expect((await browser(t.url).post('/v1/auth/login', { email, password: 'too short' })).status).to.equal(401);
 
-    const add = (project: string, e: string) => adminAddUser(t.config, { project, email: e, role: 'member', password: true }, async () => 'long enough password');
+    const add = (project: string, e: string) =>
+      adminAddUser(t.config, { project, email: e, role: 'member', password: true }, async () => 'long enough password');
     await add(ws.projectId, email);
     await expectRejected(add(ws.projectId, email), /already a member/);
     await expectRejected(add('prj_missing', uniqueEmail()), /no project/);
@@ -100,10 +119,18 @@ describe('accounts: the operator command adds a user to an existing project', fu
   it('an existing account keeps its password and gains the membership', async () => {
     const other = await t.workspace('Elsewhere');
     const email = uniqueEmail('existing');
-    await adminAddUser(t.config, { project: other.projectId, email, role: 'owner', password: true }, async () => 'first password 1');
-    const again = await adminAddUser(t.config, { project: ws.projectId, email, role: 'member', password: true }, async () => {
-      throw new Error('must not ask for a password of an existing account');
-    });
+    await adminAddUser(
+      t.config,
+      { project: other.projectId, email, role: 'owner', password: true },
+      async () => 'first password 1',
+    );
+    const again = await adminAddUser(
+      t.config,
+      { project: ws.projectId, email, role: 'member', password: true },
+      async () => {
+        throw new Error('must not ask for a password of an existing account');
+      },
+    );
     expect(again).to.include({ created_user: false, has_password: true });
     expect((await browser(t.url).post('/v1/auth/login', { email, password: 'first password 1' })).status).to.equal(200);
   });

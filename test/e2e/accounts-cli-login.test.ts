@@ -23,7 +23,13 @@ describe('accounts: terminal sign-in (device flow)', function () {
   async function start(name = 'ada-laptop') {
     const r = await terminal().post('/v1/cli/logins', { client: name }, { 'user-agent': 'crucible-cli/0.1.2' });
     expect(r.status).to.equal(201);
-    return r.body as { user_code: string; device_code: string; verification_url: string; expires_in: number; interval: number };
+    return r.body as {
+      user_code: string;
+      device_code: string;
+      verification_url: string;
+      expires_in: number;
+      interval: number;
+    };
   }
   const poll = (deviceCode: string) => terminal().post('/v1/cli/logins/poll', { device_code: deviceCode });
 
@@ -45,7 +51,13 @@ describe('accounts: terminal sign-in (device flow)', function () {
     const typed = s.user_code.toLowerCase().replace('-', ' ');
     const r = await owner.get(`/v1/cli/logins/${encodeURIComponent(typed)}`);
     expect(r.status).to.equal(200);
-    expect(r.body).to.include({ user_code: s.user_code, status: 'pending', client: 'build-server', user_agent: 'crucible-cli/0.1.2', can_decide: true });
+    expect(r.body).to.include({
+      user_code: s.user_code,
+      status: 'pending',
+      client: 'build-server',
+      user_agent: 'crucible-cli/0.1.2',
+      can_decide: true,
+    });
     expect(r.body.client_address).to.match(/127\.0\.0\.1/);
     expect(r.body.workspace).to.include({ project_id: projectId, organization: 'Terminal Co', project: 'default' });
   });

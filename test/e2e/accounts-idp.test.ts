@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { generateKeyPair } from 'jose';
-import { TEST_IDP_CLIENT_ID as CLIENT_ID, TEST_IDP_ISSUER as ISSUER, idToken, startTestProvider } from '../support/accounts-idp.js';
+import {
+  TEST_IDP_CLIENT_ID as CLIENT_ID,
+  TEST_IDP_ISSUER as ISSUER,
+  idToken,
+  startTestProvider,
+} from '../support/accounts-idp.js';
 import { browser, uniqueEmail } from '../support/accounts-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
@@ -34,7 +39,9 @@ describe('accounts: identity-provider sign-in (ID tokens verified against a key 
     expect((await b.post('/v1/onboarding/workspace', { organization: 'Grace Inc' })).status).to.equal(201);
 
     const again = browser(t.url);
-    const second = await again.post('/v1/auth/idp', { credential: await idToken({ key: provider.privateKey, subject: 'sub-1001', claims: { email, name: 'Grace' } }) });
+    const second = await again.post('/v1/auth/idp', {
+      credential: await idToken({ key: provider.privateKey, subject: 'sub-1001', claims: { email, name: 'Grace' } }),
+    });
     expect(second.status).to.equal(200);
     expect(second.body.registered).to.equal(false);
     expect(second.body.user.id).to.equal(first.body.user.id);
@@ -43,29 +50,50 @@ describe('accounts: identity-provider sign-in (ID tokens verified against a key 
 
   it('links to the password account with the same verified e-mail address', async () => {
     const email = uniqueEmail('both');
-    const signup = await browser(t.url).post('/v1/auth/signup', { name: 'Both', email, password: 'a long enough password' });
-    const r = await browser(t.url).post('/v1/auth/idp', { credential: await idToken({ key: provider.privateKey, subject: 'sub-2002', claims: { email } }) });
+    const signup = await browser(t.url).post('/v1/auth/signup', {
+      name: 'Both',
+      email,
+      password: 'a long enough password',
+    });
+    const r = await browser(t.url).post('/v1/auth/idp', {
+      credential: await idToken({ key: provider.privateKey, subject: 'sub-2002', claims: { email } }),
+    });
     expect(r.status).to.equal(200);
     expect(r.body.registered).to.equal(false);
     expect(r.body.user.id).to.equal(signup.body.user.id);
   });
 
   it('refuses a token for another audience', async () => {
-    const token = await idToken({ key: provider.privateKey, subject: 'sub-3', audience: 'someone-else', claims: { email: uniqueEmail() } });
+    const token = await idToken({
+      key: provider.privateKey,
+      subject: 'sub-3',
+      audience: 'someone-else',
+      claims: { email: uniqueEmail() },
+    });
     const r = await browser(t.url).post('/v1/auth/idp', { credential: token });
     expect(r.status).to.equal(401);
     expect(r.body.detail).to.match(/aud/);
   });
 
   it('refuses a token from another issuer', async () => {
-    const token = await idToken({ key: provider.privateKey, subject: 'sub-4', issuer: 'https://evil.example', claims: { email: uniqueEmail() } });
+    const token = await idToken({
+      key: provider.privateKey,
+      subject: 'sub-4',
+      issuer: 'https://evil.example',
+      claims: { email: uniqueEmail() },
+    });
     const r = await browser(t.url).post('/v1/auth/idp', { credential: token });
     expect(r.status).to.equal(401);
     expect(r.body.detail).to.match(/iss/);
   });
 
   it('refuses an expired token', async () => {
-    const token = await idToken({ key: provider.privateKey, subject: 'sub-5', exp: Math.floor(Date.now() / 1000) - 3600, claims: { email: uniqueEmail() } });
+    const token = await idToken({
+      key: provider.privateKey,
+      subject: 'sub-5',
+      exp: Math.floor(Date.now() / 1000) - 3600,
+      claims: { email: uniqueEmail() },
+    });
     const r = await browser(t.url).post('/v1/auth/idp', { credential: token });
     expect(r.status).to.equal(401);
     expect(r.body.detail).to.match(/expired/);
@@ -84,15 +112,28 @@ describe('accounts: identity-provider sign-in (ID tokens verified against a key 
   });
 
   it('refuses a token whose e-mail address the provider has not verified, and a malformed token', async () => {
-    const token = await idToken({ key: provider.privateKey, subject: 'sub-7', claims: { email: uniqueEmail(), email_verified: false } });
+    const token = await idToken({
+      key: provider.privateKey,
+      subject: 'sub-7',
+      claims: { email: uniqueEmail(), email_verified: false },
+    });
     expect((await browser(t.url).post('/v1/auth/idp', { credential: token })).status).to.equal(401);
     expect((await browser(t.url).post('/v1/auth/idp', { credential: 'x'.repeat(40) })).status).to.equal(401);
   });
 
   it('with sign-up closed, an unknown identity is refused (403) and no account is made', async () => {
-    const closed = await startTestService({ SERVICE_SIGNUP: 'closed', SERVICE_IDP_CLIENT_ID: CLIENT_ID, SERVICE_IDP_ISSUER: ISSUER, SERVICE_IDP_JWKS_URL: provider.url });
+    const closed = await startTestService({
+      SERVICE_SIGNUP: 'closed',
+      SERVICE_IDP_CLIENT_ID: CLIENT_ID,
+      SERVICE_IDP_ISSUER: ISSUER,
+      SERVICE_IDP_JWKS_URL: provider.url,
+    });
     try {
-      const token = await idToken({ key: provider.privateKey, subject: 'sub-8', claims: { email: uniqueEmail('closed') } });
+      const token = await idToken({
+        key: provider.privateKey,
+        subject: 'sub-8',
+        claims: { email: uniqueEmail('closed') },
+      });
       expect((await browser(closed.url).post('/v1/auth/idp', { credential: token })).status).to.equal(403);
     } finally {
       await closed.close();
@@ -100,7 +141,11 @@ describe('accounts: identity-provider sign-in (ID tokens verified against a key 
   });
 
   it("answers 503 when the provider's key set cannot be fetched: the server's trouble, not the caller's", async () => {
-    const down = await startTestService({ SERVICE_IDP_CLIENT_ID: CLIENT_ID, SERVICE_IDP_ISSUER: ISSUER, SERVICE_IDP_JWKS_URL: 'http://127.0.0.1:9/jwks' });
+    const down = await startTestService({
+      SERVICE_IDP_CLIENT_ID: CLIENT_ID,
+      SERVICE_IDP_ISSUER: ISSUER,
+      SERVICE_IDP_JWKS_URL: 'http://127.0.0.1:9/jwks',
+    });
     try {
       const token = await idToken({ key: provider.privateKey, subject: 'sub-9', claims: { email: uniqueEmail() } });
       expect((await browser(down.url).post('/v1/auth/idp', { credential: token })).status).to.equal(503);

@@ -14,7 +14,9 @@ describe('accounts: operator administration', function () {
   before(async () => {
     t = await startTestService({ SERVICE_OPERATORS: `someone@else.example, ${OPERATOR.toUpperCase()}` });
     operator = browser(t.url);
-    expect((await operator.post('/v1/auth/signup', { name: 'Ops', email: OPERATOR, password: 'operator password' })).status).to.equal(201);
+    expect(
+      (await operator.post('/v1/auth/signup', { name: 'Ops', email: OPERATOR, password: 'operator password' })).status,
+    ).to.equal(201);
     ws = await t.workspace('Customer Co');
   });
   after(async () => t?.close());
@@ -25,9 +27,27 @@ describe('accounts: operator administration', function () {
     const month = monthOf();
     const now = new Date().toISOString();
     const lastMonth = new Date(Date.parse(month.start) - 1000).toISOString();
-    await store.insert(C.jobs, { _id: 'job_op_1', project_id: ws.projectId, kind: 'world_build', spent_usd: 1.25, created_at: now });
-    await store.insert(C.jobs, { _id: 'job_op_2', project_id: ws.projectId, kind: 'run_shard', spent_usd: 0.5, created_at: now });
-    await store.insert(C.jobs, { _id: 'job_op_3', project_id: ws.projectId, kind: 'world_build', spent_usd: 9, created_at: lastMonth });
+    await store.insert(C.jobs, {
+      _id: 'job_op_1',
+      project_id: ws.projectId,
+      kind: 'world_build',
+      spent_usd: 1.25,
+      created_at: now,
+    });
+    await store.insert(C.jobs, {
+      _id: 'job_op_2',
+      project_id: ws.projectId,
+      kind: 'run_shard',
+      spent_usd: 0.5,
+      created_at: now,
+    });
+    await store.insert(C.jobs, {
+      _id: 'job_op_3',
+      project_id: ws.projectId,
+      kind: 'world_build',
+      spent_usd: 9,
+      created_at: lastMonth,
+    });
     await store.insert(C.runEpisodes, { _id: 'ep_op_1', project_id: ws.projectId, created_at: now });
     await store.insert(C.runEpisodes, { _id: 'ep_op_2', project_id: ws.projectId, created_at: now });
     await store.insert(C.runEpisodes, { _id: 'ep_op_3', project_id: ws.projectId, created_at: lastMonth });
@@ -37,14 +57,25 @@ describe('accounts: operator administration', function () {
     const org = r.body.find((o: any) => o.id === ws.organizationId);
     expect(org).to.include({ name: 'Customer Co', plan: 'free', plan_override: null });
     expect(org.owner.email).to.match(/@example\.com$/);
-    expect(org.usage).to.deep.equal({ month: month.month, builds: 1, episodes: 2, spent_usd: 1.75, credits: { builds: 0, episodes: 0 } });
+    expect(org.usage).to.deep.equal({
+      month: month.month,
+      builds: 1,
+      episodes: 2,
+      spent_usd: 1.75,
+      credits: { builds: 0, episodes: 0 },
+    });
   });
 
   it('keys are refused on every operator route (403), even an admin key', async () => {
     const admin = client(t.url, ws.key);
     expect((await admin.get('/v1/admin/organizations')).status).to.equal(403);
-    expect((await admin.put(`/v1/admin/organizations/${ws.organizationId}`, { plan_override: 'internal' })).status).to.equal(403);
-    expect((await admin.post(`/v1/admin/organizations/${ws.organizationId}/credits`, { kind: 'builds', quantity: 5 })).status).to.equal(403);
+    expect(
+      (await admin.put(`/v1/admin/organizations/${ws.organizationId}`, { plan_override: 'internal' })).status,
+    ).to.equal(403);
+    expect(
+      (await admin.post(`/v1/admin/organizations/${ws.organizationId}/credits`, { kind: 'builds', quantity: 5 }))
+        .status,
+    ).to.equal(403);
     expect((await client(t.url).get('/v1/admin/organizations')).status).to.equal(401);
   });
 
@@ -53,12 +84,19 @@ describe('accounts: operator administration', function () {
     await b.post('/v1/auth/signup', { name: 'Plain', email: uniqueEmail('plain'), password: 'plain password' });
     await b.post('/v1/onboarding/workspace', { organization: 'Plain Co' });
     expect((await b.get('/v1/admin/organizations')).status).to.equal(403);
-    expect((await b.put(`/v1/admin/organizations/${ws.organizationId}`, { plan_override: 'internal' })).status).to.equal(403);
-    expect((await b.post(`/v1/admin/organizations/${ws.organizationId}/credits`, { kind: 'builds', quantity: 5 })).status).to.equal(403);
+    expect(
+      (await b.put(`/v1/admin/organizations/${ws.organizationId}`, { plan_override: 'internal' })).status,
+    ).to.equal(403);
+    expect(
+      (await b.post(`/v1/admin/organizations/${ws.organizationId}/credits`, { kind: 'builds', quantity: 5 })).status,
+    ).to.equal(403);
   });
 
   it('sets a plan and single limits without payment; null means no limit; the workspace feels it at once', async () => {
-    const r = await operator.put(`/v1/admin/organizations/${ws.organizationId}`, { plan_override: 'pro', limits_override: { api_keys: 2, applications: null } });
+    const r = await operator.put(`/v1/admin/organizations/${ws.organizationId}`, {
+      plan_override: 'pro',
+      limits_override: { api_keys: 2, applications: null },
+    });
     expect(r.status).to.equal(200);
     expect(r.body).to.include({ plan: 'pro', subscribed_plan: 'free' });
     expect(r.body.limits).to.include({ api_keys: 2, applications: null, builds_per_month: 50 });
@@ -68,7 +106,10 @@ describe('accounts: operator administration', function () {
     expect((await admin.post('/v1/api-keys', { name: 'second' })).status).to.equal(201);
     expect((await admin.post('/v1/api-keys', { name: 'third' })).status).to.equal(402);
 
-    const cleared = await operator.put(`/v1/admin/organizations/${ws.organizationId}`, { plan_override: null, limits_override: {} });
+    const cleared = await operator.put(`/v1/admin/organizations/${ws.organizationId}`, {
+      plan_override: null,
+      limits_override: {},
+    });
     expect(cleared.body).to.include({ plan: 'free', plan_override: null, limits_override: null });
     expect((await admin.get('/v1/me')).body.plan).to.equal('free');
   });
@@ -93,19 +134,28 @@ describe('accounts: operator administration', function () {
     expect(r.status).to.equal(201);
     expect(r.body).to.include({ kind: 'episodes', quantity: 1000, note: 'pilot', month: monthOf().month });
     expect((await operator.post(url, { kind: 'episodes', quantity: 1_000_000 })).status).to.equal(201);
-    expect((await operator.post(url, { kind: 'builds', quantity: 3 })).body.month_credits).to.deep.equal({ builds: 3, episodes: 1_001_000 });
+    expect((await operator.post(url, { kind: 'builds', quantity: 3 })).body.month_credits).to.deep.equal({
+      builds: 3,
+      episodes: 1_001_000,
+    });
     expect((await operator.post(url, { kind: 'episodes', quantity: 0 })).status).to.equal(422);
     expect((await operator.post(url, { kind: 'episodes', quantity: 1_000_001 })).status).to.equal(422);
     expect((await operator.post(url, { kind: 'episodes', quantity: 2.5 })).status).to.equal(422);
     expect((await operator.post(url, { kind: 'minutes', quantity: 5 })).status).to.equal(422);
     expect((await operator.post(url, { quantity: 5 })).status).to.equal(422);
-    expect((await operator.post('/v1/admin/organizations/org_nope/credits', { kind: 'builds', quantity: 1 })).status).to.equal(404);
+    expect(
+      (await operator.post('/v1/admin/organizations/org_nope/credits', { kind: 'builds', quantity: 1 })).status,
+    ).to.equal(404);
     const org = (await operator.get('/v1/admin/organizations')).body.find((o: any) => o.id === ws.organizationId);
     expect(org.usage.credits).to.deep.equal({ builds: 3, episodes: 1_001_000 });
   });
 
   it('an operator session is still subject to the cross-site check', async () => {
-    const r = await operator.post(`/v1/admin/organizations/${ws.organizationId}/credits`, { kind: 'builds', quantity: 1 }, { origin: 'https://evil.example' });
+    const r = await operator.post(
+      `/v1/admin/organizations/${ws.organizationId}/credits`,
+      { kind: 'builds', quantity: 1 },
+      { origin: 'https://evil.example' },
+    );
     expect(r.status).to.equal(403);
   });
 });
@@ -122,7 +172,11 @@ describe('accounts: credential references', function () {
 
   it('creates, lists and deletes references that name environment variables, never values', async () => {
     const admin = client(t.url, ws.key);
-    const made = await admin.post('/v1/credentials', { name: 'openai', kind: 'model_provider', env_var: 'OPENAI_API_KEY' });
+    const made = await admin.post('/v1/credentials', {
+      name: 'openai',
+      kind: 'model_provider',
+      env_var: 'OPENAI_API_KEY',
+    });
     expect(made.status).to.equal(201);
     expect(made.body).to.include({ name: 'openai', kind: 'model_provider', env_var: 'OPENAI_API_KEY' });
     expect(made.body.id).to.be.a('string');
@@ -130,7 +184,11 @@ describe('accounts: credential references', function () {
     await admin.post('/v1/credentials', { name: 'trainer', kind: 'training', env_var: 'TRAINER_KEY' });
     const list = await admin.get('/v1/credentials');
     expect(list.body.map((c: any) => c.name)).to.deep.equal(['openai', 'shop-token', 'trainer']);
-    expect(list.body.every((c: any) => Object.keys(c).every((k) => ['id', 'name', 'kind', 'env_var', 'created_at'].includes(k)))).to.equal(true);
+    expect(
+      list.body.every((c: any) =>
+        Object.keys(c).every((k) => ['id', 'name', 'kind', 'env_var', 'created_at'].includes(k)),
+      ),
+    ).to.equal(true);
 
     expect((await admin.del(`/v1/credentials/${made.body.id}`)).status).to.equal(200);
     expect((await admin.del(`/v1/credentials/${made.body.id}`)).status).to.equal(404);
@@ -139,13 +197,22 @@ describe('accounts: credential references', function () {
 
   it('refuses a secret value, a duplicate name (409), a wrong kind or variable name (422)', async () => {
     const admin = client(t.url, ws.key);
-    const secret = await admin.post('/v1/credentials', { name: 'x', kind: 'application', env_var: 'X_KEY', value: 'sk-live-123' });
+    const secret = await admin.post('/v1/credentials', {
+      name: 'x',
+      kind: 'application',
+      env_var: 'X_KEY',
+      value: 'sk-live-123',
+    });
     expect(secret.status).to.equal(422);
     expect(JSON.stringify(await t.svc.adapters.store.find(C.credentials, {}))).not.to.contain('sk-live-123');
-    expect((await admin.post('/v1/credentials', { name: 'dup', kind: 'application', env_var: 'A' })).status).to.equal(201);
+    expect((await admin.post('/v1/credentials', { name: 'dup', kind: 'application', env_var: 'A' })).status).to.equal(
+      201,
+    );
     expect((await admin.post('/v1/credentials', { name: 'dup', kind: 'training', env_var: 'B' })).status).to.equal(409);
     expect((await admin.post('/v1/credentials', { name: 'k', kind: 'password', env_var: 'A' })).status).to.equal(422);
-    expect((await admin.post('/v1/credentials', { name: 'k', kind: 'application', env_var: 'not a variable' })).status).to.equal(422);
+    expect(
+      (await admin.post('/v1/credentials', { name: 'k', kind: 'application', env_var: 'not a variable' })).status,
+    ).to.equal(422);
     expect((await admin.post('/v1/credentials', { name: 'k', kind: 'application' })).status).to.equal(422);
   });
 
@@ -158,6 +225,8 @@ describe('accounts: credential references', function () {
     expect((await stranger.del(`/v1/credentials/${made.body.id}`)).status).to.equal(404);
     const writer = client(t.url, await t.key(ws.projectId, ['write', 'evaluator']));
     expect((await writer.get('/v1/credentials')).status).to.equal(403);
-    expect((await writer.post('/v1/credentials', { name: 'w', kind: 'application', env_var: 'W' })).status).to.equal(403);
+    expect((await writer.post('/v1/credentials', { name: 'w', kind: 'application', env_var: 'W' })).status).to.equal(
+      403,
+    );
   });
 });

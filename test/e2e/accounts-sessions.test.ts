@@ -34,7 +34,13 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
     expect(ws.body).to.include({ organization: 'Ada Labs', project: 'default', role: 'owner', plan: 'free' });
 
     const me = await b.get('/v1/me');
-    expect(me.body).to.include({ needs_onboarding: false, project_id: ws.body.project_id, organization: 'Ada Labs', key_id: null, is_admin: true });
+    expect(me.body).to.include({
+      needs_onboarding: false,
+      project_id: ws.body.project_id,
+      organization: 'Ada Labs',
+      key_id: null,
+      is_admin: true,
+    });
     expect(me.body.scopes).to.deep.equal(['admin']);
 
     const key = await b.post('/v1/api-keys', { name: 'laptop', scopes: ['write', 'evaluator'] });
@@ -84,7 +90,9 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
   it('an expired session is refused', async () => {
     const b = browser(t.url);
     const r = await b.post('/v1/auth/signup', { name: 'Old', email: uniqueEmail('old'), password: PASSWORD });
-    await t.svc.adapters.store.update(C.sessions, r.body.session.id, { expires_at: new Date(Date.now() - 1000).toISOString() });
+    await t.svc.adapters.store.update(C.sessions, r.body.session.id, {
+      expires_at: new Date(Date.now() - 1000).toISOString(),
+    });
     expect((await b.get('/v1/me')).status).to.equal(401);
   });
 
@@ -96,7 +104,10 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
 
     const wrong = await browser(t.url).post('/v1/auth/login', { email, password: 'not the password' });
     expect(wrong.status).to.equal(401);
-    const unknown = await browser(t.url).post('/v1/auth/login', { email: uniqueEmail('nobody'), password: 'whatever it is' });
+    const unknown = await browser(t.url).post('/v1/auth/login', {
+      email: uniqueEmail('nobody'),
+      password: 'whatever it is',
+    });
     expect(unknown.status).to.equal(401);
     expect(unknown.body.detail).to.equal(wrong.body.detail);
     expect(wrong.body.detail).not.to.match(/exist|unknown|no account/i);
@@ -111,8 +122,14 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
 
   it('a second account with the same e-mail address answers 409', async () => {
     const email = uniqueEmail('dup');
-    expect((await browser(t.url).post('/v1/auth/signup', { name: 'One', email, password: PASSWORD })).status).to.equal(201);
-    const again = await browser(t.url).post('/v1/auth/signup', { name: 'Two', email: ` ${email.toUpperCase()} `.trim(), password: PASSWORD });
+    expect((await browser(t.url).post('/v1/auth/signup', { name: 'One', email, password: PASSWORD })).status).to.equal(
+      201,
+    );
+    const again = await browser(t.url).post('/v1/auth/signup', {
+      name: 'Two',
+      email: ` ${email.toUpperCase()} `.trim(),
+      password: PASSWORD,
+    });
     expect(again.status).to.equal(409);
   });
 
@@ -121,9 +138,15 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
     const short = await b.post('/v1/auth/signup', { name: 'X', email: uniqueEmail(), password: 'too short' });
     expect(short.status).to.equal(422);
     expect(short.body.detail.map((d: any) => d.field)).to.include('password');
-    expect((await b.post('/v1/auth/signup', { name: 'X', email: 'not-an-address', password: PASSWORD })).status).to.equal(422);
-    expect((await b.post('/v1/auth/signup', { name: '', email: uniqueEmail(), password: PASSWORD })).status).to.equal(422);
-    expect((await b.post('/v1/auth/signup', { name: 'X', email: uniqueEmail(), password: 'x'.repeat(201) })).status).to.equal(422);
+    expect(
+      (await b.post('/v1/auth/signup', { name: 'X', email: 'not-an-address', password: PASSWORD })).status,
+    ).to.equal(422);
+    expect((await b.post('/v1/auth/signup', { name: '', email: uniqueEmail(), password: PASSWORD })).status).to.equal(
+      422,
+    );
+    expect(
+      (await b.post('/v1/auth/signup', { name: 'X', email: uniqueEmail(), password: 'x'.repeat(201) })).status,
+    ).to.equal(422);
     expect(b.session).to.equal(null);
   });
 
@@ -148,13 +171,21 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
     it('refuses a cookie-authenticated write from another site, or without Origin; the same write from this site passes', async () => {
       const b = browser(t.url);
       await b.post('/v1/auth/signup', { name: 'Csrf', email: uniqueEmail('csrf'), password: PASSWORD });
-      const evil = await b.post('/v1/onboarding/workspace', { organization: 'Evil' }, { origin: 'https://evil.example' });
+      const evil = await b.post(
+        '/v1/onboarding/workspace',
+        { organization: 'Evil' },
+        { origin: 'https://evil.example' },
+      );
       expect(evil.status).to.equal(403);
       expect(evil.body.detail).to.match(/cross-site/);
       const bare = browser(t.url, { origin: null });
       bare.session = b.session;
       expect((await bare.post('/v1/onboarding/workspace', { organization: 'No origin' })).status).to.equal(403);
-      const viaReferer = await bare.post('/v1/onboarding/workspace', { organization: 'Evil' }, { referer: 'https://evil.example/page' });
+      const viaReferer = await bare.post(
+        '/v1/onboarding/workspace',
+        { organization: 'Evil' },
+        { referer: 'https://evil.example/page' },
+      );
       expect(viaReferer.status).to.equal(403);
       expect((await b.get('/v1/me')).body.needs_onboarding).to.equal(true);
       // Reads are not refused: they change nothing.
@@ -164,8 +195,12 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
 
     it('refuses a cross-site sign-up, sign-in and sign-out', async () => {
       const evil = browser(t.url, { origin: 'http://evil.example' });
-      expect((await evil.post('/v1/auth/signup', { name: 'E', email: uniqueEmail('evil'), password: PASSWORD })).status).to.equal(403);
-      expect((await evil.post('/v1/auth/login', { email: uniqueEmail('evil'), password: PASSWORD })).status).to.equal(403);
+      expect(
+        (await evil.post('/v1/auth/signup', { name: 'E', email: uniqueEmail('evil'), password: PASSWORD })).status,
+      ).to.equal(403);
+      expect((await evil.post('/v1/auth/login', { email: uniqueEmail('evil'), password: PASSWORD })).status).to.equal(
+        403,
+      );
       const b = browser(t.url);
       await b.post('/v1/auth/signup', { name: 'Stay', email: uniqueEmail('stay'), password: PASSWORD });
       expect((await b.del('/v1/session', { origin: 'http://evil.example' })).status).to.equal(403);
@@ -176,7 +211,11 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
       const ws = await t.workspace('Keys');
       const r = await client(t.url, ws.key).post('/v1/api-keys', { name: 'ci', scopes: ['read'] });
       expect(r.status).to.equal(201);
-      const evil = await client(t.url, ws.key).post('/v1/api-keys', { name: 'ci2', scopes: ['read'] }, { origin: 'https://evil.example' });
+      const evil = await client(t.url, ws.key).post(
+        '/v1/api-keys',
+        { name: 'ci2', scopes: ['read'] },
+        { origin: 'https://evil.example' },
+      );
       expect(evil.status).to.equal(201);
     });
   });
@@ -187,7 +226,11 @@ describe('accounts: server settings', function () {
     const t = await startTestService({ SERVICE_SIGNUP: 'closed' });
     try {
       expect((await client(t.url).get('/v1/health')).body.signup).to.equal('closed');
-      const r = await browser(t.url).post('/v1/auth/signup', { name: 'No', email: uniqueEmail('closed'), password: PASSWORD });
+      const r = await browser(t.url).post('/v1/auth/signup', {
+        name: 'No',
+        email: uniqueEmail('closed'),
+        password: PASSWORD,
+      });
       expect(r.status).to.equal(403);
       expect(r.body.detail).to.match(/closed/);
       expect(await t.svc.adapters.store.count(C.users, {})).to.equal(0);
@@ -201,7 +244,11 @@ describe('accounts: server settings', function () {
     try {
       const b = browser(t.url, { origin: 'https://console.example.com' });
       const proxied = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'console.example.com' };
-      const r = await b.post('/v1/auth/signup', { name: 'Tls', email: uniqueEmail('tls'), password: PASSWORD }, proxied);
+      const r = await b.post(
+        '/v1/auth/signup',
+        { name: 'Tls', email: uniqueEmail('tls'), password: PASSWORD },
+        proxied,
+      );
       expect(r.status).to.equal(201);
       expect(b.lastSetCookie).to.match(/;\s*Secure/i);
       expect(b.lastSetCookie).to.match(/;\s*HttpOnly/i);
@@ -214,7 +261,11 @@ describe('accounts: server settings', function () {
     const t = await startTestService();
     try {
       const b = browser(t.url);
-      await b.post('/v1/auth/signup', { name: 'Plain', email: uniqueEmail('plain'), password: PASSWORD }, { 'x-forwarded-proto': 'https' });
+      await b.post(
+        '/v1/auth/signup',
+        { name: 'Plain', email: uniqueEmail('plain'), password: PASSWORD },
+        { 'x-forwarded-proto': 'https' },
+      );
       expect(b.lastSetCookie).not.to.match(/Secure/i);
     } finally {
       await t.close();

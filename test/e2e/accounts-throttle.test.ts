@@ -19,7 +19,9 @@ describe('accounts: repeated failed sign-ins are slowed per account and per addr
 
   it('after 5 failures for one account, even the right password answers 429 with Retry-After, from any address', async () => {
     const email = uniqueEmail('victim');
-    expect((await browser(t.url).post('/v1/auth/signup', { name: 'V', email, password: PASSWORD })).status).to.equal(201);
+    expect((await browser(t.url).post('/v1/auth/signup', { name: 'V', email, password: PASSWORD })).status).to.equal(
+      201,
+    );
     for (let i = 0; i < LOGIN_THROTTLE.perAccount; i++) {
       expect((await loginFrom(t, `198.51.100.${i + 1}`, email, 'wrong password')).status).to.equal(401);
     }

@@ -43,7 +43,9 @@ describe('POST /v1/applications/import-catalog', function () {
     const r = await c.post('/v1/applications/import-catalog');
     expect(r.status).to.equal(201);
     expect(r.body.registered.map((a: { name: string }) => a.name)).to.deep.equal(catalog.map((e) => e.name));
-    expect(r.body.registered.map((a: { source_digest: string }) => a.source_digest)).to.deep.equal(catalog.map((e) => e.digest));
+    expect(r.body.registered.map((a: { source_digest: string }) => a.source_digest)).to.deep.equal(
+      catalog.map((e) => e.digest),
+    );
     expect(r.body.skipped).to.deep.equal([]);
     const again = await c.post('/v1/applications/import-catalog');
     expect(again.body.registered).to.deep.equal([]);

@@ -54,7 +54,12 @@ describe('applications: source archive upload (multipart part "file", .tar.gz)',
     const plain = await uploadSource(t.url, key, appId, Buffer.from('world.yaml: not an archive'));
     expect(plain.status).to.equal(415);
     expect(plain.body.detail).to.match(/not a gzip-compressed tar archive/);
-    const notTar = await uploadSource(t.url, key, appId, gzipSync(Buffer.from('just some text, long enough to not be a tar header '.repeat(30))));
+    const notTar = await uploadSource(
+      t.url,
+      key,
+      appId,
+      gzipSync(Buffer.from('just some text, long enough to not be a tar header '.repeat(30))),
+    );
     expect(notTar.status).to.equal(400);
     expect(notTar.body.detail).to.match(/not a readable tar archive/);
   });
@@ -62,11 +67,28 @@ describe('applications: source archive upload (multipart part "file", .tar.gz)',
   const hostile: Array<[string, RawEntry[], RegExp]> = [
     ['a ../ traversal', [WORLD, { path: '../../escaped.txt', body: 'x' }], /climbs out of the archive/],
     ['an absolute path', [WORLD, { path: '/tmp/crucible-absolute-escape.txt', body: 'x' }], /absolute path/],
-    ['a symlink to /etc', [WORLD, { path: 'etc', type: 'SymbolicLink', linkpath: '/etc' }], /points outside the archive/],
-    ['a relative symlink out', [WORLD, { path: 'lib/up', type: 'SymbolicLink', linkpath: '../../..' }], /points outside the archive/],
+    [
+      'a symlink to /etc',
+      [WORLD, { path: 'etc', type: 'SymbolicLink', linkpath: '/etc' }],
+      /points outside the archive/,
+    ],
+    [
+      'a relative symlink out',
+      [WORLD, { path: 'lib/up', type: 'SymbolicLink', linkpath: '../../..' }],
+      /points outside the archive/,
+    ],
     ['a hard link out', [WORLD, { path: 'passwd', type: 'Link', linkpath: '/etc/passwd' }], /absolute path/],
     ['a hard link up', [WORLD, { path: 'passwd', type: 'Link', linkpath: '../outside' }], /climbs out/],
-    ['a write through a link', [WORLD, { path: 'lib', type: 'Directory' }, { path: 'inner', type: 'SymbolicLink', linkpath: 'lib' }, { path: 'inner/x.js', body: 'x' }], /through the link/],
+    [
+      'a write through a link',
+      [
+        WORLD,
+        { path: 'lib', type: 'Directory' },
+        { path: 'inner', type: 'SymbolicLink', linkpath: 'lib' },
+        { path: 'inner/x.js', body: 'x' },
+      ],
+      /through the link/,
+    ],
     ['a device file', [WORLD, { path: 'null', type: 'CharacterDevice' }], /CharacterDevice/],
     ['a FIFO', [WORLD, { path: 'pipe', type: 'FIFO' }], /FIFO/],
     ['no world.yaml', [{ path: 'readme.md', body: 'hello' }], /no world\.yaml/],
@@ -88,7 +110,10 @@ describe('applications: source archive upload (multipart part "file", .tar.gz)',
   }
 
   it('409 when the application does not take uploads; 404 for a foreign application', async () => {
-    const git = await admin.post('/v1/applications', { name: 'git one', source: { kind: 'git', url: 'https://example.com/r.git', commit: 'c'.repeat(40) } });
+    const git = await admin.post('/v1/applications', {
+      name: 'git one',
+      source: { kind: 'git', url: 'https://example.com/r.git', commit: 'c'.repeat(40) },
+    });
     const r = await uploadSource(t.url, key, git.body.id, await packDir(catalogApp('shop-support')));
     expect(r.status).to.equal(409);
     expect(r.body.detail).to.match(/only applications with source kind "upload"/);
@@ -101,13 +126,19 @@ describe('applications: source archive upload (multipart part "file", .tar.gz)',
     const small = await startTestService({ SERVICE_MAX_UPLOAD_BYTES: '2048' });
     try {
       const w = await small.workspace();
-      const id = (await client(small.url, w.key).post('/v1/applications', { name: 'small', source: { kind: 'upload' } })).body.id;
+      const id = (
+        await client(small.url, w.key).post('/v1/applications', { name: 'small', source: { kind: 'upload' } })
+      ).body.id;
       const big = await uploadSource(small.url, w.key, id, await packDir(catalogApp('shop-support')));
       expect(big.status).to.equal(413);
       expect(big.body.detail).to.match(/SERVICE_MAX_UPLOAD_BYTES/);
       const form = new FormData();
       form.append('other', 'x');
-      const none = await fetch(`${small.url}/v1/applications/${id}/source`, { method: 'POST', headers: { authorization: `Bearer ${w.key}` }, body: form });
+      const none = await fetch(`${small.url}/v1/applications/${id}/source`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${w.key}` },
+        body: form,
+      });
       expect(none.status).to.equal(422);
     } finally {
       await small.close();

@@ -45,7 +45,12 @@ describe('applications: create, list, get, delete with the rules of spec section
       policies: 'Never refund twice.',
     });
     expect(r.status).to.equal(201);
-    expect(r.body).to.include({ name: 'shop from git', policies: 'Never refund twice.', notes: '', connection_mode: 'source' });
+    expect(r.body).to.include({
+      name: 'shop from git',
+      policies: 'Never refund twice.',
+      notes: '',
+      connection_mode: 'source',
+    });
     expect(r.body.id).to.match(/^app_/);
     expect(r.body.source).to.deep.equal({ kind: 'git', url: repo.url, commit: repo.commit, ref: 'main' });
     expect(r.body.images).to.deep.equal({ shop: PIN });
@@ -84,22 +89,34 @@ describe('applications: create, list, get, delete with the rules of spec section
   });
 
   it('accepts 64-character commit ids and git@host:path addresses', async () => {
-    const r = await admin.post('/v1/applications', { name: 'sha256 repo', source: { kind: 'git', url: 'git@example.com:team/app.git', commit: 'b'.repeat(64) } });
+    const r = await admin.post('/v1/applications', {
+      name: 'sha256 repo',
+      source: { kind: 'git', url: 'git@example.com:team/app.git', commit: 'b'.repeat(64) },
+    });
     expect(r.status).to.equal(201);
   });
 
   it('a file:// repository must be inside SERVICE_SOURCE_ROOTS', async () => {
     const far = makeGitRepo(path.join(outside, 'repo'), { 'world.yaml': 'name: far\n' });
-    const r = await admin.post('/v1/applications', { name: 'far', source: { kind: 'git', url: far.url, commit: far.commit } });
+    const r = await admin.post('/v1/applications', {
+      name: 'far',
+      source: { kind: 'git', url: far.url, commit: far.commit },
+    });
     expect(r.status).to.equal(422);
     expect(r.body.detail[0].field).to.equal('source.url');
   });
 
   it('local_path: a folder inside the roots (absolute or relative) is accepted', async () => {
-    const abs = await admin.post('/v1/applications', { name: 'local abs', source: { kind: 'local_path', path: path.join(roots, 'apps', 'shop') } });
+    const abs = await admin.post('/v1/applications', {
+      name: 'local abs',
+      source: { kind: 'local_path', path: path.join(roots, 'apps', 'shop') },
+    });
     expect(abs.status).to.equal(201);
     expect(abs.body.source).to.deep.equal({ kind: 'local_path', path: path.join(roots, 'apps', 'shop') });
-    const rel = await admin.post('/v1/applications', { name: 'local rel', source: { kind: 'local_path', path: 'apps/shop' } });
+    const rel = await admin.post('/v1/applications', {
+      name: 'local rel',
+      source: { kind: 'local_path', path: 'apps/shop' },
+    });
     expect(rel.status).to.equal(201);
   });
 
@@ -122,7 +139,10 @@ describe('applications: create, list, get, delete with the rules of spec section
     const bare = await startTestService();
     try {
       const w = await bare.workspace();
-      const r = await client(bare.url, w.key).post('/v1/applications', { name: 'x', source: { kind: 'local_path', path: roots } });
+      const r = await client(bare.url, w.key).post('/v1/applications', {
+        name: 'x',
+        source: { kind: 'local_path', path: roots },
+      });
       expect(r.status).to.equal(422);
       expect(r.body.detail[0].message).to.match(/SERVICE_SOURCE_ROOTS/);
     } finally {
@@ -152,7 +172,9 @@ describe('applications: create, list, get, delete with the rules of spec section
     expect(gone.body).to.include({ id: made.body.id, deleted: true });
     expect((await admin.get(`/v1/applications/${made.body.id}`)).status).to.equal(404);
     expect((await admin.del(`/v1/applications/${made.body.id}`)).status).to.equal(404);
-    expect((await admin.post('/v1/applications', { name: 'to delete', source: { kind: 'upload' } })).status).to.equal(201);
+    expect((await admin.post('/v1/applications', { name: 'to delete', source: { kind: 'upload' } })).status).to.equal(
+      201,
+    );
   });
 
   it('read keys list and read; writing needs write', async () => {

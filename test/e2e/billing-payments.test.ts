@@ -91,7 +91,11 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     expect(synced.status).to.equal(200);
     expect(synced.body.subscription).to.equal(null);
     expect(synced.body.topups).to.have.length(1);
-    expect(synced.body.topups[0]).to.deep.include({ session_id: co.body.session_id, item: 'episodes_1000', quantity: 3 });
+    expect(synced.body.topups[0]).to.deep.include({
+      session_id: co.body.session_id,
+      item: 'episodes_1000',
+      quantity: 3,
+    });
     expect(synced.body.topups[0].credited).to.deep.include({ kind: 'episodes', quantity: 3000 });
   });
 
@@ -141,7 +145,15 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     const appId = imported.body.registered[0].id;
     // a job of this month that spent the whole free allowance ($5)
     const now = new Date().toISOString();
-    await t.svc.adapters.store.insert(C.jobs, { _id: `job_spent_${ws.projectId}`, project_id: ws.projectId, kind: 'world_build', status: 'succeeded', spent_usd: 5, created_at: now, updated_at: now });
+    await t.svc.adapters.store.insert(C.jobs, {
+      _id: `job_spent_${ws.projectId}`,
+      project_id: ws.projectId,
+      kind: 'world_build',
+      status: 'succeeded',
+      spent_usd: 5,
+      created_at: now,
+      updated_at: now,
+    });
     expect((await c.get('/v1/usage')).body.left_usd).to.equal(0);
     const refused = await c.post('/v1/world-builds', { application_id: appId });
     expect(refused.status, JSON.stringify(refused.body)).to.equal(402);
@@ -150,7 +162,9 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     const started = await c.post('/v1/world-builds', { application_id: appId });
     expect(started.status, JSON.stringify(started.body)).to.equal(202);
     // no need to let the build run: stop it
-    expect((await c.post(`/v1/jobs/${started.body.job_id}/commands`, { command: 'stop' })).status).to.be.oneOf([200, 202]);
+    expect((await c.post(`/v1/jobs/${started.body.job_id}/commands`, { command: 'stop' })).status).to.be.oneOf([
+      200, 202,
+    ]);
   });
 
   it('holds the access rules: read keys cannot buy, write keys can sync, items and quantities are checked', async () => {

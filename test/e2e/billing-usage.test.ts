@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { C } from '../../core/collections.js';
 import { PRICE_TABLE } from '../../core/models/prices.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 const round = (x: number): number => Math.round(x * 1e6) / 1e6;
@@ -21,14 +28,20 @@ describe('billing: usage, billing, pricing and dashboard', function () {
     t = await startTestService({ WORKER_CAPACITY: '2' });
     cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
     const profile = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
-    runId = (await evaluate(cw.admin, { world_version_id: cw.worlds.get('shop-support')!, profile_ids: [profile.id], repeats: 1 })).run_id;
+    runId = (
+      await evaluate(cw.admin, {
+        world_version_id: cw.worlds.get('shop-support')!,
+        profile_ids: [profile.id],
+        repeats: 1,
+      })
+    ).run_id;
     await waitRun(cw.admin, runId);
   });
   after(async () => {
     await t?.close();
   });
 
-  it('counts this month\'s spend from the jobs and episodes that exist, by kind', async () => {
+  it("counts this month's spend from the jobs and episodes that exist, by kind", async () => {
     const store = t.svc.adapters.store;
     const build = await store.findOne<any>(C.jobs, { project_id: cw.ws.projectId, kind: 'world_build' });
     const episodes = await store.find<any>(C.runEpisodes, { run_id: runId });
@@ -71,7 +84,15 @@ describe('billing: usage, billing, pricing and dashboard', function () {
 
   it('answers the billing fields', async () => {
     const b = (await cw.admin.get('/v1/billing')).body;
-    expect(b).to.include.keys('plan', 'usage', 'month', 'renews', 'quiet_hours_utc', 'next_quiet_start', 'subscription');
+    expect(b).to.include.keys(
+      'plan',
+      'usage',
+      'month',
+      'renews',
+      'quiet_hours_utc',
+      'next_quiet_start',
+      'subscription',
+    );
     expect(b.plan).to.include({ name: 'team', title: 'Team' });
     expect(b.plan.limits).to.include.keys('applications', 'allowance_usd', 'episodes_per_month');
     expect(b.usage.month).to.equal(b.month);

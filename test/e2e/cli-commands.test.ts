@@ -41,7 +41,9 @@ describe('cli: client commands against a running server', function () {
     const worldVersion = /world_version\s+(wv_\w+)/.exec(r.stdout)![1]!;
     build = { job, worldVersion };
     expect(r.stdout).to.match(/status\s+succeeded/);
-    expect(r.stdout).to.match(/phases\s+fetch_source, analyse, derive_tools, generate_scenarios, validate, repair, publish/);
+    expect(r.stdout).to.match(
+      /phases\s+fetch_source, analyse, derive_tools, generate_scenarios, validate, repair, publish/,
+    );
     expect(r.stdout).to.match(/scenarios \(split\/status\)\s+count/);
     expect(r.stderr).to.match(/\[7\/7 phases\] publish succeeded/);
     expect(r.stdout).not.to.contain('phases]');
@@ -54,7 +56,10 @@ describe('cli: client commands against a running server', function () {
     expect(builds.map((j: any) => j.id)).to.include(build.job);
     expect((await json(['jobs', 'get', build.job])).status).to.equal('succeeded');
     const r = await cli(['jobs', 'events', build.job, '--json'], env);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.map((e) => e.event_id)).to.deep.equal(events.map((_, i) => i + 1));
     expect(events.at(-1).type).to.equal('stream.end');
   });
@@ -101,7 +106,10 @@ describe('cli: client commands against a running server', function () {
     expect(JSON.parse(missingJson.stderr)).to.deep.equal({ status: 404, detail: 'application app_nope not found' });
     expect(missingJson.stdout).to.equal('');
 
-    const invalid = await cli(['apps', 'create', '--name', 'bad', '--git', 'https://example.com/r.git', '--commit', 'zz'], env);
+    const invalid = await cli(
+      ['apps', 'create', '--name', 'bad', '--git', 'https://example.com/r.git', '--commit', 'zz'],
+      env,
+    );
     expect(invalid.code).to.equal(1);
     expect(invalid.stderr).to.match(/^error: source\.commit: .*\(HTTP 422\)\n$/);
 

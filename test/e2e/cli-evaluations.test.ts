@@ -21,13 +21,32 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     t = await startTestService();
     cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
     wv = cw.worlds.get('shop-support')!;
-    env = { SERVICE_URL: t.url, SERVICE_API_KEY: await t.key(cw.ws.projectId, ['write', 'evaluator']), HOME: t.dataDir };
+    env = {
+      SERVICE_URL: t.url,
+      SERVICE_API_KEY: await t.key(cw.ws.projectId, ['write', 'evaluator']),
+      HOME: t.dataDir,
+    };
   });
   after(async () => t?.close());
 
   it('eval start follows the run with progress on standard error and ends with the summary table', async () => {
     const profile = await json(['profiles', 'create', '--name', 'reference', '--model', 'builtin:reference']);
-    const r = await cli(['eval', 'start', '--world-version', wv, '--profile', profile.id, '--split', 'dev', '--repeats', '1', '--no-stress'], env);
+    const r = await cli(
+      [
+        'eval',
+        'start',
+        '--world-version',
+        wv,
+        '--profile',
+        profile.id,
+        '--split',
+        'dev',
+        '--repeats',
+        '1',
+        '--no-stress',
+      ],
+      env,
+    );
     expect(r.code, r.stderr).to.equal(0);
     runId = /^Run (run_\w+): (\d+) episodes in (\d+) shards\.$/m.exec(r.stdout)![1]!;
     const episodes = await runEpisodes(cw.admin, runId);
@@ -46,11 +65,15 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
 
     const table = await cli(['runs', 'episodes', runId], env);
     const episodes = await runEpisodes(cw.admin, runId);
-    for (const e of episodes) expect(table.stdout).to.match(new RegExp(`${e.id}\\s+reference@v1\\s+\\S+\\s+dev\\s+finished`));
+    for (const e of episodes)
+      expect(table.stdout).to.match(new RegExp(`${e.id}\\s+reference@v1\\s+\\S+\\s+dev\\s+finished`));
     const record = await json(['episodes', 'get', episodes[0].id]);
     expect(record).to.include.keys('status', 'termination', 'reward', 'oracle', 'actions', 'messages');
 
-    const events = (await cli(['runs', 'events', runId, '--json'], env)).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = (await cli(['runs', 'events', runId, '--json'], env)).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.at(-1).type).to.equal('stream.end');
     expect(events.filter((e) => e.type === 'episode.finished')).to.have.length(episodes.length);
 
@@ -74,13 +97,19 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     expect(await ready(dataset.artifact_id)).to.include({ status: 'ready', kind: 'dataset' });
     expect(await ready(bundle.artifact_id)).to.include({ status: 'ready', kind: 'bundle' });
     const listed = await json(['exports', 'list', '--kind', 'dataset']);
-    expect(listed.map((a: any) => a.id)).to.include(dataset.artifact_id).and.not.include(bundle.artifact_id);
+    expect(listed.map((a: any) => a.id))
+      .to.include(dataset.artifact_id)
+      .and.not.include(bundle.artifact_id);
     const file = `${t.dataDir}/dataset.jsonl.gz`;
     const dl = await cli(['exports', 'download', dataset.artifact_id, '-o', file], env);
     expect(dl.code, dl.stderr).to.equal(0);
     const { gunzipSync } = await import('node:zlib');
     const { readFileSync } = await import('node:fs');
-    const lines = gunzipSync(readFileSync(file)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = gunzipSync(readFileSync(file))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).to.have.length((await runEpisodes(cw.admin, runId)).length);
     expect(lines.every((l: any) => l.split === 'dev')).to.equal(true);
     const refused = await cli(['exports', 'dataset', '--run', runId, '--split', 'holdout'], env);
@@ -90,17 +119,45 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
 
   it('an external turn is read and acted on from the terminal; runs stop cancels the run', async () => {
     const profile = await json(['profiles', 'create', '--name', 'by-hand', '--driver', 'external']);
-    const started = await json(['eval', 'start', '--world-version', wv, '--profile', profile.id, '--split', 'dev', '--repeats', '1', '--no-follow']);
+    const started = await json([
+      'eval',
+      'start',
+      '--world-version',
+      wv,
+      '--profile',
+      profile.id,
+      '--split',
+      'dev',
+      '--repeats',
+      '1',
+      '--no-follow',
+    ]);
     expect(started).to.include.keys('run_id', 'job_id', 'episodes', 'shards');
     const ep = (await runEpisodes(cw.admin, started.run_id))[0].id;
     let turn = await cli(['episodes', 'observation', ep], env);
-    for (let i = 0; i < 60 && !turn.stdout.startsWith('Turn of'); i++) turn = await cli(['episodes', 'observation', ep], env);
+    for (let i = 0; i < 60 && !turn.stdout.startsWith('Turn of'); i++)
+      turn = await cli(['episodes', 'observation', ep], env);
     expect(turn.stdout).to.match(/^Turn of frontline \(request version 1\):/);
     expect(turn.stdout).to.match(/Tools: .*reply_to_customer/);
-    const acted = await json(['episodes', 'act', ep, '--actor', 'frontline', '--tool', 'reply_to_customer', '--args', '{"text":"Which e-mail address is on your account?"}', '--key', 'cli-act-key-1']);
+    const acted = await json([
+      'episodes',
+      'act',
+      ep,
+      '--actor',
+      'frontline',
+      '--tool',
+      'reply_to_customer',
+      '--args',
+      '{"text":"Which e-mail address is on your account?"}',
+      '--key',
+      'cli-act-key-1',
+    ]);
     expect(acted).to.include({ status: 'done', idempotency_key: 'cli-act-key-1', duplicate: false });
     expect(acted.result.content).to.equal('delivered to the customer');
-    const refused = await cli(['episodes', 'act', ep, '--actor', 'frontline', '--tool', 'wait', '--key', 'cli-act-key-1'], env);
+    const refused = await cli(
+      ['episodes', 'act', ep, '--actor', 'frontline', '--tool', 'wait', '--key', 'cli-act-key-1'],
+      env,
+    );
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.equal('error: idempotency key already used for a different action (HTTP 409)\n');
 

@@ -27,7 +27,9 @@ describe('cli: crucible login, whoami and logout against a running server', func
     const login = startCli(['login', '--url', t.url, '--client', 'e2e-terminal'], { HOME: home });
     const [, url] = await login.waitFor(/open (\S+)/);
     const [, code] = await login.waitFor(/code ([A-Z]{4}-[A-Z]{4})/);
-    expect(url).to.match(/^https?:\/\/.+\/cli\/login\?code=/).and.contain(code!);
+    expect(url)
+      .to.match(/^https?:\/\/.+\/cli\/login\?code=/)
+      .and.contain(code!);
     expect(existsSync(config)).to.equal(false, 'nothing is saved before approval');
 
     // the second session: an admin of the workspace looks at the request and approves it

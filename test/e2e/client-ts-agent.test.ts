@@ -9,10 +9,17 @@ import { startTestService, type TestService } from '../support/service.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Runs examples/ts-agent.ts as a user would, with only the environment it documents. */
-function runSample(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runSample(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const base = { ...process.env };
-  for (const name of ['SERVICE_API_KEY', 'SERVICE_URL', 'OPENAI_BASE_URL', 'MODEL', 'OPENAI_MODEL', 'OPENAI_API_KEY']) delete base[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'examples/ts-agent.ts'), ...args], { cwd: root, env: { ...base, ...env } });
+  for (const name of ['SERVICE_API_KEY', 'SERVICE_URL', 'OPENAI_BASE_URL', 'MODEL', 'OPENAI_MODEL', 'OPENAI_API_KEY'])
+    delete base[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'examples/ts-agent.ts'), ...args], {
+    cwd: root,
+    env: { ...base, ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -45,7 +52,8 @@ describe('the TypeScript sample agent (examples/ts-agent.ts) plays whole externa
     expect(label).to.match(/^ts-sample-agent@v\d+$/);
     const episodes = await runEpisodes(cw.admin, run.run_id);
     expect(run.summary.profiles[label!].episodes).to.equal(episodes.length);
-    for (const e of episodes) expect(e).to.include({ status: 'finished', termination: 'completed', driver: 'external' });
+    for (const e of episodes)
+      expect(e).to.include({ status: 'finished', termination: 'completed', driver: 'external' });
     // reads came before the reply, and the reply before complete, in every episode
     for (const e of episodes) {
       const lines = r.stderr.split('\n').filter((l) => l.startsWith(`${e.id} `));
@@ -59,12 +67,17 @@ describe('the TypeScript sample agent (examples/ts-agent.ts) plays whole externa
   it('with an OpenAI-compatible model: each (episode, actor) keeps its own conversation with the tool results', async () => {
     const model = await startModelServer((body: ChatRequestBody) => {
       // after its reply went out (a tool result is in the conversation) the model completes
-      if (body.messages.some((m) => m.role === 'tool')) return { tool_call: { name: 'complete', arguments: { summary: 'answered' } } };
+      if (body.messages.some((m) => m.role === 'tool'))
+        return { tool_call: { name: 'complete', arguments: { summary: 'answered' } } };
       return { tool_call: { name: 'reply_to_customer', arguments: { text: 'Let me check that for you.' } } };
     });
     try {
       const started = await cw.admin.post('/v1/agent-profiles', { name: 'model-sample', driver: 'external' });
-      const r = await runSample(['--world-version', wv, '--profile', started.body.id, '--split', 'dev', '--json'], { ...env, OPENAI_BASE_URL: model.baseUrl, MODEL: 'sample-model' });
+      const r = await runSample(['--world-version', wv, '--profile', started.body.id, '--split', 'dev', '--json'], {
+        ...env,
+        OPENAI_BASE_URL: model.baseUrl,
+        MODEL: 'sample-model',
+      });
       expect(r.code, r.stderr).to.equal(0);
       const run = JSON.parse(r.stdout);
       expect(run.status).to.equal('finished');
@@ -77,14 +90,21 @@ describe('the TypeScript sample agent (examples/ts-agent.ts) plays whole externa
         expect(body.tool_choice).to.equal('required');
         expect(body.tools!.map((x) => x.function.name)).to.include.members(['reply_to_customer', 'complete']);
         expect(body.messages[0]!.role).to.equal('system');
-        expect(body.messages.some((m) => m.role === 'user' && String(m.content).startsWith('customer:'))).to.equal(true);
+        expect(body.messages.some((m) => m.role === 'user' && String(m.content).startsWith('customer:'))).to.equal(
+          true,
+        );
       }
       for (const { body } of model.requests.filter((q) => !firsts.includes(q))) {
         const i = body.messages.findIndex((m) => m.role === 'assistant');
         const call = body.messages[i]!.tool_calls![0]!;
         expect(call.function.name).to.equal('reply_to_customer');
         const result = body.messages[i + 1] as ChatRequestBody['messages'][number] & { name?: string };
-        expect(result).to.include({ role: 'tool', tool_call_id: call.id, name: 'reply_to_customer', content: 'delivered to the customer' });
+        expect(result).to.include({
+          role: 'tool',
+          tool_call_id: call.id,
+          name: 'reply_to_customer',
+          content: 'delivered to the customer',
+        });
       }
       // conversations are not mixed: each one names a single customer request
       const openings = model.requests.map((q) => q.body.messages.find((m) => m.role === 'user')!.content);

@@ -18,7 +18,9 @@ describe('event streams on the live path: fan-out to many clients, gap repair', 
     const store = t.svc.adapters.store;
     const log = new EventLog(store, t.svc.adapters.bus);
     const run = await insertStreamOwner(store, 'run', projectId);
-    const clients = await Promise.all(Array.from({ length: 100 }, () => connect(`${t.url}/v1/runs/${run}/events`, key)));
+    const clients = await Promise.all(
+      Array.from({ length: 100 }, () => connect(`${t.url}/v1/runs/${run}/events`, key)),
+    );
     expect(clients.map((c) => c.status)).to.deep.equal(Array(100).fill(200));
     // every client's live subscription is in place before the producer starts
     await Promise.all(clients.map((c) => c.commentCount(1)));
@@ -30,8 +32,14 @@ describe('event streams on the live path: fan-out to many clients, gap repair', 
 
     const expected = [...Array.from({ length: 200 }, () => 'agent.message'), 'run.finished', 'stream.end'];
     for (const [i, items] of all.entries()) {
-      expect(items.map((x) => x.event.event_id), `client ${i}`).to.deep.equal(Array.from({ length: 202 }, (_, k) => k + 1));
-      expect(items.map((x) => x.event.type), `client ${i}`).to.deep.equal(expected);
+      expect(
+        items.map((x) => x.event.event_id),
+        `client ${i}`,
+      ).to.deep.equal(Array.from({ length: 202 }, (_, k) => k + 1));
+      expect(
+        items.map((x) => x.event.type),
+        `client ${i}`,
+      ).to.deep.equal(expected);
     }
     // they all got the same single stream.end
     expect(new Set(all.map((items) => items[201]!.event.created_at)).size).to.equal(1);

@@ -40,8 +40,24 @@ describe('event streams over HTTP (server-sent events)', function () {
       expect(ids([...replayed, ...live])).to.deep.equal([1, 2, 3, 4, 5]);
       for (const item of [...replayed, ...live]) {
         expect(item.id).to.equal(String(item.event.event_id));
-        expect(item.event).to.have.all.keys('event_id', 'type', 'summary', 'created_at', 'stream', 'episode_id', 'actor_id', 'goal_version', 'data');
-        expect(item.event).to.include({ stream: job, type: 'agent.message', episode_id: 'ep_test', actor_id: 'support', goal_version: null });
+        expect(item.event).to.have.all.keys(
+          'event_id',
+          'type',
+          'summary',
+          'created_at',
+          'stream',
+          'episode_id',
+          'actor_id',
+          'goal_version',
+          'data',
+        );
+        expect(item.event).to.include({
+          stream: job,
+          type: 'agent.message',
+          episode_id: 'ep_test',
+          actor_id: 'support',
+          goal_version: null,
+        });
       }
       expect(live[1]!.event.data).to.deep.equal({ text: 'message 2' }); // the second batch numbers from 1 again
     } finally {
@@ -88,7 +104,11 @@ describe('event streams over HTTP (server-sent events)', function () {
       const before = await first.collect(25);
       first.close();
       const resumeAt = before[before.length - 1]!.event.event_id;
-      const second = await connect(runUrl(run), key, how === 'cursor' ? { cursor: resumeAt } : { lastEventId: resumeAt });
+      const second = await connect(
+        runUrl(run),
+        key,
+        how === 'cursor' ? { cursor: resumeAt } : { lastEventId: resumeAt },
+      );
       const after = await second.collect();
       await producing;
       const all = [...before, ...after];
@@ -158,7 +178,13 @@ describe('event streams over HTTP (server-sent events)', function () {
     expect(ids(await first.collect())).to.deep.equal([1, 2]);
     // retry: the job runs again and says so
     await setStatus(store(), 'job', job, 'running');
-    await log.append({ stream: job, project_id: projectId, type: 'job.status_changed', summary: 'retried', data: { status: 'running', previous: 'failed' } });
+    await log.append({
+      stream: job,
+      project_id: projectId,
+      type: 'job.status_changed',
+      summary: 'retried',
+      data: { status: 'running', previous: 'failed' },
+    });
     const sse = await connect(jobUrl(job), key);
     const seen = await sse.collect(2);
     expect(seen.map((i) => [i.event.event_id, i.event.type])).to.deep.equal([
@@ -179,13 +205,23 @@ describe('event streams over HTTP (server-sent events)', function () {
     const theirJob = await insertStreamOwner(store(), 'job', other.projectId);
     const theirRun = await insertStreamOwner(store(), 'run', other.projectId);
     const api = client(t.url, key);
-    for (const path of [`/v1/jobs/${theirJob}/events`, `/v1/runs/${theirRun}/events`, `/v1/streams/${theirJob}/events/page`, `/v1/streams/${theirRun}/events/page`, '/v1/jobs/job_nope/events', '/v1/runs/run_nope/events', '/v1/streams/nope/events/page']) {
+    for (const path of [
+      `/v1/jobs/${theirJob}/events`,
+      `/v1/runs/${theirRun}/events`,
+      `/v1/streams/${theirJob}/events/page`,
+      `/v1/streams/${theirRun}/events/page`,
+      '/v1/jobs/job_nope/events',
+      '/v1/runs/run_nope/events',
+      '/v1/streams/nope/events/page',
+    ]) {
       const r = await api.get(path);
       expect(r.status, path).to.equal(404);
       expect(r.body.detail, path).to.be.a('string');
     }
     // a job id is not a run id
-    expect((await api.get(`/v1/runs/${await insertStreamOwner(store(), 'job', projectId)}/events`)).status).to.equal(404);
+    expect((await api.get(`/v1/runs/${await insertStreamOwner(store(), 'job', projectId)}/events`)).status).to.equal(
+      404,
+    );
 
     const mine = await insertStreamOwner(store(), 'job', projectId);
     for (const scopes of [['read'], ['write']] as const) {
@@ -199,7 +235,11 @@ describe('event streams over HTTP (server-sent events)', function () {
 
     const bad = await connect(jobUrl(mine), key, { lastEventId: 'abc' });
     expect(bad.status).to.equal(422);
-    expect(bad.error).to.deep.equal({ detail: [{ field: 'header.Last-Event-ID', message: 'must be a whole number >= 0 (an event_id this stream sent)' }] });
+    expect(bad.error).to.deep.equal({
+      detail: [
+        { field: 'header.Last-Event-ID', message: 'must be a whole number >= 0 (an event_id this stream sent)' },
+      ],
+    });
   });
 
   it('pages events by cursor and limit (default 500, at most 1000)', async () => {
@@ -226,7 +266,13 @@ describe('event streams over HTTP (server-sent events)', function () {
     await appendMessages(log, run, projectId, 3);
     await finish(store(), log, 'run', run, projectId, 'cancelled');
     const items = await sse.collect();
-    expect(items.map((i) => i.event.type)).to.deep.equal(['agent.message', 'agent.message', 'agent.message', 'run.finished', 'stream.end']);
+    expect(items.map((i) => i.event.type)).to.deep.equal([
+      'agent.message',
+      'agent.message',
+      'agent.message',
+      'run.finished',
+      'stream.end',
+    ]);
     expect(items[4]!.event.data).to.deep.equal({ status: 'cancelled', kind: 'run' });
   });
 });

@@ -7,11 +7,22 @@ import { createHash } from 'node:crypto';
 import { extract } from 'tar';
 import { C } from '../../core/collections.js';
 import { waitJob } from '../support/builds.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 /** GET .../download as raw bytes (the JSON test client reads text). */
-async function download(t: TestService, key: string, artId: string): Promise<{ status: number; bytes: Buffer; headers: Headers }> {
+async function download(
+  t: TestService,
+  key: string,
+  artId: string,
+): Promise<{ status: number; bytes: Buffer; headers: Headers }> {
   const res = await fetch(`${t.url}/v1/artifacts/${artId}/download`, { headers: { authorization: `Bearer ${key}` } });
   return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
 }
@@ -29,7 +40,12 @@ async function exported(c: ReturnType<typeof client>, p: string, body?: unknown)
   return art.body;
 }
 
-const clean = (e: any): boolean => !!e.oracle && e.oracle.checks_total > 0 && e.oracle.checks_passed === e.oracle.checks_total && !e.oracle.false_completion && e.oracle.duplicate_effects.length === 0;
+const clean = (e: any): boolean =>
+  !!e.oracle &&
+  e.oracle.checks_total > 0 &&
+  e.oracle.checks_passed === e.oracle.checks_total &&
+  !e.oracle.false_completion &&
+  e.oracle.duplicate_effects.length === 0;
 
 /**
  * Spec section 4, Exports: datasets of a run's finished train/dev episodes (never holdout;
@@ -49,10 +65,16 @@ describe('exports: datasets, bundles and artifacts', function () {
     wv = cw.worlds.get('shop-support')!;
     const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
     const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });
-    const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id, naive.id], repeats: 1 });
+    const started = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [reference.id, naive.id],
+      repeats: 1,
+    });
     runId = started.run_id;
     await waitRun(cw.admin, runId);
-    episodes = (await runEpisodes(cw.admin, runId)).filter((e) => e.status === 'finished' && !e.replaced_by && !e.environment_error);
+    episodes = (await runEpisodes(cw.admin, runId)).filter(
+      (e) => e.status === 'finished' && !e.replaced_by && !e.environment_error,
+    );
   });
   after(async () => {
     await t?.close();
@@ -60,20 +82,34 @@ describe('exports: datasets, bundles and artifacts', function () {
 
   it('exports every finished train and dev episode with verified_only false, and never a holdout one', async () => {
     expect(episodes.some((e) => e.split === 'holdout')).to.equal(true);
-    const art = await exported(cw.admin, '/v1/dataset-exports', { run_ids: [runId], splits: ['train', 'dev'], verified_only: false });
+    const art = await exported(cw.admin, '/v1/dataset-exports', {
+      run_ids: [runId],
+      splits: ['train', 'dev'],
+      verified_only: false,
+    });
     expect(art).to.include({ kind: 'dataset', content_type: 'application/gzip' });
     expect(art.source).to.deep.equal({ run_ids: [runId], splits: ['train', 'dev'], verified_only: false });
     const file = await download(t, cw.ws.key, art.id);
     expect(file.status).to.equal(200);
     expect(file.bytes.length).to.equal(art.size_bytes);
     expect(createHash('sha256').update(file.bytes).digest('hex')).to.equal(art.sha256);
-    const lines = gunzipSync(file.bytes).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = gunzipSync(file.bytes)
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const expected = episodes.filter((e) => e.split !== 'holdout');
     expect(lines.map((l) => l.episode_id).sort()).to.deep.equal(expected.map((e) => e.id).sort());
     expect(lines.every((l) => l.split === 'train' || l.split === 'dev')).to.equal(true);
     for (const l of lines) {
       const e = expected.find((x) => x.id === l.episode_id);
-      expect(l).to.include({ run_id: runId, scenario: e.scenario, split: e.split, profile: e.profile, reward: e.reward });
+      expect(l).to.include({
+        run_id: runId,
+        scenario: e.scenario,
+        split: e.split,
+        profile: e.profile,
+        reward: e.reward,
+      });
       const chats = Object.values(l.actors) as any[][];
       expect(chats.length).to.be.greaterThan(0);
       expect(chats.flat().some((m) => m.role === 'assistant' && m.tool_calls[0].function.name)).to.equal(true);
@@ -84,7 +120,11 @@ describe('exports: datasets, bundles and artifacts', function () {
   it('with the defaults exports train only, and verified_only drops the failing episodes', async () => {
     const art = await exported(cw.admin, '/v1/dataset-exports', { run_ids: [runId] });
     expect(art.source).to.deep.equal({ run_ids: [runId], splits: ['train'], verified_only: true });
-    const lines = gunzipSync((await download(t, cw.ws.key, art.id)).bytes).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = gunzipSync((await download(t, cw.ws.key, art.id)).bytes)
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     const train = episodes.filter((e) => e.split === 'train');
     const kept = train.filter((e) => clean(e) && e.reward !== null && e.oracle.environment_error === null);
     expect(train.length - kept.length, 'the naive agent fails some train episodes').to.be.greaterThan(0);
@@ -94,7 +134,7 @@ describe('exports: datasets, bundles and artifacts', function () {
     expect(art.contents.skipped_unverified).to.equal(train.length - lines.length);
   });
 
-  it('refuses holdout (422), unknown and other projects\' runs (404), and answers 409 on a download while pending or failed', async () => {
+  it("refuses holdout (422), unknown and other projects' runs (404), and answers 409 on a download while pending or failed", async () => {
     const holdout = await cw.admin.post('/v1/dataset-exports', { run_ids: [runId], splits: ['train', 'holdout'] });
     expect(holdout.status).to.equal(422);
     const other = await t.workspace('exports-other');
@@ -108,9 +148,28 @@ describe('exports: datasets, bundles and artifacts', function () {
     expect((await cw.admin.get('/v1/artifacts/art_missing')).status).to.equal(404);
     const store = t.svc.adapters.store;
     const now = new Date().toISOString();
-    const base = { project_id: cw.ws.projectId, kind: 'dataset', job_id: 'job_none', source: { run_ids: [runId], splits: ['train'], verified_only: true }, file_name: 'x.jsonl.gz', content_type: 'application/gzip', size_bytes: null, sha256: null, chunks: null, contents: null, created_at: now, updated_at: now, ready_at: null };
+    const base = {
+      project_id: cw.ws.projectId,
+      kind: 'dataset',
+      job_id: 'job_none',
+      source: { run_ids: [runId], splits: ['train'], verified_only: true },
+      file_name: 'x.jsonl.gz',
+      content_type: 'application/gzip',
+      size_bytes: null,
+      sha256: null,
+      chunks: null,
+      contents: null,
+      created_at: now,
+      updated_at: now,
+      ready_at: null,
+    };
     await store.insert('artifacts', { _id: 'art_pending_test', ...base, status: 'pending', error: null });
-    await store.insert('artifacts', { _id: 'art_failed_test', ...base, status: 'failed', error: 'the export job was stopped' });
+    await store.insert('artifacts', {
+      _id: 'art_failed_test',
+      ...base,
+      status: 'failed',
+      error: 'the export job was stopped',
+    });
     const pending = await cw.admin.get('/v1/artifacts/art_pending_test/download');
     expect(pending.status).to.equal(409);
     expect(pending.body.detail).to.match(/still being written/);
@@ -123,7 +182,9 @@ describe('exports: datasets, bundles and artifacts', function () {
 
   it('bundles the published world version: manifest with its content hash, every approved scenario (holdout marked), source and images', async () => {
     const version = (await cw.admin.get(`/v1/world-versions/${wv}`)).body;
-    const scenarios = ((await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body as any[]).filter((s) => s.status === 'approved');
+    const scenarios = ((await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body as any[]).filter(
+      (s) => s.status === 'approved',
+    );
     const art = await exported(cw.admin, `/v1/world-versions/${wv}/bundle?include_images=true`);
     expect(art).to.include({ kind: 'bundle' });
     expect(art.source).to.deep.equal({ world_version_id: wv, include_images: true });
@@ -135,7 +196,9 @@ describe('exports: datasets, bundles and artifacts', function () {
       await writeFile(path.join(dir, 'b.tar.gz'), file.bytes);
       await extract({ file: path.join(dir, 'b.tar.gz'), cwd: dir });
       const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8'));
-      expect(manifest.world_content_hash).to.equal(version.world_content_hash).and.to.match(/^[0-9a-f]{64}$/);
+      expect(manifest.world_content_hash)
+        .to.equal(version.world_content_hash)
+        .and.to.match(/^[0-9a-f]{64}$/);
       expect(manifest.manifest).to.deep.equal(version.manifest);
       expect(manifest.tools.length).to.be.greaterThan(0);
       const files = (await readdir(path.join(dir, 'scenarios'))).sort();
@@ -160,7 +223,10 @@ describe('exports: datasets, bundles and artifacts', function () {
     const all = (await cw.admin.get('/v1/artifacts')).body as any[];
     expect(all.length).to.equal(4);
     expect(all.map((a) => a.created_at)).to.deep.equal([...all.map((a) => a.created_at)].sort().reverse());
-    expect(((await cw.admin.get('/v1/artifacts?kind=bundle')).body as any[]).map((a) => a.kind)).to.deep.equal(['bundle', 'bundle']);
+    expect(((await cw.admin.get('/v1/artifacts?kind=bundle')).body as any[]).map((a) => a.kind)).to.deep.equal([
+      'bundle',
+      'bundle',
+    ]);
     expect(((await cw.admin.get('/v1/artifacts?kind=dataset')).body as any[]).length).to.equal(2);
     expect((await cw.admin.get('/v1/artifacts?kind=movie')).status).to.equal(422);
     const readerKey = await t.key(cw.ws.projectId, ['read']);
@@ -190,7 +256,10 @@ describe('exports: datasets, bundles and artifacts', function () {
     expect((await cw.admin.get(`/v1/artifacts/${art.id}/download`)).status).to.equal(409);
     await store.insert(C.sourceArchives, meta);
     expect((await cw.admin.post(`/v1/jobs/${job.id}/commands`, { command: 'retry' })).status).to.be.lessThan(300);
-    expect((await waitJob(cw.admin, job.id, (j) => j.status === 'succeeded' || j.status === 'failed' && j.attempts > 1)).status).to.equal('succeeded');
+    expect(
+      (await waitJob(cw.admin, job.id, (j) => j.status === 'succeeded' || (j.status === 'failed' && j.attempts > 1)))
+        .status,
+    ).to.equal('succeeded');
     const ready = (await cw.admin.get(`/v1/artifacts/${art.id}`)).body;
     expect(ready).to.include({ status: 'ready', error: null });
     expect((await download(t, cw.ws.key, art.id)).bytes.length).to.equal(ready.size_bytes);

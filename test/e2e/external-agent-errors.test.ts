@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { events } from '../support/builds.js';
 import { AgentClient } from '../support/http-agent.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const SCENARIO = 'refund-damaged--v1';
@@ -30,7 +37,13 @@ describe('external agents: refusals and the turn wait', function () {
   let agent: AgentClient;
 
   async function externalEpisode(): Promise<{ runId: string; ep: string }> {
-    const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [external.id], scenario_ids: [SCENARIO], repeats: 1, default_stress: false });
+    const started = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [external.id],
+      scenario_ids: [SCENARIO],
+      repeats: 1,
+      default_stress: false,
+    });
     return { runId: started.run_id, ep: (await runEpisodes(cw.admin, started.run_id))[0].id };
   }
 
@@ -57,16 +70,40 @@ describe('external agents: refusals and the turn wait', function () {
     const { runId, ep } = await externalEpisode();
     const { turn } = await agent.nextTurn(ep);
     expect(turn!.actor).to.equal('frontline');
-    expect(await refusal(ep, { actor: 'frontline', tool: 'create_refund', args: { order_id: 'x', amount: 1 } })).to.deep.equal([422, MESSAGES.toolNotOffered]);
-    expect(await refusal(ep, { actor: 'frontline', tool: 'no_such_tool' })).to.deep.equal([422, MESSAGES.toolNotOffered]);
+    expect(
+      await refusal(ep, { actor: 'frontline', tool: 'create_refund', args: { order_id: 'x', amount: 1 } }),
+    ).to.deep.equal([422, MESSAGES.toolNotOffered]);
+    expect(await refusal(ep, { actor: 'frontline', tool: 'no_such_tool' })).to.deep.equal([
+      422,
+      MESSAGES.toolNotOffered,
+    ]);
     expect(await refusal(ep, { actor: 'billing', tool: 'wait' })).to.deep.equal([409, MESSAGES.wrongActor]);
     expect(await refusal(ep, { actor: 'nobody', tool: 'wait' })).to.deep.equal([409, MESSAGES.wrongActor]);
     const key = agent.newKey();
-    expect((await agent.act(ep, { actor: 'frontline', tool: 'reply_to_customer', args: { text: 'Which e-mail address is on your account?' }, idempotency_key: key })).status).to.equal(202);
+    expect(
+      (
+        await agent.act(ep, {
+          actor: 'frontline',
+          tool: 'reply_to_customer',
+          args: { text: 'Which e-mail address is on your account?' },
+          idempotency_key: key,
+        })
+      ).status,
+    ).to.equal(202);
     await agent.waitResult(ep, key);
     await agent.nextTurn(ep);
-    expect(await refusal(ep, { actor: 'frontline', tool: 'reply_to_customer', args: { text: 'something else' }, idempotency_key: key })).to.deep.equal([409, MESSAGES.keyReused]);
-    expect(await refusal(ep, { actor: 'frontline', tool: 'wait', idempotency_key: key })).to.deep.equal([409, MESSAGES.keyReused]);
+    expect(
+      await refusal(ep, {
+        actor: 'frontline',
+        tool: 'reply_to_customer',
+        args: { text: 'something else' },
+        idempotency_key: key,
+      }),
+    ).to.deep.equal([409, MESSAGES.keyReused]);
+    expect(await refusal(ep, { actor: 'frontline', tool: 'wait', idempotency_key: key })).to.deep.equal([
+      409,
+      MESSAGES.keyReused,
+    ]);
     // none of the refused actions was recorded
     const record = (await cw.admin.get(`/v1/episodes/${ep}`)).body;
     expect(record.actions.map((a: any) => a.tool)).to.deep.equal(['reply_to_customer']);
@@ -84,7 +121,9 @@ describe('external agents: refusals and the turn wait', function () {
       const answers = await Promise.all(
         Array.from({ length: 6 }, () => {
           const key = agent.newKey();
-          return agent.act(ep, { actor: turn!.actor, tool: 'list_orders', args: {}, idempotency_key: key }).then((a) => ({ ...a, key }));
+          return agent
+            .act(ep, { actor: turn!.actor, tool: 'list_orders', args: {}, idempotency_key: key })
+            .then((a) => ({ ...a, key }));
         }),
       );
       for (const a of answers) {
@@ -99,7 +138,9 @@ describe('external agents: refusals and the turn wait', function () {
     expect([...refusals]).to.deep.equal([MESSAGES.turnTaken]);
     // every accepted action has a turn of its own
     const evs = await events(cw.admin, runId);
-    const turns = evs.filter((e) => e.type === 'action.accepted' && accepted.includes(e.data.idempotency_key)).map((e) => e.data.turn);
+    const turns = evs
+      .filter((e) => e.type === 'action.accepted' && accepted.includes(e.data.idempotency_key))
+      .map((e) => e.data.turn);
     expect(turns).to.have.length(accepted.length);
     expect(new Set(turns).size).to.equal(accepted.length);
     const record = (await cw.admin.get(`/v1/episodes/${ep}`)).body;
@@ -111,7 +152,12 @@ describe('external agents: refusals and the turn wait', function () {
   it('refuses an action on a turn the agent has not read: the next turn must be read before the next action', async () => {
     const { runId, ep } = await externalEpisode();
     const { turn } = await agent.nextTurn(ep);
-    const first = await agent.act(ep, { actor: turn!.actor, tool: 'list_orders', args: {}, idempotency_key: agent.newKey() });
+    const first = await agent.act(ep, {
+      actor: turn!.actor,
+      tool: 'list_orders',
+      args: {},
+      idempotency_key: agent.newKey(),
+    });
     expect(first.status).to.equal(202);
     // wait until the first action is done and the next turn offered, without reading it
     for (let i = 0; i < 100; i++) {
@@ -119,9 +165,15 @@ describe('external agents: refusals and the turn wait', function () {
       if (record.actions[0]?.status === 'done') break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(await refusal(ep, { actor: turn!.actor, tool: 'list_orders', args: {} })).to.deep.equal([409, MESSAGES.turnTaken]);
+    expect(await refusal(ep, { actor: turn!.actor, tool: 'list_orders', args: {} })).to.deep.equal([
+      409,
+      MESSAGES.turnTaken,
+    ]);
     const next = await agent.nextTurn(ep);
-    expect((await agent.act(ep, { actor: next.turn!.actor, tool: 'list_orders', args: {}, idempotency_key: agent.newKey() })).status).to.equal(202);
+    expect(
+      (await agent.act(ep, { actor: next.turn!.actor, tool: 'list_orders', args: {}, idempotency_key: agent.newKey() }))
+        .status,
+    ).to.equal(202);
     await cw.admin.post(`/v1/runs/${runId}/commands`, { command: 'stop' });
     await waitRun(cw.admin, runId);
   });
@@ -136,19 +188,37 @@ describe('external agents: refusals and the turn wait', function () {
     const [item] = await runEpisodes(cw.admin, runId);
     expect(item).to.include({ status: 'cancelled', termination: 'stopped' });
     expect(await refusal(ep, { actor: turn!.actor, tool: 'wait' })).to.deep.equal([409, MESSAGES.notRunning]);
-    expect((await agent.observation(ep)).body).to.deep.equal({ episode_status: 'cancelled', awaiting_action: false, turn: null });
-    expect((await agent.act('ep_does_not_exist', { actor: 'frontline', tool: 'wait', idempotency_key: agent.newKey() })).status).to.equal(404);
+    expect((await agent.observation(ep)).body).to.deep.equal({
+      episode_status: 'cancelled',
+      awaiting_action: false,
+      turn: null,
+    });
+    expect(
+      (await agent.act('ep_does_not_exist', { actor: 'frontline', tool: 'wait', idempotency_key: agent.newKey() }))
+        .status,
+    ).to.equal(404);
     expect((await agent.observation('ep_does_not_exist')).status).to.equal(404);
   });
 
   it('answers 409 episode does not use an external agent for a running llm episode', async () => {
-    await cw.admin.post('/v1/credentials', { name: 'test models', kind: 'model_provider', env_var: 'CRUCIBLE_TEST_MODEL_KEY' });
+    await cw.admin.post('/v1/credentials', {
+      name: 'test models',
+      kind: 'model_provider',
+      env_var: 'CRUCIBLE_TEST_MODEL_KEY',
+    });
     process.env.CRUCIBLE_TEST_MODEL_KEY = 'sk-test-key';
     const llm = await makeProfile(cw.admin, { name: 'slow-llm', model: 'gpt-4o-mini' });
-    const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [llm.id], scenario_ids: [SCENARIO], repeats: 1, default_stress: false });
+    const started = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [llm.id],
+      scenario_ids: [SCENARIO],
+      repeats: 1,
+      default_stress: false,
+    });
     const ep = (await runEpisodes(cw.admin, started.run_id))[0].id;
     // the model never answers, so the episode stays running at its first turn
-    for (let i = 0; i < 200 && (await cw.admin.get(`/v1/episodes/${ep}`)).body.status !== 'running'; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && (await cw.admin.get(`/v1/episodes/${ep}`)).body.status !== 'running'; i++)
+      await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 200));
     expect((await agent.observation(ep)).body).to.include({ episode_status: 'running', awaiting_action: false });
     expect(await refusal(ep, { actor: 'frontline', tool: 'wait' })).to.deep.equal([409, MESSAGES.notExternal]);
@@ -156,7 +226,10 @@ describe('external agents: refusals and the turn wait', function () {
     await cw.admin.post(`/v1/runs/${started.run_id}/commands`, { command: 'stop' });
     const run = await waitRun(cw.admin, started.run_id);
     expect(run.status).to.equal('cancelled');
-    expect((await runEpisodes(cw.admin, started.run_id))[0]).to.include({ status: 'cancelled', termination: 'stopped' });
+    expect((await runEpisodes(cw.admin, started.run_id))[0]).to.include({
+      status: 'cancelled',
+      termination: 'stopped',
+    });
   });
 
   it('validates the action body: a key of 8 to 64 characters, actor and tool required', async () => {

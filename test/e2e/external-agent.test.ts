@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { events } from '../support/builds.js';
 import { AgentClient, appBody } from '../support/http-agent.js';
 import { playRefund } from '../support/refund-agent.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 const SCENARIO = 'refund-damaged--v1';
@@ -24,7 +31,14 @@ describe('external agents over the HTTP API', function () {
 
   /** A run of the refund scenario for the external profile, with its episode ids. */
   async function externalRun(extra: Record<string, unknown> = {}): Promise<{ runId: string; episodes: string[] }> {
-    const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [profile.id], scenario_ids: [SCENARIO], repeats: 1, default_stress: false, ...extra });
+    const started = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [profile.id],
+      scenario_ids: [SCENARIO],
+      repeats: 1,
+      default_stress: false,
+      ...extra,
+    });
     return { runId: started.run_id, episodes: (await runEpisodes(cw.admin, started.run_id)).map((e) => e.id) };
   }
 
@@ -49,8 +63,21 @@ describe('external agents over the HTTP API', function () {
       expect(f.turn!.goal_version_observed).to.equal(1);
       expect(f.turn!.new[0]!.role).to.equal('system');
       expect(f.turn!.new.some((m) => m.role === 'user' && m.content.startsWith('customer:'))).to.equal(true);
-      expect(f.turn!.tools.map((x) => x.function.name)).to.include.members(['find_customer', 'list_orders', 'reply_to_customer', 'send_message', 'complete']);
-      expect(f.turn!.tools.every((x) => x.type === 'function' && typeof x.function.description === 'string' && x.function.parameters.type === 'object')).to.equal(true);
+      expect(f.turn!.tools.map((x) => x.function.name)).to.include.members([
+        'find_customer',
+        'list_orders',
+        'reply_to_customer',
+        'send_message',
+        'complete',
+      ]);
+      expect(
+        f.turn!.tools.every(
+          (x) =>
+            x.type === 'function' &&
+            typeof x.function.description === 'string' &&
+            x.function.parameters.type === 'object',
+        ),
+      ).to.equal(true);
     }
     const logs = await Promise.all(episodes.map((id) => playRefund(agent, id)));
     expect(logs.map((l) => l.status)).to.deep.equal(['finished', 'finished', 'finished']);
@@ -63,7 +90,16 @@ describe('external agents over the HTTP API', function () {
       expect(e.oracle.duplicate_effects).to.deep.equal([]);
       expect(e.oracle.check_results.every((c: any) => c.passed)).to.equal(true);
     }
-    expect(run.summary.profiles['byo@v1']).to.include({ episodes: 3, scored: 3, mean_reward: 1, success_rate: 1, pass_at_k: 1, k: 3, false_completion_rate: 0, duplicate_effect_rate: 0 });
+    expect(run.summary.profiles['byo@v1']).to.include({
+      episodes: 3,
+      scored: 3,
+      mean_reward: 1,
+      success_rate: 1,
+      pass_at_k: 1,
+      k: 3,
+      false_completion_rate: 0,
+      duplicate_effect_rate: 0,
+    });
   });
 
   it('the agent-scope key observes, acts and reads results, and is refused everything else', async () => {
@@ -89,7 +125,9 @@ describe('external agents over the HTTP API', function () {
     const other = await t.workspace('elsewhere');
     const foreign = new AgentClient(t.url, await t.key(other.projectId, ['agent']));
     expect((await foreign.observation(ep)).status).to.equal(404);
-    expect((await foreign.act(ep, { actor: 'frontline', tool: 'wait', idempotency_key: foreign.newKey() })).status).to.equal(404);
+    expect(
+      (await foreign.act(ep, { actor: 'frontline', tool: 'wait', idempotency_key: foreign.newKey() })).status,
+    ).to.equal(404);
     const log = await playRefund(agent, ep);
     expect(log.status).to.equal('finished');
     expect((await foreign.result(ep, log.steps.length > 0 ? 'unknown-key-1' : 'x')).status).to.equal(404);
@@ -100,7 +138,12 @@ describe('external agents over the HTTP API', function () {
     const ep = episodes[0]!;
     const { turn } = await agent.nextTurn(ep);
     const key = agent.newKey();
-    const action = { actor: turn!.actor, tool: 'reply_to_customer', args: { text: 'Hello! What is the e-mail address on your account?' }, idempotency_key: key };
+    const action = {
+      actor: turn!.actor,
+      tool: 'reply_to_customer',
+      args: { text: 'Hello! What is the e-mail address on your account?' },
+      idempotency_key: key,
+    };
     const first = await agent.act(ep, action);
     expect(first.status).to.equal(202);
     expect(first.body.event_id).to.be.a('number');
@@ -116,7 +159,9 @@ describe('external agents over the HTTP API', function () {
     const evs = await events(cw.admin, runId);
     const accepted = evs.find((e) => e.type === 'action.accepted' && e.data.idempotency_key === key);
     expect(accepted.event_id).to.equal(first.body.event_id);
-    const done = evs.filter((e) => (e.type === 'action.succeeded' || e.type === 'action.failed') && e.data.idempotency_key === key);
+    const done = evs.filter(
+      (e) => (e.type === 'action.succeeded' || e.type === 'action.failed') && e.data.idempotency_key === key,
+    );
     expect(done).to.have.length(1);
     expect(done[0].event_id).to.be.greaterThan(accepted.event_id);
 
@@ -129,14 +174,22 @@ describe('external agents over the HTTP API', function () {
     expect((await agent.act(ep, action)).body).to.deep.equal({ event_id: first.body.event_id, duplicate: true });
     const late = await agent.act(ep, { ...action, idempotency_key: agent.newKey() });
     expect([late.status, late.body.detail]).to.deep.equal([409, 'episode is not running']);
-    expect((await agent.observation(ep)).body).to.deep.equal({ episode_status: 'finished', awaiting_action: false, turn: null });
+    expect((await agent.observation(ep)).body).to.deep.equal({
+      episode_status: 'finished',
+      awaiting_action: false,
+      turn: null,
+    });
   });
 
   it('a dropped answer gives UNKNOWN, and retry_operation returns the original refund without a second write', async () => {
     const { runId, episodes } = await externalRun();
     const ep = episodes[0]!;
     await agent.nextTurn(ep);
-    const fault = await cw.admin.post(`/v1/episodes/${ep}/interventions`, { kind: 'fault', tool: 'create_refund', fault_mode: 'drop_response' });
+    const fault = await cw.admin.post(`/v1/episodes/${ep}/interventions`, {
+      kind: 'fault',
+      tool: 'create_refund',
+      fault_mode: 'drop_response',
+    });
     expect(fault.status).to.equal(202);
     expect(fault.body).to.include({ episode_id: ep, kind: 'fault' });
     const log = await playRefund(agent, ep);
@@ -156,10 +209,16 @@ describe('external agents over the HTTP API', function () {
     await waitRun(cw.admin, runId);
     const record = (await cw.admin.get(`/v1/episodes/${ep}`)).body;
     expect(record.oracle.duplicate_effects).to.deep.equal([]);
-    expect(record.oracle.check_results.find((c: any) => c.check === 'the order is refunded once, in full').passed).to.equal(true);
+    expect(
+      record.oracle.check_results.find((c: any) => c.check === 'the order is refunded once, in full').passed,
+    ).to.equal(true);
     expect(record.reward).to.equal(1);
     const evs = await events(cw.admin, runId);
-    expect(evs.some((e) => e.type === 'intervention.applied' && e.data.kind === 'fault' && e.data.fault_mode === 'drop_response')).to.equal(true);
+    expect(
+      evs.some(
+        (e) => e.type === 'intervention.applied' && e.data.kind === 'fault' && e.data.fault_mode === 'drop_response',
+      ),
+    ).to.equal(true);
     expect(evs.some((e) => e.type === 'fault.injected' && e.data.tool === 'create_refund')).to.equal(true);
   });
 });

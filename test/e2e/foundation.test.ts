@@ -56,7 +56,14 @@ describe('foundation over HTTP (embedded service)', function () {
   it('GET /v1/me names the project, organization, key, scopes and plan', async () => {
     const r = await client(t.url, key).get('/v1/me');
     expect(r.status).to.equal(200);
-    expect(r.body).to.include({ project_id: projectId, project: 'default', organization: 'Acme', plan: 'free', is_admin: true, needs_onboarding: false });
+    expect(r.body).to.include({
+      project_id: projectId,
+      project: 'default',
+      organization: 'Acme',
+      plan: 'free',
+      is_admin: true,
+      needs_onboarding: false,
+    });
     expect(r.body.scopes).to.deep.equal(['admin']);
     expect(r.body.key_id).to.match(/^key_/);
   });
@@ -96,7 +103,7 @@ describe('foundation over HTTP (embedded service)', function () {
     expect(JSON.stringify(list.body)).not.to.contain(made.body.api_key);
   });
 
-  it("an object of another project answers 404, never 403 or the object", async () => {
+  it('an object of another project answers 404, never 403 or the object', async () => {
     const other = await t.workspace('Other');
     const made = await client(t.url, other.key).post('/v1/api-keys', { name: 'theirs' });
     const r = await client(t.url, key).del(`/v1/api-keys/${made.body.id}`);

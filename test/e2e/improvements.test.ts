@@ -1,11 +1,26 @@
 import { expect } from 'chai';
 import { waitJob } from '../support/builds.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 /** The episodes an improvement may learn from: finished, latest attempt, train or dev, no environment error. */
 const learnable = (eps: any[], label: string): any[] =>
-  eps.filter((e) => e.profile === label && e.status === 'finished' && !e.replaced_by && !e.environment_error && e.oracle && (e.split === 'train' || e.split === 'dev'));
+  eps.filter(
+    (e) =>
+      e.profile === label &&
+      e.status === 'finished' &&
+      !e.replaced_by &&
+      !e.environment_error &&
+      e.oracle &&
+      (e.split === 'train' || e.split === 'dev'),
+  );
 
 /**
  * Spec sections 1.6 and 2: POST /v1/improvements starts a job that learns from a finished
@@ -26,9 +41,17 @@ describe('improvements: proposing the next profile version from a run', function
     t = await startTestService({ WORKER_CAPACITY: '2' });
     cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
     wv = cw.worlds.get('shop-support')!;
-    naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive', system_prompt: 'You help shop customers.' });
+    naive = await makeProfile(cw.admin, {
+      name: 'naive',
+      model: 'builtin:naive',
+      system_prompt: 'You help shop customers.',
+    });
     reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
-    const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [naive.id, reference.id], repeats: 1 });
+    const started = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [naive.id, reference.id],
+      repeats: 1,
+    });
     runId = started.run_id;
     const run = await waitRun(cw.admin, runId);
     expect(run.status).to.equal('finished');
@@ -52,7 +75,11 @@ describe('improvements: proposing the next profile version from a run', function
     const res = job.result;
     expect(res.profile).to.equal('naive@v2');
     expect(res.based_on).to.deep.equal({ profile_id: naive.id, profile: 'naive@v1' });
-    expect(res.episodes_used).to.deep.equal({ total: used.length, train: used.filter((e) => e.split === 'train').length, dev: used.filter((e) => e.split === 'dev').length });
+    expect(res.episodes_used).to.deep.equal({
+      total: used.length,
+      train: used.filter((e) => e.split === 'train').length,
+      dev: used.filter((e) => e.split === 'dev').length,
+    });
     expect(res.changes.length).to.be.greaterThan(0);
     const usedIds = new Set(used.map((e) => e.id));
     for (const c of res.changes) {
@@ -62,7 +89,8 @@ describe('improvements: proposing the next profile version from a run', function
       expect(c.evidence.count).to.be.within(1, used.length);
       expect(c.evidence.episodes.length).to.be.greaterThan(0);
       // only train and dev episodes of this profile are evidence: holdout never leaks in
-      for (const id of c.evidence.episodes) expect(usedIds.has(id), `${id} is not a train/dev episode of naive`).to.equal(true);
+      for (const id of c.evidence.episodes)
+        expect(usedIds.has(id), `${id} is not a train/dev episode of naive`).to.equal(true);
     }
 
     // every problem the oracle recorded yields its rule, counted over exactly those episodes
@@ -74,14 +102,25 @@ describe('improvements: proposing the next profile version from a run', function
     for (const tool of dupTools) {
       const c = res.changes.find((x: any) => x.field === `tool_guidance.${tool}` && /retry_operation/.test(x.change));
       expect(c, `a duplicate-effect rule for ${tool}`).to.not.equal(undefined);
-      expect(c.evidence.count).to.equal(used.filter((e) => e.oracle.duplicate_effects.some((d: any) => d.tool === tool)).length);
+      expect(c.evidence.count).to.equal(
+        used.filter((e) => e.oracle.duplicate_effects.some((d: any) => d.tool === tool)).length,
+      );
     }
     const guessed = used.filter((e) => e.oracle.habits.ids_from_reads.violations.length > 0);
-    expect(res.changes.some((c: any) => c.change === 'Find ids with read tools; never guess an id.')).to.equal(guessed.length > 0);
+    expect(res.changes.some((c: any) => c.change === 'Find ids with read tools; never guess an id.')).to.equal(
+      guessed.length > 0,
+    );
 
     const v2 = await cw.admin.get(`/v1/agent-profiles/${res.profile_id}`);
     expect(v2.status).to.equal(200);
-    expect(v2.body).to.include({ name: 'naive', version: 2, label: 'naive@v2', model: 'builtin:naive', temperature: naive.temperature, max_turns_per_actor: naive.max_turns_per_actor });
+    expect(v2.body).to.include({
+      name: 'naive',
+      version: 2,
+      label: 'naive@v2',
+      model: 'builtin:naive',
+      temperature: naive.temperature,
+      max_turns_per_actor: naive.max_turns_per_actor,
+    });
     expect(v2.body.system_prompt.startsWith('You help shop customers.')).to.equal(true);
     for (const c of res.changes) {
       if (c.field === 'system_prompt') expect(v2.body.system_prompt).to.include(c.change);
@@ -93,7 +132,13 @@ describe('improvements: proposing the next profile version from a run', function
 
   it('creates no version when the episodes show nothing the profile lacks, and says so', async () => {
     const used = learnable(episodes, reference.label);
-    const clean = used.every((e) => e.oracle.checks_passed === e.oracle.checks_total && !e.oracle.false_completion && e.oracle.duplicate_effects.length === 0 && Object.values(e.oracle.habits).every((h: any) => h.passed || h.applicable === false));
+    const clean = used.every(
+      (e) =>
+        e.oracle.checks_passed === e.oracle.checks_total &&
+        !e.oracle.false_completion &&
+        e.oracle.duplicate_effects.length === 0 &&
+        Object.values(e.oracle.habits).every((h: any) => h.passed || h.applicable === false),
+    );
     const r = await cw.admin.post('/v1/improvements', { profile_id: reference.id, run_id: runId });
     expect(r.status).to.equal(202);
     const job = await waitJob(cw.admin, r.body.job_id);
@@ -130,7 +175,12 @@ describe('improvements: proposing the next profile version from a run', function
     expect(notInRun.status).to.equal(422);
     expect(notInRun.body.detail.map((d: any) => d.field)).to.deep.equal(['profile_id']);
 
-    const holdoutOnly = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [naive.id], splits: ['holdout'], repeats: 1 });
+    const holdoutOnly = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [naive.id],
+      splits: ['holdout'],
+      repeats: 1,
+    });
     expect((await waitRun(cw.admin, holdoutOnly.run_id)).status).to.equal('finished');
     const fromHoldout = await cw.admin.post('/v1/improvements', { profile_id: naive.id, run_id: holdoutOnly.run_id });
     expect(fromHoldout.status).to.equal(422);

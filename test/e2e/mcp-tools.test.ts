@@ -3,7 +3,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -14,7 +21,12 @@ async function mcpClient(url: string, key: string): Promise<Client> {
     command: process.execPath,
     args: ['--import', 'tsx', path.join(root, 'cli/main.ts'), 'mcp'],
     cwd: root,
-    env: { SERVICE_URL: url, SERVICE_API_KEY: key, LOG_LEVEL: 'silent', SERVICE_CONFIG: path.join(root, '.tmp', 'no-sign-in.json') },
+    env: {
+      SERVICE_URL: url,
+      SERVICE_API_KEY: key,
+      LOG_LEVEL: 'silent',
+      SERVICE_CONFIG: path.join(root, '.tmp', 'no-sign-in.json'),
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'crucible-test-assistant', version: '1.0.0' });
@@ -32,7 +44,8 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
   let runId: string;
   let episodes: string[];
 
-  const call = async (name: string, args: Record<string, unknown>, c: Client = mcp) => (await c.callTool({ name, arguments: args })) as ToolAnswer;
+  const call = async (name: string, args: Record<string, unknown>, c: Client = mcp) =>
+    (await c.callTool({ name, arguments: args })) as ToolAnswer;
   /** waiting_turns until every episode of the run has a turn waiting. */
   async function allWaiting(args: Record<string, unknown> = { run_id: runId }): Promise<any[]> {
     for (let i = 0; i < 200; i++) {
@@ -48,7 +61,13 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
     t = await startTestService();
     cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
     const profile = await makeProfile(cw.admin, { name: 'assistant', driver: 'external' });
-    const started = await evaluate(cw.admin, { world_version_id: cw.worlds.get('shop-support'), profile_ids: [profile.id], splits: ['dev'], repeats: 1, default_stress: false });
+    const started = await evaluate(cw.admin, {
+      world_version_id: cw.worlds.get('shop-support'),
+      profile_ids: [profile.id],
+      splits: ['dev'],
+      repeats: 1,
+      default_stress: false,
+    });
     runId = started.run_id;
     episodes = (await runEpisodes(cw.admin, runId)).map((e) => e.id);
     mcp = await mcpClient(t.url, await t.key(cw.ws.projectId, ['write', 'evaluator']));
@@ -63,11 +82,19 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
     expect(tools.map((x) => x.name).sort()).to.deep.equal(['take_action', 'waiting_turns']);
     for (const tool of tools) {
       expect(tool.description).to.have.length.greaterThan(80);
-      for (const [name, schema] of Object.entries<any>(tool.inputSchema.properties ?? {})) expect(schema.description, `${tool.name}.${name}`).to.be.a('string').and.not.equal('');
+      for (const [name, schema] of Object.entries<any>(tool.inputSchema.properties ?? {}))
+        expect(schema.description, `${tool.name}.${name}`).to.be.a('string').and.not.equal('');
     }
     const take = tools.find((x) => x.name === 'take_action')!;
     expect(take.inputSchema.required).to.have.members(['episode_id', 'actor', 'tool']);
-    expect(take.inputSchema.properties).to.have.keys('episode_id', 'actor', 'tool', 'args', 'idempotency_key', 'wait_s');
+    expect(take.inputSchema.properties).to.have.keys(
+      'episode_id',
+      'actor',
+      'tool',
+      'args',
+      'idempotency_key',
+      'wait_s',
+    );
     expect((take.inputSchema.properties as any).idempotency_key).to.include({ minLength: 8, maxLength: 64 });
   });
 
@@ -78,7 +105,11 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
       expect(turn).to.include({ run_id: runId, actor: 'frontline', goal_version_observed: 1 });
       expect(turn.new[0].role).to.equal('system');
       expect(turn.new.some((m: any) => m.role === 'user' && m.content.startsWith('customer:'))).to.equal(true);
-      expect(turn.tools.map((x: any) => x.function.name)).to.include.members(['find_customer', 'reply_to_customer', 'complete']);
+      expect(turn.tools.map((x: any) => x.function.name)).to.include.members([
+        'find_customer',
+        'reply_to_customer',
+        'complete',
+      ]);
     }
     const everywhere = await allWaiting({});
     expect(everywhere.map((x) => x.episode_id).sort()).to.deep.equal([...episodes].sort());
@@ -86,10 +117,21 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
 
   it('take_action sends one action and answers its result; the same key again is a duplicate, not a second action', async () => {
     const [turn] = await allWaiting();
-    const args = { episode_id: turn.episode_id, actor: turn.actor, tool: 'reply_to_customer', args: { text: 'What is the e-mail address on your account?' }, idempotency_key: 'mcp-test-key-1' };
+    const args = {
+      episode_id: turn.episode_id,
+      actor: turn.actor,
+      tool: 'reply_to_customer',
+      args: { text: 'What is the e-mail address on your account?' },
+      idempotency_key: 'mcp-test-key-1',
+    };
     const first = await call('take_action', args);
     expect(first.isError, first.content[0]?.text).to.not.equal(true);
-    expect(first.structuredContent).to.include({ episode_id: turn.episode_id, idempotency_key: 'mcp-test-key-1', status: 'done', duplicate: false });
+    expect(first.structuredContent).to.include({
+      episode_id: turn.episode_id,
+      idempotency_key: 'mcp-test-key-1',
+      status: 'done',
+      duplicate: false,
+    });
     expect(first.structuredContent.result.content).to.equal('delivered to the customer');
     expect(first.structuredContent.event_id).to.be.a('number');
     const again = await call('take_action', args);
@@ -102,15 +144,30 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
   it("take_action refusals carry the server's status and detail", async () => {
     const turns = await allWaiting();
     const turn = turns.find((x) => x.new.every((m: any) => m.role !== 'tool'))!; // one nobody acted on yet
-    const wrongActor = await call('take_action', { episode_id: turn.episode_id, actor: 'billing', tool: 'wait', args: {} });
+    const wrongActor = await call('take_action', {
+      episode_id: turn.episode_id,
+      actor: 'billing',
+      tool: 'wait',
+      args: {},
+    });
     expect(wrongActor.isError).to.equal(true);
     expect(wrongActor.content[0]!.text).to.equal('HTTP 409: actor does not match the current external turn');
-    const notOffered = await call('take_action', { episode_id: turn.episode_id, actor: turn.actor, tool: 'drop_database', args: {} });
+    const notOffered = await call('take_action', {
+      episode_id: turn.episode_id,
+      actor: turn.actor,
+      tool: 'drop_database',
+      args: {},
+    });
     expect(notOffered.content[0]!.text).to.equal('HTTP 422: tool is not offered in the current external turn');
     const unknown = await call('take_action', { episode_id: 'ep_nope', actor: 'frontline', tool: 'wait' });
     expect(unknown.isError).to.equal(true);
     expect(unknown.content[0]!.text).to.match(/^HTTP 404: /);
-    const badKey = await call('take_action', { episode_id: turn.episode_id, actor: turn.actor, tool: 'wait', idempotency_key: 'short' });
+    const badKey = await call('take_action', {
+      episode_id: turn.episode_id,
+      actor: turn.actor,
+      tool: 'wait',
+      idempotency_key: 'short',
+    });
     expect(badKey.isError).to.equal(true);
   });
 
@@ -119,7 +176,12 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
       const r = await call('waiting_turns', { run_id: runId });
       for (const turn of r.structuredContent.turns) {
         const tool = turn.tools.some((x: any) => x.function.name === 'complete') ? 'complete' : 'wait';
-        const done = await call('take_action', { episode_id: turn.episode_id, actor: turn.actor, tool, args: tool === 'complete' ? { summary: 'handled' } : {} });
+        const done = await call('take_action', {
+          episode_id: turn.episode_id,
+          actor: turn.actor,
+          tool,
+          args: tool === 'complete' ? { summary: 'handled' } : {},
+        });
         expect(done.isError, done.content[0]?.text).to.not.equal(true);
       }
       const run = (await cw.admin.get(`/v1/runs/${runId}`)).body;
@@ -133,7 +195,13 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
 
   it('with an agent-only key, waiting_turns needs the episode ids; listing the workspace is refused', async () => {
     const profile = await makeProfile(cw.admin, { name: 'assistant-agent-key', driver: 'external' });
-    const started = await evaluate(cw.admin, { world_version_id: cw.worlds.get('shop-support'), profile_ids: [profile.id], splits: ['dev'], repeats: 1, default_stress: false });
+    const started = await evaluate(cw.admin, {
+      world_version_id: cw.worlds.get('shop-support'),
+      profile_ids: [profile.id],
+      splits: ['dev'],
+      repeats: 1,
+      default_stress: false,
+    });
     const ids = (await runEpisodes(cw.admin, started.run_id)).map((e) => e.id);
     const agent = await mcpClient(t.url, await t.key(cw.ws.projectId, ['agent']));
     try {
@@ -146,7 +214,11 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
         if (turns.length < ids.length) await new Promise((res) => setTimeout(res, 250));
       }
       expect(turns.map((x) => x.episode_id).sort()).to.deep.equal([...ids].sort());
-      const done = await call('take_action', { episode_id: ids[0], actor: turns[0].actor, tool: 'complete', args: { summary: 'done' } }, agent);
+      const done = await call(
+        'take_action',
+        { episode_id: ids[0], actor: turns[0].actor, tool: 'complete', args: { summary: 'done' } },
+        agent,
+      );
       expect(done.structuredContent.result.content).to.equal('episode completed');
     } finally {
       await agent.close();

@@ -15,17 +15,43 @@ describe('agent profiles', () => {
   it('applies every default of spec section 2', async () => {
     const r = await client(t.url, key).post('/v1/agent-profiles', { name: 'support' });
     expect(r.status).to.equal(201);
-    expect(r.body).to.include({ name: 'support', version: 1, label: 'support@v1', system_prompt: '', temperature: 0.2, max_turns_per_actor: 25, driver: 'llm', model: null, tool_guidance: null });
+    expect(r.body).to.include({
+      name: 'support',
+      version: 1,
+      label: 'support@v1',
+      system_prompt: '',
+      temperature: 0.2,
+      max_turns_per_actor: 25,
+      driver: 'llm',
+      model: null,
+      tool_guidance: null,
+    });
     expect(r.body.id).to.match(/^prof_/);
   });
 
   it('a second profile with the same name becomes the next version; list shows every version', async () => {
     const api = client(t.url, key);
-    const v2 = await api.post('/v1/agent-profiles', { name: 'support', system_prompt: 'Be careful.', tool_guidance: { create_refund: 'Only once per order.' }, model: 'builtin:reference', temperature: 0, max_turns_per_actor: 10, driver: 'external' });
-    expect(v2.body).to.include({ version: 2, label: 'support@v2', driver: 'external', temperature: 0, max_turns_per_actor: 10 });
+    const v2 = await api.post('/v1/agent-profiles', {
+      name: 'support',
+      system_prompt: 'Be careful.',
+      tool_guidance: { create_refund: 'Only once per order.' },
+      model: 'builtin:reference',
+      temperature: 0,
+      max_turns_per_actor: 10,
+      driver: 'external',
+    });
+    expect(v2.body).to.include({
+      version: 2,
+      label: 'support@v2',
+      driver: 'external',
+      temperature: 0,
+      max_turns_per_actor: 10,
+    });
     expect(v2.body.tool_guidance).to.deep.equal({ create_refund: 'Only once per order.' });
     const list = await api.get('/v1/agent-profiles');
-    expect(list.body.filter((p: { name: string }) => p.name === 'support').map((p: { version: number }) => p.version)).to.deep.equal([2, 1]);
+    expect(
+      list.body.filter((p: { name: string }) => p.name === 'support').map((p: { version: number }) => p.version),
+    ).to.deep.equal([2, 1]);
     const one = await api.get(`/v1/agent-profiles/${v2.body.id}`);
     expect(one.body).to.deep.equal(v2.body);
   });
@@ -39,9 +65,18 @@ describe('agent profiles', () => {
 
   it('refuses bad fields with 422 and hides other projects behind 404', async () => {
     const api = client(t.url, key);
-    const bad = await api.post('/v1/agent-profiles', { name: 'x', driver: 'robot', temperature: 3, max_turns_per_actor: 0 });
+    const bad = await api.post('/v1/agent-profiles', {
+      name: 'x',
+      driver: 'robot',
+      temperature: 3,
+      max_turns_per_actor: 0,
+    });
     expect(bad.status).to.equal(422);
-    expect(bad.body.detail.map((d: { field: string }) => d.field)).to.include.members(['driver', 'temperature', 'max_turns_per_actor']);
+    expect(bad.body.detail.map((d: { field: string }) => d.field)).to.include.members([
+      'driver',
+      'temperature',
+      'max_turns_per_actor',
+    ]);
     const other = await t.workspace('Elsewhere');
     const theirs = await client(t.url, other.key).post('/v1/agent-profiles', { name: 'theirs' });
     expect((await api.get(`/v1/agent-profiles/${theirs.body.id}`)).status).to.equal(404);

@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { readCatalogIndex } from '../../catalog/index.js';
 import { events } from '../support/builds.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -27,7 +34,11 @@ describe('runs: calibration agents on every catalog world', function () {
     for (const [name, wv] of cw.worlds) {
       const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id, naive.id] });
       const run = await waitRun(cw.admin, started.run_id);
-      results.set(name, { run, episodes: await runEpisodes(cw.admin, started.run_id), events: await events(cw.admin, started.run_id) });
+      results.set(name, {
+        run,
+        episodes: await runEpisodes(cw.admin, started.run_id),
+        events: await events(cw.admin, started.run_id),
+      });
     }
   });
   after(async () => t?.close());
@@ -41,7 +52,10 @@ describe('runs: calibration agents on every catalog world', function () {
       expect(run.status, `${name}: ${run.error}`).to.equal('finished');
       expect(run.episodes, name).to.equal(24);
       expect(episodes, name).to.have.length(24);
-      expect(episodes.every((e) => e.status === 'finished'), name).to.equal(true);
+      expect(
+        episodes.every((e) => e.status === 'finished'),
+        name,
+      ).to.equal(true);
       expect(run.summary.episodes).to.include({ planned: 24, attempts: 24, finished: 24, queued: 0, running: 0 });
       expect(Object.keys(run.summary.profiles), name).to.deep.equal(['reference@v1', 'naive@v1']);
     }
@@ -51,9 +65,19 @@ describe('runs: calibration agents on every catalog world', function () {
     for (const [name, { run, episodes }] of results) {
       const s = run.summary.profiles['reference@v1'];
       expect(s.mean_reward, name).to.be.at.least(0.95);
-      expect(s).to.include({ episodes: 12, scored: 12, false_completion_rate: 0, duplicate_effect_rate: 0, environment_errors: 0, k: 2 });
+      expect(s).to.include({
+        episodes: 12,
+        scored: 12,
+        false_completion_rate: 0,
+        duplicate_effect_rate: 0,
+        environment_errors: 0,
+        k: 2,
+      });
       const mine = episodes.filter((e) => e.profile === 'reference@v1');
-      expect(mine.every((e) => e.oracle.false_completion === false && e.oracle.duplicate_effects.length === 0), name).to.equal(true);
+      expect(
+        mine.every((e) => e.oracle.false_completion === false && e.oracle.duplicate_effects.length === 0),
+        name,
+      ).to.equal(true);
       expect(Object.keys(s.by_split).sort(), name).to.deep.equal(['dev', 'holdout', 'train']);
       const splitTotal = Object.values<any>(s.by_split).reduce((a, b) => a + b.episodes, 0);
       expect(splitTotal, name).to.equal(12);
@@ -95,14 +119,26 @@ describe('runs: calibration agents on every catalog world', function () {
   it("the run's stream tells the story: run.started, episodes with their turns and checks, shard changes, run.finished", () => {
     for (const [name, { run, events: evs }] of results) {
       const types = new Set(evs.map((e) => e.type));
-      for (const ty of ['run.started', 'shard.status_changed', 'episode.started', 'turn.offered', 'action.accepted', 'checks.finished', 'episode.finished', 'run.finished']) {
+      for (const ty of [
+        'run.started',
+        'shard.status_changed',
+        'episode.started',
+        'turn.offered',
+        'action.accepted',
+        'checks.finished',
+        'episode.finished',
+        'run.finished',
+      ]) {
         expect(types.has(ty), `${name}: ${ty}`).to.equal(true);
       }
       expect(evs[0].type, name).to.equal('run.started');
       const finished = evs.filter((e) => e.type === 'run.finished');
       expect(finished, name).to.have.length(1);
       expect(finished[0].data).to.include({ status: 'finished', episodes: 24 });
-      expect(evs.filter((e) => e.type === 'episode.finished'), name).to.have.length(24);
+      expect(
+        evs.filter((e) => e.type === 'episode.finished'),
+        name,
+      ).to.have.length(24);
       expect(new Set(evs.filter((e) => e.episode_id).map((e) => e.episode_id)).size, name).to.equal(24);
       expect(run.ended_at, name).to.be.a('string');
     }

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { events, waitJob } from '../support/builds.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { connect } from '../support/sse.js';
 
@@ -89,7 +96,9 @@ describe('runs: commands and comparisons', function () {
     }
     expect(done.summary.profiles['reference@v1']).to.include({ episodes: 12, scored: 12, cancelled: 0 });
     expect(done.summary.episodes).to.include({ planned: 12, attempts: 12 + cancelled.length });
-    const statuses = (await events(cw.admin, started.run_id)).filter((e) => e.type === 'run.finished').map((e) => e.data.status);
+    const statuses = (await events(cw.admin, started.run_id))
+      .filter((e) => e.type === 'run.finished')
+      .map((e) => e.data.status);
     expect(statuses).to.deep.equal(['cancelled', 'finished']);
   });
 
@@ -106,7 +115,11 @@ describe('runs: commands and comparisons', function () {
   });
 
   it('compares profiles within one run, two runs on the same world content, and refuses runs on different content', async () => {
-    const within = await evaluate(cw.admin, { world_version_id: shop, profile_ids: [reference.id, naive.id], repeats: 1 });
+    const within = await evaluate(cw.admin, {
+      world_version_id: shop,
+      profile_ids: [reference.id, naive.id],
+      repeats: 1,
+    });
     const other = await evaluate(cw.admin, { world_version_id: shopAgain, profile_ids: [naive.id], repeats: 1 });
     const elsewhere = await evaluate(cw.admin, { world_version_id: tracker, profile_ids: [reference.id], repeats: 1 });
     for (const r of [within, other, elsewhere]) await waitRun(cw.admin, r.run_id);
@@ -118,7 +131,11 @@ describe('runs: commands and comparisons', function () {
     const reader = client(t.url, await t.key(cw.ws.projectId, ['read']));
     const one = await reader.get(`/v1/compare?run_a=${within.run_id}`);
     expect(one.status).to.equal(200);
-    expect(one.body).to.deep.equal({ world_version_id: shop, world_content_hash: a.world_content_hash, runs: { [within.run_id]: a.summary } });
+    expect(one.body).to.deep.equal({
+      world_version_id: shop,
+      world_content_hash: a.world_content_hash,
+      runs: { [within.run_id]: a.summary },
+    });
     expect(Object.keys(one.body.runs[within.run_id].profiles)).to.deep.equal(['reference@v1', 'naive@v1']);
 
     const two = await reader.get(`/v1/compare?run_a=${within.run_id}&run_b=${other.run_id}`);

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { C } from '../../core/collections.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /** The most episodes whose [started_at, ended_at] overlap at one moment (an end and a start at the same ms do not overlap). */
@@ -37,7 +44,10 @@ describe('runs: episodes running at once in one organization', function () {
   });
   after(async () => t?.close());
 
-  const limitTo = (n: number | null) => t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, { limits_override: n === null ? null : { concurrent_episodes: n } });
+  const limitTo = (n: number | null) =>
+    t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, {
+      limits_override: n === null ? null : { concurrent_episodes: n },
+    });
 
   it('without a tighter limit, the worker runs several episodes of a run at once (the control)', async () => {
     await limitTo(null);
@@ -59,7 +69,10 @@ describe('runs: episodes running at once in one organization', function () {
         if (items.every((e) => e.status !== 'queued' && e.status !== 'running')) break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect(seen.some((s) => / [1-9]\d* queued/.test(s)), seen.join('; ')).to.equal(true);
+      expect(
+        seen.some((s) => / [1-9]\d* queued/.test(s)),
+        seen.join('; '),
+      ).to.equal(true);
       const done = await waitRun(cw.admin, run.run_id);
       expect(done.status).to.equal('finished');
       const items = await runEpisodes(cw.admin, run.run_id);

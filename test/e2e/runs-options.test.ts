@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { C } from '../../core/collections.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -20,12 +27,19 @@ describe('runs: evaluation options and refusals', function () {
   let scenarios: any[];
 
   before(async () => {
-    models = await startModelServer(() => ({ tool_call: { name: 'wait', arguments: {} }, usage: { prompt_tokens: 1000, completion_tokens: 50 } }));
+    models = await startModelServer(() => ({
+      tool_call: { name: 'wait', arguments: {} },
+      usage: { prompt_tokens: 1000, completion_tokens: 50 },
+    }));
     t = await startTestService({ OPENAI_BASE_URL: models.baseUrl, WORKER_CAPACITY: '2' });
     cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
     wv = cw.worlds.get('shop-support')!;
     reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
-    await cw.admin.post('/v1/credentials', { name: 'models', kind: 'model_provider', env_var: 'CRUCIBLE_TEST_RUNS_MODEL_KEY' });
+    await cw.admin.post('/v1/credentials', {
+      name: 'models',
+      kind: 'model_provider',
+      env_var: 'CRUCIBLE_TEST_RUNS_MODEL_KEY',
+    });
     process.env.CRUCIBLE_TEST_RUNS_MODEL_KEY = 'sk-test';
     priced = await makeProfile(cw.admin, { name: 'priced', model: 'gpt-4o-mini', max_turns_per_actor: 40 });
     scenarios = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body;
@@ -41,19 +55,39 @@ describe('runs: evaluation options and refusals', function () {
     expect(started.episodes).to.equal(scenarios.length * 2);
     expect(started.shards).to.equal(1);
     const run = await waitRun(cw.admin, started.run_id);
-    expect(run.config).to.deep.equal({ world_version_id: wv, profile_ids: [reference.id], splits: ['train', 'dev', 'holdout'], scenario_ids: null, repeats: 2, default_stress: true, budget_usd: null, max_episode_cost_usd: null });
-    expect(run).to.include({ run_id: started.run_id, status: 'finished', job_id: started.job_id, world_version_id: wv });
+    expect(run.config).to.deep.equal({
+      world_version_id: wv,
+      profile_ids: [reference.id],
+      splits: ['train', 'dev', 'holdout'],
+      scenario_ids: null,
+      repeats: 2,
+      default_stress: true,
+      budget_usd: null,
+      max_episode_cost_usd: null,
+    });
+    expect(run).to.include({
+      run_id: started.run_id,
+      status: 'finished',
+      job_id: started.job_id,
+      world_version_id: wv,
+    });
     expect(run.world_content_hash).to.match(/^[0-9a-f]{64}$/);
     const job = (await cw.admin.get(`/v1/jobs/${started.job_id}`)).body;
     expect(job).to.include({ kind: 'run', status: 'succeeded' });
-    for (const shard of run.shard_ids) expect((await cw.admin.get(`/v1/jobs/${shard}`)).body).to.include({ kind: 'run_shard', status: 'succeeded' });
+    for (const shard of run.shard_ids)
+      expect((await cw.admin.get(`/v1/jobs/${shard}`)).body).to.include({ kind: 'run_shard', status: 'succeeded' });
     const listed = (await cw.admin.get('/v1/runs')).body;
     expect(listed[0].run_id).to.equal(started.run_id);
   });
 
   it('runs only the chosen splits, or only scenario_ids, and repeats each as asked; rejected scenarios never run', async () => {
     const holdout = scenarios.filter((s) => s.split === 'holdout');
-    const bySplit = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id], splits: ['holdout'], repeats: 3 });
+    const bySplit = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [reference.id],
+      splits: ['holdout'],
+      repeats: 3,
+    });
     expect(bySplit.episodes).to.equal(holdout.length * 3);
     await waitRun(cw.admin, bySplit.run_id);
     const items = await runEpisodes(cw.admin, bySplit.run_id);
@@ -61,18 +95,35 @@ describe('runs: evaluation options and refusals', function () {
     expect(items.map((e) => e.repeat).sort()).to.deep.equal(holdout.flatMap(() => [1, 2, 3]).sort());
 
     const two = [scenarios[0].id, scenarios[1].scenario_id];
-    const byId = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id], scenario_ids: two, repeats: 1, default_stress: false });
+    const byId = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [reference.id],
+      scenario_ids: two,
+      repeats: 1,
+      default_stress: false,
+    });
     expect(byId.episodes).to.equal(2);
     const run = await waitRun(cw.admin, byId.run_id);
     expect(run.config).to.include({ default_stress: false, repeats: 1 });
-    expect((await runEpisodes(cw.admin, byId.run_id)).map((e) => e.scenario).sort()).to.deep.equal([scenarios[0].scenario_id, scenarios[1].scenario_id].sort());
+    expect((await runEpisodes(cw.admin, byId.run_id)).map((e) => e.scenario).sort()).to.deep.equal(
+      [scenarios[0].scenario_id, scenarios[1].scenario_id].sort(),
+    );
     expect(run.summary.profiles['reference@v1']).to.include({ episodes: 2, k: 1 });
 
     const rejected = scenarios.find((s) => s.split === 'train')!;
     expect((await cw.admin.post(`/v1/scenarios/${rejected.id}/reject`)).status).to.equal(200);
-    const train = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id], splits: ['train'], repeats: 1 });
+    const train = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [reference.id],
+      splits: ['train'],
+      repeats: 1,
+    });
     expect(train.episodes).to.equal(scenarios.filter((s) => s.split === 'train').length - 1);
-    const refused = await cw.admin.post('/v1/evaluations', { world_version_id: wv, profile_ids: [reference.id], scenario_ids: [rejected.id] });
+    const refused = await cw.admin.post('/v1/evaluations', {
+      world_version_id: wv,
+      profile_ids: [reference.id],
+      scenario_ids: [rejected.id],
+    });
     expect(refused.status).to.equal(422);
     expect(refused.body.detail[0]).to.include({ field: 'scenario_ids[0]' });
     expect(refused.body.detail[0].message).to.match(/rejected; only approved scenarios run/);
@@ -81,7 +132,13 @@ describe('runs: evaluation options and refusals', function () {
   });
 
   it('ends an episode whose model spend reaches max_episode_cost_usd with termination budget', async () => {
-    const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [priced.id], scenario_ids: [scenarios[0].id], repeats: 1, max_episode_cost_usd: 0.0005 });
+    const started = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [priced.id],
+      scenario_ids: [scenarios[0].id],
+      repeats: 1,
+      max_episode_cost_usd: 0.0005,
+    });
     const run = await waitRun(cw.admin, started.run_id);
     expect(run.status).to.equal('finished');
     const [ep] = await runEpisodes(cw.admin, started.run_id);
@@ -95,7 +152,12 @@ describe('runs: evaluation options and refusals', function () {
   });
 
   it('stops itself when its spend reaches budget_usd: the run fails naming the budget, and every episode is accounted for', async () => {
-    const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [priced.id], repeats: 2, budget_usd: 0.001 });
+    const started = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [priced.id],
+      repeats: 2,
+      budget_usd: 0.001,
+    });
     const run = await waitRun(cw.admin, started.run_id);
     expect(run.status).to.equal('failed');
     expect(run.error).to.match(/budget/);
@@ -114,10 +176,16 @@ describe('runs: evaluation options and refusals', function () {
     expect((await post({ world_version_id: 'wv_nope', profile_ids: [reference.id] })).status).to.equal(404);
     expect((await post({ world_version_id: wv, profile_ids: ['prof_nope'] })).status).to.equal(404);
     const other = await t.workspace('strangers');
-    expect((await client(t.url, other.key).post('/v1/evaluations', { world_version_id: wv, profile_ids: [reference.id] })).status).to.equal(404);
+    expect(
+      (await client(t.url, other.key).post('/v1/evaluations', { world_version_id: wv, profile_ids: [reference.id] }))
+        .status,
+    ).to.equal(404);
 
     const apps = (await cw.admin.get('/v1/applications')).body;
-    const building = await cw.admin.post('/v1/world-builds', { application_id: apps.find((a: any) => a.name === 'shop-support').id, scenario_target: 3 });
+    const building = await cw.admin.post('/v1/world-builds', {
+      application_id: apps.find((a: any) => a.name === 'shop-support').id,
+      scenario_target: 3,
+    });
     const early = await post({ world_version_id: building.body.world_version_id, profile_ids: [reference.id] });
     expect(early.status).to.equal(409);
     expect(early.body.detail).to.match(/is not published/);
@@ -133,11 +201,14 @@ describe('runs: evaluation options and refusals', function () {
     const foreign = await post({ world_version_id: wv, profile_ids: [reference.id], scenario_ids: ['sc_not_here'] });
     expect(foreign.status).to.equal(422);
     expect(foreign.body.detail[0]).to.include({ field: 'scenario_ids[0]' });
-    for (const repeats of [0, 21]) expect((await post({ world_version_id: wv, profile_ids: [reference.id], repeats })).status).to.equal(422);
+    for (const repeats of [0, 21])
+      expect((await post({ world_version_id: wv, profile_ids: [reference.id], repeats })).status).to.equal(422);
     expect((await post({ world_version_id: wv, profile_ids: [reference.id], budget_usd: -1 })).status).to.equal(422);
     expect((await post({ world_version_id: wv, profile_ids: [] })).status).to.equal(422);
 
-    await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, { limits_override: { episodes_per_month: 1 } });
+    await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, {
+      limits_override: { episodes_per_month: 1 },
+    });
     try {
       const over = await post({ world_version_id: wv, profile_ids: [reference.id] });
       expect(over.status).to.equal(402);

@@ -20,12 +20,19 @@ interface Op {
 }
 
 function operations(): Op[] {
-  const doc = loadOpenApiDocument() as unknown as { paths: Record<string, Record<string, { operationId: string; 'x-access': AccessRule }>> };
+  const doc = loadOpenApiDocument() as unknown as {
+    paths: Record<string, Record<string, { operationId: string; 'x-access': AccessRule }>>;
+  };
   const ops: Op[] = [];
   for (const [p, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (!op || typeof op !== 'object' || !('operationId' in op)) continue;
-      ops.push({ method: method.toUpperCase(), path: concretePath(p), operationId: op.operationId, rule: op['x-access'] });
+      ops.push({
+        method: method.toUpperCase(),
+        path: concretePath(p),
+        operationId: op.operationId,
+        rule: op['x-access'],
+      });
     }
   }
   return ops;
@@ -60,10 +67,17 @@ describe('scope matrix for every operation (from x-access)', function () {
   it('answers 401 without credentials exactly where the rule is not none', async () => {
     for (const op of ops) {
       if (op.operationId === 'billing_webhook') continue; // signature-checked, not key-checked
-      const r = await client(t.url).call(op.method, op.path, op.method === 'GET' || op.method === 'DELETE' ? undefined : {}, { origin: t.url });
+      const r = await client(t.url).call(
+        op.method,
+        op.path,
+        op.method === 'GET' || op.method === 'DELETE' ? undefined : {},
+        { origin: t.url },
+      );
       if (op.rule === 'none') expect(r.status, `${op.operationId} without a key`).to.not.be.oneOf([401, 403]);
       else expect(r.status, `${op.operationId} without a key`).to.equal(401);
-      expect(r.body, `${op.operationId} answers JSON with detail on failure`).to.satisfy((b: unknown) => r.status < 400 || (typeof b === 'object' && b !== null && 'detail' in b));
+      expect(r.body, `${op.operationId} answers JSON with detail on failure`).to.satisfy(
+        (b: unknown) => r.status < 400 || (typeof b === 'object' && b !== null && 'detail' in b),
+      );
     }
   });
 
@@ -72,7 +86,12 @@ describe('scope matrix for every operation (from x-access)', function () {
       const key = keys.get(scopes.join('+'))!;
       for (const op of ops) {
         if (op.operationId === 'billing_webhook' || op.operationId === 'delete_session') continue;
-        const r = await client(t.url, key).call(op.method, op.path, op.method === 'GET' || op.method === 'DELETE' ? undefined : {}, { origin: t.url });
+        const r = await client(t.url, key).call(
+          op.method,
+          op.path,
+          op.method === 'GET' || op.method === 'DELETE' ? undefined : {},
+          { origin: t.url },
+        );
         const allowed = op.rule === 'operator' ? false : scopesAllow(op.rule, scopes);
         const label = `${op.method} ${op.path} (${op.operationId}, ${op.rule}) with ${scopes.join('+')}: ${JSON.stringify(r.body)}`;
         if (allowed) expect(r.status, label).to.not.be.oneOf([401, 403]);

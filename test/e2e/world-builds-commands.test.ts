@@ -72,7 +72,9 @@ describe('world build jobs: pause, resume, stop, retry and a restart mid-build',
     expect(validatedTwice(all)).to.deep.equal([]);
     // phases saved before the stop were not started again
     expect(all.filter((e) => e.type === 'compiler.phase.started' && e.data.phase === 'fetch_source')).to.have.length(1);
-    expect(all.filter((e) => e.type === 'compiler.phase.started' && e.data.phase === 'validate').map((e) => e.data.attempt)).to.deep.equal([1, 2]);
+    expect(
+      all.filter((e) => e.type === 'compiler.phase.started' && e.data.phase === 'validate').map((e) => e.data.attempt),
+    ).to.deep.equal([1, 2]);
     expect((await admin.get(`/v1/world-versions/${build.world_version_id}`)).body.status).to.equal('published');
 
     const again = await admin.post(`/v1/jobs/${build.job_id}/commands`, { command: 'retry' });

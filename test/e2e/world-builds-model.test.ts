@@ -16,7 +16,11 @@ function modelEndpoint(): Promise<{ server: Server; url: string; requests: any[]
   const good = parseYaml(readFileSync(path.join(catalogApp('shop-support'), 'scenarios', 'order-status.yaml'), 'utf8'));
   good.id = 'proposed-status';
   good.variants = [good.variants[1]];
-  const wrong = { ...good, id: 'proposed-wrong', reference_plan: { 1: [{ actor: 'frontline', tool: 'teleport_parcel', args: {} }] } };
+  const wrong = {
+    ...good,
+    id: 'proposed-wrong',
+    reference_plan: { 1: [{ actor: 'frontline', tool: 'teleport_parcel', args: {} }] },
+  };
   const requests: any[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -30,13 +34,26 @@ function modelEndpoint(): Promise<{ server: Server; url: string; requests: any[]
           object: 'chat.completion',
           created: 0,
           model: 'test-model',
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: '```json\n' + JSON.stringify({ templates: [good, wrong] }) + '\n```' } }],
+          choices: [
+            {
+              index: 0,
+              finish_reason: 'stop',
+              message: {
+                role: 'assistant',
+                content: '```json\n' + JSON.stringify({ templates: [good, wrong] }) + '\n```',
+              },
+            },
+          ],
           usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 },
         }),
       );
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests }),
+    ),
+  );
 }
 
 describe('world builds with a model: proposals validated by schema, spend and budget', function () {
@@ -53,7 +70,9 @@ describe('world builds with a model: proposals validated by schema, spend and bu
     const ws = await t.workspace('Models');
     await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
-    expect((await admin.post('/v1/credentials', { name: 'provider', kind: 'model_provider', env_var: KEY_VAR })).status).to.equal(201);
+    expect(
+      (await admin.post('/v1/credentials', { name: 'provider', kind: 'model_provider', env_var: KEY_VAR })).status,
+    ).to.equal(201);
     appId = (await admin.post('/v1/applications/import-catalog')).body.registered[0].id;
   });
   after(async () => {
@@ -64,7 +83,11 @@ describe('world builds with a model: proposals validated by schema, spend and bu
 
   it('keeps the proposals that pass the schema, validates them like the rest, and spends the call on the job', async () => {
     // five scenarios from templates; the model is asked for ceil(5 / 4) = 2 proposals
-    const { build, job } = await buildAndWait(admin, { application_id: appId, model: 'test-model', scenario_target: 5 });
+    const { build, job } = await buildAndWait(admin, {
+      application_id: appId,
+      model: 'test-model',
+      scenario_target: 5,
+    });
     expect(job.status, job.error).to.equal('succeeded');
     expect(job.spent_usd).to.be.greaterThan(0);
     expect(endpoint.requests).to.have.length(1);
@@ -85,7 +108,12 @@ describe('world builds with a model: proposals validated by schema, spend and bu
   });
 
   it('a build stops itself when the model spend reaches budget_usd', async () => {
-    const { build, job } = await buildAndWait(admin, { application_id: appId, model: 'test-model', scenario_target: 4, budget_usd: 0.001 });
+    const { build, job } = await buildAndWait(admin, {
+      application_id: appId,
+      model: 'test-model',
+      scenario_target: 4,
+      budget_usd: 0.001,
+    });
     expect(job.status).to.equal('failed');
     expect(job.budget_usd).to.equal(0.001);
     expect(job.spent_usd).to.be.at.least(0.001);
@@ -96,7 +124,11 @@ describe('world builds with a model: proposals validated by schema, spend and bu
 
   it('a built-in model makes no proposals and no model call', async () => {
     const before = endpoint.requests.length;
-    const { job } = await buildAndWait(admin, { application_id: appId, model: 'builtin:reference', scenario_target: 3 });
+    const { job } = await buildAndWait(admin, {
+      application_id: appId,
+      model: 'builtin:reference',
+      scenario_target: 3,
+    });
     expect(job).to.include({ status: 'succeeded', spent_usd: 0 });
     expect(endpoint.requests.length).to.equal(before);
   });

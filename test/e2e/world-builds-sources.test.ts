@@ -13,10 +13,22 @@ function brokenFirstVariant(dir: string): void {
   copyDir(catalogApp('shop-support'), dir);
   const file = path.join(dir, 'scenarios', 'order-status.yaml');
   let text = readFileSync(file, 'utf8');
-  text = text.replace('tool: find_customer, args: { email: "${facts.email}" }', 'tool: find_customer, args: { email: "${lookup}" }');
-  text = text.replace('{ name: Dana Ruiz, email: dana.ruiz@example.com,', '{ lookup: nobody@example.com, name: Dana Ruiz, email: dana.ruiz@example.com,');
-  text = text.replace('{ name: Ola Berg, email: ola.berg@example.net,', '{ lookup: ola.berg@example.net, name: Ola Berg, email: ola.berg@example.net,');
-  text = text.replace('{ name: Sam Patel, email: sam.patel@example.org,', '{ lookup: sam.patel@example.org, name: Sam Patel, email: sam.patel@example.org,');
+  text = text.replace(
+    'tool: find_customer, args: { email: "${facts.email}" }',
+    'tool: find_customer, args: { email: "${lookup}" }',
+  );
+  text = text.replace(
+    '{ name: Dana Ruiz, email: dana.ruiz@example.com,',
+    '{ lookup: nobody@example.com, name: Dana Ruiz, email: dana.ruiz@example.com,',
+  );
+  text = text.replace(
+    '{ name: Ola Berg, email: ola.berg@example.net,',
+    '{ lookup: ola.berg@example.net, name: Ola Berg, email: ola.berg@example.net,',
+  );
+  text = text.replace(
+    '{ name: Sam Patel, email: sam.patel@example.org,',
+    '{ lookup: sam.patel@example.org, name: Sam Patel, email: sam.patel@example.org,',
+  );
   writeFileSync(file, text);
 }
 
@@ -54,20 +66,40 @@ describe('world builds from git repositories and local folders, repair, and fail
     git(repoDir, 'commit', '-q', '-am', 'later change');
     copyDir(catalogApp('shop-support'), path.join(roots, 'shop-local'));
 
-    const fromGit = await buildAndWait(admin, { application_id: await app('shop git', { kind: 'git', url: repo.url, commit: repo.commit, ref: 'main' }), scenario_target: 4 });
-    const fromLocal = await buildAndWait(admin, { application_id: await app('shop local', { kind: 'local_path', path: 'shop-local' }), scenario_target: 4 });
-    const upload = (await admin.post('/v1/applications/import-catalog')).body.registered.find((a: any) => a.name === 'shop-support');
+    const fromGit = await buildAndWait(admin, {
+      application_id: await app('shop git', { kind: 'git', url: repo.url, commit: repo.commit, ref: 'main' }),
+      scenario_target: 4,
+    });
+    const fromLocal = await buildAndWait(admin, {
+      application_id: await app('shop local', { kind: 'local_path', path: 'shop-local' }),
+      scenario_target: 4,
+    });
+    const upload = (await admin.post('/v1/applications/import-catalog')).body.registered.find(
+      (a: any) => a.name === 'shop-support',
+    );
     const fromUpload = await buildAndWait(admin, { application_id: upload.id, scenario_target: 4 });
 
-    for (const b of [fromGit, fromLocal, fromUpload]) expect(b.job.status, JSON.stringify(b.job.error)).to.equal('succeeded');
+    for (const b of [fromGit, fromLocal, fromUpload])
+      expect(b.job.status, JSON.stringify(b.job.error)).to.equal('succeeded');
     const v = (await admin.get(`/v1/world-versions/${fromGit.build.world_version_id}`)).body;
-    expect(v.provenance.source).to.include({ kind: 'git', url: repo.url, commit: repo.commit, ref: 'main', digest: shopDigest });
-    expect((await admin.get(`/v1/world-versions/${fromLocal.build.world_version_id}`)).body.provenance.source).to.include({ kind: 'local_path', path: 'shop-local', digest: shopDigest });
+    expect(v.provenance.source).to.include({
+      kind: 'git',
+      url: repo.url,
+      commit: repo.commit,
+      ref: 'main',
+      digest: shopDigest,
+    });
+    expect(
+      (await admin.get(`/v1/world-versions/${fromLocal.build.world_version_id}`)).body.provenance.source,
+    ).to.include({ kind: 'local_path', path: 'shop-local', digest: shopDigest });
     expect(fromGit.job.result.world_content_hash).to.equal(fromUpload.job.result.world_content_hash);
     expect(fromLocal.job.result.world_content_hash).to.equal(fromUpload.job.result.world_content_hash);
 
     const later = git(repoDir, 'rev-parse', 'HEAD');
-    const fromLater = await buildAndWait(admin, { application_id: await app('shop git later', { kind: 'git', url: repo.url, commit: later }), scenario_target: 4 });
+    const fromLater = await buildAndWait(admin, {
+      application_id: await app('shop git later', { kind: 'git', url: repo.url, commit: later }),
+      scenario_target: 4,
+    });
     expect(fromLater.job.status).to.equal('succeeded');
     expect(fromLater.job.result.world_content_hash).not.to.equal(fromGit.job.result.world_content_hash);
   });
@@ -87,9 +119,16 @@ describe('world builds from git repositories and local folders, repair, and fail
     expect(gone.validation_report.problems.join(' ')).to.match(/reference plan|could not run|check/);
     expect(list.find((s: any) => s.scenario_id === 'order-status--v2').status).to.equal('approved');
     const report = (await admin.get(`/v1/world-versions/${repaired.build.world_version_id}`)).body.validation_report;
-    expect(report.withdrawals).to.deep.equal([{ scenario_id: 'order-status--v1', reasons: gone.validation_report.problems, replaced_by: 'order-status--v2' }]);
+    expect(report.withdrawals).to.deep.equal([
+      { scenario_id: 'order-status--v1', reasons: gone.validation_report.problems, replaced_by: 'order-status--v2' },
+    ]);
 
-    const noRepair = await buildAndWait(admin, { application_id: id, scenario_target: 14, max_repair_rounds: 0, check_determinism: false });
+    const noRepair = await buildAndWait(admin, {
+      application_id: id,
+      scenario_target: 14,
+      max_repair_rounds: 0,
+      check_determinism: false,
+    });
     expect(noRepair.job.status).to.equal('succeeded');
     expect(noRepair.job.result).to.include({ scenarios: 13, withdrawn: 1 });
     const v = (await admin.get(`/v1/world-versions/${noRepair.build.world_version_id}`)).body;
@@ -98,7 +137,11 @@ describe('world builds from git repositories and local folders, repair, and fail
 
   it('a build that cannot be done fails, and says why in the job error and on the world version', async () => {
     const missingCommit = await buildAndWait(admin, {
-      application_id: await app('no such commit', { kind: 'git', url: makeGitRepo(path.join(roots, 'tiny'), { 'world.yaml': 'name: tiny\n' }).url, commit: 'f'.repeat(40) }),
+      application_id: await app('no such commit', {
+        kind: 'git',
+        url: makeGitRepo(path.join(roots, 'tiny'), { 'world.yaml': 'name: tiny\n' }).url,
+        commit: 'f'.repeat(40),
+      }),
     });
     expect(missingCommit.job.status).to.equal('failed');
     expect(missingCommit.job.error).to.match(/could not fetch|is not in/);
@@ -108,8 +151,16 @@ describe('world builds from git repositories and local folders, repair, and fail
 
     const badDir = path.join(roots, 'bad-world');
     copyDir(catalogApp('shop-support'), badDir);
-    writeFileSync(path.join(badDir, 'world.yaml'), readFileSync(path.join(badDir, 'world.yaml'), 'utf8').replace('openapi: shop/openapi.yaml', 'openapi: shop/missing.yaml'));
-    const invalid = await buildAndWait(admin, { application_id: await app('bad world', { kind: 'local_path', path: 'bad-world' }) });
+    writeFileSync(
+      path.join(badDir, 'world.yaml'),
+      readFileSync(path.join(badDir, 'world.yaml'), 'utf8').replace(
+        'openapi: shop/openapi.yaml',
+        'openapi: shop/missing.yaml',
+      ),
+    );
+    const invalid = await buildAndWait(admin, {
+      application_id: await app('bad world', { kind: 'local_path', path: 'bad-world' }),
+    });
     expect(invalid.job.status).to.equal('failed');
     expect(invalid.job.error).to.match(/not a valid world/);
     expect(invalid.job.error).to.contain('shop/missing.yaml');
@@ -117,8 +168,14 @@ describe('world builds from git repositories and local folders, repair, and fail
 
     const deadDir = path.join(roots, 'dead-service');
     copyDir(catalogApp('shop-support'), deadDir);
-    writeFileSync(path.join(deadDir, 'shop', 'server.mjs'), "console.error('shop refuses to start'); process.exit(3);\n");
-    const dead = await buildAndWait(admin, { application_id: await app('dead service', { kind: 'local_path', path: 'dead-service' }), scenario_target: 2 });
+    writeFileSync(
+      path.join(deadDir, 'shop', 'server.mjs'),
+      "console.error('shop refuses to start'); process.exit(3);\n",
+    );
+    const dead = await buildAndWait(admin, {
+      application_id: await app('dead service', { kind: 'local_path', path: 'dead-service' }),
+      scenario_target: 2,
+    });
     expect(dead.job.status).to.equal('failed');
     expect(dead.job.error).to.match(/services did not start/);
     expect(dead.job.completed_phases).to.deep.equal(['fetch_source', 'analyse', 'derive_tools', 'generate_scenarios']);
@@ -134,8 +191,17 @@ describe('world builds from git repositories and local folders, repair, and fail
     expect(m.status).to.equal(422);
     expect(m.body.detail[0].field).to.equal('model');
     expect(m.body.detail[0].message).to.match(/credential/);
-    const bounds = await admin.post('/v1/world-builds', { application_id: git1, scenario_target: 31, max_repair_rounds: 6, budget_usd: -1 });
+    const bounds = await admin.post('/v1/world-builds', {
+      application_id: git1,
+      scenario_target: 31,
+      max_repair_rounds: 6,
+      budget_usd: -1,
+    });
     expect(bounds.status).to.equal(422);
-    expect(bounds.body.detail.map((d: any) => d.field).sort()).to.deep.equal(['budget_usd', 'max_repair_rounds', 'scenario_target']);
+    expect(bounds.body.detail.map((d: any) => d.field).sort()).to.deep.equal([
+      'budget_usd',
+      'max_repair_rounds',
+      'scenario_target',
+    ]);
   });
 });

@@ -21,7 +21,8 @@ describe('world builds of every catalog application', function () {
     admin = client(t.url, ws.key);
     apps = (await admin.post('/v1/applications/import-catalog')).body.registered;
     expect(apps.map((a) => a.name)).to.deep.equal((await readCatalogIndex()).map((e) => e.name));
-    for (const app of apps) built.set(app.name, await buildAndWait(admin, { application_id: app.id, scenario_target: 9 }));
+    for (const app of apps)
+      built.set(app.name, await buildAndWait(admin, { application_id: app.id, scenario_target: 9 }));
   });
   after(async () => t?.close());
 
@@ -29,7 +30,14 @@ describe('world builds of every catalog application', function () {
     for (const [name, { build, job }] of built) {
       expect(build, name).to.have.keys('job_id', 'world_id', 'world_version_id', 'version');
       expect(build.version, name).to.equal(1);
-      expect(job, name).to.include({ kind: 'world_build', status: 'succeeded', attempts: 1, spent_usd: 0, budget_usd: null, error: null });
+      expect(job, name).to.include({
+        kind: 'world_build',
+        status: 'succeeded',
+        attempts: 1,
+        spent_usd: 0,
+        budget_usd: null,
+        error: null,
+      });
       expect(job.completed_phases, name).to.deep.equal(PHASES);
       expect(job.result, name).to.include({ world_version_id: build.world_version_id, scenarios: 9, withdrawn: 0 });
     }
@@ -48,8 +56,13 @@ describe('world builds of every catalog application', function () {
         expect(s.specification.reference_plan, s.scenario_id).to.be.an('object');
         expect(s.validation_report, s.scenario_id).to.include({ passed: true, deterministic: true });
         expect(s.validation_report.replays, s.scenario_id).to.have.length(2);
-        expect(s.validation_report.replays.every((x: any) => x.passed && x.check_results.every((c: any) => c.passed)), s.scenario_id).to.equal(true);
-        expect(s.validation_report.replays[0].fingerprint, s.scenario_id).to.equal(s.validation_report.replays[1].fingerprint);
+        expect(
+          s.validation_report.replays.every((x: any) => x.passed && x.check_results.every((c: any) => c.passed)),
+          s.scenario_id,
+        ).to.equal(true);
+        expect(s.validation_report.replays[0].fingerprint, s.scenario_id).to.equal(
+          s.validation_report.replays[1].fingerprint,
+        );
       }
       const one = await admin.get(`/v1/scenarios/${scenarios[0].id}`);
       expect(one.status).to.equal(200);
@@ -68,12 +81,24 @@ describe('world builds of every catalog application', function () {
       expect(v.manifest.services.length).to.be.greaterThan(0);
       expect(v.manifest.roles.filter((x: any) => x.complete)).to.have.length(1);
       expect(v.manifest.tools.length).to.be.greaterThan(3);
-      expect(v.validation_report).to.include({ passed: 9, withdrawn: 0, determinism_checked: true, replays_per_scenario: 2 });
+      expect(v.validation_report).to.include({
+        passed: 9,
+        withdrawn: 0,
+        determinism_checked: true,
+        replays_per_scenario: 2,
+      });
       const entry = (await readCatalogIndex()).find((e) => e.name === name)!;
       expect(v.provenance.application).to.deep.equal({ id: apps.find((a) => a.name === name)!.id, name });
       expect(v.provenance.source).to.include({ kind: 'upload', digest: entry.digest });
       expect(v.provenance.source.catalog).to.deep.equal({ name, digest: entry.digest });
-      expect(v.provenance.build_options).to.deep.equal({ model: 'builtin:reference', budget_usd: null, auto_approve: true, scenario_target: 9, max_repair_rounds: 2, check_determinism: true });
+      expect(v.provenance.build_options).to.deep.equal({
+        model: 'builtin:reference',
+        budget_usd: null,
+        auto_approve: true,
+        scenario_target: 9,
+        max_repair_rounds: 2,
+        check_determinism: true,
+      });
       expect(v.provenance.builder_version).to.be.a('string');
     }
   });
@@ -87,15 +112,23 @@ describe('world builds of every catalog application', function () {
     expect(again.job.status).to.equal('succeeded');
     expect(again.job.result.world_content_hash).to.equal(first.job.result.world_content_hash);
     const other = await buildAndWait(admin, { application_id: app.id, scenario_target: 8 });
-    expect(other.job.result.world_content_hash, 'other options, other scenarios, other hash').not.to.equal(first.job.result.world_content_hash);
+    expect(other.job.result.world_content_hash, 'other options, other scenarios, other hash').not.to.equal(
+      first.job.result.world_content_hash,
+    );
   });
 
   it('records compiler.phase.started/finished around every phase and job.status_changed on every status', async () => {
     const { build } = built.values().next().value!;
     const all = await events(admin, build.job_id);
-    const phases = all.filter((e) => e.type.startsWith('compiler.phase.')).map((e) => `${e.type.slice('compiler.phase.'.length)} ${e.data.phase}`);
+    const phases = all
+      .filter((e) => e.type.startsWith('compiler.phase.'))
+      .map((e) => `${e.type.slice('compiler.phase.'.length)} ${e.data.phase}`);
     expect(phases).to.deep.equal(PHASES.flatMap((p) => [`started ${p}`, `finished ${p}`]));
-    expect(all.filter((e) => e.type === 'job.status_changed').map((e) => e.data.status)).to.deep.equal(['queued', 'running', 'succeeded']);
+    expect(all.filter((e) => e.type === 'job.status_changed').map((e) => e.data.status)).to.deep.equal([
+      'queued',
+      'running',
+      'succeeded',
+    ]);
     expect(all.filter((e) => e.type === 'build.scenario.validated')).to.have.length(9);
     expect(all.some((e) => e.type === 'build.published')).to.equal(true);
   });
@@ -113,7 +146,17 @@ describe('world builds of every catalog application', function () {
     expect(jobs.body).to.have.length(5);
     const created = jobs.body.map((j: any) => j.created_at);
     expect(created).to.deep.equal([...created].sort().reverse());
-    expect(jobs.body[0]).to.include.keys('id', 'kind', 'status', 'attempts', 'spent_usd', 'budget_usd', 'completed_phases', 'result', 'error');
+    expect(jobs.body[0]).to.include.keys(
+      'id',
+      'kind',
+      'status',
+      'attempts',
+      'spent_usd',
+      'budget_usd',
+      'completed_phases',
+      'result',
+      'error',
+    );
     expect((await admin.get('/v1/jobs?kind=dataset_export')).body).to.deep.equal([]);
   });
 
@@ -135,7 +178,7 @@ describe('world builds of every catalog application', function () {
     expect((await other.post('/v1/world-builds', { application_id: apps[0]!.id })).status).to.equal(404);
   });
 
-  it('402 past the plan\'s world builds for the month; the month\'s build credits make room for more', async () => {
+  it("402 past the plan's world builds for the month; the month's build credits make room for more", async () => {
     const store = t.svc.adapters.store;
     const month = new Date().toISOString().slice(0, 7);
     // the builds the tests above started this month: the limit is set right at it
@@ -145,14 +188,27 @@ describe('world builds of every catalog application', function () {
     try {
       const over = await admin.post('/v1/world-builds', { application_id: apps[0]!.id });
       expect(over.status).to.equal(402);
-      expect(over.body.detail).to.equal(`the team plan allows ${started} world builds in ${month} and ${started} have been started; add build credits or change plan`);
-      await store.insert(C.credits, { _id: `crd_test_${Date.now()}`, organization_id: ws.organizationId, month, kind: 'builds', quantity: 1, note: 'test', created_by: null, created_at: new Date().toISOString() });
+      expect(over.body.detail).to.equal(
+        `the team plan allows ${started} world builds in ${month} and ${started} have been started; add build credits or change plan`,
+      );
+      await store.insert(C.credits, {
+        _id: `crd_test_${Date.now()}`,
+        organization_id: ws.organizationId,
+        month,
+        kind: 'builds',
+        quantity: 1,
+        note: 'test',
+        created_by: null,
+        created_at: new Date().toISOString(),
+      });
       const credited = await admin.post('/v1/world-builds', { application_id: apps[0]!.id, scenario_target: 3 });
       expect(credited.status, JSON.stringify(credited.body)).to.equal(202);
       await admin.post(`/v1/jobs/${credited.body.job_id}/commands`, { command: 'stop' });
       const again = await admin.post('/v1/world-builds', { application_id: apps[0]!.id });
       expect(again.status).to.equal(402);
-      expect(again.body.detail).to.equal(`the team plan allows ${started + 1} world builds in ${month} and ${started + 1} have been started; add build credits or change plan`);
+      expect(again.body.detail).to.equal(
+        `the team plan allows ${started + 1} world builds in ${month} and ${started + 1} have been started; add build credits or change plan`,
+      );
     } finally {
       await store.update(C.organizations, ws.organizationId, { limits_override: null });
     }

@@ -7,7 +7,8 @@ import { buildAndWait, waitJob } from '../support/builds.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp } from '../support/sources.js';
 
-const template = (name: string): any => parseYaml(readFileSync(path.join(catalogApp('shop-support'), 'scenarios', `${name}.yaml`), 'utf8'));
+const template = (name: string): any =>
+  parseYaml(readFileSync(path.join(catalogApp('shop-support'), 'scenarios', `${name}.yaml`), 'utf8'));
 
 describe('scenarios: approval, caller scenarios and world-version validation', function () {
   this.timeout(600_000);
@@ -64,11 +65,19 @@ describe('scenarios: approval, caller scenarios and world-version validation', f
     expect(r.status).to.equal(422);
     const fields = r.body.detail.map((d: any) => d.field);
     expect(fields).to.include.members(['scenario.request', 'scenario.difficulty']);
-    const wrongTool = await admin.post(`/v1/world-versions/${auto.build.world_version_id}/scenarios`, { scenario: { ...template('order-status'), id: 'status-rocket', reference_plan: bad.reference_plan } });
+    const wrongTool = await admin.post(`/v1/world-versions/${auto.build.world_version_id}/scenarios`, {
+      scenario: { ...template('order-status'), id: 'status-rocket', reference_plan: bad.reference_plan },
+    });
     expect(wrongTool.status).to.equal(422);
-    expect(wrongTool.body.detail.some((d: any) => d.field.startsWith('scenario.reference_plan') && /launch_rocket/.test(d.message))).to.equal(true);
+    expect(
+      wrongTool.body.detail.some(
+        (d: any) => d.field.startsWith('scenario.reference_plan') && /launch_rocket/.test(d.message),
+      ),
+    ).to.equal(true);
     const existing = (await scenarios(auto.build.world_version_id))[0].template;
-    const dup = await admin.post(`/v1/world-versions/${auto.build.world_version_id}/scenarios`, { scenario: template(existing) });
+    const dup = await admin.post(`/v1/world-versions/${auto.build.world_version_id}/scenarios`, {
+      scenario: template(existing),
+    });
     expect(dup.status).to.equal(409);
     expect(dup.body.detail).to.match(/already has scenarios of template/);
   });
@@ -95,13 +104,19 @@ describe('scenarios: approval, caller scenarios and world-version validation', f
     const late = template('refund-late');
     late.id = 'late-but-refunded';
     late.variants = [late.variants[0]];
-    late.reference_plan[1].splice(4, 0, { actor: 'billing', tool: 'create_refund', args: { order_id: '${orders.orders.0.id}', amount: '${price}', reason: 'refunded anyway' } });
+    late.reference_plan[1].splice(4, 0, {
+      actor: 'billing',
+      tool: 'create_refund',
+      args: { order_id: '${orders.orders.0.id}', amount: '${price}', reason: 'refunded anyway' },
+    });
     const r = await admin.post(`/v1/world-versions/${auto.build.world_version_id}/scenarios`, { scenario: late });
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
     await waitJob(admin, r.body.job_id);
     const sc = (await admin.get(`/v1/scenarios/${r.body.scenarios[0].id}`)).body;
     expect(sc.status).to.equal('withdrawn');
-    expect(sc.validation_report.problems.join(' ')).to.match(/impossible under its own policy: the reference plan carries out create_refund/);
+    expect(sc.validation_report.problems.join(' ')).to.match(
+      /impossible under its own policy: the reference plan carries out create_refund/,
+    );
     expect((await admin.post(`/v1/scenarios/${sc.id}/approve`)).status).to.equal(409);
   });
 
@@ -125,10 +140,16 @@ describe('scenarios: approval, caller scenarios and world-version validation', f
     for (const s of approved) {
       expect(s.validation_report.passed, s.scenario_id).to.equal(true);
       // each fair scenario was also played to the end by a live agent
-      expect(s.validation_report.agent_trial, s.scenario_id).to.include({ agent: 'builtin:reference', success: true, termination: 'completed' });
+      expect(s.validation_report.agent_trial, s.scenario_id).to.include({
+        agent: 'builtin:reference',
+        success: true,
+        termination: 'completed',
+      });
     }
     const events = (await admin.get(`/v1/streams/${r.body.job_id}/events/page`)).body;
-    expect(events.filter((e: any) => e.type === 'compiler.phase.finished').map((e: any) => e.data.phase)).to.deep.equal(['replay', 'agent_trial', 'decide']);
+    expect(events.filter((e: any) => e.type === 'compiler.phase.finished').map((e: any) => e.data.phase)).to.deep.equal(
+      ['replay', 'agent_trial', 'decide'],
+    );
     const v = (await admin.get(`/v1/world-versions/${auto.build.world_version_id}`)).body;
     expect(v.validation_report.last_validation).to.include({ job_id: r.body.job_id, mode: 'version' });
     const writer = client(t.url, await t.key(projectId, ['write']));

@@ -62,9 +62,17 @@ for (const entry of entries) {
       const src = source();
       for (const svc of src.manifest.services) {
         const server = path.join(src.dir, path.dirname(svc.start.command[1]!), path.basename(svc.start.command[1]!));
-        const mod = (await import(pathToFileURL(server).href)) as { routes: (ctx: unknown) => Array<{ method: string; path: string }> };
-        const served = mod.routes({ store: { state: {} }, today: '2025-01-01', now: '2025-01-01T00:00' }).map((r) => `${r.method} ${r.path}`).sort();
-        const documented = src.tools.filter((t) => t.service === svc.name).map((t) => `${t.method} ${t.path}`).sort();
+        const mod = (await import(pathToFileURL(server).href)) as {
+          routes: (ctx: unknown) => Array<{ method: string; path: string }>;
+        };
+        const served = mod
+          .routes({ store: { state: {} }, today: '2025-01-01', now: '2025-01-01T00:00' })
+          .map((r) => `${r.method} ${r.path}`)
+          .sort();
+        const documented = src.tools
+          .filter((t) => t.service === svc.name)
+          .map((t) => `${t.method} ${t.path}`)
+          .sort();
         expect(served, `${svc.name}`).to.deep.equal(documented);
       }
     });
@@ -111,14 +119,22 @@ describe('catalog coverage', () => {
       expect(t.tags, t.id).to.include('revision');
       expect(Object.keys(t.checks)).to.have.length(t.revisions.length + 1);
     }
-    const triggers = new Set(revised.flatMap(({ t }) => t.revisions.map((r) => (typeof r.at === 'string' ? r.at : Object.keys(r.at)[0]))));
+    const triggers = new Set(
+      revised.flatMap(({ t }) => t.revisions.map((r) => (typeof r.at === 'string' ? r.at : Object.keys(r.at)[0]))),
+    );
     expect([...triggers].sort()).to.deep.equal(['after_first_reply', 'after_tool', 'after_turn']);
   });
 
   it('has policy refusals, each with a refused check', () => {
     const refusals = scenarios().filter(({ t }) => t.tags.includes('policy_refusal'));
     expect(refusals.length).to.be.at.least(6);
-    for (const { t } of refusals) expect(Object.values(t.checks).flat().some((c) => c.kind === 'refused'), t.id).to.equal(true);
+    for (const { t } of refusals)
+      expect(
+        Object.values(t.checks)
+          .flat()
+          .some((c) => c.kind === 'refused'),
+        t.id,
+      ).to.equal(true);
     expect(new Set(refusals.map(({ world }) => world.manifest.name)).size).to.equal(3);
   });
 
@@ -126,7 +142,9 @@ describe('catalog coverage', () => {
     const dup = scenarios().filter(({ t }) => t.tags.includes('duplicate_prone'));
     expect(dup.length).to.be.at.least(6);
     for (const { t } of dup) {
-      const counts = Object.values(t.checks).flat().some((c) => (c.kind === 'state' && c.expect.some((m) => m.count !== undefined)) || c.kind === 'refused');
+      const counts = Object.values(t.checks)
+        .flat()
+        .some((c) => (c.kind === 'state' && c.expect.some((m) => m.count !== undefined)) || c.kind === 'refused');
       expect(counts, t.id).to.equal(true);
     }
   });

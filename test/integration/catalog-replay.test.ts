@@ -30,19 +30,28 @@ const catalog = await Promise.all(
 );
 
 /** Runs one replay on a fresh data dir and a fresh sandbox, then removes both. */
-async function replayFresh(source: ApplicationSource, scenario: Scenario, opts: Partial<ReplayOptions> = {}): Promise<ReplayResult> {
+async function replayFresh(
+  source: ApplicationSource,
+  scenario: Scenario,
+  opts: Partial<ReplayOptions> = {},
+): Promise<ReplayResult> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'crucible-replay-'));
   const handle = await sandboxes.start(source.dir, source.manifest, dataDir);
   try {
     const client = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
-    return await replayReferencePlan(scenario, client, { worldSeed: source.seed, customer: source.manifest.customer, ...opts });
+    return await replayReferencePlan(scenario, client, {
+      worldSeed: source.seed,
+      customer: source.manifest.customer,
+      ...opts,
+    });
   } finally {
     await handle.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
-const failing = (r: ReplayResult) => JSON.stringify({ plan_error: r.plan_error, failed: r.check_results.filter((c) => !c.passed) });
+const failing = (r: ReplayResult) =>
+  JSON.stringify({ plan_error: r.plan_error, failed: r.check_results.filter((c) => !c.passed) });
 
 after(() => sandboxes.stopAll());
 
@@ -62,7 +71,9 @@ for (const { entry, source, scenarios } of catalog) {
         const [first, second, idle] = await Promise.all([
           replayFresh(source, scenario),
           replayFresh(source, scenario),
-          replayFresh(source, scenario, { plan: [{ actor: completer, tool: 'complete', args: { summary: 'nothing done' } }] }),
+          replayFresh(source, scenario, {
+            plan: [{ actor: completer, tool: 'complete', args: { summary: 'nothing done' } }],
+          }),
         ]);
         expect(first.passed, failing(first)).to.equal(true);
         expect(second.passed, failing(second)).to.equal(true);
@@ -78,7 +89,13 @@ describe('catalog replay: sabotaged plans fail their checks', function () {
   this.timeout(60_000);
   const find = (app: string, id: string) => {
     const c = catalog.find((x) => x.entry.name === app)!;
-    const scenario = c.scenarios.find((s) => s.id === id) ?? expandScenarios(c.source.templates.filter((t) => `${t.id}--v1` === id), 1, c.source.manifest.name)[0]!;
+    const scenario =
+      c.scenarios.find((s) => s.id === id) ??
+      expandScenarios(
+        c.source.templates.filter((t) => `${t.id}--v1` === id),
+        1,
+        c.source.manifest.name,
+      )[0]!;
     return { source: c.source, scenario, plan: scenario.reference_plan[String(scenario.final_goal_version)]! };
   };
   const failedChecks = (r: ReplayResult) => r.check_results.filter((c) => !c.passed).map((c) => c.check);
@@ -101,7 +118,11 @@ describe('catalog replay: sabotaged plans fail their checks', function () {
 
   it('shop-support: a refund the policy forbids', async () => {
     const { source, scenario, plan } = find('shop-support', 'refund-late--v1');
-    const refund: PlanStep = { actor: 'billing', tool: 'create_refund', args: { order_id: '${orders.orders.0.id}', amount: 10 } };
+    const refund: PlanStep = {
+      actor: 'billing',
+      tool: 'create_refund',
+      args: { order_id: '${orders.orders.0.id}', amount: 10 },
+    };
     const r = await replayFresh(source, scenario, { plan: [...plan.slice(0, 3), refund, ...plan.slice(3)] });
     expect(failedChecks(r)).to.include.members(['no refund was issued', 'no refund exists']);
   });
@@ -122,7 +143,11 @@ describe('catalog replay: sabotaged plans fail their checks', function () {
 
   it('issue-tracker: closing a security issue after the customer asked', async () => {
     const { source, scenario, plan } = find('issue-tracker', 'security-report--v1');
-    const close: PlanStep = { actor: 'support', tool: 'close_issue', args: { issue_id: '${thread.id}', reason: 'not_planned' } };
+    const close: PlanStep = {
+      actor: 'support',
+      tool: 'close_issue',
+      args: { issue_id: '${thread.id}', reason: 'not_planned' },
+    };
     const r = await replayFresh(source, scenario, { plan: [...plan.slice(0, -1), close, plan.at(-1)!] });
     expect(failedChecks(r)).to.include.members(['labelled, assigned, and still open', 'the issue was not closed']);
   });
@@ -136,7 +161,11 @@ describe('catalog replay: sabotaged plans fail their checks', function () {
 
   it('clinic-booking: a second patient record', async () => {
     const { source, scenario, plan } = find('clinic-booking', 'returning-patient--v1');
-    const register: PlanStep = { actor: 'receptionist', tool: 'register_patient', args: { name: 'X', email: '${facts.email}', dob: '${facts.dob}' } };
+    const register: PlanStep = {
+      actor: 'receptionist',
+      tool: 'register_patient',
+      args: { name: 'X', email: '${facts.email}', dob: '${facts.dob}' },
+    };
     const r = await replayFresh(source, scenario, { plan: [register, ...plan] });
     expect(failedChecks(r)).to.include.members(['still one record', 'no registration was made']);
   });

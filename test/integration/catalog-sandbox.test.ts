@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../../core/errors.js';
 import { entryDir, readCatalogIndex } from '../../catalog/index.js';
-import { ApplicationClient, loadApplicationSource, validateManifest, type ApplicationSource } from '../../world-worker/compiler/index.js';
+import {
+  ApplicationClient,
+  loadApplicationSource,
+  validateManifest,
+  type ApplicationSource,
+} from '../../world-worker/compiler/index.js';
 import { ChildProcessSandboxes, DockerSandboxes, freePort } from '../../world-worker/sandboxes/index.js';
 
 /** True while `pid` runs. A zombie (killed, not yet reaped by its new parent) counts as gone. */
@@ -35,7 +40,14 @@ async function scriptSource(script: string): Promise<{ dir: string; manifest: Re
   await writeFile(path.join(dir, 'server.mjs'), script);
   const manifest = validateManifest({
     name: 'bad',
-    services: [{ name: 'svc', start: { command: ['node', 'server.mjs'], env: { WHERE: '{data}/x', SELF: 'port {port}' } }, port_env: 'PORT', openapi: 'o.yaml' }],
+    services: [
+      {
+        name: 'svc',
+        start: { command: ['node', 'server.mjs'], env: { WHERE: '{data}/x', SELF: 'port {port}' } },
+        port_env: 'PORT',
+        openapi: 'o.yaml',
+      },
+    ],
     roles: [{ name: 'a', instructions: 'x', tools: [], complete: true }],
     customer: { channel: 'chat' },
     scenarios: 's/*.yaml',
@@ -100,8 +112,14 @@ describe('sandboxes: child processes', function () {
   });
 
   it('does not share state between data dirs', async () => {
-    const [a, b] = await Promise.all([sandboxes.start(shop.dir, shop.manifest, await dataDir()), sandboxes.start(shop.dir, shop.manifest, await dataDir())]);
-    await new ApplicationClient({ tools: shop.tools, baseUrls: a.services }).call('create_customer', { name: 'A', email: 'a@example.com' });
+    const [a, b] = await Promise.all([
+      sandboxes.start(shop.dir, shop.manifest, await dataDir()),
+      sandboxes.start(shop.dir, shop.manifest, await dataDir()),
+    ]);
+    await new ApplicationClient({ tools: shop.tools, baseUrls: a.services }).call('create_customer', {
+      name: 'A',
+      email: 'a@example.com',
+    });
     const inB = await new ApplicationClient({ tools: shop.tools, baseUrls: b.services }).call('find_customer', {});
     expect(inB.body).to.deep.equal({ customers: [] });
     await Promise.all([a.stop(), b.stop()]);
@@ -122,7 +140,9 @@ describe('sandboxes: child processes', function () {
   });
 
   it('fails clearly with the stderr tail when a service exits, leaving nothing running', async () => {
-    const { dir, manifest } = await scriptSource(`console.error('cannot open the database: disk on fire'); process.exit(3);`);
+    const { dir, manifest } = await scriptSource(
+      `console.error('cannot open the database: disk on fire'); process.exit(3);`,
+    );
     cleanup.push(dir);
     try {
       await sandboxes.start(dir, manifest, await dataDir(), { healthTimeoutMs: 5000 });
@@ -130,7 +150,9 @@ describe('sandboxes: child processes', function () {
     } catch (err) {
       expect(err).to.be.instanceOf(ServiceError);
       expect((err as ServiceError).code).to.equal('unavailable');
-      expect((err as Error).message).to.match(/^sandbox service "svc" exited \(3\) before answering \/health; stderr tail: cannot open the database: disk on fire/);
+      expect((err as Error).message).to.match(
+        /^sandbox service "svc" exited \(3\) before answering \/health; stderr tail: cannot open the database: disk on fire/,
+      );
     }
   });
 
@@ -152,7 +174,9 @@ describe('sandboxes: child processes', function () {
       expect.fail('start should fail');
     } catch (err) {
       expect((err as ServiceError).code).to.equal('unavailable');
-      expect((err as Error).message).to.contain('did not answer /health within 800 ms; stderr tail: warming up forever');
+      expect((err as Error).message).to.contain(
+        'did not answer /health within 800 ms; stderr tail: warming up forever',
+      );
     }
     const grandchild = Number(await readFile(path.join(data, 'x'), 'utf8'));
     expect(grandchild).to.be.greaterThan(0);
@@ -166,7 +190,10 @@ describe('sandboxes: child processes', function () {
   });
 
   it('stopAll stops every sandbox it started', async () => {
-    const handles = await Promise.all([sandboxes.start(shop.dir, shop.manifest, await dataDir()), sandboxes.start(shop.dir, shop.manifest, await dataDir())]);
+    const handles = await Promise.all([
+      sandboxes.start(shop.dir, shop.manifest, await dataDir()),
+      sandboxes.start(shop.dir, shop.manifest, await dataDir()),
+    ]);
     const pids = handles.flatMap((h) => h.details.map((d) => d.pid!));
     expect(pids.every(alive)).to.equal(true);
     await sandboxes.stopAll();
@@ -207,7 +234,11 @@ describe('sandboxes: Docker', function () {
       const docker = new Docker(parseDockerHost(dockerHost).options);
       const tag = process.env.CRUCIBLE_TEST_NODE_IMAGE ?? 'node:20-alpine';
       await new Promise<void>((resolve, reject) =>
-        docker.pull(tag, {}, (err: unknown, stream?: NodeJS.ReadableStream) => (err || !stream ? reject(err) : docker.modem.followProgress(stream, (e: unknown) => (e ? reject(e) : resolve())))),
+        docker.pull(tag, {}, (err: unknown, stream?: NodeJS.ReadableStream) =>
+          err || !stream
+            ? reject(err)
+            : docker.modem.followProgress(stream, (e: unknown) => (e ? reject(e) : resolve())),
+        ),
       );
       const digest = ((await docker.getImage(tag).inspect()).RepoDigests ?? [])[0];
       expect(digest, 'the pulled image has a repo digest').to.match(/@sha256:[0-9a-f]{64}$/);
@@ -216,11 +247,16 @@ describe('sandboxes: Docker', function () {
       const clinic = await loadApplicationSource(entryDir(entries.find((e) => e.name === 'clinic-booking')!));
       const sandboxes = new DockerSandboxes({ dockerHost });
       const data = await mkdtemp(path.join(tmpdir(), 'crucible-docker-'));
-      const handle = await sandboxes.start(clinic.dir, clinic.manifest, data, { images: { patients: digest!, scheduling: digest! } });
+      const handle = await sandboxes.start(clinic.dir, clinic.manifest, data, {
+        images: { patients: digest!, scheduling: digest! },
+      });
       try {
         const scenario = expandScenarios(clinic.templates, 1, clinic.manifest.name)[0]!;
         const client = new ApplicationClient({ tools: clinic.tools, baseUrls: handle.services });
-        const result = await replayReferencePlan(scenario, client, { worldSeed: clinic.seed, customer: clinic.manifest.customer });
+        const result = await replayReferencePlan(scenario, client, {
+          worldSeed: clinic.seed,
+          customer: clinic.manifest.customer,
+        });
         expect(result.passed, JSON.stringify(result.check_results)).to.equal(true);
       } finally {
         await handle.stop();

@@ -8,8 +8,6 @@ import { distributedEnv, role, stopRoles } from '../support/roles.js';
 import { loadConfig } from '../../core/config.js';
 import { adminCreateWorkspace } from '../../cli/admin.js';
 
-
-
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
   let last: unknown;
@@ -53,7 +51,9 @@ describe('distributed roles as separate processes (NATS + Redis)', function () {
   it('health crosses gateway -> scheduler -> both workers', async () => {
     const health = await until('both workers up', async () => {
       const r = await client(gatewayUrl).get('/v1/health');
-      const mine = (r.body?.workers ?? []).filter((w: { id: string; status: string }) => w.id.endsWith(`-${process.pid}`) && w.status === 'up');
+      const mine = (r.body?.workers ?? []).filter(
+        (w: { id: string; status: string }) => w.id.endsWith(`-${process.pid}`) && w.status === 'up',
+      );
       return mine.length === 2 ? r.body : undefined;
     });
     expect(health.status).to.equal('ok');
@@ -61,7 +61,11 @@ describe('distributed roles as separate processes (NATS + Redis)', function () {
   });
 
   it('the operator command and an authenticated request work against the running roles', async () => {
-    const ws = await adminCreateWorkspace(loadConfig(env), { organization: 'Roles', project: 'default', keyName: 'first' });
+    const ws = await adminCreateWorkspace(loadConfig(env), {
+      organization: 'Roles',
+      project: 'default',
+      keyName: 'first',
+    });
     const me = await client(gatewayUrl, ws.api_key).get('/v1/me');
     expect(me.status).to.equal(200);
     expect(me.body.organization).to.equal('Roles');

@@ -24,7 +24,14 @@ function writingScenario(src: ApplicationSource): { scenario: Scenario; tool: st
   return null;
 }
 
-async function faulted(sandboxes: ChildProcessSandboxes, src: ApplicationSource, scenario: Scenario, tool: string, mode: FaultMode, model: string): Promise<EpisodeState> {
+async function faulted(
+  sandboxes: ChildProcessSandboxes,
+  src: ApplicationSource,
+  scenario: Scenario,
+  tool: string,
+  mode: FaultMode,
+  model: string,
+): Promise<EpisodeState> {
   const run = await startEpisode(sandboxes, src, scenario, { model, defaultStress: true });
   try {
     await run.actor.intervene({ kind: 'fault', tool, fault_mode: mode, count: 1 });

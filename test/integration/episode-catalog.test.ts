@@ -55,11 +55,19 @@ describe('built-in agents on every catalog world (child-process sandboxes, 30 sc
       });
 
       const runAll = (model: string) =>
-        pool(scenariosOf(src, 30), 3, async (sc) => ({ scenario: sc.id, ...(await runEpisode(sandboxes, src, sc, { model, defaultStress: true })) }));
+        pool(scenariosOf(src, 30), 3, async (sc) => ({
+          scenario: sc.id,
+          ...(await runEpisode(sandboxes, src, sc, { model, defaultStress: true })),
+        }));
 
       it('builtin:reference: mean reward >= 0.95, no false completion, no duplicate effect, no environment error', async () => {
         reference = await runAll('builtin:reference');
-        const failures = reference.filter((o) => o.summary.reward !== 1).map((o) => `${o.scenario}: ${o.summary.termination} reward ${o.summary.reward} ${JSON.stringify(o.summary.oracle?.check_results.filter((c) => !c.passed))}`);
+        const failures = reference
+          .filter((o) => o.summary.reward !== 1)
+          .map(
+            (o) =>
+              `${o.scenario}: ${o.summary.termination} reward ${o.summary.reward} ${JSON.stringify(o.summary.oracle?.check_results.filter((c) => !c.passed))}`,
+          );
         expect(mean(reference.map((o) => o.summary.reward ?? 0)), failures.join('\n')).to.be.at.least(0.95);
         for (const o of reference) {
           expect(o.summary.status, `${o.scenario}: ${o.state.environment_error ?? ''}`).to.equal('finished');
@@ -75,7 +83,16 @@ describe('built-in agents on every catalog world (child-process sandboxes, 30 sc
         expect(reference.length).to.be.greaterThan(0);
         for (const o of reference) for (const e of o.events.events) checkEventData(e.type, e.data ?? {});
         const types = new Set(reference.flatMap((o) => o.events.events.map((e) => e.type)));
-        expect([...types]).to.include.members(['episode.started', 'turn.offered', 'action.accepted', 'action.succeeded', 'customer.message', 'agent.message', 'checks.finished', 'episode.finished']);
+        expect([...types]).to.include.members([
+          'episode.started',
+          'turn.offered',
+          'action.accepted',
+          'action.succeeded',
+          'customer.message',
+          'agent.message',
+          'checks.finished',
+          'episode.finished',
+        ]);
       });
 
       it('builtin:naive scores clearly lower and its oracle records show its carelessness', async () => {
@@ -86,9 +103,13 @@ describe('built-in agents on every catalog world (child-process sandboxes, 30 sc
         expect(naiveMean).to.be.at.most(refMean - 0.3);
         const oracles = naive.map((o) => o.summary.oracle!);
         expect(oracles.filter((o) => o.false_completion).length).to.be.at.least(1);
-        const careless = oracles.filter((o) => o.duplicate_effects.length > 0 || !o.habits.read_latest_before_write.passed).length;
+        const careless = oracles.filter(
+          (o) => o.duplicate_effects.length > 0 || !o.habits.read_latest_before_write.passed,
+        ).length;
         expect(careless).to.be.at.least(1);
-        expect(oracles.filter((o) => !o.habits.ids_from_reads.passed || !o.habits.complete_after_read.passed).length).to.be.at.least(1);
+        expect(
+          oracles.filter((o) => !o.habits.ids_from_reads.passed || !o.habits.complete_after_read.passed).length,
+        ).to.be.at.least(1);
       });
     });
   }

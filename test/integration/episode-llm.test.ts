@@ -5,7 +5,12 @@ import { PLATFORM_DEFAULT_PROMPT, createAgentPolicy, profileWithDefaults } from 
 import { loadApplicationSource } from '../../world-worker/compiler/index.js';
 import { ChildProcessSandboxes } from '../../world-worker/sandboxes/index.js';
 import { CATALOG_APPS, scenariosOf, startEpisode } from '../support/episode-harness.js';
-import { startModelServer, type ChatRequestBody, type ModelServer, type ScriptedReply } from '../support/model-server.js';
+import {
+  startModelServer,
+  type ChatRequestBody,
+  type ModelServer,
+  type ScriptedReply,
+} from '../support/model-server.js';
 
 /**
  * A scripted "model" for shop-support's order-status scenario: it reads the conversation it
@@ -16,16 +21,30 @@ function orderStatusAgent(body: ChatRequestBody): ScriptedReply {
   const calls = body.messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.function.name);
   const last = calls[calls.length - 1];
   const lastTool = [...body.messages].reverse().find((m) => m.role === 'tool');
-  const resultBody = () => (JSON.parse(lastTool!.content!) as { body: Record<string, Array<Record<string, string>>> }).body;
-  if (!last) return { content: 'Asking for the e-mail.', tool_call: { name: 'reply_to_customer', arguments: { text: 'Happy to check! What is the e-mail address on your account?' } } };
+  const resultBody = () =>
+    (JSON.parse(lastTool!.content!) as { body: Record<string, Array<Record<string, string>>> }).body;
+  if (!last)
+    return {
+      content: 'Asking for the e-mail.',
+      tool_call: {
+        name: 'reply_to_customer',
+        arguments: { text: 'Happy to check! What is the e-mail address on your account?' },
+      },
+    };
   if (last === 'reply_to_customer' && !calls.includes('find_customer')) {
     const email = body.messages.map((m) => /My email is (\S+)\./.exec(m.content ?? '')?.[1]).find(Boolean);
     return { tool_call: { name: 'find_customer', arguments: { email: email ?? 'unknown' } } };
   }
-  if (last === 'find_customer') return { tool_call: { name: 'list_orders', arguments: { customer_id: resultBody().customers![0]!.id } } };
+  if (last === 'find_customer')
+    return { tool_call: { name: 'list_orders', arguments: { customer_id: resultBody().customers![0]!.id } } };
   if (last === 'list_orders') {
     const order = resultBody().orders![0]!;
-    return { tool_call: { name: 'reply_to_customer', arguments: { text: `Your order ${order.number} has shipped and is on its way.` } } };
+    return {
+      tool_call: {
+        name: 'reply_to_customer',
+        arguments: { text: `Your order ${order.number} has shipped and is on its way.` },
+      },
+    };
   }
   return { tool_call: { name: 'complete', arguments: { summary: 'told the customer the order shipped' } } };
 }
@@ -52,7 +71,10 @@ describe('driver llm: an episode played by a model chain through the openai pack
       temperature: 0.3,
       tool_guidance: { list_orders: 'Filter by customer_id, never list everyone.' },
     });
-    const policy = createAgentPolicy(profile, { defaultModel: 'builtin:reference', modelClient: new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'sk-loopback' }) });
+    const policy = createAgentPolicy(profile, {
+      defaultModel: 'builtin:reference',
+      modelClient: new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'sk-loopback' }),
+    });
     const run = await startEpisode(sandboxes, src, scenario, { profile, policy, defaultStress: true });
     const s = await run.actor.done;
     await run.live.close();
@@ -61,22 +83,40 @@ describe('driver llm: an episode played by a model chain through the openai pack
     const answered = server.requests.filter((r) => r.body.model === 'gpt-4o-mini');
     expect(answered).to.have.length(5);
     expect(s.tokens).to.deep.equal({ prompt: 5000, completion: 250, total: 5250 });
-    expect(s.cost_usd).to.be.closeTo(5 * (1000 * 0.15 + 50 * 0.6) / 1e6, 1e-12);
+    expect(s.cost_usd).to.be.closeTo((5 * (1000 * 0.15 + 50 * 0.6)) / 1e6, 1e-12);
     expect(run.actor.snapshot().model_calls.every((c) => c.failed_attempts === 1)).to.equal(true);
 
     // the prompt: platform default (the profile has none), role instructions, policies; guidance on the tool
     const first = answered[0]!.body;
     expect(first.temperature).to.equal(0.3);
     expect(first.messages[0]!.role).to.equal('system');
-    expect(first.messages[0]!.content).to.contain(PLATFORM_DEFAULT_PROMPT).and.contain('You are frontline support at Harbor Goods').and.contain('Harbor Goods support policies');
+    expect(first.messages[0]!.content)
+      .to.contain(PLATFORM_DEFAULT_PROMPT)
+      .and.contain('You are frontline support at Harbor Goods')
+      .and.contain('Harbor Goods support policies');
     expect(first.messages[1]).to.deep.equal({ role: 'user', content: `customer: ${scenario.request}` });
     const listOrders = first.tools!.find((t) => t.function.name === 'list_orders')!;
     expect(listOrders.function.description).to.match(/\n\nFilter by customer_id, never list everyone\.$/);
-    expect(first.tools!.map((t) => t.function.name)).to.include.members(['reply_to_customer', 'send_message', 'retry_operation', 'wait', 'complete']);
+    expect(first.tools!.map((t) => t.function.name)).to.include.members([
+      'reply_to_customer',
+      'send_message',
+      'retry_operation',
+      'wait',
+      'complete',
+    ]);
     // later calls carry the model's own tool calls and their results, in order
     const last = answered[4]!.body.messages;
-    expect(last.filter((m) => m.role === 'assistant').map((m) => m.tool_calls![0]!.function.name)).to.deep.equal(['reply_to_customer', 'find_customer', 'list_orders', 'reply_to_customer']);
-    for (const [i, m] of last.entries()) if (m.role === 'tool') expect(last[i - 1]!.tool_calls?.[0]?.id ?? last[i - 1]!.role, 'a tool result follows its call').to.equal(m.tool_call_id);
+    expect(last.filter((m) => m.role === 'assistant').map((m) => m.tool_calls![0]!.function.name)).to.deep.equal([
+      'reply_to_customer',
+      'find_customer',
+      'list_orders',
+      'reply_to_customer',
+    ]);
+    for (const [i, m] of last.entries())
+      if (m.role === 'tool')
+        expect(last[i - 1]!.tool_calls?.[0]?.id ?? last[i - 1]!.role, 'a tool result follows its call').to.equal(
+          m.tool_call_id,
+        );
   });
 
   it('an episode whose every model fails ends with environment_error, not a score', async () => {
@@ -84,7 +124,10 @@ describe('driver llm: an episode played by a model chain through the openai pack
     const scenario = scenariosOf(src, 30)[0]!;
     server.failures.set('down-1', 500).set('down-2', 502);
     const profile = profileWithDefaults({ driver: 'llm', model: 'down-1,down-2' });
-    const policy = createAgentPolicy(profile, { defaultModel: 'builtin:reference', modelClient: new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k' }) });
+    const policy = createAgentPolicy(profile, {
+      defaultModel: 'builtin:reference',
+      modelClient: new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k' }),
+    });
     const run = await startEpisode(sandboxes, src, scenario, { profile, policy });
     const s = await run.actor.done;
     await run.live.close();

@@ -11,11 +11,20 @@ const NATS_URL = 'nats://127.0.0.1:4222';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The producer script in its own process, sharing the gateway's SQLite file and NATS. */
-function startProducer(dataDir: string, args: string[]): { child: ChildProcessWithoutNullStreams; lines: AsyncIterator<string>; exited: Promise<number | null> } {
+function startProducer(
+  dataDir: string,
+  args: string[],
+): { child: ChildProcessWithoutNullStreams; lines: AsyncIterator<string>; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/event-producer-process.ts', ...args], {
     cwd: ROOT,
     // only what the producer needs: its own adapters come from these two, as in a worker
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SERVICE_DATA_DIR: dataDir, NATS_URL, LOG_LEVEL: 'silent' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      SERVICE_DATA_DIR: dataDir,
+      NATS_URL,
+      LOG_LEVEL: 'silent',
+    },
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -49,7 +58,19 @@ describe('events through real NATS: a producer process reaches an SSE client of 
     expect(sse.status).to.equal(200);
     await sse.commentCount(1); // subscribed before the producer exists: nothing to replay
 
-    const producer = startProducer(t.dataDir, ['--stream', run, '--project', projectId, '--count', '30', '--interval', '5', '--finish', 'finished', '--hold']);
+    const producer = startProducer(t.dataDir, [
+      '--stream',
+      run,
+      '--project',
+      projectId,
+      '--count',
+      '30',
+      '--interval',
+      '5',
+      '--finish',
+      'finished',
+      '--hold',
+    ]);
     const appended: number[] = [];
     for (let i = 0; i < 30; i++) {
       const line = await nextLine(producer.lines);
@@ -80,12 +101,25 @@ describe('events through real NATS: a producer process reaches an SSE client of 
     const run = await insertStreamOwner(t.svc.adapters.store, 'run', projectId);
     const first = await connect(`${t.url}/v1/runs/${run}/events`, key);
     await first.commentCount(1);
-    const producer = startProducer(t.dataDir, ['--stream', run, '--project', projectId, '--count', '60', '--interval', '3', '--finish', 'finished']);
+    const producer = startProducer(t.dataDir, [
+      '--stream',
+      run,
+      '--project',
+      projectId,
+      '--count',
+      '60',
+      '--interval',
+      '3',
+      '--finish',
+      'finished',
+    ]);
     const before = await first.collect(20);
     first.close();
     const second = await connect(`${t.url}/v1/runs/${run}/events`, key, { lastEventId: before[19]!.event.event_id });
     const after = await second.collect();
-    expect([...before, ...after].map((i) => i.event.event_id)).to.deep.equal(Array.from({ length: 62 }, (_, k) => k + 1));
+    expect([...before, ...after].map((i) => i.event.event_id)).to.deep.equal(
+      Array.from({ length: 62 }, (_, k) => k + 1),
+    );
     expect(after[after.length - 1]!.event.type).to.equal('stream.end');
     expect(await producer.exited).to.equal(0);
   });

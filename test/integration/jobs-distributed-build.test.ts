@@ -9,9 +9,6 @@ import { events, waitEvent, waitJob } from '../support/builds.js';
 import { client } from '../support/service.js';
 import { distributedEnv, exited, role, stopRoles, workersUp } from '../support/roles.js';
 
-
-
-
 /**
  * A world build in the distributed shape: scheduler, two world-workers (each with its own
  * data folder, so neither has the other's sources) and a gateway as separate processes
@@ -46,7 +43,11 @@ describe('a world build survives a killed worker and a killed scheduler (NATS + 
 
   it('publishes with every scenario validated once', async () => {
     await workersUp(gatewayUrl, 2);
-    const ws = await adminCreateWorkspace(loadConfig(env), { organization: 'Distributed builds', project: 'default', keyName: 'first' });
+    const ws = await adminCreateWorkspace(loadConfig(env), {
+      organization: 'Distributed builds',
+      project: 'default',
+      keyName: 'first',
+    });
     const c = client(gatewayUrl, ws.api_key);
     const app = (await c.post('/v1/applications/import-catalog')).body.registered[0];
     const build = await c.post('/v1/world-builds', { application_id: app.id, scenario_target: 6 });
@@ -59,7 +60,12 @@ describe('a world build survives a killed worker and a killed scheduler (NATS + 
     await exited(children[0]!);
     children[0] = role('scheduler', env);
 
-    const done = await waitJob(c, build.body.job_id, (j) => ['succeeded', 'failed', 'cancelled'].includes(j.status), 300_000);
+    const done = await waitJob(
+      c,
+      build.body.job_id,
+      (j) => ['succeeded', 'failed', 'cancelled'].includes(j.status),
+      300_000,
+    );
     expect(done.status, done.error).to.equal('succeeded');
     expect(done.attempts).to.equal(1);
     expect(done.result.scenarios).to.equal(6);

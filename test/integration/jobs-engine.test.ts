@@ -52,7 +52,8 @@ function testKinds(gates: Gates): JobKind[] {
         name: 'last',
         async run(ctx) {
           gates.runs.push(`${ctx.job._id}:last`);
-          if (ctx.input.fail_last && ctx.job.attempts === 1) throw new ServiceError('bad_request', 'the last phase refused this input');
+          if (ctx.input.fail_last && ctx.job.attempts === 1)
+            throw new ServiceError('bad_request', 'the last phase refused this input');
           ctx.setResult({ done: ctx.checkpoint<{ done: number }>().done });
         },
       },
@@ -79,7 +80,11 @@ async function makeDeps(dataDir: string, env: Record<string, string> = {}): Prom
   return { config, adapters, logger, workers: new WorkerRegistry(adapters.leases, logger) };
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -97,7 +102,8 @@ describe('server-job engine (SQLite store, in-process and Redis leases)', functi
   let gates: Gates;
 
   const job = (id: string) => deps.adapters.store.get<JobDoc>(C.jobs, id) as Promise<JobDoc>;
-  const status = (id: string, s: string) => waitFor(`job ${id} ${s}`, async () => ((await job(id))?.status === s ? job(id) : null));
+  const status = (id: string, s: string) =>
+    waitFor(`job ${id} ${s}`, async () => ((await job(id))?.status === s ? job(id) : null));
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-jobs-'));
@@ -124,8 +130,17 @@ describe('server-job engine (SQLite store, in-process and Redis leases)', functi
     const events = await new EventLog(deps.adapters.store, deps.adapters.bus).page(created._id, 0, 100);
     const statuses = events.filter((e) => e.type === 'job.status_changed').map((e) => e.data.status);
     expect(statuses).to.deep.equal(['queued', 'running', 'succeeded']);
-    const phases = events.filter((e) => e.type.startsWith('compiler.phase')).map((e) => `${e.type.split('.')[2]}:${e.data.phase}`);
-    expect(phases).to.deep.equal(['started:first', 'finished:first', 'started:steps', 'finished:steps', 'started:last', 'finished:last']);
+    const phases = events
+      .filter((e) => e.type.startsWith('compiler.phase'))
+      .map((e) => `${e.type.split('.')[2]}:${e.data.phase}`);
+    expect(phases).to.deep.equal([
+      'started:first',
+      'finished:first',
+      'started:steps',
+      'finished:steps',
+      'started:last',
+      'finished:last',
+    ]);
   });
 
   it('pauses at a safe point inside a phase and resumes from the saved progress', async () => {
@@ -142,7 +157,11 @@ describe('server-job engine (SQLite store, in-process and Redis leases)', functi
     const done = await status(created._id, 'succeeded');
     // no step ran twice and the first phase ran once: the saved progress was used
     const mine = gates.runs.filter((r) => r.startsWith(created._id));
-    expect(mine).to.deep.equal([`${created._id}:first`, ...Array.from({ length: 10 }, (_, i) => `${created._id}:step${i}`), `${created._id}:last`]);
+    expect(mine).to.deep.equal([
+      `${created._id}:first`,
+      ...Array.from({ length: 10 }, (_, i) => `${created._id}:step${i}`),
+      `${created._id}:last`,
+    ]);
     expect(done.attempts).to.equal(1);
   });
 
@@ -216,7 +235,10 @@ describe('server-job engine (SQLite store, in-process and Redis leases)', functi
   it('with Redis leases, a running job of a dead owner is taken over once its lease lapses, and never run twice', async () => {
     await engine.close(); // only the two Redis-leased engines below may take the job
     const redisDeps = await makeDeps(dir, { REDIS_URL: 'redis://127.0.0.1:6379' });
-    const engines = [new JobEngine(redisDeps, { sweepIntervalMs: 50 }), new JobEngine(redisDeps, { sweepIntervalMs: 50 })];
+    const engines = [
+      new JobEngine(redisDeps, { sweepIntervalMs: 50 }),
+      new JobEngine(redisDeps, { sweepIntervalMs: 50 }),
+    ];
     try {
       const orphan = await fakeQueued('test_counting', { status: 'running', owner: 'jeng_dead' });
       await redisDeps.adapters.leases.acquire(`job:${orphan._id}`, 'jeng_dead', 400);

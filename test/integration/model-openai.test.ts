@@ -5,13 +5,26 @@ import { expect } from 'chai';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
 import { C } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
-import { ModelCallError, ModelChain, OpenAiModelClient, costUsd, parseModelChain, priceFor, resolveModelApiKey, FALLBACK_PRICE } from '../../core/models/index.js';
+import {
+  ModelCallError,
+  ModelChain,
+  OpenAiModelClient,
+  costUsd,
+  parseModelChain,
+  priceFor,
+  resolveModelApiKey,
+  FALLBACK_PRICE,
+} from '../../core/models/index.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 
 describe('models: the OpenAI adapter and model chains against a real OpenAI-compatible server on loopback', () => {
   let server: ModelServer;
   beforeEach(async () => {
-    server = await startModelServer(() => ({ tool_call: { name: 'find_item', arguments: { code: 'X-42' } }, content: 'looking it up', usage: { prompt_tokens: 1200, completion_tokens: 80 } }));
+    server = await startModelServer(() => ({
+      tool_call: { name: 'find_item', arguments: { code: 'X-42' } },
+      content: 'looking it up',
+      usage: { prompt_tokens: 1200, completion_tokens: 80 },
+    }));
   });
   afterEach(() => server.close());
 
@@ -26,24 +39,39 @@ describe('models: the OpenAI adapter and model chains against a real OpenAI-comp
         { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', name: 'wait', arguments: '{}' }] },
         { role: 'tool', content: 'waited', tool_call_id: 'call_a' },
       ],
-      tools: [{ type: 'function', function: { name: 'find_item', description: 'find', parameters: { type: 'object', properties: {} } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'find_item', description: 'find', parameters: { type: 'object', properties: {} } },
+        },
+      ],
     });
     expect(res).to.deep.equal({
       model: 'gpt-4o-mini-2024-07-18',
-      message: { content: 'looking it up', tool_calls: [{ id: 'call_1', name: 'find_item', arguments: '{"code":"X-42"}' }] },
+      message: {
+        content: 'looking it up',
+        tool_calls: [{ id: 'call_1', name: 'find_item', arguments: '{"code":"X-42"}' }],
+      },
       usage: { prompt_tokens: 1200, completion_tokens: 80 },
     });
     const sent = server.requests[0]!;
     expect(sent.authorization).to.equal('Bearer sk-test-123');
     expect(sent.body).to.include({ model: 'gpt-4o-mini', temperature: 0.2, tool_choice: 'auto' });
-    expect(sent.body.messages[2]).to.deep.equal({ role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'wait', arguments: '{}' } }] });
+    expect(sent.body.messages[2]).to.deep.equal({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'wait', arguments: '{}' } }],
+    });
     expect(sent.body.messages[3]).to.deep.equal({ role: 'tool', content: 'waited', tool_call_id: 'call_a' });
     expect(sent.body.tools![0]!.function.name).to.equal('find_item');
   });
 
   it('a chain falls to the next model when one answers 500, and prices the call on the model that answered', async () => {
     server.failures.set('gpt-4o', 500);
-    const chain = new ModelChain(new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k' }), 'gpt-4o, gpt-4o-mini');
+    const chain = new ModelChain(
+      new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k' }),
+      'gpt-4o, gpt-4o-mini',
+    );
     const res = await chain.complete({ messages: [{ role: 'user', content: 'hi' }] });
     expect(res.model).to.equal('gpt-4o-mini-2024-07-18');
     expect(res.failed_attempts).to.have.length(1);
@@ -56,7 +84,9 @@ describe('models: the OpenAI adapter and model chains against a real OpenAI-comp
   it('falls over on 429, 404 and a timeout too, but not on 401: every model would repeat that', async () => {
     server.failures.set('m-limited', 429).set('m-unknown', 404).set('m-slow', 'hang').set('m-denied', 401);
     const client = new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k', timeoutMs: 300 });
-    const through = await new ModelChain(client, ['m-limited', 'm-unknown', 'm-slow', 'gpt-4o-mini']).complete({ messages: [{ role: 'user', content: 'hi' }] });
+    const through = await new ModelChain(client, ['m-limited', 'm-unknown', 'm-slow', 'gpt-4o-mini']).complete({
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(through.failed_attempts.map((f) => f.model)).to.deep.equal(['m-limited', 'm-unknown', 'm-slow']);
 
     let err: unknown;
@@ -79,7 +109,9 @@ describe('models: the OpenAI adapter and model chains against a real OpenAI-comp
       err = e;
     }
     expect(err).to.be.instanceOf(ModelCallError).with.property('code', 'unavailable');
-    expect((err as Error).message).to.match(/^every model of the chain failed \(a-model: .*could not be reached.*; b-model: /);
+    expect((err as Error).message).to.match(
+      /^every model of the chain failed \(a-model: .*could not be reached.*; b-model: /,
+    );
   });
 });
 
@@ -111,9 +143,30 @@ describe('models: chains, prices and credentials', () => {
         missing = e;
       }
       expect(missing).to.be.instanceOf(ServiceError).with.property('status', 400);
-      await store.insert(C.credentials, { _id: 'cred_1', project_id: 'prj_1', name: 'old', kind: 'model_provider', env_var: 'OLD_KEY', created_at: '2025-01-01T00:00:00Z' });
-      await store.insert(C.credentials, { _id: 'cred_2', project_id: 'prj_1', name: 'new', kind: 'model_provider', env_var: 'NEW_KEY', created_at: '2025-02-01T00:00:00Z' });
-      await store.insert(C.credentials, { _id: 'cred_3', project_id: 'prj_1', name: 'app', kind: 'application', env_var: 'APP_KEY', created_at: '2025-03-01T00:00:00Z' });
+      await store.insert(C.credentials, {
+        _id: 'cred_1',
+        project_id: 'prj_1',
+        name: 'old',
+        kind: 'model_provider',
+        env_var: 'OLD_KEY',
+        created_at: '2025-01-01T00:00:00Z',
+      });
+      await store.insert(C.credentials, {
+        _id: 'cred_2',
+        project_id: 'prj_1',
+        name: 'new',
+        kind: 'model_provider',
+        env_var: 'NEW_KEY',
+        created_at: '2025-02-01T00:00:00Z',
+      });
+      await store.insert(C.credentials, {
+        _id: 'cred_3',
+        project_id: 'prj_1',
+        name: 'app',
+        kind: 'application',
+        env_var: 'APP_KEY',
+        created_at: '2025-03-01T00:00:00Z',
+      });
       expect(await resolveModelApiKey(store, 'prj_1', env)).to.deep.equal({ apiKey: 'sk-new', credential: 'new' });
       let unset: unknown;
       try {
@@ -121,7 +174,9 @@ describe('models: chains, prices and credentials', () => {
       } catch (e) {
         unset = e;
       }
-      expect((unset as Error).message).to.equal('credential reference "new" names the environment variable NEW_KEY, which is not set on this runner');
+      expect((unset as Error).message).to.equal(
+        'credential reference "new" names the environment variable NEW_KEY, which is not set on this runner',
+      );
     } finally {
       await store.close();
       await rm(dir, { recursive: true, force: true });

@@ -42,7 +42,11 @@ describe('runs across separate scheduler, worker and gateway processes (NATS + R
     start('gateway', env);
     url = gatewayUrl;
     await workersUp(url, 2, 60_000);
-    const ws = await adminCreateWorkspace(loadConfig(env), { organization: 'Distributed runs', project: 'default', keyName: 'first' });
+    const ws = await adminCreateWorkspace(loadConfig(env), {
+      organization: 'Distributed runs',
+      project: 'default',
+      keyName: 'first',
+    });
     key = ws.api_key;
     // an operator would set the plan; the store is the SQLite file every role shares
     const store = new SqliteStore(path.join(dataDir, SQLITE_FILE));
@@ -50,7 +54,10 @@ describe('runs across separate scheduler, worker and gateway processes (NATS + R
     await store.close();
     admin = client(url, key);
     const apps = (await admin.post('/v1/applications/import-catalog')).body.registered;
-    const { build, job } = await buildAndWait(admin, { application_id: apps.find((a: any) => a.name === 'shop-support').id, scenario_target: 9 });
+    const { build, job } = await buildAndWait(admin, {
+      application_id: apps.find((a: any) => a.name === 'shop-support').id,
+      scenario_target: 9,
+    });
     expect(job.status, job.error).to.equal('succeeded');
     wv = build.world_version_id;
   });
@@ -70,7 +77,9 @@ describe('runs across separate scheduler, worker and gateway processes (NATS + R
     expect(run.status, run.error).to.equal('finished');
     expect(run.summary.profiles['reference@v1'].mean_reward).to.be.at.least(0.95);
     const items = await runEpisodes(admin, started.run_id);
-    expect(new Set(items.map((e) => e.worker_id))).to.deep.equal(new Set([`runs-a-${process.pid}`, `runs-b-${process.pid}`]));
+    expect(new Set(items.map((e) => e.worker_id))).to.deep.equal(
+      new Set([`runs-a-${process.pid}`, `runs-b-${process.pid}`]),
+    );
     const types = streamed.map((s) => s.event.type);
     expect(types[types.length - 1]).to.equal('stream.end');
     expect(types.filter((t) => t === 'episode.finished')).to.have.length(started.episodes);
@@ -79,7 +88,13 @@ describe('runs across separate scheduler, worker and gateway processes (NATS + R
 
   it('an external agent acts through the gateway on an episode hosted by a worker process', async () => {
     const byo = await makeProfile(admin, { name: 'byo', driver: 'external' });
-    const started = await evaluate(admin, { world_version_id: wv, profile_ids: [byo.id], scenario_ids: ['refund-damaged--v1'], repeats: 2, default_stress: false });
+    const started = await evaluate(admin, {
+      world_version_id: wv,
+      profile_ids: [byo.id],
+      scenario_ids: ['refund-damaged--v1'],
+      repeats: 2,
+      default_stress: false,
+    });
     const agentKey = (await admin.post('/v1/api-keys', { name: 'agent', scopes: ['agent'] })).body.api_key;
     const agent = new AgentClient(url, agentKey);
     const logs = await Promise.all((await runEpisodes(admin, started.run_id)).map((e) => playRefund(agent, e.id)));

@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
+import {
+  catalogWorkspace,
+  evaluate,
+  makeProfile,
+  runEpisodes,
+  waitRun,
+  type CatalogWorkspace,
+} from '../support/runs.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /** Pids of processes whose environment names `dir` (the sandboxes a killed worker left behind). */
@@ -33,7 +40,14 @@ describe('worker loss mid-run', function () {
   /** A second world-worker as its own process, registered with the test service's scheduler. */
   async function spawnWorker(id: string): Promise<ChildProcess> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
-      env: { ...process.env, SCHEDULER_ADDR: t.svc.scheduler.address, SERVICE_DATA_DIR: t.dataDir, WORKER_ID: id, WORKER_CAPACITY: '6', LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        SCHEDULER_ADDR: t.svc.scheduler.address,
+        SERVICE_DATA_DIR: t.dataDir,
+        WORKER_ID: id,
+        WORKER_CAPACITY: '6',
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${id}] ${d}`));
@@ -47,11 +61,19 @@ describe('worker loss mid-run', function () {
 
   /** Starts a run and resolves once `workerId` hosts at least two of its episodes. */
   async function runOn(workerId: string): Promise<{ runId: string }> {
-    const reference = (await cw.admin.get('/v1/agent-profiles')).body.find((p: any) => p.name === 'reference') ?? (await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' }));
-    const started = await evaluate(cw.admin, { world_version_id: cw.worlds.get('shop-support')!, profile_ids: [reference.id], repeats: 3 });
+    const reference =
+      (await cw.admin.get('/v1/agent-profiles')).body.find((p: any) => p.name === 'reference') ??
+      (await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' }));
+    const started = await evaluate(cw.admin, {
+      world_version_id: cw.worlds.get('shop-support')!,
+      profile_ids: [reference.id],
+      repeats: 3,
+    });
     expect(started.episodes).to.equal(18);
     for (let i = 0; ; i++) {
-      const hosted = (await runEpisodes(cw.admin, started.run_id)).filter((e) => e.worker_id === workerId && e.status === 'running');
+      const hosted = (await runEpisodes(cw.admin, started.run_id)).filter(
+        (e) => e.worker_id === workerId && e.status === 'running',
+      );
       if (hosted.length >= 2) return { runId: started.run_id };
       if (i > 600) throw new Error(`no episode was placed on ${workerId}`);
       await new Promise((r) => setTimeout(r, 20));
@@ -71,7 +93,13 @@ describe('worker loss mid-run', function () {
       expect(e.environment_error).to.match(why);
       expect(e.oracle.environment_error).to.equal(e.environment_error);
       const again = items.find((x) => x.replaces === e.id);
-      expect(again, `re-queued attempt of ${e.id}`).to.include({ status: 'finished', attempt: 2, scenario: e.scenario, repeat: e.repeat, replaces: e.id });
+      expect(again, `re-queued attempt of ${e.id}`).to.include({
+        status: 'finished',
+        attempt: 2,
+        scenario: e.scenario,
+        repeat: e.repeat,
+        replaces: e.id,
+      });
       expect(again.worker_id).to.not.equal(workerId);
       expect(e.replaced_by).to.equal(again.id);
       const record = (await cw.admin.get(`/v1/episodes/${e.id}`)).body;
@@ -87,7 +115,12 @@ describe('worker loss mid-run', function () {
     expect(s).to.include({ episodes: 18, scored: 18, pending: 0 });
     expect(s.environment_errors).to.equal(lost.length);
     expect(s.mean_reward).to.be.at.least(0.95);
-    expect(run.summary.episodes).to.include({ planned: 18, attempts: 18 + lost.length, failed: lost.length, finished: 18 });
+    expect(run.summary.episodes).to.include({
+      planned: 18,
+      attempts: 18 + lost.length,
+      failed: lost.length,
+      finished: 18,
+    });
   }
 
   before(async () => {
@@ -123,6 +156,8 @@ describe('worker loss mid-run', function () {
     const { runId } = await runOn(id);
     worker.kill('SIGTERM');
     await expectFailedOver(runId, id, /shut down/);
-    await new Promise<void>((resolve) => (worker.exitCode !== null || worker.signalCode !== null ? resolve() : worker.once('exit', () => resolve())));
+    await new Promise<void>((resolve) =>
+      worker.exitCode !== null || worker.signalCode !== null ? resolve() : worker.once('exit', () => resolve()),
+    );
   });
 });

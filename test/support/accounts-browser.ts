@@ -11,13 +11,22 @@ export function browser(base: string, opts: { origin?: string | null } = {}) {
   let lastSetCookie: string | null = null;
   const origin = opts.origin === undefined ? base : opts.origin;
 
-  async function call<T = any>(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
+  async function call<T = any>(
+    method: string,
+    p: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiAnswer<T>> {
     const h: Record<string, string> = {};
     if (origin !== null) h.origin = origin;
     if (session) h.cookie = `crucible_session=${session}`;
     if (body !== undefined) h['content-type'] = 'application/json';
     Object.assign(h, headers);
-    const res = await fetch(base + p, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(base + p, {
+      method,
+      headers: h,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const set = res.headers.get('set-cookie');
     if (set) {
       lastSetCookie = set;
@@ -36,8 +45,10 @@ export function browser(base: string, opts: { origin?: string | null } = {}) {
 
   return {
     get: <T = any>(p: string, headers?: Record<string, string>) => call<T>('GET', p, undefined, headers),
-    post: <T = any>(p: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', p, body ?? {}, headers),
-    put: <T = any>(p: string, body?: unknown, headers?: Record<string, string>) => call<T>('PUT', p, body ?? {}, headers),
+    post: <T = any>(p: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('POST', p, body ?? {}, headers),
+    put: <T = any>(p: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('PUT', p, body ?? {}, headers),
     del: <T = any>(p: string, headers?: Record<string, string>) => call<T>('DELETE', p, undefined, headers),
     call,
     /** The session token the browser holds, or null. */

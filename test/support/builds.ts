@@ -8,7 +8,12 @@ const ENDED = ['succeeded', 'failed', 'cancelled'];
  * Polls GET /v1/jobs/{id} until `until(job)` holds (default: the job ended); fails after
  * `timeoutMs`. A 503 (a restarting scheduler) is asked again, as a client would.
  */
-export async function waitJob(c: Client, jobId: string, until: (job: any) => boolean = (j) => ENDED.includes(j.status), timeoutMs = 240_000): Promise<any> {
+export async function waitJob(
+  c: Client,
+  jobId: string,
+  until: (job: any) => boolean = (j) => ENDED.includes(j.status),
+  timeoutMs = 240_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await c.get(`/v1/jobs/${jobId}`);
@@ -18,7 +23,8 @@ export async function waitJob(c: Client, jobId: string, until: (job: any) => boo
     }
     if (r.status !== 200) throw new Error(`GET /v1/jobs/${jobId} answered ${r.status}: ${JSON.stringify(r.body)}`);
     if (until(r.body)) return r.body;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} did not get there in time; last seen ${JSON.stringify(r.body).slice(0, 600)}`);
+    if (Date.now() > deadline)
+      throw new Error(`job ${jobId} did not get there in time; last seen ${JSON.stringify(r.body).slice(0, 600)}`);
     await new Promise((res) => setTimeout(res, 100));
   }
 }
@@ -38,7 +44,12 @@ export async function events(c: Client, stream: string): Promise<any[]> {
 }
 
 /** Waits until the stream holds an event matching `pred`. */
-export async function waitEvent(c: Client, stream: string, pred: (e: any) => boolean, timeoutMs = 120_000): Promise<any> {
+export async function waitEvent(
+  c: Client,
+  stream: string,
+  pred: (e: any) => boolean,
+  timeoutMs = 120_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const hit = (await events(c, stream)).find(pred);

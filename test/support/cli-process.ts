@@ -32,7 +32,11 @@ function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Starts `crucible <args>` exactly as the bin runs it (cli/main.ts through tsx). */
 export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'cli/main.ts'), ...args], { cwd: root, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'cli/main.ts'), ...args], {
+    cwd: root,
+    env: cliEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const watchers: Array<() => void> = [];
@@ -43,7 +47,9 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliP
   child.stderr!.on('data', (c: Buffer) => {
     err += c.toString();
   });
-  const done = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({ code: code ?? 1, stdout: out, stderr: err })));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout: out, stderr: err })),
+  );
   return {
     child,
     stdout: () => out,

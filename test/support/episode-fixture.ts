@@ -3,7 +3,14 @@
  * customer wants a note added to an item. The application is a real (if tiny) stateful
  * implementation behind the ToolCaller port, so tests observe its state, not a mock.
  */
-import type { AppTool, Json, Scenario, ToolCaller, ToolCallResult, WorldManifest } from '../../world-worker/compiler/index.js';
+import type {
+  AppTool,
+  Json,
+  Scenario,
+  ToolCaller,
+  ToolCallResult,
+  WorldManifest,
+} from '../../world-worker/compiler/index.js';
 import {
   EpisodeActor,
   MemoryEpisodePersistence,
@@ -19,15 +26,30 @@ import {
 } from '../../episode-actor/index.js';
 import { RecordingEvents } from './episode-harness.js';
 
-const tool = (name: string, kind: 'read' | 'write', method: AppTool['method'], path: string, props: Record<string, 'string'>, where: 'query' | 'body'): AppTool => ({
+const tool = (
+  name: string,
+  kind: 'read' | 'write',
+  method: AppTool['method'],
+  path: string,
+  props: Record<string, 'string'>,
+  where: 'query' | 'body',
+): AppTool => ({
   name,
   description: `${name} of the notes desk`,
   service: 'desk',
   kind,
   method,
   path,
-  parameters: { type: 'object', properties: Object.fromEntries(Object.entries(props).map(([k, t]) => [k, { type: t }])), required: [] },
-  args: { path: [], query: where === 'query' ? Object.keys(props) : [], body: where === 'body' ? Object.keys(props) : [] },
+  parameters: {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(props).map(([k, t]) => [k, { type: t }])),
+    required: [],
+  },
+  args: {
+    path: [],
+    query: where === 'query' ? Object.keys(props) : [],
+    body: where === 'body' ? Object.keys(props) : [],
+  },
 });
 
 export const DESK_TOOLS: AppTool[] = [
@@ -42,8 +64,18 @@ export const DESK_MANIFEST: WorldManifest = {
   description: 'test world',
   services: [],
   roles: [
-    { name: 'lead', instructions: 'Talk to the customer and finish the job.', tools: ['find_item', 'list_notes', 'add_note', 'reply_to_customer', 'send_message'], complete: true },
-    { name: 'helper', instructions: 'Add notes when the lead asks.', tools: ['find_item', 'list_notes', 'add_note', 'send_message'], complete: false },
+    {
+      name: 'lead',
+      instructions: 'Talk to the customer and finish the job.',
+      tools: ['find_item', 'list_notes', 'add_note', 'reply_to_customer', 'send_message'],
+      complete: true,
+    },
+    {
+      name: 'helper',
+      instructions: 'Add notes when the lead asks.',
+      tools: ['find_item', 'list_notes', 'add_note', 'send_message'],
+      complete: false,
+    },
   ],
   customer: { channel: 'chat' },
   policies: '',
@@ -51,7 +83,12 @@ export const DESK_MANIFEST: WorldManifest = {
   scenarios: '',
 };
 
-export const DESK_WORLD: EpisodeWorld = { manifest: DESK_MANIFEST, tools: DESK_TOOLS, policies: 'Add exactly one note per request.', seed: [] };
+export const DESK_WORLD: EpisodeWorld = {
+  manifest: DESK_MANIFEST,
+  tools: DESK_TOOLS,
+  policies: 'Add exactly one note per request.',
+  seed: [],
+};
 
 /** The scenario: the customer gives the code when asked; the lead adds one note. */
 export function deskScenario(overrides: Partial<Scenario> = {}): Scenario {
@@ -80,7 +117,13 @@ export function deskScenario(overrides: Partial<Scenario> = {}): Scenario {
     },
     checks: {
       '1': [
-        { name: 'one note', kind: 'state', tool: 'list_notes', args: { item_id: '${item.id}' }, expect: [{ path: 'notes', count: 1 }] },
+        {
+          name: 'one note',
+          kind: 'state',
+          tool: 'list_notes',
+          args: { item_id: '${item.id}' },
+          expect: [{ path: 'notes', count: 1 }],
+        },
         { name: 'told', kind: 'told', contains: ['added'] },
       ],
     },
@@ -157,7 +200,9 @@ export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
   const events = new RecordingEvents();
   const persistence = o.persistence ?? new MemoryEpisodePersistence({ verify: true });
   const profile = profileWithDefaults({ driver: 'external', ...o.profile });
-  const policy = o.policy ?? (profile.driver === 'llm' ? createAgentPolicy(profile, { defaultModel: 'builtin:reference' }) : undefined);
+  const policy =
+    o.policy ??
+    (profile.driver === 'llm' ? createAgentPolicy(profile, { defaultModel: 'builtin:reference' }) : undefined);
   const actor = new EpisodeActor(
     {
       episodeId: o.episodeId ?? 'ep_desk',

@@ -7,7 +7,13 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApplicationClient, expandScenarios, loadApplicationSource, type ApplicationSource, type Scenario } from '../../world-worker/compiler/index.js';
+import {
+  ApplicationClient,
+  expandScenarios,
+  loadApplicationSource,
+  type ApplicationSource,
+  type Scenario,
+} from '../../world-worker/compiler/index.js';
 import { ChildProcessSandboxes, type SandboxHandle } from '../../world-worker/sandboxes/index.js';
 import {
   EpisodeActor,
@@ -43,7 +49,12 @@ export async function catalogWorlds(): Promise<ApplicationSource[]> {
   return out;
 }
 
-export const worldOf = (src: ApplicationSource): EpisodeWorld => ({ manifest: src.manifest, tools: src.tools, policies: src.policies, seed: src.seed });
+export const worldOf = (src: ApplicationSource): EpisodeWorld => ({
+  manifest: src.manifest,
+  tools: src.tools,
+  policies: src.policies,
+  seed: src.seed,
+});
 
 export function scenariosOf(src: ApplicationSource, target = 30): Scenario[] {
   return expandScenarios(src.templates, target, src.manifest.name);
@@ -103,10 +114,18 @@ export interface EpisodeOptionsForTest {
 }
 
 /** Starts one episode (not waiting for its end). */
-export async function startEpisode(sandboxes: ChildProcessSandboxes, src: ApplicationSource, scenario: Scenario, o: EpisodeOptionsForTest = {}): Promise<EpisodeRun> {
+export async function startEpisode(
+  sandboxes: ChildProcessSandboxes,
+  src: ApplicationSource,
+  scenario: Scenario,
+  o: EpisodeOptionsForTest = {},
+): Promise<EpisodeRun> {
   const live = await startWorld(sandboxes, src);
   const profile = profileWithDefaults({ driver: 'llm', model: o.model ?? 'builtin:reference', ...o.profile });
-  const policy = profile.driver === 'llm' ? (o.policy ?? createAgentPolicy(profile, { defaultModel: 'builtin:reference' })) : undefined;
+  const policy =
+    profile.driver === 'llm'
+      ? (o.policy ?? createAgentPolicy(profile, { defaultModel: 'builtin:reference' }))
+      : undefined;
   const events = new RecordingEvents();
   // verify: every catalog episode also checks the state serializer against JSON.stringify
   const persistence = o.persistence ?? new MemoryEpisodePersistence({ verify: true });
@@ -116,7 +135,11 @@ export async function startEpisode(sandboxes: ChildProcessSandboxes, src: Applic
       world: worldOf(src),
       scenario,
       profile,
-      options: { default_stress: o.defaultStress ?? true, max_episode_cost_usd: o.maxCost ?? null, external_turn_timeout_ms: o.turnTimeoutMs ?? 600_000 },
+      options: {
+        default_stress: o.defaultStress ?? true,
+        max_episode_cost_usd: o.maxCost ?? null,
+        external_turn_timeout_ms: o.turnTimeoutMs ?? 600_000,
+      },
     },
     { app: o.app ? o.app(live.client) : live.client, persistence, events, ...(policy ? { policy } : {}) },
   );
@@ -125,7 +148,12 @@ export async function startEpisode(sandboxes: ChildProcessSandboxes, src: Applic
 }
 
 /** Runs one episode to its end and stops its sandbox. */
-export async function runEpisode(sandboxes: ChildProcessSandboxes, src: ApplicationSource, scenario: Scenario, o: EpisodeOptionsForTest = {}): Promise<{ summary: EpisodeSummary; state: EpisodeState; events: RecordingEvents }> {
+export async function runEpisode(
+  sandboxes: ChildProcessSandboxes,
+  src: ApplicationSource,
+  scenario: Scenario,
+  o: EpisodeOptionsForTest = {},
+): Promise<{ summary: EpisodeSummary; state: EpisodeState; events: RecordingEvents }> {
   const run = await startEpisode(sandboxes, src, scenario, o);
   try {
     const summary = await run.actor.done;

@@ -8,7 +8,10 @@ export interface Turn {
   actor: string;
   new: Array<{ role: string; content: string; name?: string }>;
   goal_version_observed: number;
-  tools: Array<{ type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
+  tools: Array<{
+    type: 'function';
+    function: { name: string; description: string; parameters: Record<string, unknown> };
+  }>;
 }
 
 export interface ActionResult {
@@ -36,7 +39,10 @@ export class AgentClient {
   async call(method: string, path: string, body?: unknown): Promise<Answer> {
     const res = await fetch(this.baseUrl + path, {
       method,
-      headers: { authorization: `Bearer ${this.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${this.key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -59,13 +65,17 @@ export class AgentClient {
       const r = await this.observation(episodeId);
       if (r.status !== 200) throw new Error(`observation answered ${r.status}: ${JSON.stringify(r.body)}`);
       if (r.body.awaiting_action) return { status: r.body.episode_status, turn: r.body.turn.data };
-      if (r.body.episode_status !== 'running' && r.body.episode_status !== 'queued') return { status: r.body.episode_status, turn: null };
+      if (r.body.episode_status !== 'running' && r.body.episode_status !== 'queued')
+        return { status: r.body.episode_status, turn: null };
       if (Date.now() > deadline) throw new Error(`no turn of episode ${episodeId} in time`);
       await new Promise((res) => setTimeout(res, pollMs));
     }
   }
 
-  act(episodeId: string, action: { actor: string; tool: string; args?: Record<string, unknown>; idempotency_key: string }): Promise<Answer> {
+  act(
+    episodeId: string,
+    action: { actor: string; tool: string; args?: Record<string, unknown>; idempotency_key: string },
+  ): Promise<Answer> {
     return this.call('POST', `/v1/episodes/${episodeId}/actions`, action);
   }
 
@@ -86,7 +96,12 @@ export class AgentClient {
   }
 
   /** Sends one action and waits for its result. */
-  async step(episodeId: string, actor: string, tool: string, args: Record<string, unknown> = {}): Promise<ActionResult> {
+  async step(
+    episodeId: string,
+    actor: string,
+    tool: string,
+    args: Record<string, unknown> = {},
+  ): Promise<ActionResult> {
     const key = this.newKey();
     const r = await this.act(episodeId, { actor, tool, args, idempotency_key: key });
     if (r.status !== 202) throw new Error(`${actor} ${tool} answered ${r.status}: ${JSON.stringify(r.body)}`);

@@ -8,7 +8,12 @@ import type { AddressInfo } from 'node:net';
 
 export interface ChatRequestBody {
   model: string;
-  messages: Array<{ role: string; content: string | null; tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content: string | null;
+    tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
   tools?: Array<{ type: string; function: { name: string; description: string; parameters: object } }>;
   temperature?: number;
   tool_choice?: string;
@@ -37,7 +42,9 @@ export async function startModelServer(reply: (body: ChatRequestBody) => Scripte
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'no route' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'no route' } }));
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequestBody;
@@ -45,13 +52,27 @@ export async function startModelServer(reply: (body: ChatRequestBody) => Scripte
     const failure = failures.get(body.model);
     if (failure === 'hang') return; // never answers: the client's timeout fires
     if (failure !== undefined) {
-      res.writeHead(failure, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `scripted failure ${failure}`, type: 'server_error' } }));
+      res
+        .writeHead(failure, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `scripted failure ${failure}`, type: 'server_error' } }));
       return;
     }
     const r = reply(body);
     calls++;
     const toolCalls = r.tool_call
-      ? [{ id: `call_${calls}`, type: 'function', function: { name: r.tool_call.name, arguments: typeof r.tool_call.arguments === 'string' ? r.tool_call.arguments : JSON.stringify(r.tool_call.arguments) } }]
+      ? [
+          {
+            id: `call_${calls}`,
+            type: 'function',
+            function: {
+              name: r.tool_call.name,
+              arguments:
+                typeof r.tool_call.arguments === 'string'
+                  ? r.tool_call.arguments
+                  : JSON.stringify(r.tool_call.arguments),
+            },
+          },
+        ]
       : undefined;
     const usage = r.usage ?? { prompt_tokens: 1000, completion_tokens: 50 };
     res.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -60,7 +81,14 @@ export async function startModelServer(reply: (body: ChatRequestBody) => Scripte
         object: 'chat.completion',
         created: 1_750_000_000,
         model: `${body.model}-2024-07-18`,
-        choices: [{ index: 0, message: { role: 'assistant', content: r.content ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: toolCalls ? 'tool_calls' : 'stop', logprobs: null }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: r.content ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+            finish_reason: toolCalls ? 'tool_calls' : 'stop',
+            logprobs: null,
+          },
+        ],
         usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
       }),
     );

@@ -24,7 +24,16 @@ interface Memory {
   billingDone: boolean;
   refundChecked: boolean;
   told: boolean;
-  billing: { orderId: string | null; unknownOp: string | null; read: boolean; refundsRead: boolean; refunded: boolean; verified: boolean; reported: boolean; total: number | null };
+  billing: {
+    orderId: string | null;
+    unknownOp: string | null;
+    read: boolean;
+    refundsRead: boolean;
+    refunded: boolean;
+    verified: boolean;
+    reported: boolean;
+    total: number | null;
+  };
   customerText: string[];
 }
 
@@ -41,7 +50,16 @@ export async function playRefund(agent: AgentClient, episodeId: string): Promise
     billingDone: false,
     refundChecked: false,
     told: false,
-    billing: { orderId: null, unknownOp: null, read: false, refundsRead: false, refunded: false, verified: false, reported: false, total: null },
+    billing: {
+      orderId: null,
+      unknownOp: null,
+      read: false,
+      refundsRead: false,
+      refunded: false,
+      verified: false,
+      reported: false,
+      total: null,
+    },
     customerText: [],
   };
   const log: RefundLog = { status: 'running', steps: [], refundsAfter: null };
@@ -77,22 +95,38 @@ function decide(turn: Turn, m: Memory): { tool: string; args: Record<string, unk
     if (b.unknownOp) return { tool: 'retry_operation', args: { operation_id: b.unknownOp } };
     if (!b.read) return { tool: 'get_order', args: { order_id: b.orderId } };
     if (!b.refundsRead) return { tool: 'list_refunds', args: { order_id: b.orderId } };
-    if (!b.refunded) return { tool: 'create_refund', args: { order_id: b.orderId, amount: b.total, reason: 'arrived damaged' } };
+    if (!b.refunded)
+      return { tool: 'create_refund', args: { order_id: b.orderId, amount: b.total, reason: 'arrived damaged' } };
     if (!b.verified) return { tool: 'list_refunds', args: { order_id: b.orderId } };
-    if (!b.reported) return { tool: 'send_message', args: { to: 'frontline', text: `Refunded ${b.total} EUR on order ${b.orderId}.` } };
+    if (!b.reported)
+      return {
+        tool: 'send_message',
+        args: { to: 'frontline', text: `Refunded ${b.total} EUR on order ${b.orderId}.` },
+      };
     return { tool: 'wait', args: {} };
   }
   if (!m.email) {
     if (m.asked) return { tool: 'wait', args: {} };
-    return { tool: 'reply_to_customer', args: { text: "I'm sorry to hear that! What is the e-mail address on your account?" } };
+    return {
+      tool: 'reply_to_customer',
+      args: { text: "I'm sorry to hear that! What is the e-mail address on your account?" },
+    };
   }
   if (!m.customerId) return { tool: 'find_customer', args: { email: m.email } };
   if (!m.order) return { tool: 'list_orders', args: { customer_id: m.customerId } };
   const o = m.order;
-  if (!m.billingAsked) return { tool: 'send_message', args: { to: 'billing', text: `Please refund order ${o.number} (id ${o.id}) in full, ${o.total} EUR: the item arrived broken.` } };
+  if (!m.billingAsked)
+    return {
+      tool: 'send_message',
+      args: {
+        to: 'billing',
+        text: `Please refund order ${o.number} (id ${o.id}) in full, ${o.total} EUR: the item arrived broken.`,
+      },
+    };
   if (!m.billingDone) return { tool: 'wait', args: {} };
   if (!m.refundChecked) return { tool: 'list_refunds', args: { order_id: o.id } };
-  if (!m.told) return { tool: 'reply_to_customer', args: { text: `Done: I've refunded ${o.total} EUR for order ${o.number}.` } };
+  if (!m.told)
+    return { tool: 'reply_to_customer', args: { text: `Done: I've refunded ${o.total} EUR for order ${o.number}.` } };
   return { tool: 'complete', args: { summary: `Refunded order ${o.number} once, ${o.total} EUR.` } };
 }
 
@@ -109,8 +143,7 @@ function learn(turn: Turn, tool: string, result: ActionResult, m: Memory, log: R
     else if ((tool === 'create_refund' || tool === 'retry_operation') && ok) {
       b.refunded = true;
       b.unknownOp = null;
-    }
-    else if (tool === 'list_refunds' && ok) {
+    } else if (tool === 'list_refunds' && ok) {
       b.verified = true;
       log.refundsAfter = body.refunds;
     } else if (tool === 'send_message' && ok) b.reported = true;

@@ -46,7 +46,9 @@ export async function distributedEnv(dataDir: string): Promise<{ env: Record<str
 
 /** Resolves once the process has exited (at once if it already has). */
 export const exited = (c: ChildProcess): Promise<void> =>
-  c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once('exit', () => r()));
+  c.exitCode !== null || c.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((r) => c.once('exit', () => r()));
 
 /** Stops role processes: SIGTERM, SIGKILL for any still running after 15 s. */
 export async function stopRoles(children: ChildProcess[]): Promise<void> {
@@ -60,7 +62,11 @@ export async function stopRoles(children: ChildProcess[]): Promise<void> {
  * Waits until `count` workers of this test process (ids ending in `-<pid>`) report `up` in
  * the gateway's health; answers that health body.
  */
-export async function workersUp(gatewayUrl: string, count: number, timeoutMs = 120_000): Promise<{ workers: Array<{ id: string; status: string }> }> {
+export async function workersUp(
+  gatewayUrl: string,
+  count: number,
+  timeoutMs = 120_000,
+): Promise<{ workers: Array<{ id: string; status: string }> }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const body = await fetch(`${gatewayUrl}/v1/health`)

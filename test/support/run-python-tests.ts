@@ -21,7 +21,11 @@ export function parseUnittest(output: string): { ran: number; failed: number; sk
   const ran = /^Ran (\d+) tests? in /m.exec(output);
   if (!ran) return null;
   const count = (name: string) => Number(new RegExp(`${name}=(\\d+)`).exec(output.slice(ran.index))?.[1] ?? 0);
-  return { ran: Number(ran[1]), failed: count('failures') + count('errors') + count('unexpected successes'), skipped: count('skipped') + count('expected failures') };
+  return {
+    ran: Number(ran[1]),
+    failed: count('failures') + count('errors') + count('unexpected successes'),
+    skipped: count('skipped') + count('expected failures'),
+  };
 }
 
 async function main(): Promise<number> {
@@ -44,7 +48,11 @@ async function main(): Promise<number> {
       PYTHONDONTWRITEBYTECODE: '1',
       PYTHONUNBUFFERED: '1',
     };
-    const child = spawn('python3', ['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-t', 'clients/python/tests', '-v'], { cwd: root, env, stdio: ['ignore', 'inherit', 'pipe'] });
+    const child = spawn(
+      'python3',
+      ['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-t', 'clients/python/tests', '-v'],
+      { cwd: root, env, stdio: ['ignore', 'inherit', 'pipe'] },
+    );
     let output = '';
     child.stderr.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -52,7 +60,9 @@ async function main(): Promise<number> {
     });
     const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
     const counts = parseUnittest(output);
-    const stats = counts ? { passed: counts.ran - counts.failed - counts.skipped, failed: counts.failed, skipped: counts.skipped } : { passed: 0, failed: 1, skipped: 0 };
+    const stats = counts
+      ? { passed: counts.ran - counts.failed - counts.skipped, failed: counts.failed, skipped: counts.skipped }
+      : { passed: 0, failed: 1, skipped: 0 };
     if (process.env.CRUCIBLE_TEST_STATS) writeFileSync(process.env.CRUCIBLE_TEST_STATS, JSON.stringify(stats));
     process.stdout.write(`python client: ${stats.passed} passed, ${stats.failed} failed, ${stats.skipped} skipped\n`);
     return code !== 0 || stats.failed > 0 ? 1 : 0;

@@ -22,16 +22,23 @@ export interface CatalogWorkspace {
  * A new workspace on the team plan with the catalog imported and the named applications
  * (default: all) built with `scenario_target` scenarios each.
  */
-export async function catalogWorkspace(t: TestService, opts: { apps?: string[]; scenarioTarget?: number; name?: string } = {}): Promise<CatalogWorkspace> {
+export async function catalogWorkspace(
+  t: TestService,
+  opts: { apps?: string[]; scenarioTarget?: number; name?: string } = {},
+): Promise<CatalogWorkspace> {
   const ws = await t.workspace(opts.name);
   await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
   const admin = client(t.url, ws.key);
   const imported = await admin.post('/v1/applications/import-catalog');
-  if (imported.status !== 201) throw new Error(`import-catalog answered ${imported.status}: ${JSON.stringify(imported.body)}`);
+  if (imported.status !== 201)
+    throw new Error(`import-catalog answered ${imported.status}: ${JSON.stringify(imported.body)}`);
   const worlds = new Map<string, string>();
   for (const app of imported.body.registered as Array<{ id: string; name: string }>) {
     if (opts.apps && !opts.apps.includes(app.name)) continue;
-    const { build, job } = await buildAndWait(admin, { application_id: app.id, scenario_target: opts.scenarioTarget ?? 6 });
+    const { build, job } = await buildAndWait(admin, {
+      application_id: app.id,
+      scenario_target: opts.scenarioTarget ?? 6,
+    });
     if (job.status !== 'succeeded') throw new Error(`the build of ${app.name} ended ${job.status}: ${job.error}`);
     worlds.set(app.name, build.world_version_id);
   }
@@ -46,20 +53,29 @@ export async function makeProfile(c: Client, body: Record<string, unknown>): Pro
 }
 
 /** Starts a run; throws unless the answer is 202. */
-export async function evaluate(c: Client, body: Record<string, unknown>): Promise<{ run_id: string; job_id: string; episodes: number; shards: number }> {
+export async function evaluate(
+  c: Client,
+  body: Record<string, unknown>,
+): Promise<{ run_id: string; job_id: string; episodes: number; shards: number }> {
   const r = await c.post('/v1/evaluations', body);
   if (r.status !== 202) throw new Error(`POST /v1/evaluations answered ${r.status}: ${JSON.stringify(r.body)}`);
   return r.body;
 }
 
 /** Polls GET /v1/runs/{id} until `until(run)` holds (default: the run ended). */
-export async function waitRun(c: Client, runId: string, until: (run: any) => boolean = (r) => RUN_ENDED.includes(r.status), timeoutMs = 300_000): Promise<any> {
+export async function waitRun(
+  c: Client,
+  runId: string,
+  until: (run: any) => boolean = (r) => RUN_ENDED.includes(r.status),
+  timeoutMs = 300_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await c.get(`/v1/runs/${runId}`);
     if (r.status !== 200) throw new Error(`GET /v1/runs/${runId} answered ${r.status}: ${JSON.stringify(r.body)}`);
     if (until(r.body)) return r.body;
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not get there in time; last seen ${JSON.stringify(r.body).slice(0, 800)}`);
+    if (Date.now() > deadline)
+      throw new Error(`run ${runId} did not get there in time; last seen ${JSON.stringify(r.body).slice(0, 800)}`);
     await new Promise((res) => setTimeout(res, 150));
   }
 }
@@ -67,6 +83,7 @@ export async function waitRun(c: Client, runId: string, until: (run: any) => boo
 /** The episodes of a run (GET /v1/runs/{id}/episodes). */
 export async function runEpisodes(c: Client, runId: string): Promise<any[]> {
   const r = await c.get(`/v1/runs/${runId}/episodes`);
-  if (r.status !== 200) throw new Error(`GET /v1/runs/${runId}/episodes answered ${r.status}: ${JSON.stringify(r.body)}`);
+  if (r.status !== 200)
+    throw new Error(`GET /v1/runs/${runId}/episodes answered ${r.status}: ${JSON.stringify(r.body)}`);
   return r.body;
 }

@@ -22,7 +22,13 @@ export interface TestService {
 
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-test-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', SERVICE_DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SERVICE_DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    ...env,
+  });
   const svc = await startEmbedded(config, createLogger(config.logLevel));
   const store = svc.adapters.store;
   let n = 0;
@@ -33,9 +39,22 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     dataDir,
     async workspace(name) {
       n++;
-      const ws = await createWorkspace(store, { organization: name ?? `org ${n}`, owner: { email: `owner${n}-${Date.now()}@example.com` } });
-      const k = await createApiKey(store, { projectId: ws.project._id, name: 'test admin', scopes: ['admin'], createdBy: ws.user?._id ?? null });
-      return { projectId: ws.project._id, organizationId: ws.organization._id, userId: ws.user?._id ?? null, key: k.text };
+      const ws = await createWorkspace(store, {
+        organization: name ?? `org ${n}`,
+        owner: { email: `owner${n}-${Date.now()}@example.com` },
+      });
+      const k = await createApiKey(store, {
+        projectId: ws.project._id,
+        name: 'test admin',
+        scopes: ['admin'],
+        createdBy: ws.user?._id ?? null,
+      });
+      return {
+        projectId: ws.project._id,
+        organizationId: ws.organization._id,
+        userId: ws.user?._id ?? null,
+        key: k.text,
+      };
     },
     async key(projectId, scopes, name = 'test key') {
       return (await createApiKey(store, { projectId, name, scopes, createdBy: null })).text;
@@ -55,7 +74,12 @@ export interface ApiAnswer<T = any> {
 
 /** A small HTTP client for black-box tests: JSON in, JSON out, never throws on status. */
 export function client(base: string, key?: string) {
-  async function call<T = any>(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
+  async function call<T = any>(
+    method: string,
+    p: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiAnswer<T>> {
     const h: Record<string, string> = { ...headers };
     if (key) h.authorization = `Bearer ${key}`;
     let payload: string | undefined;
@@ -75,7 +99,8 @@ export function client(base: string, key?: string) {
   }
   return {
     get: <T = any>(p: string, headers?: Record<string, string>) => call<T>('GET', p, undefined, headers),
-    post: <T = any>(p: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', p, body ?? {}, headers),
+    post: <T = any>(p: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('POST', p, body ?? {}, headers),
     put: <T = any>(p: string, body?: unknown) => call<T>('PUT', p, body ?? {}),
     del: <T = any>(p: string) => call<T>('DELETE', p),
     call,

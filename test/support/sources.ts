@@ -47,7 +47,8 @@ export function rawTarGz(entries: RawEntry[]): Buffer {
 /** A well-formed .tar.gz of a folder, as a user would make it (`tar czf`), optionally under a top folder. */
 export async function packDir(dir: string, files: string[] = ['.']): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const c of createTar({ cwd: dir, gzip: true, portable: true }, files)) chunks.push(Buffer.from(c as Uint8Array));
+  for await (const c of createTar({ cwd: dir, gzip: true, portable: true }, files))
+    chunks.push(Buffer.from(c as Uint8Array));
   return Buffer.concat(chunks);
 }
 
@@ -94,10 +95,20 @@ export function makeGitRepo(dir: string, from: string | Record<string, string>):
 }
 
 /** Posts a multipart form with one part `file` (the upload operation). */
-export async function uploadSource(base: string, key: string, appId: string, bytes: Buffer, fileName = 'source.tar.gz'): Promise<{ status: number; body: any }> {
+export async function uploadSource(
+  base: string,
+  key: string,
+  appId: string,
+  bytes: Buffer,
+  fileName = 'source.tar.gz',
+): Promise<{ status: number; body: any }> {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/gzip' }), fileName);
-  const res = await fetch(`${base}/v1/applications/${appId}/source`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${base}/v1/applications/${appId}/source`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   const text = await res.text();
   let body: unknown = text;
   try {

@@ -35,7 +35,11 @@ export interface SseConnection extends AsyncIterable<SseItem> {
  * done by eventsource-parser over the real HTTP body, so tests see exactly what a client
  * sees. Resolves once the answer's headers arrived.
  */
-export async function connect(url: string, key: string, options: { cursor?: number; lastEventId?: number | string } = {}): Promise<SseConnection> {
+export async function connect(
+  url: string,
+  key: string,
+  options: { cursor?: number; lastEventId?: number | string } = {},
+): Promise<SseConnection> {
   const target = new URL(url);
   if (options.cursor !== undefined) target.searchParams.set('cursor', String(options.cursor));
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };
@@ -72,7 +76,8 @@ export async function connect(url: string, key: string, options: { cursor?: numb
     void (async () => {
       try {
         const decoder = new TextDecoder();
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+          parser.feed(decoder.decode(chunk, { stream: true }));
       } catch {
         // aborted by close(), or the server went away: the stream is over either way
       } finally {

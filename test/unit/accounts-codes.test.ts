@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { USER_CODE_ALPHABET, hashDeviceCode, newDeviceCode, newUserCode, normalizeUserCode } from '../../scheduler/accounts/cli-login-codes.js';
+import {
+  USER_CODE_ALPHABET,
+  hashDeviceCode,
+  newDeviceCode,
+  newUserCode,
+  normalizeUserCode,
+} from '../../scheduler/accounts/cli-login-codes.js';
 import { hashPassword, verifyPassword } from '../../scheduler/accounts/passwords.js';
 import { scopesOfRole } from '../../gateway/sessions.js';
 
@@ -28,7 +34,9 @@ describe('accounts: codes, passwords and roles', () => {
     const a = newDeviceCode();
     expect(a).to.match(/^[0-9A-Za-z]{43}$/);
     expect(newDeviceCode()).not.to.equal(a);
-    expect(hashDeviceCode(a)).to.match(/^[0-9a-f]{64}$/).and.not.contain(a);
+    expect(hashDeviceCode(a))
+      .to.match(/^[0-9a-f]{64}$/)
+      .and.not.contain(a);
   });
 
   it('passwords verify only against their own hash; an account without a hash never matches', async () => {
@@ -42,7 +50,12 @@ describe('accounts: codes, passwords and roles', () => {
 
   it('asks for a new hash when the stored one has weaker parameters than today', async () => {
     const argon2 = (await import('argon2')).default;
-    const weak = await argon2.hash('a fine password', { type: argon2.argon2id, memoryCost: 4096, timeCost: 1, parallelism: 1 });
+    const weak = await argon2.hash('a fine password', {
+      type: argon2.argon2id,
+      memoryCost: 4096,
+      timeCost: 1,
+      parallelism: 1,
+    });
     expect(await verifyPassword(weak, 'a fine password')).to.deep.equal({ ok: true, rehash: true });
   });
 

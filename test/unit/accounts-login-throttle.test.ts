@@ -81,7 +81,9 @@ describe('login throttling', () => {
   });
 
   throttleSuite('Redis (the distributed shape)', async () => {
-    const leases = await RedisLeases.connect(redisUrl, { prefix: `crucible-test:${randomBytes(6).toString('hex')}:` }).catch((err: Error) => {
+    const leases = await RedisLeases.connect(redisUrl, {
+      prefix: `crucible-test:${randomBytes(6).toString('hex')}:`,
+    }).catch((err: Error) => {
       throw new Error(`Redis is not reachable at ${redisUrl} (${err.message}); this suite needs it`);
     });
     return {

@@ -103,7 +103,10 @@ describe('chooseAdapters', function () {
       this.skip();
     }
     const db = `crucible_test_${randomBytes(6).toString('hex')}`;
-    const adapters = await chooseAdapters(loadConfig({ SERVICE_DATA_DIR: dir, MONGODB_URL: url, MONGODB_DB: db }), logger);
+    const adapters = await chooseAdapters(
+      loadConfig({ SERVICE_DATA_DIR: dir, MONGODB_URL: url, MONGODB_DB: db }),
+      logger,
+    );
     try {
       expect(adapters.engines.store).to.equal('mongodb');
       expect(existsSync(path.join(dir, SQLITE_FILE))).to.equal(false);

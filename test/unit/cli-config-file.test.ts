@@ -45,13 +45,29 @@ describe('cli: saved sign-in and the credential order (spec section 5 rules 7 an
       baseUrl: 'http://explicit.example:3',
       urlSource: '--url',
     });
-    expect(resolveCredentials({}, env)).to.include({ apiKey: 'svc_envenv00_x', baseUrl: 'http://env.example:2', keySource: 'SERVICE_API_KEY' });
-    expect(resolveCredentials({}, { SERVICE_CONFIG: saved })).to.include({ apiKey: 'svc_saved000_x', baseUrl: 'http://saved.example:1', keySource: saved });
+    expect(resolveCredentials({}, env)).to.include({
+      apiKey: 'svc_envenv00_x',
+      baseUrl: 'http://env.example:2',
+      keySource: 'SERVICE_API_KEY',
+    });
+    expect(resolveCredentials({}, { SERVICE_CONFIG: saved })).to.include({
+      apiKey: 'svc_saved000_x',
+      baseUrl: 'http://saved.example:1',
+      keySource: saved,
+    });
     // key and address separately: the address from the environment, the key from the saved sign-in
-    expect(resolveCredentials({}, { SERVICE_URL: 'http://env.example:2', SERVICE_CONFIG: saved })).to.include({ apiKey: 'svc_saved000_x', baseUrl: 'http://env.example:2' });
+    expect(resolveCredentials({}, { SERVICE_URL: 'http://env.example:2', SERVICE_CONFIG: saved })).to.include({
+      apiKey: 'svc_saved000_x',
+      baseUrl: 'http://env.example:2',
+    });
     const home = path.join(dir, 'home');
     mkdirSync(home);
-    expect(resolveCredentials({}, { HOME: home, SERVICE_CONFIG: path.join(dir, 'missing.json') })).to.deep.equal({ apiKey: null, keySource: null, baseUrl: DEFAULT_BASE_URL, urlSource: 'default' });
+    expect(resolveCredentials({}, { HOME: home, SERVICE_CONFIG: path.join(dir, 'missing.json') })).to.deep.equal({
+      apiKey: null,
+      keySource: null,
+      baseUrl: DEFAULT_BASE_URL,
+      urlSource: 'default',
+    });
   });
 
   it('a saved file that is not a JSON object counts as no sign-in', () => {

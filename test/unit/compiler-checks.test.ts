@@ -15,7 +15,10 @@ import {
 /** An in-memory "application" of refunds, answering like the real services. */
 class FakeShop implements ToolCaller {
   refunds: Array<{ id: string; order_id: string; amount: number }> = [];
-  orders: Record<string, { id: string; status: string }> = { o1: { id: 'o1', status: 'delivered' }, o2: { id: 'o2', status: 'placed' } };
+  orders: Record<string, { id: string; status: string }> = {
+    o1: { id: 'o1', status: 'delivered' },
+    o2: { id: 'o2', status: 'placed' },
+  };
   calls: string[] = [];
   tool(name: string): AppTool | undefined {
     return { name, kind: name.startsWith('get') || name.startsWith('list') ? 'read' : 'write' } as AppTool;
@@ -24,7 +27,12 @@ class FakeShop implements ToolCaller {
     this.calls.push(tool);
     switch (tool) {
       case 'list_refunds':
-        return { status: 200, body: { refunds: this.refunds.filter((r) => !args.order_id || r.order_id === args.order_id) } as unknown as Json };
+        return {
+          status: 200,
+          body: {
+            refunds: this.refunds.filter((r) => !args.order_id || r.order_id === args.order_id),
+          } as unknown as Json,
+        };
       case 'create_refund': {
         const r = { id: `r${this.refunds.length + 1}`, order_id: String(args.order_id), amount: Number(args.amount) };
         this.refunds.push(r);
@@ -44,7 +52,16 @@ class FakeShop implements ToolCaller {
 }
 
 const checks: Check[] = [
-  { name: 'refunded once', kind: 'state', tool: 'list_refunds', args: { order_id: '${order}' }, expect: [{ path: 'refunds', count: 1 }, { path: 'refunds.0.amount', equals: '${amount}' }] },
+  {
+    name: 'refunded once',
+    kind: 'state',
+    tool: 'list_refunds',
+    args: { order_id: '${order}' },
+    expect: [
+      { path: 'refunds', count: 1 },
+      { path: 'refunds.0.amount', equals: '${amount}' },
+    ],
+  },
   { name: 'other order untouched', kind: 'unchanged', tool: 'get_order', args: { order_id: 'o2' } },
   { name: 'told the amount', kind: 'told', contains: ['${amount}', 'EUR'], not_contains: ['sorry'] },
   { name: 'never cancelled', kind: 'refused', tool: 'cancel_order', where: { order_id: 'o2' } },
@@ -56,7 +73,15 @@ describe('compiler: checks', () => {
     const app = new FakeShop();
     const snapshots = await takeSnapshots(checks, app, vars);
     await app.call('create_refund', { order_id: 'o1', amount: 30 });
-    const results = await evaluateChecks(checks, { client: app, vars, snapshots, episode: { told: ['Refunded  30 eur.'], writes: [{ tool: 'create_refund', args: { order_id: 'o1', amount: 30 }, status: 201 }] } });
+    const results = await evaluateChecks(checks, {
+      client: app,
+      vars,
+      snapshots,
+      episode: {
+        told: ['Refunded  30 eur.'],
+        writes: [{ tool: 'create_refund', args: { order_id: 'o1', amount: 30 }, status: 201 }],
+      },
+    });
     expect(results.map((r) => [r.check, r.passed])).to.deep.equal([
       ['refunded once', true],
       ['other order untouched', true],
@@ -82,7 +107,10 @@ describe('compiler: checks', () => {
       client: app,
       vars,
       snapshots,
-      episode: { told: ['Sorry, done.'], writes: [{ tool: 'cancel_order', args: { order_id: 'o2', reason: 'x' }, status: 200 }] },
+      episode: {
+        told: ['Sorry, done.'],
+        writes: [{ tool: 'cancel_order', args: { order_id: 'o2', reason: 'x' }, status: 200 }],
+      },
     });
     expect(results.map((r) => r.passed)).to.deep.equal([false, false, false, false]);
     expect(results[0]!.observed).to.deep.include({ status: 200 });
@@ -92,12 +120,22 @@ describe('compiler: checks', () => {
   });
 
   it('does not count a refused write that the application turned down', async () => {
-    const [r] = await evaluateChecks([checks[3]!], { client: new FakeShop(), vars, snapshots: {}, episode: { told: [], writes: [{ tool: 'cancel_order', args: { order_id: 'o2' }, status: 409 }] } });
+    const [r] = await evaluateChecks([checks[3]!], {
+      client: new FakeShop(),
+      vars,
+      snapshots: {},
+      episode: { told: [], writes: [{ tool: 'cancel_order', args: { order_id: 'o2' }, status: 409 }] },
+    });
     expect(r!.passed).to.equal(true);
   });
 
   it('fails a check whose reference does not resolve instead of throwing', async () => {
-    const [r] = await evaluateChecks([checks[0]!], { client: new FakeShop(), vars: {}, snapshots: {}, episode: { told: [], writes: [] } });
+    const [r] = await evaluateChecks([checks[0]!], {
+      client: new FakeShop(),
+      vars: {},
+      snapshots: {},
+      episode: { told: [], writes: [] },
+    });
     expect(r!.passed).to.equal(false);
     expect((r!.observed as { error: string }).error).to.match(/"order" is not defined/);
   });
@@ -110,14 +148,37 @@ describe('compiler: checks', () => {
     expect(applyMatcher({ path: 'items', not_contains: { a: 3 } }, body).passed).to.equal(true);
     expect(applyMatcher({ path: 'name', contains: 'kettle' }, body).passed).to.equal(true);
     expect(applyMatcher({ path: 'items.5', exists: false }, body).passed).to.equal(true);
-    expect(applyMatcher({ path: 'name', count: 1 }, body)).to.deep.include({ passed: false, actual: { not_a_list: true } });
-    expect(applyMatcher({ equals: { items: [{ a: 1, b: { c: 'x' } }, { a: 2 }], name: 'Kettle Blue' } }, body).passed).to.equal(true);
+    expect(applyMatcher({ path: 'name', count: 1 }, body)).to.deep.include({
+      passed: false,
+      actual: { not_a_list: true },
+    });
+    expect(
+      applyMatcher({ equals: { items: [{ a: 1, b: { c: 'x' } }, { a: 2 }], name: 'Kettle Blue' } }, body).passed,
+    ).to.equal(true);
   });
 
   it('a state check fails on an unexpected status and passes on an expected one', async () => {
-    const gone: Check = { name: 'missing', kind: 'state', tool: 'get_order', args: { order_id: 'o9' }, status: 404, expect: [] };
-    const present: Check = { name: 'present', kind: 'state', tool: 'get_order', args: { order_id: 'o9' }, expect: [{ path: 'id', exists: true }] };
-    const results = await evaluateChecks([gone, present], { client: new FakeShop(), vars: {}, snapshots: {}, episode: { told: [], writes: [] } });
+    const gone: Check = {
+      name: 'missing',
+      kind: 'state',
+      tool: 'get_order',
+      args: { order_id: 'o9' },
+      status: 404,
+      expect: [],
+    };
+    const present: Check = {
+      name: 'present',
+      kind: 'state',
+      tool: 'get_order',
+      args: { order_id: 'o9' },
+      expect: [{ path: 'id', exists: true }],
+    };
+    const results = await evaluateChecks([gone, present], {
+      client: new FakeShop(),
+      vars: {},
+      snapshots: {},
+      episode: { told: [], writes: [] },
+    });
     expect(results.map((r) => r.passed)).to.deep.equal([true, false]);
   });
 });
@@ -157,7 +218,9 @@ describe('compiler: replayReferencePlan on a fake application', () => {
     expect(r.transcript.told).to.deep.equal(['Refunded 30 EUR (r1)']);
     expect(r.transcript.messages).to.deep.equal([{ from: 'front', to: 'billing', text: 'refund o1' }]);
     expect(r.transcript.completed).to.equal('done');
-    expect(r.transcript.writes).to.deep.equal([{ actor: 'billing', tool: 'create_refund', args: { order_id: 'o1', amount: 30 }, status: 201 }]);
+    expect(r.transcript.writes).to.deep.equal([
+      { actor: 'billing', tool: 'create_refund', args: { order_id: 'o1', amount: 30 }, status: 201 },
+    ]);
   });
 
   it('fails when the plan refunds twice', async () => {

@@ -17,13 +17,26 @@ const tools = deriveTools(
             { name: 'tag', in: 'query', schema: { type: 'array', items: { type: 'string' } } },
             { name: 'dry', in: 'query', schema: { type: 'boolean' } },
           ],
-          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { qty: { type: 'integer' }, note: { type: 'string' } } } } } },
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { qty: { type: 'integer' }, note: { type: 'string' } } },
+              },
+            },
+          },
         },
       },
-      '/orders': { get: { operationId: 'list_orders', parameters: [{ name: 'status', in: 'query', schema: { type: 'string' } }] } },
+      '/orders': {
+        get: { operationId: 'list_orders', parameters: [{ name: 'status', in: 'query', schema: { type: 'string' } }] },
+      },
       '/plain': { get: { operationId: 'plain' } },
       '/slow': { get: { operationId: 'slow', parameters: [{ name: 'ms', in: 'query', schema: { type: 'integer' } }] } },
-      '/gone/{id}': { delete: { operationId: 'remove', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } },
+      '/gone/{id}': {
+        delete: {
+          operationId: 'remove',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        },
+      },
     },
   },
   'shop',
@@ -41,10 +54,22 @@ describe('compiler: ApplicationClient', () => {
       req.on('end', () => {
         if (req.url?.startsWith('/prefix/slow')) {
           const ms = Number(new URL(req.url, 'http://x').searchParams.get('ms'));
-          setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, method: req.method })), ms);
+          setTimeout(
+            () =>
+              res
+                .writeHead(200, { 'content-type': 'application/json' })
+                .end(JSON.stringify({ ok: true, method: req.method })),
+            ms,
+          );
           return;
         }
-        seen.push({ method: req.method, url: req.url, body, type: req.headers['content-type'], port: req.socket.remotePort });
+        seen.push({
+          method: req.method,
+          url: req.url,
+          body,
+          type: req.headers['content-type'],
+          port: req.socket.remotePort,
+        });
         if (req.url === '/prefix/plain') {
           res.writeHead(200, { 'content-type': 'text/plain' });
           res.end('not json');
@@ -60,7 +85,9 @@ describe('compiler: ApplicationClient', () => {
   after(() => new Promise<void>((r) => server.close(() => r())).then(() => undefined));
 
   it('builds path, query and body from the argument locations', () => {
-    expect(buildRequest(tool('set_item'), { order_id: 'a/b', sku: 'K 1', tag: ['x', 'y'], dry: true, qty: 2 })).to.deep.equal({
+    expect(
+      buildRequest(tool('set_item'), { order_id: 'a/b', sku: 'K 1', tag: ['x', 'y'], dry: true, qty: 2 }),
+    ).to.deep.equal({
       path: '/orders/a%2Fb/items/K%201',
       query: '?tag=x&tag=y&dry=true',
       body: { qty: 2 },
@@ -80,7 +107,12 @@ describe('compiler: ApplicationClient', () => {
     const client = new ApplicationClient({ tools, baseUrls: { shop: base } });
     const r = await client.call('set_item', { order_id: 'o1', sku: 's', qty: 3 });
     expect(r).to.deep.equal({ status: 200, body: { ok: true, method: 'PUT' } });
-    expect(seen.at(-1)).to.deep.include({ method: 'PUT', url: '/prefix/orders/o1/items/s', body: '{"qty":3}', type: 'application/json' });
+    expect(seen.at(-1)).to.deep.include({
+      method: 'PUT',
+      url: '/prefix/orders/o1/items/s',
+      body: '{"qty":3}',
+      type: 'application/json',
+    });
     expect(await client.call('plain', {})).to.deep.equal({ status: 200, body: 'not json' });
     expect((await client.call('remove', { id: 'x' })).status).to.equal(404);
     expect(seen.at(-1)!.body).to.equal('');
@@ -133,7 +165,10 @@ describe('compiler: ApplicationClient', () => {
   it('drops an idle connection a second before the service says it would (Keep-Alive: timeout), or after 4 s when it says nothing', async function () {
     this.timeout(20_000);
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    const withService = async (keepAliveMs: number, fn: (client: ApplicationClient, ports: number[]) => Promise<void>) => {
+    const withService = async (
+      keepAliveMs: number,
+      fn: (client: ApplicationClient, ports: number[]) => Promise<void>,
+    ) => {
       const ports: number[] = [];
       const svc = createServer((req, res) => {
         ports.push(req.socket.remotePort!);
@@ -143,7 +178,13 @@ describe('compiler: ApplicationClient', () => {
       svc.keepAliveTimeout = keepAliveMs;
       await new Promise<void>((r) => svc.listen(0, '127.0.0.1', r));
       try {
-        await fn(new ApplicationClient({ tools, baseUrls: { shop: `http://127.0.0.1:${(svc.address() as AddressInfo).port}` } }), ports);
+        await fn(
+          new ApplicationClient({
+            tools,
+            baseUrls: { shop: `http://127.0.0.1:${(svc.address() as AddressInfo).port}` },
+          }),
+          ports,
+        );
       } finally {
         svc.closeAllConnections();
         await new Promise<void>((r) => svc.close(() => r()));

@@ -1,10 +1,26 @@
 import { expect } from 'chai';
-import { canonicalJson, contentHash, expandScenarios, type ContentHashInput, type ScenarioTemplate, type WorldManifest } from '../../world-worker/compiler/index.js';
+import {
+  canonicalJson,
+  contentHash,
+  expandScenarios,
+  type ContentHashInput,
+  type ScenarioTemplate,
+  type WorldManifest,
+} from '../../world-worker/compiler/index.js';
 
 const manifest: WorldManifest = {
   name: 'w',
   description: '',
-  services: [{ name: 's', start: { command: ['node', 's.mjs'], env: {} }, image: 's', port_env: 'PORT', health: '/health', openapi: 'o.yaml' }],
+  services: [
+    {
+      name: 's',
+      start: { command: ['node', 's.mjs'], env: {} },
+      image: 's',
+      port_env: 'PORT',
+      health: '/health',
+      openapi: 'o.yaml',
+    },
+  ],
   roles: [{ name: 'a', instructions: 'i', tools: ['reply_to_customer'], complete: true }],
   customer: { channel: 'chat' },
   policies: '',
@@ -40,7 +56,9 @@ const input = (request: string): ContentHashInput => ({
 
 describe('compiler: canonical JSON and content hash', () => {
   it('sorts keys at every depth and drops undefined', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).to.equal('{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).to.equal(
+      '{"a":{"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
     expect(canonicalJson([undefined, 'x'])).to.equal('[null,"x"]');
     expect(() => canonicalJson({ a: Number.NaN })).to.throw(TypeError);
   });

@@ -1,12 +1,25 @@
 import { expect } from 'chai';
 import { ServiceError } from '../../core/errors.js';
-import { BUILTIN_TOOLS, deriveTools, roleToolNames, toFunctionTool, toolsForRole, type WorldManifest } from '../../world-worker/compiler/index.js';
+import {
+  BUILTIN_TOOLS,
+  deriveTools,
+  roleToolNames,
+  toFunctionTool,
+  toolsForRole,
+  type WorldManifest,
+} from '../../world-worker/compiler/index.js';
 
 const doc = {
   openapi: '3.0.3',
   info: { title: 'shop', version: '1' },
   components: {
-    schemas: { Address: { type: 'object', required: ['street'], properties: { street: { type: 'string', example: 'x' }, zip: { type: 'string' } } } },
+    schemas: {
+      Address: {
+        type: 'object',
+        required: ['street'],
+        properties: { street: { type: 'string', example: 'x' }, zip: { type: 'string' } },
+      },
+    },
     parameters: { OrderId: { name: 'order_id', in: 'path', required: true, schema: { type: 'string' } } },
   },
   paths: {
@@ -15,17 +28,36 @@ const doc = {
       get: { operationId: 'get_order', summary: 'Read one order.', description: 'With refunds.' },
       put: {
         operationId: 'update_address',
-        parameters: [{ name: 'notify', in: 'query', schema: { type: 'boolean' } }, { name: 'X-Trace', in: 'header', schema: { type: 'string' } }],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Address' } } } },
+        parameters: [
+          { name: 'notify', in: 'query', schema: { type: 'boolean' } },
+          { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Address' } } },
+        },
       },
     },
     '/refunds': {
       post: {
         operationId: 'create_refund',
         summary: 'Refund.',
-        requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['order_id'], properties: { order_id: { type: 'string' }, amount: { type: 'number' } } } } } },
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['order_id'],
+                properties: { order_id: { type: 'string' }, amount: { type: 'number' } },
+              },
+            },
+          },
+        },
       },
-      get: { operationId: 'list_refunds', parameters: [{ name: 'order_id', in: 'query', required: true, schema: { type: 'string' } }] },
+      get: {
+        operationId: 'list_refunds',
+        parameters: [{ name: 'order_id', in: 'query', required: true, schema: { type: 'string' } }],
+      },
     },
   },
 };
@@ -63,7 +95,12 @@ describe('compiler: deriveTools', () => {
     expect(t.args).to.deep.equal({ path: ['order_id'], query: ['notify'], body: ['street', 'zip'] });
     expect(t.parameters).to.deep.equal({
       type: 'object',
-      properties: { order_id: { type: 'string' }, notify: { type: 'boolean' }, street: { type: 'string' }, zip: { type: 'string' } },
+      properties: {
+        order_id: { type: 'string' },
+        notify: { type: 'boolean' },
+        street: { type: 'string' },
+        zip: { type: 'string' },
+      },
       required: ['order_id', 'street'],
     });
     expect(byName.list_refunds!.parameters.required).to.deep.equal(['order_id']);
@@ -79,7 +116,13 @@ describe('compiler: deriveTools', () => {
   });
 
   it('exports the five built-ins with fixed schemas', () => {
-    expect(Object.keys(BUILTIN_TOOLS)).to.deep.equal(['reply_to_customer', 'send_message', 'retry_operation', 'wait', 'complete']);
+    expect(Object.keys(BUILTIN_TOOLS)).to.deep.equal([
+      'reply_to_customer',
+      'send_message',
+      'retry_operation',
+      'wait',
+      'complete',
+    ]);
     expect(BUILTIN_TOOLS.send_message.function.parameters.required).to.deep.equal(['to', 'text']);
     expect(BUILTIN_TOOLS.wait.function.parameters.properties).to.deep.equal({});
   });
@@ -91,8 +134,18 @@ describe('compiler: deriveTools', () => {
         { name: 'b', instructions: 'y', tools: ['create_refund'], complete: false },
       ],
     } as unknown as WorldManifest;
-    expect(roleToolNames(manifest.roles[0]!)).to.deep.equal(['get_order', 'reply_to_customer', 'retry_operation', 'wait', 'complete']);
-    expect(toolsForRole(manifest, tools, 'b').map((t) => t.function.name)).to.deep.equal(['create_refund', 'retry_operation', 'wait']);
+    expect(roleToolNames(manifest.roles[0]!)).to.deep.equal([
+      'get_order',
+      'reply_to_customer',
+      'retry_operation',
+      'wait',
+      'complete',
+    ]);
+    expect(toolsForRole(manifest, tools, 'b').map((t) => t.function.name)).to.deep.equal([
+      'create_refund',
+      'retry_operation',
+      'wait',
+    ]);
   });
 
   it('rejects missing operationIds, built-in names, duplicates, non-JSON bodies and unknown refs, all at once', () => {
@@ -101,7 +154,12 @@ describe('compiler: deriveTools', () => {
       paths: {
         '/a': { get: { summary: 'no id' }, post: { operationId: 'complete' } },
         '/b/{id}': { get: { operationId: 'dup' }, delete: { operationId: 'dup' } },
-        '/c': { post: { operationId: 'form', requestBody: { content: { 'multipart/form-data': { schema: { type: 'object' } } } } } },
+        '/c': {
+          post: {
+            operationId: 'form',
+            requestBody: { content: { 'multipart/form-data': { schema: { type: 'object' } } } },
+          },
+        },
         '/d': { get: { operationId: 'r', parameters: [{ $ref: '#/components/parameters/Nope' }] } },
       },
     };

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { ServiceError } from '../../core/errors.js';
-import { expandScenarios, splitFor, type JsonObject, type ScenarioTemplate } from '../../world-worker/compiler/index.js';
+import {
+  expandScenarios,
+  splitFor,
+  type JsonObject,
+  type ScenarioTemplate,
+} from '../../world-worker/compiler/index.js';
 
 function template(id: string, variants: JsonObject[]): ScenarioTemplate {
   return {
@@ -13,20 +18,45 @@ function template(id: string, variants: JsonObject[]): ScenarioTemplate {
     request: 'I am ${name}',
     revisions: [{ at: 'after_first_reply', text: 'also ${name}', goal_version: 2 }],
     seed: [{ tool: 'create_customer', args: { email: '${email}' }, bind: 'cust' }],
-    reference_plan: { '2': [{ actor: 'a', tool: 'find_customer', args: { email: '${facts.email}', id: '${cust.id}' } }] },
-    checks: { '1': [{ name: 'c1', kind: 'told', contains: ['${name}'] }], '2': [{ name: 'c2', kind: 'state', tool: 'get', args: { id: '${cust.id}' }, expect: [{ path: 'email', equals: '${facts.email}' }] }] },
+    reference_plan: {
+      '2': [{ actor: 'a', tool: 'find_customer', args: { email: '${facts.email}', id: '${cust.id}' } }],
+    },
+    checks: {
+      '1': [{ name: 'c1', kind: 'told', contains: ['${name}'] }],
+      '2': [
+        {
+          name: 'c2',
+          kind: 'state',
+          tool: 'get',
+          args: { id: '${cust.id}' },
+          expect: [{ path: 'email', equals: '${facts.email}' }],
+        },
+      ],
+    },
     variants,
     file: `scenarios/${id}.yaml`,
   };
 }
 
-const people = (n: number, tag: string): JsonObject[] => Array.from({ length: n }, (_, i) => ({ name: `${tag}${i}`, email: `${tag}${i}@x.test` }));
-const templates = [template('c-third', people(3, 'c')), template('a-first', people(3, 'a')), template('b-second', people(1, 'b'))];
+const people = (n: number, tag: string): JsonObject[] =>
+  Array.from({ length: n }, (_, i) => ({ name: `${tag}${i}`, email: `${tag}${i}@x.test` }));
+const templates = [
+  template('c-third', people(3, 'c')),
+  template('a-first', people(3, 'a')),
+  template('b-second', people(1, 'b')),
+];
 
 describe('compiler: expandScenarios and splitFor', () => {
   it('goes round-robin over templates sorted by id, then their variants', () => {
     const out = expandScenarios(templates, 6, 'w');
-    expect(out.map((s) => s.id)).to.deep.equal(['a-first--v1', 'b-second--v1', 'c-third--v1', 'a-first--v2', 'c-third--v2', 'a-first--v3']);
+    expect(out.map((s) => s.id)).to.deep.equal([
+      'a-first--v1',
+      'b-second--v1',
+      'c-third--v1',
+      'a-first--v2',
+      'c-third--v2',
+      'a-first--v3',
+    ]);
   });
 
   it('makes no more than the variants allow', () => {
@@ -47,7 +77,9 @@ describe('compiler: expandScenarios and splitFor', () => {
   });
 
   it('is deterministic', () => {
-    expect(JSON.stringify(expandScenarios(templates, 7, 'w'))).to.equal(JSON.stringify(expandScenarios([...templates].reverse(), 7, 'w')));
+    expect(JSON.stringify(expandScenarios(templates, 7, 'w'))).to.equal(
+      JSON.stringify(expandScenarios([...templates].reverse(), 7, 'w')),
+    );
   });
 
   it('splits by a stable hash, roughly 60/20/20', () => {
@@ -79,6 +111,7 @@ describe('compiler: expandScenarios and splitFor', () => {
   });
 
   it('refuses a target outside 1..30', () => {
-    for (const bad of [0, 31, 2.5]) expect(() => expandScenarios(templates, bad, 'w')).to.throw(ServiceError, /scenario_target/);
+    for (const bad of [0, 31, 2.5])
+      expect(() => expandScenarios(templates, bad, 'w')).to.throw(ServiceError, /scenario_target/);
   });
 });

@@ -3,7 +3,12 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../../core/errors.js';
-import { globToRegExp, loadApplicationSource, validateManifest, validateTemplate } from '../../world-worker/compiler/index.js';
+import {
+  globToRegExp,
+  loadApplicationSource,
+  validateManifest,
+  validateTemplate,
+} from '../../world-worker/compiler/index.js';
 
 type Problem = { field: string; message: string };
 
@@ -78,7 +83,13 @@ describe('compiler: schema and source loading', () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
   const source = async (over: Record<string, string> = {}) => {
-    const dir = await writeSource({ 'world.yaml': WORLD, 'openapi.yaml': OPENAPI, 'seed.yaml': '[]\n', 'scenarios/make.yaml': SCENARIO, ...over });
+    const dir = await writeSource({
+      'world.yaml': WORLD,
+      'openapi.yaml': OPENAPI,
+      'seed.yaml': '[]\n',
+      'scenarios/make.yaml': SCENARIO,
+      ...over,
+    });
     dirs.push(dir);
     return dir;
   };
@@ -93,7 +104,13 @@ describe('compiler: schema and source loading', () => {
 
   it('names the file and field of every manifest problem', async () => {
     const list = await problems(() =>
-      validateManifest({ name: 'Bad Name', services: [{ name: 's', start: { command: [] }, openapi: 'o' }], roles: [{ name: 'a', instructions: 'x', tools: ['complete'] }], customer: { channel: 'sms' }, extra: 1 }),
+      validateManifest({
+        name: 'Bad Name',
+        services: [{ name: 's', start: { command: [] }, openapi: 'o' }],
+        roles: [{ name: 'a', instructions: 'x', tools: ['complete'] }],
+        customer: { channel: 'sms' },
+        extra: 1,
+      }),
     );
     expect(fields(list)).to.include.members([
       'world.yaml: extra',
@@ -113,11 +130,23 @@ describe('compiler: schema and source loading', () => {
         name: 'n',
         services: [{ name: 's', start: { command: ['node'] }, port_env: 'PORT', openapi: 'o' }],
         roles: [{ name: 'a', instructions: 'x', tools: [], complete: true }],
-        customer: { channel: 'notifications', via: { service: 's', inbox_tool: 'i', reply_tool: 'r', reply_text_arg: 'body', send_tool: 'r', send_args: { body: 'hi' } } },
+        customer: {
+          channel: 'notifications',
+          via: {
+            service: 's',
+            inbox_tool: 'i',
+            reply_tool: 'r',
+            reply_text_arg: 'body',
+            send_tool: 'r',
+            send_args: { body: 'hi' },
+          },
+        },
         scenarios: 's/*.yaml',
       }),
     );
-    expect(list.map((p) => `${p.field}: ${p.message}`)).to.include('world.yaml: customer.via.send_args: must place the message text with "${text}"');
+    expect(list.map((p) => `${p.field}: ${p.message}`)).to.include(
+      'world.yaml: customer.via.send_args: must place the message text with "${text}"',
+    );
   });
 
   it('names the file and field of every template problem', async () => {
@@ -176,8 +205,13 @@ describe('compiler: schema and source loading', () => {
   it('reports an unknown role tool, a missing OpenAPI file and an empty scenario glob', async () => {
     const typo = WORLD.replace('tools: [list_things,', 'tools: [list_thingz,');
     const first = await problems(async () => loadApplicationSource(await source({ 'world.yaml': typo })));
-    expect(first.map((p) => `${p.field}: ${p.message}`)).to.include('world.yaml: roles[0].tools: unknown tool "list_thingz" (not an operationId of any service, not a built-in)');
-    const world = WORLD.replace('openapi: openapi.yaml', 'openapi: missing.yaml').replace('scenarios/*.yaml', 'nothing/*.yaml');
+    expect(first.map((p) => `${p.field}: ${p.message}`)).to.include(
+      'world.yaml: roles[0].tools: unknown tool "list_thingz" (not an operationId of any service, not a built-in)',
+    );
+    const world = WORLD.replace('openapi: openapi.yaml', 'openapi: missing.yaml').replace(
+      'scenarios/*.yaml',
+      'nothing/*.yaml',
+    );
     const second = await problems(async () => loadApplicationSource(await source({ 'world.yaml': world })));
     expect(fields(second)).to.include.members(['world.yaml: services[0].openapi', 'world.yaml: scenarios']);
   });

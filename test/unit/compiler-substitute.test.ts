@@ -3,7 +3,12 @@ import { ServiceError } from '../../core/errors.js';
 import { collectRefs, getPath, substitute } from '../../world-worker/compiler/index.js';
 
 describe('compiler: substitute', () => {
-  const vars = { order: { id: 'ord_1', total: 49, items: [{ name: 'kettle' }] }, name: 'Dana', ok: true, nothing: null };
+  const vars = {
+    order: { id: 'ord_1', total: 49, items: [{ name: 'kettle' }] },
+    name: 'Dana',
+    ok: true,
+    nothing: null,
+  };
 
   it('keeps the type of a value that is the whole string', () => {
     expect(substitute('${order.total}', vars)).to.equal(49);
@@ -13,7 +18,9 @@ describe('compiler: substitute', () => {
   });
 
   it('formats values inside longer strings', () => {
-    expect(substitute('Refund ${order.id}: ${order.total} EUR for ${name}', vars)).to.equal('Refund ord_1: 49 EUR for Dana');
+    expect(substitute('Refund ${order.id}: ${order.total} EUR for ${name}', vars)).to.equal(
+      'Refund ord_1: 49 EUR for Dana',
+    );
     expect(substitute('item ${order.items.0.name}', vars)).to.equal('item kettle');
     expect(substitute('x ${order.items}', vars)).to.equal('x [{"name":"kettle"}]');
   });

@@ -22,7 +22,16 @@ function setup(overrides: Partial<Scenario> = {}): { sim: CustomerSimulator; st:
     final_goal_version: 4,
     ...overrides,
   });
-  const st = initialState({ episodeId: 'ep_c', world: DESK_WORLD, scenario, profile: profileWithDefaults({ driver: 'external' }), options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 1000 } }, '2025-01-01T00:00:00Z');
+  const st = initialState(
+    {
+      episodeId: 'ep_c',
+      world: DESK_WORLD,
+      scenario,
+      profile: profileWithDefaults({ driver: 'external' }),
+      options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 1000 },
+    },
+    '2025-01-01T00:00:00Z',
+  );
   const vars = { facts: { code: 'X-42', email: 'kim@example.com' } };
   return { sim: new CustomerSimulator(scenario, vars), st, scenario };
 }
@@ -30,11 +39,17 @@ function setup(overrides: Partial<Scenario> = {}): { sim: CustomerSimulator; st:
 describe('customer simulator (scripted from the scenario)', () => {
   it('opens with the request and discloses every fact whose ask keyword appears, case-insensitively', () => {
     const { sim, st } = setup({ revisions: [], final_goal_version: 1 });
-    expect(sim.opening(st)).to.deep.equal({ text: 'Please add the note "fragile" to my item.', kind: 'request', goal_version: 1 });
+    expect(sim.opening(st)).to.deep.equal({
+      text: 'Please add the note "fragile" to my item.',
+      kind: 'request',
+      goal_version: 1,
+    });
     expect(sim.onAgentMessage(st, 'What is the item CODE and your E-Mail address?')).to.deep.equal([
       { text: 'My code is X-42. My email is kim@example.com.', kind: 'answer', goal_version: 1 },
     ]);
-    expect(sim.onAgentMessage(st, 'What colour is it?')).to.deep.equal([{ text: DONT_KNOW_TEXT, kind: 'dont_know', goal_version: 1 }]);
+    expect(sim.onAgentMessage(st, 'What colour is it?')).to.deep.equal([
+      { text: DONT_KNOW_TEXT, kind: 'dont_know', goal_version: 1 },
+    ]);
     expect(sim.onAgentMessage(st, 'Working on it.')).to.deep.equal([]);
     expect(st.customer.told).to.have.length(3);
   });
@@ -75,7 +90,8 @@ describe('customer simulator (scripted from the scenario)', () => {
     const limit = st.customer.contact_limit;
     expect(limit).to.equal(2 + CONTACT_MARGIN); // two replies in the reference plan
     const answers: string[][] = [];
-    for (let i = 0; i < limit + GIVE_UP_AFTER; i++) answers.push(sim.onAgentMessage(st, 'Update: still working.').map((m) => m.text));
+    for (let i = 0; i < limit + GIVE_UP_AFTER; i++)
+      answers.push(sim.onAgentMessage(st, 'Update: still working.').map((m) => m.text));
     expect(answers[limit - 1]).to.deep.equal([]);
     expect(answers[limit]).to.deep.equal([ANNOYED_TEXT]);
     expect(answers[limit + 1]).to.deep.equal([]);
@@ -85,13 +101,20 @@ describe('customer simulator (scripted from the scenario)', () => {
 
   it('an agent that keeps writing to the customer ends the episode with customer_gave_up and fails the contacts habit', async () => {
     let i = 0;
-    const chatty = { model: 'test:chatty', decide: async () => ({ tool: 'reply_to_customer', args: { text: `update ${++i}` } }) };
+    const chatty = {
+      model: 'test:chatty',
+      decide: async () => ({ tool: 'reply_to_customer', args: { text: `update ${++i}` } }),
+    };
     const { actor, events } = deskEpisode({ profile: { driver: 'llm' }, policy: chatty });
     await actor.start();
     const s = await actor.done;
     expect(s.termination).to.equal('customer_gave_up');
     expect(s.oracle!.habits.customer_contacts).to.deep.equal({ passed: false, count: 4 + GIVE_UP_AFTER, limit: 4 });
-    expect(events.ofType('customer.message').map((e) => e.data!.kind)).to.include.members(['request', 'annoyed', 'gave_up']);
+    expect(events.ofType('customer.message').map((e) => e.data!.kind)).to.include.members([
+      'request',
+      'annoyed',
+      'gave_up',
+    ]);
   });
 
   it('default stress: the first write is refused once while the customer nudges; the request is repeated after the first write', async () => {
@@ -104,11 +127,19 @@ describe('customer simulator (scripted from the scenario)', () => {
     };
     await go('find_item', { code: 'X-42' }, 'stress-1');
     const refused = await go('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'stress-2');
-    expect(refused).to.deep.equal({ status: 'done', result: { outcome: 'refused', content: 'not carried out: a new message from the customer arrived' } });
-    expect(actor.observation().turn!.data.new.map((m) => m.content)).to.deep.equal(['not carried out: a new message from the customer arrived', "customer: Is there any news on this? I'm still waiting."]);
+    expect(refused).to.deep.equal({
+      status: 'done',
+      result: { outcome: 'refused', content: 'not carried out: a new message from the customer arrived' },
+    });
+    expect(actor.observation().turn!.data.new.map((m) => m.content)).to.deep.equal([
+      'not carried out: a new message from the customer arrived',
+      "customer: Is there any news on this? I'm still waiting.",
+    ]);
     await go('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'stress-3');
     expect(app.notes).to.have.length(1);
-    expect(actor.observation().turn!.data.new[1]!.content).to.equal(`customer: ${REPEAT_PREFIX}Please add the note "fragile" to my item.`);
+    expect(actor.observation().turn!.data.new[1]!.content).to.equal(
+      `customer: ${REPEAT_PREFIX}Please add the note "fragile" to my item.`,
+    );
     expect(events.ofType('customer.message').map((e) => [e.data!.kind, e.data!.repeated])).to.deep.equal([
       ['request', false],
       ['nudge', false],

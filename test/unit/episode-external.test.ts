@@ -27,7 +27,12 @@ async function refusal(p: Promise<unknown>): Promise<ServiceError> {
   throw new Error('the action was accepted');
 }
 
-const act = (tool: string, args: Record<string, unknown>, key: string, actor = 'lead'): ExternalAction => ({ actor, tool, args: args as never, idempotency_key: key });
+const act = (tool: string, args: Record<string, unknown>, key: string, actor = 'lead'): ExternalAction => ({
+  actor,
+  tool,
+  args: args as never,
+  idempotency_key: key,
+});
 
 describe('episode actor: external driver (spec section 4, Bring your own agent; section 7 rule 4)', () => {
   it('offers the first turn to the role holding complete, with instructions, policies, the request and function tools', async () => {
@@ -40,10 +45,24 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
     expect(data.actor).to.equal('lead');
     expect(data.goal_version_observed).to.equal(1);
     expect(data.new[0]!.role).to.equal('system');
-    expect(data.new[0]!.content).to.contain(PLATFORM_DEFAULT_PROMPT).and.to.contain('Talk to the customer and finish the job.').and.to.contain('Add exactly one note per request.');
+    expect(data.new[0]!.content)
+      .to.contain(PLATFORM_DEFAULT_PROMPT)
+      .and.to.contain('Talk to the customer and finish the job.')
+      .and.to.contain('Add exactly one note per request.');
     expect(data.new[1]).to.deep.equal({ role: 'user', content: 'customer: Please add the note "fragile" to my item.' });
-    expect(data.tools.map((t) => t.function.name)).to.deep.equal(['find_item', 'list_notes', 'add_note', 'reply_to_customer', 'send_message', 'retry_operation', 'wait', 'complete']);
-    for (const t of data.tools) expect(t).to.have.keys('type', 'function') && expect(t.function).to.have.keys('name', 'description', 'parameters');
+    expect(data.tools.map((t) => t.function.name)).to.deep.equal([
+      'find_item',
+      'list_notes',
+      'add_note',
+      'reply_to_customer',
+      'send_message',
+      'retry_operation',
+      'wait',
+      'complete',
+    ]);
+    for (const t of data.tools)
+      expect(t).to.have.keys('type', 'function') &&
+        expect(t.function).to.have.keys('name', 'description', 'parameters');
     await actor.stop();
   });
 
@@ -76,15 +95,23 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
     await actor.start();
     await readAndAct(actor, act('find_item', { code: 'X-42' }, 'key-find-1'));
     await actor.idle();
-    const first = await readAndAct(actor, act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'));
+    const first = await readAndAct(
+      actor,
+      act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'),
+    );
     await actor.idle();
-    const again = await readAndAct(actor, act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'));
+    const again = await readAndAct(
+      actor,
+      act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'),
+    );
     expect(again).to.deep.equal({ event_id: first.event_id, duplicate: true });
     await actor.idle();
     expect(app.notes).to.have.length(1);
     await readAndAct(actor, act('complete', { summary: 'done' }, 'key-complete'));
     await actor.done;
-    expect(await readAndAct(actor, act('complete', { summary: 'done' }, 'key-complete'))).to.include({ duplicate: true });
+    expect(await readAndAct(actor, act('complete', { summary: 'done' }, 'key-complete'))).to.include({
+      duplicate: true,
+    });
   });
 
   it('refuses with every 409 and 422 of spec section 7 rule 4, word for word', async () => {
@@ -99,10 +126,17 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
     expect(reused.message).to.equal('idempotency key already used for a different action');
 
     const wrongActor = await refusal(readAndAct(actor, act('find_item', { code: 'X-42' }, 'key-helper-1', 'helper')));
-    expect([wrongActor.status, wrongActor.detail]).to.deep.equal([409, 'actor does not match the current external turn']);
+    expect([wrongActor.status, wrongActor.detail]).to.deep.equal([
+      409,
+      'actor does not match the current external turn',
+    ]);
 
     const notOffered = await refusal(readAndAct(actor, act('create_item', { code: 'Z' }, 'key-create-1')));
-    expect([notOffered.status, notOffered.code, notOffered.detail]).to.deep.equal([422, 'validation_failed', 'tool is not offered in the current external turn']);
+    expect([notOffered.status, notOffered.code, notOffered.detail]).to.deep.equal([
+      422,
+      'validation_failed',
+      'tool is not offered in the current external turn',
+    ]);
 
     app.gate = true;
     await readAndAct(actor, act('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'key-note-1'));
@@ -148,7 +182,9 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
   it('answers 404 for a key the episode never accepted', async () => {
     const { actor } = deskEpisode();
     await actor.start();
-    expect(() => actor.actionResult('never-sent-1')).to.throw(ServiceError).with.property('status', 404);
+    expect(() => actor.actionResult('never-sent-1'))
+      .to.throw(ServiceError)
+      .with.property('status', 404);
     await actor.stop();
   });
 
@@ -173,7 +209,10 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
       return actor.actionResult(key);
     };
     await step('reply_to_customer', { text: 'What is the item code?' }, 'k-000001');
-    expect(actor.observation().turn!.data.new.map((m) => m.content)).to.deep.equal(['delivered to the customer', 'customer: My code is X-42.']);
+    expect(actor.observation().turn!.data.new.map((m) => m.content)).to.deep.equal([
+      'delivered to the customer',
+      'customer: My code is X-42.',
+    ]);
     await step('find_item', { code: 'X-42' }, 'k-000002');
     await step('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'k-000003');
     await step('list_notes', { item_id: app.items[0]!.id }, 'k-000004');

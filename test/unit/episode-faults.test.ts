@@ -3,7 +3,12 @@ import type { ActionResult, EpisodeActor } from '../../episode-actor/index.js';
 import { deskEpisode, readAndAct } from '../support/episode-fixture.js';
 
 let n = 0;
-async function step(actor: EpisodeActor, tool: string, args: Record<string, unknown>, who = 'lead'): Promise<ActionResult> {
+async function step(
+  actor: EpisodeActor,
+  tool: string,
+  args: Record<string, unknown>,
+  who = 'lead',
+): Promise<ActionResult> {
   const key = `fault-key-${++n}`;
   await readAndAct(actor, { actor: who, tool, args: args as never, idempotency_key: key });
   await actor.idle();
@@ -39,8 +44,16 @@ describe('episode actor: faults and retry_operation (tool proxy)', () => {
     expect(await step(actor, 'retry_operation', { operation_id: 'op_1' })).to.deep.equal(retried);
     expect(app.notes).to.have.length(1);
     expect(addNoteCalls(app)).to.equal(1);
-    expect(events.ofType('fault.injected')[0]!.data).to.deep.equal({ tool: 'add_note', fault_mode: 'drop_response', count: 1, source: 'intervention' });
-    expect(events.ofType('action.failed').find((e) => e.data!.tool === 'add_note')!.data).to.include({ unknown: true, operation_id: 'op_1' });
+    expect(events.ofType('fault.injected')[0]!.data).to.deep.equal({
+      tool: 'add_note',
+      fault_mode: 'drop_response',
+      count: 1,
+      source: 'intervention',
+    });
+    expect(events.ofType('action.failed').find((e) => e.data!.tool === 'add_note')!.data).to.include({
+      unknown: true,
+      operation_id: 'op_1',
+    });
     await actor.stop();
   });
 
@@ -95,7 +108,15 @@ describe('episode actor: faults and retry_operation (tool proxy)', () => {
     await step(actor, 'complete', { summary: 'added' });
     const s = await actor.done;
     expect(app.notes).to.have.length(2);
-    expect(s.oracle!.duplicate_effects).to.deep.equal([{ tool: 'add_note', args: { item_id: itemId, text: 'fragile' }, times: 2, actors: ['lead'], action_indexes: [1, 2] }]);
+    expect(s.oracle!.duplicate_effects).to.deep.equal([
+      {
+        tool: 'add_note',
+        args: { item_id: itemId, text: 'fragile' },
+        times: 2,
+        actors: ['lead'],
+        action_indexes: [1, 2],
+      },
+    ]);
     expect(s.oracle!.false_completion).to.equal(true);
     expect(s.reward).to.be.below(0.5);
   });

@@ -9,7 +9,14 @@ import {
   type EpisodeWorld,
   type Oracle,
 } from '../../episode-actor/index.js';
-import { DESK_MANIFEST, DESK_TOOLS, DeskApp, deskEpisode, deskScenario, readAndAct } from '../support/episode-fixture.js';
+import {
+  DESK_MANIFEST,
+  DESK_TOOLS,
+  DeskApp,
+  deskEpisode,
+  deskScenario,
+  readAndAct,
+} from '../support/episode-fixture.js';
 import { RecordingEvents } from '../support/episode-harness.js';
 
 const habitsOk = (): Oracle['habits'] => ({
@@ -37,7 +44,11 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
   it('1 for success; half the share of checks passed otherwise; a small penalty per failed habit; null for an environment error', () => {
     expect(computeReward(oracle({}))).to.equal(1);
     expect(computeReward(oracle({ checks_passed: 2 }))).to.equal(0.3333);
-    expect(computeReward(oracle({ duplicate_effects: [{ tool: 't', args: {}, times: 2, actors: ['a'], action_indexes: [1, 2] }] }))).to.equal(0.5);
+    expect(
+      computeReward(
+        oracle({ duplicate_effects: [{ tool: 't', args: {}, times: 2, actors: ['a'], action_indexes: [1, 2] }] }),
+      ),
+    ).to.equal(0.5);
     expect(computeReward(oracle({ false_completion: true, checks_passed: 1 }))).to.equal(0.1667);
     const habits = habitsOk();
     habits.ids_from_reads.passed = false;
@@ -61,7 +72,14 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
     const s = await actor.done;
     const h = s.oracle!.habits;
     expect(h.ids_from_reads.passed).to.equal(false);
-    expect(h.ids_from_reads.violations).to.deep.equal([{ action_index: 0, actor: 'lead', tool: 'add_note', reason: `item_id "${app.items[0]!.id}" did not appear in any read result or customer message before` }]);
+    expect(h.ids_from_reads.violations).to.deep.equal([
+      {
+        action_index: 0,
+        actor: 'lead',
+        tool: 'add_note',
+        reason: `item_id "${app.items[0]!.id}" did not appear in any read result or customer message before`,
+      },
+    ]);
     expect(h.complete_after_read).to.deep.include({ applicable: true, passed: false });
     expect(h.customer_contacts).to.deep.equal({ passed: true, count: 1, limit: 4 });
     expect(s.oracle!.check_results.every((c) => c.passed)).to.equal(true);
@@ -72,8 +90,26 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
     const world: EpisodeWorld = {
       manifest: {
         ...DESK_MANIFEST,
-        roles: [{ name: 'lead', instructions: 'Answer with add_note.', tools: ['find_item', 'list_notes', 'add_note'], complete: true }],
-        customer: { channel: 'notifications', via: { service: 'desk', send_tool: 'add_note', send_args: { item_id: '${item.id}', text: '${text}' }, inbox_tool: 'list_notes', read_tools: [], reply_tool: 'add_note', reply_text_arg: 'text' } },
+        roles: [
+          {
+            name: 'lead',
+            instructions: 'Answer with add_note.',
+            tools: ['find_item', 'list_notes', 'add_note'],
+            complete: true,
+          },
+        ],
+        customer: {
+          channel: 'notifications',
+          via: {
+            service: 'desk',
+            send_tool: 'add_note',
+            send_args: { item_id: '${item.id}', text: '${text}' },
+            inbox_tool: 'list_notes',
+            read_tools: [],
+            reply_tool: 'add_note',
+            reply_text_arg: 'text',
+          },
+        },
       },
       tools: DESK_TOOLS,
       policies: '',
@@ -82,21 +118,31 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
     const scenario = deskScenario({ checks: { '1': [{ name: 'told', kind: 'told', contains: ['on it'] }] } });
     const app = new DeskApp();
     const actor = new EpisodeActor(
-      { episodeId: 'ep_notif', world, scenario, profile: profileWithDefaults({ driver: 'external' }), options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 60_000 } },
+      {
+        episodeId: 'ep_notif',
+        world,
+        scenario,
+        profile: profileWithDefaults({ driver: 'external' }),
+        options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 60_000 },
+      },
       { app, persistence: new MemoryEpisodePersistence({ verify: true }), events: new RecordingEvents() },
     );
     await actor.start();
     expect(app.notes.map((n) => n.text)).to.deep.equal(['Please add the note "fragile" to my item.']); // posted through the app
     const first = actor.observation().turn!.data;
     expect(first.goal_version_observed).to.equal(0);
-    expect(first.new[1]!.content).to.equal('notification: the customer posted a new message in desk; read it with list_notes');
+    expect(first.new[1]!.content).to.equal(
+      'notification: the customer posted a new message in desk; read it with list_notes',
+    );
     const go = async (tool: string, args: Record<string, unknown>, key: string) => {
       await readAndAct(actor, { actor: 'lead', tool, args: args as never, idempotency_key: key });
       await actor.idle();
       return actor.actionResult(key);
     };
     const itemId = app.items[0]!.id;
-    expect(await go('add_note', { item_id: itemId, text: 'We are on it.' }, 'notif-1')).to.deep.include({ result: { outcome: 'refused', content: REFUSAL_TEXT } });
+    expect(await go('add_note', { item_id: itemId, text: 'We are on it.' }, 'notif-1')).to.deep.include({
+      result: { outcome: 'refused', content: REFUSAL_TEXT },
+    });
     await go('list_notes', { item_id: itemId }, 'notif-2');
     expect(actor.observation().turn!.data.goal_version_observed).to.equal(1);
     expect((await go('add_note', { item_id: itemId, text: 'We are on it.' }, 'notif-3')).status).to.equal('done');
@@ -105,7 +151,14 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
     expect(s.oracle!.check_results[0]!.passed).to.equal(true); // the reply tool's text is what the customer was told
     expect(s.oracle!.habits.read_latest_before_write).to.deep.equal({
       passed: false,
-      violations: [{ action_index: 0, actor: 'lead', tool: 'add_note', reason: 'a customer message that had arrived before the turn was not read first' }],
+      violations: [
+        {
+          action_index: 0,
+          actor: 'lead',
+          tool: 'add_note',
+          reason: 'a customer message that had arrived before the turn was not read first',
+        },
+      ],
     });
     expect(s.oracle!.duplicate_effects).to.deep.equal([]);
   });

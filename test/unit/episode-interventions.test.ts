@@ -4,7 +4,12 @@ import { REFUSAL_TEXT, type ActionResult, type EpisodeActor } from '../../episod
 import { deskEpisode, deskScenario, readAndAct } from '../support/episode-fixture.js';
 
 let n = 0;
-async function step(actor: EpisodeActor, tool: string, args: Record<string, unknown>, who = 'lead'): Promise<ActionResult> {
+async function step(
+  actor: EpisodeActor,
+  tool: string,
+  args: Record<string, unknown>,
+  who = 'lead',
+): Promise<ActionResult> {
   const key = `iv-key-${++n}`;
   await readAndAct(actor, { actor: who, tool, args: args as never, idempotency_key: key });
   await actor.idle();
@@ -36,7 +41,11 @@ describe('episode actor: interventions and the unread-message refusal', () => {
     expect(next).to.deep.equal([REFUSAL_TEXT, 'customer: Oh, and please hurry.']);
     const ok = await step(actor, 'add_note', { item_id: app.items[0]!.id, text: 'fragile' });
     expect(ok.status).to.equal(201);
-    expect(events.ofType('action.refused')[0]!.data).to.deep.equal({ tool: 'add_note', reason: REFUSAL_TEXT, idempotency_key: 'iv-key-2' });
+    expect(events.ofType('action.refused')[0]!.data).to.deep.equal({
+      tool: 'add_note',
+      reason: REFUSAL_TEXT,
+      idempotency_key: 'iv-key-2',
+    });
     await actor.stop();
     const st = actor.snapshot();
     // it arrived during the turn: the agent could not have read it, so no habit violation
@@ -58,15 +67,23 @@ describe('episode actor: interventions and the unread-message refusal', () => {
     expect(actor.observation().turn!.data).to.include({ actor: 'lead', goal_version_observed: 2 });
     await step(actor, 'send_message', { to: 'helper', text: 'use "glass"' });
     expect(actor.observation().turn!.data.goal_version_observed).to.equal(2);
-    expect((await step(actor, 'add_note', { item_id: app.items[0]!.id, text: 'glass' }, 'helper')).status).to.equal(201);
+    expect((await step(actor, 'add_note', { item_id: app.items[0]!.id, text: 'glass' }, 'helper')).status).to.equal(
+      201,
+    );
     const revised = events.ofType('goal.revised')[0]!;
     expect(revised.goal_version).to.equal(2);
-    expect(revised.data).to.deep.equal({ text: 'Make the note say "glass" instead.', previous_goal_version: 1, source: 'intervention' });
+    expect(revised.data).to.deep.equal({
+      text: 'Make the note say "glass" instead.',
+      previous_goal_version: 1,
+      source: 'intervention',
+    });
     await actor.intervene({ kind: 'goal_change', text: 'Now "handle with care".', goal_version: 5 });
     expect(actor.snapshot().goal_version).to.equal(5);
     const low = await rejected(actor.intervene({ kind: 'goal_change', text: 'back', goal_version: 3 }));
     expect(low.status).to.equal(422);
-    expect(low.detail).to.deep.equal([{ field: 'goal_version', message: 'must be greater than the current goal version 5' }]);
+    expect(low.detail).to.deep.equal([
+      { field: 'goal_version', message: 'must be greater than the current goal version 5' },
+    ]);
     await actor.stop();
   });
 
@@ -81,7 +98,15 @@ describe('episode actor: interventions and the unread-message refusal', () => {
     const notOffered = await rejected(step(actor, 'add_note', { item_id: 'x', text: 'y' }));
     expect(notOffered.detail).to.equal('tool is not offered in the current external turn');
     await step(actor, 'send_message', { to: 'helper', text: 'please answer the customer' });
-    expect(actor.observation().turn!.data.tools.map((t) => t.function.name)).to.deep.equal(['find_item', 'list_notes', 'add_note', 'send_message', 'reply_to_customer', 'retry_operation', 'wait']);
+    expect(actor.observation().turn!.data.tools.map((t) => t.function.name)).to.deep.equal([
+      'find_item',
+      'list_notes',
+      'add_note',
+      'send_message',
+      'reply_to_customer',
+      'retry_operation',
+      'wait',
+    ]);
     await actor.intervene({ kind: 'grant_tool', tool: 'add_note', role: 'lead' });
     await step(actor, 'send_message', { to: 'lead', text: 'ok' }, 'helper');
     expect(actor.observation().turn!.data.tools.map((t) => t.function.name)).to.include('add_note');
@@ -109,7 +134,10 @@ describe('episode actor: interventions and the unread-message refusal', () => {
     for (const [body, fields] of cases) {
       const err = await rejected(actor.intervene(body as never));
       expect(err.status, JSON.stringify(body)).to.equal(422);
-      expect((err.detail as Array<{ field: string }>).map((d) => ({ field: d.field })), JSON.stringify(body)).to.deep.equal(fields);
+      expect(
+        (err.detail as Array<{ field: string }>).map((d) => ({ field: d.field })),
+        JSON.stringify(body),
+      ).to.deep.equal(fields);
     }
     expect(actor.snapshot().proxy.faults).to.deep.equal([]);
     await actor.stop();

@@ -17,7 +17,21 @@ import { RecordingEvents } from '../support/episode-harness.js';
 const constant = (tool: string, args: Record<string, unknown>, cost = 0): AgentPolicy => ({
   model: 'test:constant',
   async decide(): Promise<AgentDecision> {
-    return { tool, args: args as never, ...(cost > 0 ? { usage: { model: 'test:constant', prompt_tokens: 1000, completion_tokens: 100, cost_usd: cost, failed_attempts: 0 } } : {}) };
+    return {
+      tool,
+      args: args as never,
+      ...(cost > 0
+        ? {
+            usage: {
+              model: 'test:constant',
+              prompt_tokens: 1000,
+              completion_tokens: 100,
+              cost_usd: cost,
+              failed_attempts: 0,
+            },
+          }
+        : {}),
+    };
   },
 });
 
@@ -47,7 +61,11 @@ describe('episode actor: lifecycle, limits and persistence', () => {
   });
 
   it('ends with budget once the spend reaches max_episode_cost_usd, counting tokens and cost from the usage', async () => {
-    const { actor, events } = deskEpisode({ profile: { driver: 'llm' }, policy: constant('find_item', { code: 'X-42' }, 0.4), options: { max_episode_cost_usd: 1 } });
+    const { actor, events } = deskEpisode({
+      profile: { driver: 'llm' },
+      policy: constant('find_item', { code: 'X-42' }, 0.4),
+      options: { max_episode_cost_usd: 1 },
+    });
     await actor.start();
     const s = await actor.done;
     expect(s.termination).to.equal('budget');
@@ -66,17 +84,29 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     const callsBefore = app.calls.length;
     let err: unknown;
     try {
-      await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'key-flaky-1' });
+      await readAndAct(actor, {
+        actor: 'lead',
+        tool: 'find_item',
+        args: { code: 'X-42' },
+        idempotency_key: 'key-flaky-1',
+      });
     } catch (e) {
       err = e;
     }
     expect(err).to.be.instanceOf(ServiceError).with.property('code', 'unavailable');
     await actor.idle();
     expect(app.calls.length).to.equal(callsBefore);
-    expect(() => actor.actionResult('key-flaky-1')).to.throw(ServiceError).with.property('status', 404);
+    expect(() => actor.actionResult('key-flaky-1'))
+      .to.throw(ServiceError)
+      .with.property('status', 404);
     expect(actor.observation().awaiting_action).to.equal(true);
     persistence.failing = false;
-    await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'key-flaky-1' });
+    await readAndAct(actor, {
+      actor: 'lead',
+      tool: 'find_item',
+      args: { code: 'X-42' },
+      idempotency_key: 'key-flaky-1',
+    });
     await actor.idle();
     expect(actor.actionResult('key-flaky-1').status).to.equal('done');
     await actor.stop();
@@ -87,11 +117,20 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     const app = new DeskApp();
     const { actor } = deskEpisode({ persistence, app, episodeId: 'ep_restore_ext' });
     await actor.start();
-    await readAndAct(actor, { actor: 'lead', tool: 'reply_to_customer', args: { text: 'Which code?' }, idempotency_key: 'k-restore-1' });
+    await readAndAct(actor, {
+      actor: 'lead',
+      tool: 'reply_to_customer',
+      args: { text: 'Which code?' },
+      idempotency_key: 'k-restore-1',
+    });
     await actor.idle();
     const seen = actor.observation();
 
-    const again = await EpisodeActor.restore('ep_restore_ext', DESK_WORLD, { app, persistence, events: new RecordingEvents() });
+    const again = await EpisodeActor.restore('ep_restore_ext', DESK_WORLD, {
+      app,
+      persistence,
+      events: new RecordingEvents(),
+    });
     expect(again!.observation()).to.deep.equal(seen);
     expect(again!.actionResult('k-restore-1').status).to.equal('done');
     const go = async (tool: string, args: Record<string, unknown>, key: string) => {
@@ -114,14 +153,26 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     let decisions = 0;
     const stalling: AgentPolicy = {
       model: inner.model,
-      decide: (input: AgentTurnInput) => (++decisions === 4 ? new Promise<never>(() => undefined) : inner.decide(input)),
+      decide: (input: AgentTurnInput) =>
+        ++decisions === 4 ? new Promise<never>(() => undefined) : inner.decide(input),
     };
-    const { actor } = deskEpisode({ persistence, app, policy: stalling, profile: { driver: 'llm' }, episodeId: 'ep_restore_llm' });
+    const { actor } = deskEpisode({
+      persistence,
+      app,
+      policy: stalling,
+      profile: { driver: 'llm' },
+      episodeId: 'ep_restore_llm',
+    });
     await actor.start();
     while (decisions < 4) await new Promise((r) => setTimeout(r, 5));
     expect(actor.snapshot().actions).to.have.length(3);
 
-    const again = await EpisodeActor.restore('ep_restore_llm', DESK_WORLD, { app, persistence, events: new RecordingEvents(), policy: createReferenceAgent() });
+    const again = await EpisodeActor.restore('ep_restore_llm', DESK_WORLD, {
+      app,
+      persistence,
+      events: new RecordingEvents(),
+      policy: createReferenceAgent(),
+    });
     const s = await again!.done;
     expect(s).to.include({ termination: 'completed', reward: 1 });
     expect(app.notes).to.have.length(1);
@@ -143,17 +194,31 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'k-unc-1' });
     await actor.idle();
     app.hang = true;
-    await readAndAct(actor, { actor: 'lead', tool: 'add_note', args: { item_id: app.items[0]!.id, text: 'fragile' }, idempotency_key: 'k-unc-2' });
+    await readAndAct(actor, {
+      actor: 'lead',
+      tool: 'add_note',
+      args: { item_id: app.items[0]!.id, text: 'fragile' },
+      idempotency_key: 'k-unc-2',
+    });
     while (!(await persistence.load('ep_uncertain'))!.actions[1]?.executing) await new Promise((r) => setTimeout(r, 5));
     app.hang = false;
 
-    const again = await EpisodeActor.restore('ep_uncertain', DESK_WORLD, { app, persistence, events: new RecordingEvents() });
+    const again = await EpisodeActor.restore('ep_uncertain', DESK_WORLD, {
+      app,
+      persistence,
+      events: new RecordingEvents(),
+    });
     const r = again!.actionResult('k-unc-2');
     expect(r.status).to.equal('done');
     const result = (r as { result: { outcome: string; operation_id: string; content: string } }).result;
     expect(result.outcome).to.equal('unknown');
     expect(result.content).to.match(/service restarted while this write was being carried out/);
-    await readAndAct(again!, { actor: 'lead', tool: 'retry_operation', args: { operation_id: result.operation_id }, idempotency_key: 'k-unc-3' });
+    await readAndAct(again!, {
+      actor: 'lead',
+      tool: 'retry_operation',
+      args: { operation_id: result.operation_id },
+      idempotency_key: 'k-unc-3',
+    });
     await again!.idle();
     expect((again!.actionResult('k-unc-3') as { result: { outcome: string } }).result.outcome).to.equal('error');
     expect(app.notes).to.have.length(1);

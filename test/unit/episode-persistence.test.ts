@@ -41,9 +41,19 @@ describe('episode persistence on the DocumentStore (SQLite)', () => {
     const app = new DeskApp();
     const { actor } = deskEpisode({ persistence, app, episodeId: 'ep_store_2' });
     await actor.start();
-    const ack = await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-1' });
+    const ack = await readAndAct(actor, {
+      actor: 'lead',
+      tool: 'find_item',
+      args: { code: 'X-42' },
+      idempotency_key: 'store-key-1',
+    });
     const stored = await findAction(store, 'ep_store_2', 'store-key-1');
-    expect(stored).to.include({ episode_id: 'ep_store_2', idempotency_key: 'store-key-1', tool: 'find_item', status: 'pending' });
+    expect(stored).to.include({
+      episode_id: 'ep_store_2',
+      idempotency_key: 'store-key-1',
+      tool: 'find_item',
+      status: 'pending',
+    });
     await actor.idle();
     const done = await findAction(store, 'ep_store_2', 'store-key-1');
     // the accepted event's id is written with the next save, the result's
@@ -61,15 +71,29 @@ describe('episode persistence on the DocumentStore (SQLite)', () => {
     await actor.start();
 
     const second = new StoreEpisodePersistence(store);
-    const again = await EpisodeActor.restore('ep_store_3', DESK_WORLD, { app, persistence: second, events: new RecordingEvents() });
+    const again = await EpisodeActor.restore('ep_store_3', DESK_WORLD, {
+      app,
+      persistence: second,
+      events: new RecordingEvents(),
+    });
     expect(again!.observation()).to.deep.equal(actor.observation());
-    await readAndAct(again!, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-2' });
+    await readAndAct(again!, {
+      actor: 'lead',
+      tool: 'find_item',
+      args: { code: 'X-42' },
+      idempotency_key: 'store-key-2',
+    });
     await again!.idle();
 
     // the first actor is now stale: its next save must not overwrite the newer state
     let err: unknown;
     try {
-      await readAndAct(actor, { actor: 'lead', tool: 'find_item', args: { code: 'X-42' }, idempotency_key: 'store-key-3' });
+      await readAndAct(actor, {
+        actor: 'lead',
+        tool: 'find_item',
+        args: { code: 'X-42' },
+        idempotency_key: 'store-key-3',
+      });
     } catch (e) {
       err = e;
     }

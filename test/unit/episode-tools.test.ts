@@ -22,13 +22,20 @@ describe('episode actor: the tools offered in function-calling format', () => {
     // the guidance of one profile never shows in another's list
     expect(plain[1]!.function.description).to.not.match(/Read the notes first/);
     expect(plain[3]!.function.description).to.not.match(/Rarely/);
-    expect(functionTools(DESK_WORLD, names, { add_note: 'Other advice.' })[1]!.function.description).to.match(/Other advice\.$/);
+    expect(functionTools(DESK_WORLD, names, { add_note: 'Other advice.' })[1]!.function.description).to.match(
+      /Other advice\.$/,
+    );
     // guidance for a tool that is not offered changes nothing
     expect(functionTools(DESK_WORLD, names, { list_notes: 'Unused.' })).to.equal(plain);
   });
 
   it('gives a different world its own lists', () => {
-    const other = { ...DESK_WORLD, tools: DESK_WORLD.tools.map((t) => (t.name === 'find_item' ? { ...t, description: 'Look an item up by code.' } : t)) };
+    const other = {
+      ...DESK_WORLD,
+      tools: DESK_WORLD.tools.map((t) =>
+        t.name === 'find_item' ? { ...t, description: 'Look an item up by code.' } : t,
+      ),
+    };
     expect(functionTools(other, names, {})[0]!.function.description).to.equal('Look an item up by code.');
     expect(functionTools(DESK_WORLD, names, {})[0]!.function.description).to.not.equal('Look an item up by code.');
   });

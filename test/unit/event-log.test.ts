@@ -35,9 +35,12 @@ describe('EventLog (SQLite store, in-process bus)', () => {
     const a = new EventLog(openStore(), bus);
     const b = new EventLog(openStore(), bus);
     const writes: Array<Promise<ServiceEvent>> = [];
-    for (let i = 1; i <= 60; i++) writes.push(appendMessage(a, 'run_race', 'prj_1', i), appendMessage(b, 'run_race', 'prj_1', i));
+    for (let i = 1; i <= 60; i++)
+      writes.push(appendMessage(a, 'run_race', 'prj_1', i), appendMessage(b, 'run_race', 'prj_1', i));
     const events = await Promise.all(writes);
-    expect(events.map((e) => e.event_id).sort((x, y) => x - y)).to.deep.equal(Array.from({ length: 120 }, (_, i) => i + 1));
+    expect(events.map((e) => e.event_id).sort((x, y) => x - y)).to.deep.equal(
+      Array.from({ length: 120 }, (_, i) => i + 1),
+    );
     const stored = await a.page('run_race', 0, 1000);
     expect(stored.map((e) => e.event_id)).to.deep.equal(Array.from({ length: 120 }, (_, i) => i + 1));
     // each append answered with the id its event was stored under
@@ -50,7 +53,15 @@ describe('EventLog (SQLite store, in-process bus)', () => {
     const b = new EventLog(openStore(), bus);
     const seen: number[] = [];
     await a.subscribe('run_many', (e) => seen.push(e.event_id));
-    const msg = (n: number): EventInput => ({ stream: 'run_many', project_id: 'prj_1', type: 'agent.message', summary: `m${n}`, episode_id: 'ep_test', actor_id: 'support', data: { text: `m${n}` } });
+    const msg = (n: number): EventInput => ({
+      stream: 'run_many',
+      project_id: 'prj_1',
+      type: 'agent.message',
+      summary: `m${n}`,
+      episode_id: 'ep_test',
+      actor_id: 'support',
+      data: { text: `m${n}` },
+    });
     const writes: Array<Promise<ServiceEvent[]>> = [];
     for (let i = 0; i < 20; i++) {
       writes.push(a.appendMany([msg(i * 10), msg(i * 10 + 1), msg(i * 10 + 2)]));
@@ -75,8 +86,19 @@ describe('EventLog (SQLite store, in-process bus)', () => {
 
   it('appendMany refuses a batch with an event outside the catalogue or of two streams, storing none of it', async () => {
     const log = new EventLog(openStore(), bus);
-    const ok: EventInput = { stream: 'run_bad', project_id: 'prj_1', type: 'agent.message', summary: 'fine', data: { text: 'fine' } };
-    for (const bad of [{ ...ok, type: 'no.such.type' }, { ...ok, data: { text: 'x', extra: 1 } }, { ...ok, stream: 'run_other' }, { ...ok, type: 'stream.end' }]) {
+    const ok: EventInput = {
+      stream: 'run_bad',
+      project_id: 'prj_1',
+      type: 'agent.message',
+      summary: 'fine',
+      data: { text: 'fine' },
+    };
+    for (const bad of [
+      { ...ok, type: 'no.such.type' },
+      { ...ok, data: { text: 'x', extra: 1 } },
+      { ...ok, stream: 'run_other' },
+      { ...ok, type: 'stream.end' },
+    ]) {
       try {
         await log.appendMany([ok, bad as EventInput]);
         expect.fail('appendMany accepted a bad batch');
@@ -89,7 +111,9 @@ describe('EventLog (SQLite store, in-process bus)', () => {
 
   it('numbers appends of one process in call order, and streams independently', async () => {
     const log = new EventLog(openStore(), bus);
-    const events = await Promise.all([1, 2, 3, 4, 5].map((n) => appendMessage(log, n % 2 ? 'job_odd' : 'job_even', 'prj_1', n)));
+    const events = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => appendMessage(log, n % 2 ? 'job_odd' : 'job_even', 'prj_1', n)),
+    );
     expect(events.map((e) => [e.stream, e.event_id, e.data.text])).to.deep.equal([
       ['job_odd', 1, 'message 1'],
       ['job_even', 1, 'message 2'],
@@ -129,21 +153,40 @@ describe('EventLog (SQLite store, in-process bus)', () => {
     const a = new EventLog(openStore(), bus);
     const b = new EventLog(openStore(), bus);
     await appendMessage(a, 'job_end', 'prj_1', 1);
-    const ends = await Promise.all([a, b, a, b].map((log) => log.end({ stream: 'job_end', project_id: 'prj_1', status: 'failed', kind: 'job' })));
+    const ends = await Promise.all(
+      [a, b, a, b].map((log) => log.end({ stream: 'job_end', project_id: 'prj_1', status: 'failed', kind: 'job' })),
+    );
     expect(ends.map((e) => e.event_id)).to.deep.equal([2, 2, 2, 2]);
     expect(ends[0]).to.include({ type: 'stream.end', summary: 'job job_end ended: failed' });
     expect(ends[0]!.data).to.deep.equal({ status: 'failed', kind: 'job' });
     // a retry: the job runs and ends again
-    await a.append({ stream: 'job_end', project_id: 'prj_1', type: 'job.status_changed', summary: 'retried', data: { status: 'running' } });
+    await a.append({
+      stream: 'job_end',
+      project_id: 'prj_1',
+      type: 'job.status_changed',
+      summary: 'retried',
+      data: { status: 'running' },
+    });
     const again = await b.end({ stream: 'job_end', project_id: 'prj_1', status: 'succeeded', kind: 'job' });
     expect(again.event_id).to.equal(4);
-    expect((await a.page('job_end', 0, 10)).map((e) => e.type)).to.deep.equal(['agent.message', 'stream.end', 'job.status_changed', 'stream.end']);
+    expect((await a.page('job_end', 0, 10)).map((e) => e.type)).to.deep.equal([
+      'agent.message',
+      'stream.end',
+      'job.status_changed',
+      'stream.end',
+    ]);
   });
 
   it('refuses stream.end and events outside the catalogue before storing anything', async () => {
     const log = new EventLog(openStore(), bus);
     const attempts: EventInput[] = [
-      { stream: 'job_bad', project_id: 'prj_1', type: 'stream.end', summary: 'x', data: { status: 'failed', kind: 'job' } },
+      {
+        stream: 'job_bad',
+        project_id: 'prj_1',
+        type: 'stream.end',
+        summary: 'x',
+        data: { status: 'failed', kind: 'job' },
+      },
       { stream: 'job_bad', project_id: 'prj_1', type: 'no.such.type' as EventInput['type'], summary: 'x' },
       { stream: 'job_bad', project_id: 'prj_1', type: 'agent.message', summary: 'x', data: {} },
     ];

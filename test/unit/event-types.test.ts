@@ -41,17 +41,41 @@ describe('event catalogue (core/event-types.ts) and docs/events.md', () => {
       const doc = docs.get(type)!;
       expect(doc.intro, type).to.contain(spec.summary);
       expect(doc.intro, type).to.contain(`Emitted by: ${spec.emittedBy}`);
-      const expected = Object.entries(spec.fields as Record<string, EventField>).map(([name, f]) => ({ name, type: typeText(f), required: f.required ? 'yes' : 'no' }));
+      const expected = Object.entries(spec.fields as Record<string, EventField>).map(([name, f]) => ({
+        name,
+        type: typeText(f),
+        required: f.required ? 'yes' : 'no',
+      }));
       expect(doc.fields, type).to.deep.equal(expected);
     }
   });
 
   it('covers the types the issue and producers need', () => {
     const needed = [
-      'compiler.phase.started', 'compiler.phase.finished', 'job.status_changed', 'job.progress', 'build.scenario.validated', 'build.published',
-      'run.started', 'run.finished', 'shard.status_changed', 'episode.started', 'episode.finished', 'turn.offered', 'action.accepted',
-      'action.succeeded', 'action.failed', 'action.refused', 'customer.message', 'agent.message', 'actor.message', 'goal.revised',
-      'fault.injected', 'intervention.applied', 'checks.finished', 'stream.end',
+      'compiler.phase.started',
+      'compiler.phase.finished',
+      'job.status_changed',
+      'job.progress',
+      'build.scenario.validated',
+      'build.published',
+      'run.started',
+      'run.finished',
+      'shard.status_changed',
+      'episode.started',
+      'episode.finished',
+      'turn.offered',
+      'action.accepted',
+      'action.succeeded',
+      'action.failed',
+      'action.refused',
+      'customer.message',
+      'agent.message',
+      'actor.message',
+      'goal.revised',
+      'fault.injected',
+      'intervention.applied',
+      'checks.finished',
+      'stream.end',
     ];
     expect(Object.keys(EVENT_TYPES)).to.include.members(needed);
   });
@@ -69,7 +93,12 @@ describe('event catalogue (core/event-types.ts) and docs/events.md', () => {
     };
 
     it('accepts events that match the catalogue, with optional fields absent and nullable ones null', () => {
-      checkEventData('compiler.phase.finished', { phase: 'publish', status: 'succeeded', duration_ms: 12.5, error: null });
+      checkEventData('compiler.phase.finished', {
+        phase: 'publish',
+        status: 'succeeded',
+        duration_ms: 12.5,
+        error: null,
+      });
       checkEventData('action.succeeded', { tool: 'get_order', result: null, operation_id: null });
       checkEventData('action.succeeded', { tool: 'get_order', result: { any: ['json'] } });
       checkEventData('turn.offered', { turn: 3, tools: ['wait', 'complete'] });
@@ -78,15 +107,21 @@ describe('event catalogue (core/event-types.ts) and docs/events.md', () => {
 
     it('refuses unknown types, unknown fields, missing required fields and wrong JSON types, naming the catalogue', () => {
       expect(refused('made.up', {})).to.match(/not in the event catalogue.*core\/event-types\.ts.*docs\/events\.md/);
-      expect(refused('agent.message', { text: 'hi', mood: 'calm' })).to.contain('data field "mood" is not in the catalogue');
+      expect(refused('agent.message', { text: 'hi', mood: 'calm' })).to.contain(
+        'data field "mood" is not in the catalogue',
+      );
       expect(refused('agent.message', {})).to.contain('data field "text" is required');
       expect(refused('checks.finished', {})).to.contain('"reward" is required');
       expect(refused('turn.offered', { turn: 1.5, tools: [] })).to.contain('"turn" must be integer');
       expect(refused('turn.offered', { turn: 1, tools: 'wait' })).to.contain('"tools" must be array');
-      expect(refused('compiler.phase.finished', { phase: 'x', status: 'failed', detail: [] })).to.contain('"detail" must be object');
+      expect(refused('compiler.phase.finished', { phase: 'x', status: 'failed', detail: [] })).to.contain(
+        '"detail" must be object',
+      );
       expect(refused('agent.message', { text: null })).to.contain('"text" must be string');
       expect(refused('job.progress', { completed: 1, spent_usd: Number.NaN })).to.contain('"spent_usd" must be number');
-      expect(refused('agent.message', ['text'] as unknown as Record<string, unknown>)).to.contain('data must be an object');
+      expect(refused('agent.message', ['text'] as unknown as Record<string, unknown>)).to.contain(
+        'data must be an object',
+      );
     });
   });
 });

@@ -1,11 +1,29 @@
 import { expect } from 'chai';
-import { applyChanges, collectFindings, learningEpisodes, partitionChanges, proposeChanges } from '../../scheduler/improvements/index.js';
+import {
+  applyChanges,
+  collectFindings,
+  learningEpisodes,
+  partitionChanges,
+  proposeChanges,
+} from '../../scheduler/improvements/index.js';
 import type { RunEpisodeDoc } from '../../scheduler/runs/index.js';
 
 const pass = { passed: true, violations: [] };
 
 /** A finished episode of profile `prof_a` whose oracle record has the given problems. */
-function ep(id: string, split: string, o: { dup?: string[]; falseCompletion?: boolean; guessed?: string[]; unread?: boolean; contacts?: number; failed?: string[] } = {}, more: Partial<RunEpisodeDoc> = {}): RunEpisodeDoc {
+function ep(
+  id: string,
+  split: string,
+  o: {
+    dup?: string[];
+    falseCompletion?: boolean;
+    guessed?: string[];
+    unread?: boolean;
+    contacts?: number;
+    failed?: string[];
+  } = {},
+  more: Partial<RunEpisodeDoc> = {},
+): RunEpisodeDoc {
   return {
     _id: id,
     slot: Number(id.replace(/\D/g, '')),
@@ -15,13 +33,29 @@ function ep(id: string, split: string, o: { dup?: string[]; falseCompletion?: bo
     status: 'finished',
     environment_error: null,
     oracle: {
-      check_results: [{ check: 'refund issued', kind: 'state', passed: !(o.failed ?? []).includes('refund issued'), observed: null }, ...(o.failed ?? []).filter((c) => c !== 'refund issued').map((c) => ({ check: c, kind: 'state', passed: false, observed: null }))],
-      duplicate_effects: (o.dup ?? []).map((tool) => ({ tool, args: {}, times: 2, actors: ['agent'], action_indexes: [1, 2] })),
+      check_results: [
+        { check: 'refund issued', kind: 'state', passed: !(o.failed ?? []).includes('refund issued'), observed: null },
+        ...(o.failed ?? [])
+          .filter((c) => c !== 'refund issued')
+          .map((c) => ({ check: c, kind: 'state', passed: false, observed: null })),
+      ],
+      duplicate_effects: (o.dup ?? []).map((tool) => ({
+        tool,
+        args: {},
+        times: 2,
+        actors: ['agent'],
+        action_indexes: [1, 2],
+      })),
       false_completion: o.falseCompletion ?? false,
       environment_error: null,
       habits: {
-        read_latest_before_write: o.unread ? { passed: false, violations: [{ action_index: 0, actor: 'agent', tool: 'refund', reason: 'unread' }] } : pass,
-        ids_from_reads: { passed: !o.guessed, violations: (o.guessed ?? []).map((tool) => ({ action_index: 0, actor: 'agent', tool, reason: 'guessed' })) },
+        read_latest_before_write: o.unread
+          ? { passed: false, violations: [{ action_index: 0, actor: 'agent', tool: 'refund', reason: 'unread' }] }
+          : pass,
+        ids_from_reads: {
+          passed: !o.guessed,
+          violations: (o.guessed ?? []).map((tool) => ({ action_index: 0, actor: 'agent', tool, reason: 'guessed' })),
+        },
         complete_after_read: { ...pass, applicable: false },
         customer_contacts: { passed: (o.contacts ?? 1) <= 2, count: o.contacts ?? 1, limit: 2 },
       },
@@ -72,7 +106,9 @@ describe('improvement rules', () => {
     const changes = proposeChanges(collectFindings([ep('ep1', 'train', { dup: ['refund'], falseCompletion: true })]));
     const v1 = { system_prompt: 'Be kind.', tool_guidance: { refund: 'Refunds need an order id.' } };
     const v2 = applyChanges(v1, partitionChanges(changes, v1).apply);
-    expect(v2.system_prompt).to.equal('Be kind.\nLessons from earlier evaluations:\n- Call complete only after a read shows the requested change.');
+    expect(v2.system_prompt).to.equal(
+      'Be kind.\nLessons from earlier evaluations:\n- Call complete only after a read shows the requested change.',
+    );
     expect(v2.tool_guidance!.refund!.startsWith('Refunds need an order id. A write may answer UNKNOWN')).to.equal(true);
     const again = partitionChanges(changes, v2);
     expect(again.apply).to.deep.equal([]);

@@ -18,7 +18,18 @@ const DOC_FILE = path.resolve('gateway/openapi.yaml');
 type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'delete', 'patch'];
 
-const ACCESS_VALUES = ['none', 'any', 'read', 'write', 'evaluator', 'write+evaluator', 'admin', 'read|agent', 'write|agent', 'operator'] as const;
+const ACCESS_VALUES = [
+  'none',
+  'any',
+  'read',
+  'write',
+  'evaluator',
+  'write+evaluator',
+  'admin',
+  'read|agent',
+  'write|agent',
+  'operator',
+] as const;
 
 /** The spec's access words (section 4, "Access notation") as `x-access` values. */
 const ACCESS_WORDS: Record<string, (typeof ACCESS_VALUES)[number]> = {
@@ -51,11 +62,19 @@ interface SpecRow {
 /** Rows like `| GET | /v1/me | any key | none | 200 identity fields |`. */
 function parseSpecTables(text: string): SpecRow[] {
   const rows: SpecRow[] = [];
-  const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH)\s*\|\s*(\/v1\/[^\s|]*)(\s+\$)?\s*\|\s*([^|]+?)\s*\|\s*[^|]*\|\s*([^|]*?)\s*\|\s*$/;
+  const row =
+    /^\|\s*(GET|POST|PUT|DELETE|PATCH)\s*\|\s*(\/v1\/[^\s|]*)(\s+\$)?\s*\|\s*([^|]+?)\s*\|\s*[^|]*\|\s*([^|]*?)\s*\|\s*$/;
   for (const line of text.split('\n')) {
     const m = row.exec(line);
     if (!m) continue;
-    const [, method, p, dollar, accessWords, response] = m as unknown as [string, string, string, string | undefined, string, string];
+    const [, method, p, dollar, accessWords, response] = m as unknown as [
+      string,
+      string,
+      string,
+      string | undefined,
+      string,
+      string,
+    ];
     const key = `${method} ${p}`;
     const access = CLARIFIED_ACCESS[key] ?? ACCESS_WORDS[accessWords];
     if (!access) throw new Error(`unknown access words "${accessWords}" in: ${line}`);
@@ -105,7 +124,13 @@ function operations(): Found[] {
   for (const [p, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
       const op = item[method] as DocOperation | undefined;
-      if (op) out.push({ method, path: p, op, pathParams: ((item.parameters as Json[] | undefined) ?? []).map((x) => resolve(x)) });
+      if (op)
+        out.push({
+          method,
+          path: p,
+          op,
+          pathParams: ((item.parameters as Json[] | undefined) ?? []).map((x) => resolve(x)),
+        });
     }
   }
   return out;
@@ -177,7 +202,12 @@ describe('gateway/openapi.yaml: the document', () => {
       const warn = console.warn;
       console.warn = (...args: unknown[]) => void warnings.push(args);
       try {
-        const api = new OpenAPIBackend({ definition: structuredClone(doc) as never, strict: true, validate: true, ...OPENAPI_BACKEND_OPTIONS });
+        const api = new OpenAPIBackend({
+          definition: structuredClone(doc) as never,
+          strict: true,
+          validate: true,
+          ...OPENAPI_BACKEND_OPTIONS,
+        });
         await api.init();
         expect(api.initialized).to.equal(true);
         expect(api.getOperations()).to.have.length(73);
@@ -198,7 +228,10 @@ describe('gateway/openapi.yaml: the document', () => {
           continue;
         }
         if (found.path !== row.path) problems.push(`${found.path} is named differently from the spec's ${row.path}`);
-        if (found.op['x-access'] !== row.access) problems.push(`${row.method.toUpperCase()} ${row.path}: x-access ${String(found.op['x-access'])}, spec ${row.access}`);
+        if (found.op['x-access'] !== row.access)
+          problems.push(
+            `${row.method.toUpperCase()} ${row.path}: x-access ${String(found.op['x-access'])}, spec ${row.access}`,
+          );
       }
       expect(problems).to.deep.equal([]);
     });
@@ -227,7 +260,9 @@ describe('gateway/openapi.yaml: the document', () => {
     });
 
     it('has no other /v1 operation than the billing webhook', () => {
-      const extra = docOps.filter((o) => !specRows.some((r) => r.method === o.method && shape(r.path) === shape(o.path)));
+      const extra = docOps.filter(
+        (o) => !specRows.some((r) => r.method === o.method && shape(r.path) === shape(o.path)),
+      );
       expect(extra.map((o) => `${o.method.toUpperCase()} ${o.path}`)).to.deep.equal(['POST /v1/billing/webhook']);
       const hook = extra[0]!.op;
       expect(hook.operationId).to.equal('billing_webhook');
@@ -289,8 +324,13 @@ describe('gateway/openapi.yaml: the document', () => {
     it('declares every path parameter with the spec name, required', () => {
       for (const { method, path: p, op, pathParams } of docOps) {
         const names = [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-        const declared = [...pathParams, ...(op.parameters ?? []).map((x) => resolve(x))].filter((x) => x.in === 'path');
-        expect(declared.map((x) => x.name), `${method} ${p}`).to.have.members(names);
+        const declared = [...pathParams, ...(op.parameters ?? []).map((x) => resolve(x))].filter(
+          (x) => x.in === 'path',
+        );
+        expect(
+          declared.map((x) => x.name),
+          `${method} ${p}`,
+        ).to.have.members(names);
         for (const d of declared) expect(d.required, `${method} ${p} ${String(d.name)}`).to.equal(true);
       }
     });
@@ -322,15 +362,21 @@ describe('gateway/openapi.yaml: the document', () => {
     it('the event streams answer text/event-stream and the download application/octet-stream', () => {
       for (const id of ['stream_job_events', 'stream_run_events']) {
         const { op } = docOps.find((o) => o.op.operationId === id)!;
-        expect(Object.keys(resolve<Json>(op.responses['200']).content as Json), id).to.deep.equal(['text/event-stream']);
+        expect(Object.keys(resolve<Json>(op.responses['200']).content as Json), id).to.deep.equal([
+          'text/event-stream',
+        ]);
       }
       const download = docOps.find((o) => o.op.operationId === 'download_artifact')!.op;
-      expect(Object.keys(resolve<Json>(download.responses['200']).content as Json)).to.deep.equal(['application/octet-stream']);
+      expect(Object.keys(resolve<Json>(download.responses['200']).content as Json)).to.deep.equal([
+        'application/octet-stream',
+      ]);
     });
 
     it('documents the events page limit maximum of 1000 and its defaults', () => {
       const { op } = docOps.find((o) => o.op.operationId === 'get_events_page')!;
-      const params = Object.fromEntries((op.parameters ?? []).map((x) => resolve(x)).map((x) => [x.name, x.schema as Json]));
+      const params = Object.fromEntries(
+        (op.parameters ?? []).map((x) => resolve(x)).map((x) => [x.name, x.schema as Json]),
+      );
       expect(params.limit).to.include({ type: 'integer', minimum: 1, maximum: 1000, default: 500 });
       expect(params.cursor).to.include({ type: 'integer', minimum: 0, default: 0 });
     });

@@ -38,7 +38,11 @@ function validate(req: Req): { valid: boolean; problems: FieldProblem[]; coerced
     query: req.query ?? {},
     headers: req.headers ?? (req.body === undefined ? {} : { 'content-type': 'application/json' }),
   });
-  return { valid: result.valid, problems: toFieldProblems(result.errors), coerced: (result.coerced ?? {}) as Record<string, unknown> };
+  return {
+    valid: result.valid,
+    problems: toFieldProblems(result.errors),
+    coerced: (result.coerced ?? {}) as Record<string, unknown>,
+  };
 }
 
 function expectAccepted(req: Req): Record<string, unknown> {
@@ -52,7 +56,10 @@ function expectAccepted(req: Req): Record<string, unknown> {
 function expectRejected(req: Req, field: string): FieldProblem {
   const { valid, problems } = validate(req);
   expect(valid, `${JSON.stringify(req.body ?? req.query)} should be rejected`).to.equal(false);
-  expect(problems.map((p) => p.field), JSON.stringify(problems)).to.deep.equal([field]);
+  expect(
+    problems.map((p) => p.field),
+    JSON.stringify(problems),
+  ).to.deep.equal([field]);
   expect(problems[0]!.message).to.be.a('string').and.not.equal('');
   return problems[0]!;
 }
@@ -88,7 +95,10 @@ describe('gateway/openapi.yaml: request validation', () => {
       }
       for (const value of limit.rejected) {
         it(`${op.name} ${field} = ${show(value)} is rejected (${limit.reported ?? field})`, () => {
-          expectRejected({ method: op.method, path: op.path, body: withField(op.base, field, value) }, limit.reported ?? field);
+          expectRejected(
+            { method: op.method, path: op.path, body: withField(op.base, field, value) },
+            limit.reported ?? field,
+          );
         });
       }
     }
@@ -135,7 +145,10 @@ describe('gateway/openapi.yaml: request validation', () => {
     ];
     for (const [op, field] of required) {
       it(`${op.name} without ${field} names ${field} as required`, () => {
-        const problem = expectRejected({ method: op.method, path: op.path, body: withField(op.base, field, undefined) }, field);
+        const problem = expectRejected(
+          { method: op.method, path: op.path, body: withField(op.base, field, undefined) },
+          field,
+        );
         // the discriminator `source.kind` says "is required and must be a string"
         expect(problem.message).to.match(/^is required/);
       });
@@ -143,58 +156,119 @@ describe('gateway/openapi.yaml: request validation', () => {
 
     for (const op of Object.values(OPS) as BodyOp[]) {
       it(`${op.name} refuses an unknown field`, () => {
-        const problem = expectRejected({ method: op.method, path: op.path, body: { ...op.base, colour: 'blue' } }, 'colour');
+        const problem = expectRejected(
+          { method: op.method, path: op.path, body: { ...op.base, colour: 'blue' } },
+          'colour',
+        );
         expect(problem.message).to.equal('is not allowed');
       });
     }
 
     for (const op of (Object.values(OPS) as BodyOp[]).filter((o) => o.name !== 'create_cli_login')) {
       it(`${op.name} without a body names the body`, () => {
-        expectRejected({ method: op.method, path: op.path, body: undefined, headers: { 'content-type': 'application/json' } }, 'body');
+        expectRejected(
+          { method: op.method, path: op.path, body: undefined, headers: { 'content-type': 'application/json' } },
+          'body',
+        );
       });
     }
 
     it('an unknown field inside source is refused with its path', () => {
-      const problem = expectRejected({ method: 'POST', path: '/v1/applications', body: withField(OPS.application.base, 'source.branch', 'main') }, 'source.branch');
+      const problem = expectRejected(
+        { method: 'POST', path: '/v1/applications', body: withField(OPS.application.base, 'source.branch', 'main') },
+        'source.branch',
+      );
       expect(problem.message).to.equal('is not allowed');
     });
     it('a body that is not an object names the body', () => {
       expectRejected({ method: 'POST', path: '/v1/world-builds', body: ['application_id'] }, 'body');
     });
     it('a body that is not JSON names the body', () => {
-      const problem = expectRejected({ method: 'POST', path: '/v1/world-builds', body: '{"application_id":', headers: { 'content-type': 'application/json' } }, 'body');
+      const problem = expectRejected(
+        {
+          method: 'POST',
+          path: '/v1/world-builds',
+          body: '{"application_id":',
+          headers: { 'content-type': 'application/json' },
+        },
+        'body',
+      );
       expect(problem.message).to.match(/not valid JSON/);
     });
     it('several wrong fields give one item each', () => {
-      const { problems } = validate({ method: 'POST', path: '/v1/world-builds', body: { scenario_target: 0, max_repair_rounds: 9, extra: 1 } });
-      expect(problems.map((p) => p.field)).to.have.members(['application_id', 'scenario_target', 'max_repair_rounds', 'extra']);
+      const { problems } = validate({
+        method: 'POST',
+        path: '/v1/world-builds',
+        body: { scenario_target: 0, max_repair_rounds: 9, extra: 1 },
+      });
+      expect(problems.map((p) => p.field)).to.have.members([
+        'application_id',
+        'scenario_target',
+        'max_repair_rounds',
+        'extra',
+      ]);
     });
   });
 
   describe('application source kinds', () => {
     it('local_path needs a path and takes nothing git-like', () => {
-      expectAccepted({ method: 'POST', path: '/v1/applications', body: { name: 'a', source: { kind: 'local_path', path: 'shop' } } });
-      expectRejected({ method: 'POST', path: '/v1/applications', body: { name: 'a', source: { kind: 'local_path' } } }, 'source.path');
-      expectRejected({ method: 'POST', path: '/v1/applications', body: { name: 'a', source: { kind: 'local_path', path: 'shop', commit: hex(40) } } }, 'source.commit');
+      expectAccepted({
+        method: 'POST',
+        path: '/v1/applications',
+        body: { name: 'a', source: { kind: 'local_path', path: 'shop' } },
+      });
+      expectRejected(
+        { method: 'POST', path: '/v1/applications', body: { name: 'a', source: { kind: 'local_path' } } },
+        'source.path',
+      );
+      expectRejected(
+        {
+          method: 'POST',
+          path: '/v1/applications',
+          body: { name: 'a', source: { kind: 'local_path', path: 'shop', commit: hex(40) } },
+        },
+        'source.commit',
+      );
     });
     it('upload takes no other field', () => {
       expectAccepted({ method: 'POST', path: '/v1/applications', body: { name: 'a', source: { kind: 'upload' } } });
-      expectRejected({ method: 'POST', path: '/v1/applications', body: { name: 'a', source: { kind: 'upload', url: 'https://x/y' } } }, 'source.url');
+      expectRejected(
+        {
+          method: 'POST',
+          path: '/v1/applications',
+          body: { name: 'a', source: { kind: 'upload', url: 'https://x/y' } },
+        },
+        'source.url',
+      );
     });
     it('git keeps ref as a note', () => {
-      expectAccepted({ method: 'POST', path: '/v1/applications', body: withField(OPS.application.base, 'source.ref', 'v1.2.0') });
+      expectAccepted({
+        method: 'POST',
+        path: '/v1/applications',
+        body: withField(OPS.application.base, 'source.ref', 'v1.2.0'),
+      });
     });
     it('an unknown kind names source.kind and lists nothing else', () => {
-      const problem = expectRejected({ method: 'POST', path: '/v1/applications', body: { name: 'a', source: { kind: 'svn', url: 'x' } } }, 'source.kind');
+      const problem = expectRejected(
+        { method: 'POST', path: '/v1/applications', body: { name: 'a', source: { kind: 'svn', url: 'x' } } },
+        'source.kind',
+      );
       expect(problem.message).to.contain('"svn"');
     });
     it('a source that is not an object names source', () => {
-      expectRejected({ method: 'POST', path: '/v1/applications', body: { name: 'a', source: 'https://x/y' } }, 'source');
+      expectRejected(
+        { method: 'POST', path: '/v1/applications', body: { name: 'a', source: 'https://x/y' } },
+        'source',
+      );
     });
   });
 
   describe('parameters', () => {
-    const page = (query: Record<string, string>): Req => ({ method: 'GET', path: '/v1/streams/run_1/events/page', query });
+    const page = (query: Record<string, string>): Req => ({
+      method: 'GET',
+      path: '/v1/streams/run_1/events/page',
+      query,
+    });
     it('events page limit: 1 and 1000 accepted, 0 and 1001 rejected', () => {
       expectAccepted(page({ limit: '1' }));
       expectAccepted(page({ limit: '1000' }));
@@ -210,13 +284,21 @@ describe('gateway/openapi.yaml: request validation', () => {
     it('stream cursor: integer >= 0, optional', () => {
       for (const p of ['/v1/jobs/job_1/events', '/v1/runs/run_1/events']) {
         expectAccepted({ method: 'GET', path: p });
-        expect((expectAccepted({ method: 'GET', path: p, query: { cursor: '5' } }).query as Record<string, unknown>).cursor).to.equal(5);
+        expect(
+          (expectAccepted({ method: 'GET', path: p, query: { cursor: '5' } }).query as Record<string, unknown>).cursor,
+        ).to.equal(5);
         expectRejected({ method: 'GET', path: p, query: { cursor: '-1' } }, 'query.cursor');
       }
     });
     it('bundle include_images is a boolean', () => {
-      const bundle = (query: Record<string, string>): Req => ({ method: 'POST', path: '/v1/world-versions/wv_1/bundle', query });
-      expect((expectAccepted(bundle({ include_images: 'true' })).query as Record<string, unknown>).include_images).to.equal(true);
+      const bundle = (query: Record<string, string>): Req => ({
+        method: 'POST',
+        path: '/v1/world-versions/wv_1/bundle',
+        query,
+      });
+      expect(
+        (expectAccepted(bundle({ include_images: 'true' })).query as Record<string, unknown>).include_images,
+      ).to.equal(true);
       expectRejected(bundle({ include_images: 'maybe' }), 'query.include_images');
     });
     it('compare needs run_a; run_b is optional', () => {
@@ -252,16 +334,31 @@ describe('gateway/openapi.yaml: request validation', () => {
       return body; // defaults are filled into the very object passed in
     };
     it('world build options', () => {
-      expect(filled(OPS.worldBuild)).to.deep.equal({ application_id: 'app_1', auto_approve: true, scenario_target: 8, max_repair_rounds: 2, check_determinism: true });
+      expect(filled(OPS.worldBuild)).to.deep.equal({
+        application_id: 'app_1',
+        auto_approve: true,
+        scenario_target: 8,
+        max_repair_rounds: 2,
+        check_determinism: true,
+      });
     });
     it('given values are kept', () => {
-      expect(filled(OPS.worldBuild, { application_id: 'a', scenario_target: 3, auto_approve: false })).to.include({ scenario_target: 3, auto_approve: false, max_repair_rounds: 2 });
+      expect(filled(OPS.worldBuild, { application_id: 'a', scenario_target: 3, auto_approve: false })).to.include({
+        scenario_target: 3,
+        auto_approve: false,
+        max_repair_rounds: 2,
+      });
     });
     it('application', () => {
       expect(filled(OPS.application)).to.include({ policies: '', notes: '', connection_mode: 'source' });
     });
     it('agent profile', () => {
-      expect(filled(OPS.profile)).to.include({ system_prompt: '', temperature: 0.2, max_turns_per_actor: 25, driver: 'llm' });
+      expect(filled(OPS.profile)).to.include({
+        system_prompt: '',
+        temperature: 0.2,
+        max_turns_per_actor: 25,
+        driver: 'llm',
+      });
     });
     it('evaluation', () => {
       const body = filled(OPS.evaluation);
@@ -303,13 +400,21 @@ describe('gateway/openapi.yaml: request validation', () => {
     it('query limit=10 becomes the number 10, and the page defaults fill in', () => {
       const coerced = expectAccepted({ method: 'GET', path: '/v1/streams/run_1/events/page', query: { limit: '10' } });
       expect(coerced.query).to.deep.equal({ limit: 10, cursor: 0 });
-      expect(expectAccepted({ method: 'GET', path: '/v1/streams/run_1/events/page' }).query).to.deep.equal({ cursor: 0, limit: 500 });
+      expect(expectAccepted({ method: 'GET', path: '/v1/streams/run_1/events/page' }).query).to.deep.equal({
+        cursor: 0,
+        limit: 500,
+      });
     });
     it('include_images defaults to false', () => {
-      expect(expectAccepted({ method: 'POST', path: '/v1/world-versions/wv_1/bundle' }).query).to.deep.equal({ include_images: false });
+      expect(expectAccepted({ method: 'POST', path: '/v1/world-versions/wv_1/bundle' }).query).to.deep.equal({
+        include_images: false,
+      });
     });
     it('the JSON body is not coerced: "8" is not an integer', () => {
-      expectRejected({ method: 'POST', path: '/v1/world-builds', body: { application_id: 'a', scenario_target: '8' } }, 'scenario_target');
+      expectRejected(
+        { method: 'POST', path: '/v1/world-builds', body: { application_id: 'a', scenario_target: '8' } },
+        'scenario_target',
+      );
     });
   });
 
@@ -317,10 +422,18 @@ describe('gateway/openapi.yaml: request validation', () => {
     const multipart = { 'content-type': 'multipart/form-data; boundary=----x' };
     it('the upload validates the text fields multer leaves (the file is checked by the handler)', () => {
       expectAccepted({ method: 'POST', path: '/v1/applications/app_1/source', body: {}, headers: multipart });
-      expectRejected({ method: 'POST', path: '/v1/applications/app_1/source', body: { note: 'x' }, headers: multipart }, 'note');
+      expectRejected(
+        { method: 'POST', path: '/v1/applications/app_1/source', body: { note: 'x' }, headers: multipart },
+        'note',
+      );
     });
     it('the webhook takes any raw body', () => {
-      expectAccepted({ method: 'POST', path: '/v1/billing/webhook', body: Buffer.from('{"id":"evt_1"}'), headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=abc' } });
+      expectAccepted({
+        method: 'POST',
+        path: '/v1/billing/webhook',
+        body: Buffer.from('{"id":"evt_1"}'),
+        headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=abc' },
+      });
     });
   });
 });
@@ -355,24 +468,36 @@ describe('toFieldProblems', () => {
     ]);
   });
   it('names the extra property of an additionalProperties error', () => {
-    expect(toFieldProblems([{ keyword: 'additionalProperties', instancePath: '/requestBody', params: { additionalProperty: 'colour' } }])).to.deep.equal([
-      { field: 'colour', message: 'is not allowed' },
-    ]);
+    expect(
+      toFieldProblems([
+        { keyword: 'additionalProperties', instancePath: '/requestBody', params: { additionalProperty: 'colour' } },
+      ]),
+    ).to.deep.equal([{ field: 'colour', message: 'is not allowed' }]);
   });
   it('joins the branches of an anyOf into one item for the field', () => {
     expect(
       toFieldProblems([
-        { keyword: 'minimum', instancePath: '/requestBody/limits_override/builds', params: { comparison: '>=', limit: 0 } },
+        {
+          keyword: 'minimum',
+          instancePath: '/requestBody/limits_override/builds',
+          params: { comparison: '>=', limit: 0 },
+        },
         { keyword: 'type', instancePath: '/requestBody/limits_override/builds', params: { type: 'null' } },
         { keyword: 'anyOf', instancePath: '/requestBody/limits_override/builds', params: {} },
       ]),
     ).to.deep.equal([{ field: 'limits_override.builds', message: 'must be at least 0 or must be null' }]);
   });
   it('unescapes JSON pointer segments', () => {
-    expect(toFieldProblems([{ keyword: 'pattern', instancePath: '/requestBody/images/a~1b~0c', params: { pattern: 'p' } }])[0]!.field).to.equal('images.a/b~c');
+    expect(
+      toFieldProblems([
+        { keyword: 'pattern', instancePath: '/requestBody/images/a~1b~0c', params: { pattern: 'p' } },
+      ])[0]!.field,
+    ).to.equal('images.a/b~c');
   });
   it('keeps the message of an unknown keyword and answers [] for no errors', () => {
-    expect(toFieldProblems([{ keyword: 'custom', instancePath: '/requestBody/x', params: {}, message: 'is odd' }])).to.deep.equal([{ field: 'x', message: 'is odd' }]);
+    expect(
+      toFieldProblems([{ keyword: 'custom', instancePath: '/requestBody/x', params: {}, message: 'is odd' }]),
+    ).to.deep.equal([{ field: 'x', message: 'is odd' }]);
     expect(toFieldProblems(null)).to.deep.equal([]);
     expect(toFieldProblems(undefined)).to.deep.equal([]);
   });

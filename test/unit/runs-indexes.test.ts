@@ -15,7 +15,11 @@ describe('run indexes', () => {
     const indexesOf = (table: string) => {
       const db = new Database(file, { readonly: true });
       try {
-        return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(table) as Array<{ name: string }>).map((r) => r.name);
+        return (
+          db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(table) as Array<{
+            name: string;
+          }>
+        ).map((r) => r.name);
       } finally {
         db.close();
       }

@@ -8,7 +8,13 @@ function depsWith(workers: WorkerRecord[]): SchedulerDeps {
   return { workers: { live: async () => workers } } as unknown as SchedulerDeps;
 }
 
-const worker = (id: string, capacity: number, active = 0): WorkerRecord => ({ id, address: `127.0.0.1:${id.length}`, capacity, active, last_seen_ms: Date.now() });
+const worker = (id: string, capacity: number, active = 0): WorkerRecord => ({
+  id,
+  address: `127.0.0.1:${id.length}`,
+  capacity,
+  active,
+  last_seen_ms: Date.now(),
+});
 
 describe('placement of episodes on world-workers', () => {
   it('reserves on the worker with the most free places; its own placements count until a heartbeat reports more', async () => {

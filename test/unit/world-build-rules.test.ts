@@ -7,7 +7,13 @@ import type { Scenario, Split } from '../../world-worker/compiler/index.js';
 import type { ScenarioVerdict, TrialResult } from '../../world-worker/builds/index.js';
 
 const sc = (id: string, split: Split): Scenario => ({ id, split }) as unknown as Scenario;
-const verdict = (passed: boolean, problems: string[] = []): ScenarioVerdict => ({ scenario_id: 'x', passed, deterministic: true, problems, replays: [] });
+const verdict = (passed: boolean, problems: string[] = []): ScenarioVerdict => ({
+  scenario_id: 'x',
+  passed,
+  deterministic: true,
+  problems,
+  replays: [],
+});
 const trial = (success: boolean, failed: string[] = []): TrialResult => ({
   scenario_id: 'x',
   agent: 'builtin:reference',
@@ -32,7 +38,9 @@ describe('world build rules', () => {
   });
 
   it('unfairness: replay problems first, then a live agent that could not complete it; fair otherwise', () => {
-    expect(unfairness(verdict(false, ['the reference plan failed: step 2']), trial(true))).to.deep.equal(['the reference plan failed: step 2']);
+    expect(unfairness(verdict(false, ['the reference plan failed: step 2']), trial(true))).to.deep.equal([
+      'the reference plan failed: step 2',
+    ]);
     expect(unfairness(verdict(true), trial(true))).to.deep.equal([]);
     expect(unfairness(verdict(true), undefined)).to.deep.equal([]);
     const [why] = unfairness(verdict(true), trial(false, ['refunded once']));

@@ -41,7 +41,10 @@ export async function inspectArchive(bytes: Buffer, limits: ArchiveLimits = {}):
   const maxEntries = limits.maxEntries ?? 20_000;
   const maxBytes = limits.maxUnpackedBytes ?? 1024 ** 3;
   if (bytes.length < 2 || bytes[0] !== GZIP_MAGIC[0] || bytes[1] !== GZIP_MAGIC[1]) {
-    throw new ServiceError('unsupported_media_type', 'the file is not a gzip-compressed tar archive (.tar.gz): it does not start with the gzip signature');
+    throw new ServiceError(
+      'unsupported_media_type',
+      'the file is not a gzip-compressed tar archive (.tar.gz): it does not start with the gzip signature',
+    );
   }
   const files = new Set<string>();
   const links = new Set<string>();
@@ -60,20 +63,24 @@ export async function inspectArchive(bytes: Buffer, limits: ArchiveLimits = {}):
     }
     if (name === '') return; // the archive's own root folder (`./`)
     for (let i = name.indexOf('/'); i !== -1; i = name.indexOf('/', i + 1)) {
-      if (links.has(name.slice(0, i))) throw refuse(`entry "${name}" would be written through the link "${name.slice(0, i)}"`);
+      if (links.has(name.slice(0, i)))
+        throw refuse(`entry "${name}" would be written through the link "${name.slice(0, i)}"`);
     }
     tops.add(name.split('/')[0]!);
     if (FILE_TYPES.has(entry.type)) files.add(name);
     else if (entry.type === 'Directory') return;
     else if (entry.type === 'SymbolicLink') {
       const target = entry.linkpath ?? '';
-      if (target === '' || target.startsWith('/') || /^[A-Za-z]:/.test(target)) throw refuse(`symbolic link "${name}" points outside the archive (${target || 'empty target'})`);
+      if (target === '' || target.startsWith('/') || /^[A-Za-z]:/.test(target))
+        throw refuse(`symbolic link "${name}" points outside the archive (${target || 'empty target'})`);
       const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(name), target));
-      if (resolved === '..' || resolved.startsWith('../')) throw refuse(`symbolic link "${name}" points outside the archive (${target})`);
+      if (resolved === '..' || resolved.startsWith('../'))
+        throw refuse(`symbolic link "${name}" points outside the archive (${target})`);
       links.add(name);
     } else if (entry.type === 'Link') {
       const target = entryPath(entry.linkpath ?? '', `hard link "${name}"`);
-      if (!files.has(target)) throw refuse(`hard link "${name}" points to "${entry.linkpath}", which is not an earlier file of the archive`);
+      if (!files.has(target))
+        throw refuse(`hard link "${name}" points to "${entry.linkpath}", which is not an earlier file of the archive`);
       files.add(name);
       links.add(name);
     } else {
@@ -100,8 +107,13 @@ export async function inspectArchive(bytes: Buffer, limits: ArchiveLimits = {}):
     });
     const fail = (err: Error) => {
       if (problem) return reject(problem);
-      if (/decompression ratio/.test(err.message)) return reject(refuse(`the archive unpacks to far more than it weighs (${err.message})`));
-      reject(new ServiceError('bad_request', `the file is gzip but not a readable tar archive: ${err.message}`, { cause: err }));
+      if (/decompression ratio/.test(err.message))
+        return reject(refuse(`the archive unpacks to far more than it weighs (${err.message})`));
+      reject(
+        new ServiceError('bad_request', `the file is gzip but not a readable tar archive: ${err.message}`, {
+          cause: err,
+        }),
+      );
     };
     parser.on('error', fail);
     parser.on('abort', fail);
@@ -136,7 +148,9 @@ function entryPath(raw: string, what = `entry "${raw}"`): string {
 export async function extractArchive(bytes: Buffer, dest: string, summary: ArchiveSummary): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     const unpack = extractTar({ cwd: dest, strict: true, preservePaths: false, preserveOwner: false, noMtime: true });
-    unpack.on('error', (err: Error) => reject(new ServiceError('bad_request', `the archive could not be unpacked: ${err.message}`, { cause: err })));
+    unpack.on('error', (err: Error) =>
+      reject(new ServiceError('bad_request', `the archive could not be unpacked: ${err.message}`, { cause: err })),
+    );
     unpack.on('close', () => resolve());
     unpack.end(bytes);
   });
@@ -152,7 +166,10 @@ export async function extractArchive(bytes: Buffer, dest: string, summary: Archi
 export async function packFolder(dir: string): Promise<Buffer> {
   const entries = await listTree(dir);
   const chunks: Buffer[] = [];
-  const stream = createTar({ cwd: dir, gzip: true, portable: true, noMtime: true, follow: false, noDirRecurse: true }, entries.map((e) => e.path));
+  const stream = createTar(
+    { cwd: dir, gzip: true, portable: true, noMtime: true, follow: false, noDirRecurse: true },
+    entries.map((e) => e.path),
+  );
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks);
 }

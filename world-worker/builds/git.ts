@@ -17,13 +17,20 @@ export interface GitFetchOptions {
  * repositories only through `file://` inside the source roots (checked before).
  */
 const GIT_CONFIG = [
-  '-c', 'protocol.allow=never',
-  '-c', 'protocol.https.allow=always',
-  '-c', 'protocol.ssh.allow=always',
-  '-c', 'protocol.file.allow=always',
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'advice.detachedHead=false',
-  '-c', 'submodule.recurse=false',
+  '-c',
+  'protocol.allow=never',
+  '-c',
+  'protocol.https.allow=always',
+  '-c',
+  'protocol.ssh.allow=always',
+  '-c',
+  'protocol.file.allow=always',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'advice.detachedHead=false',
+  '-c',
+  'submodule.recurse=false',
 ];
 
 /**
@@ -47,13 +54,19 @@ export async function fetchGitCommit(url: string, commit: string, dest: string, 
     try {
       await git(['fetch', '-q', '--', url, '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*']);
     } catch (full) {
-      throw new ServiceError('bad_request', `could not fetch ${url}: ${(full as Error).message || (shallow as Error).message}`, { cause: full });
+      throw new ServiceError(
+        'bad_request',
+        `could not fetch ${url}: ${(full as Error).message || (shallow as Error).message}`,
+        { cause: full },
+      );
     }
   }
   try {
     await git(['checkout', '-q', '--detach', commit]);
   } catch (err) {
-    throw new ServiceError('bad_request', `commit ${commit} is not in ${url}: ${(err as Error).message}`, { cause: err });
+    throw new ServiceError('bad_request', `commit ${commit} is not in ${url}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   const head = (await git(['rev-parse', 'HEAD'])).trim();
   if (head !== commit) throw new ServiceError('bad_request', `checking out ${commit} of ${url} gave ${head}`);
@@ -74,10 +87,14 @@ export async function checkFileUrl(url: string, roots: readonly string[]): Promi
     const realRoot = await realpath(root).catch(() => null);
     if (realRoot !== null && isInside(realRoot, real)) return real;
   }
-  throw fieldProblem('source.url', 'a file:// repository must be inside one of the server\'s source roots (SERVICE_SOURCE_ROOTS)');
+  throw fieldProblem(
+    'source.url',
+    "a file:// repository must be inside one of the server's source roots (SERVICE_SOURCE_ROOTS)",
+  );
 }
 
-const fieldProblem = (field: string, message: string) => new ServiceError('validation_failed', `${field}: ${message}`, { details: [{ field, message }] });
+const fieldProblem = (field: string, message: string) =>
+  new ServiceError('validation_failed', `${field}: ${message}`, { details: [{ field, message }] });
 
 function run(args: string[], timeoutMs: number): Promise<string> {
   const env: Record<string, string> = {
@@ -91,10 +108,17 @@ function run(args: string[], timeoutMs: number): Promise<string> {
     GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new',
   };
   return new Promise((resolve, reject) => {
-    execFile('git', args, { env, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const why = err.killed ? `git timed out after ${timeoutMs} ms` : stderr.trim().split('\n').slice(-3).join(' ') || err.message;
-      reject(new Error(why));
-    });
+    execFile(
+      'git',
+      args,
+      { env, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024, killSignal: 'SIGKILL' },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        const why = err.killed
+          ? `git timed out after ${timeoutMs} ms`
+          : stderr.trim().split('\n').slice(-3).join(' ') || err.message;
+        reject(new Error(why));
+      },
+    );
   });
 }

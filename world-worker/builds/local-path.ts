@@ -3,7 +3,8 @@ import path from 'node:path';
 import { ServiceError } from '../../core/errors.js';
 import { SKIPPED_FOLDERS, isInside, listTree } from './tree.js';
 
-const problem = (message: string) => new ServiceError('validation_failed', `source.path: ${message}`, { details: [{ field: 'source.path', message }] });
+const problem = (message: string) =>
+  new ServiceError('validation_failed', `source.path: ${message}`, { details: [{ field: 'source.path', message }] });
 
 /**
  * Resolves a `local_path` source to the real folder it names, inside one of the source
@@ -13,10 +14,13 @@ const problem = (message: string) => new ServiceError('validation_failed', `sour
  * links) outside every root.
  */
 export async function resolveLocalPath(raw: string, roots: readonly string[]): Promise<string> {
-  if (roots.length === 0) throw problem('this server has no source roots (SERVICE_SOURCE_ROOTS), so local_path sources are not available');
+  if (roots.length === 0)
+    throw problem('this server has no source roots (SERVICE_SOURCE_ROOTS), so local_path sources are not available');
   if (raw.split(/[\\/]/).includes('..')) throw problem('must not contain ".." segments');
   const candidates = path.isAbsolute(raw) ? [raw] : roots.map((r) => path.join(r, raw));
-  const realRoots = (await Promise.all(roots.map((r) => realpath(r).catch(() => null)))).filter((r): r is string => r !== null);
+  const realRoots = (await Promise.all(roots.map((r) => realpath(r).catch(() => null)))).filter(
+    (r): r is string => r !== null,
+  );
   let found = false;
   for (const candidate of candidates) {
     const real = await realpath(candidate).catch(() => null);
@@ -41,7 +45,11 @@ export async function copyLocalSource(src: string, dest: string): Promise<void> 
     recursive: true,
     verbatimSymlinks: true,
     errorOnExist: true,
-    filter: (from) => !path.relative(src, from).split(path.sep).some((seg) => SKIPPED_FOLDERS.has(seg)),
+    filter: (from) =>
+      !path
+        .relative(src, from)
+        .split(path.sep)
+        .some((seg) => SKIPPED_FOLDERS.has(seg)),
   });
   await listTree(dest);
 }

@@ -1,7 +1,16 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { newId } from '../../core/ids.js';
-import { ApplicationClient, canonicalJson, replayReferencePlan, sha256Hex, type ApplicationSource, type CheckResult, type RefusedCheck, type Scenario } from '../compiler/index.js';
+import {
+  ApplicationClient,
+  canonicalJson,
+  replayReferencePlan,
+  sha256Hex,
+  type ApplicationSource,
+  type CheckResult,
+  type RefusedCheck,
+  type Scenario,
+} from '../compiler/index.js';
 import type { Sandboxes } from '../sandboxes/index.js';
 
 /** One replay of a scenario's reference plan on fresh data. */
@@ -53,12 +62,28 @@ export async function judgeScenario(
     } catch (err) {
       await rm(dataDir, { recursive: true, force: true });
       const why = (err as Error).message;
-      return { scenario_id: scenario.id, passed: false, deterministic: null, problems: [`the application's services did not start: ${why}`], replays, environment_error: why };
+      return {
+        scenario_id: scenario.id,
+        passed: false,
+        deterministic: null,
+        problems: [`the application's services did not start: ${why}`],
+        replays,
+        environment_error: why,
+      };
     }
     const client = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
     try {
-      const r = await replayReferencePlan(scenario, client, { worldSeed: source.seed, customer: source.manifest.customer });
-      const observed = { passed: r.passed, checks: r.check_results, steps: r.transcript.steps, bindings: r.bindings, plan_error: r.plan_error ?? null };
+      const r = await replayReferencePlan(scenario, client, {
+        worldSeed: source.seed,
+        customer: source.manifest.customer,
+      });
+      const observed = {
+        passed: r.passed,
+        checks: r.check_results,
+        steps: r.transcript.steps,
+        bindings: r.bindings,
+        plan_error: r.plan_error ?? null,
+      };
       replays.push({
         passed: r.passed,
         fingerprint: sha256Hex(canonicalJson(observed)),
@@ -67,7 +92,13 @@ export async function judgeScenario(
         duration_ms: Date.now() - t0,
       });
     } catch (err) {
-      replays.push({ passed: false, fingerprint: null, check_results: [], error: (err as Error).message, duration_ms: Date.now() - t0 });
+      replays.push({
+        passed: false,
+        fingerprint: null,
+        check_results: [],
+        error: (err as Error).message,
+        duration_ms: Date.now() - t0,
+      });
     } finally {
       client.close();
       await handle.stop();
@@ -75,7 +106,8 @@ export async function judgeScenario(
     }
   }
   const problems = describeProblems(scenario, replays);
-  const deterministic = times < 2 ? null : replays.every((r) => r.fingerprint !== null && r.fingerprint === replays[0]!.fingerprint);
+  const deterministic =
+    times < 2 ? null : replays.every((r) => r.fingerprint !== null && r.fingerprint === replays[0]!.fingerprint);
   if (deterministic === false) problems.push('replaying the reference plan twice on fresh data gave different results');
   return { scenario_id: scenario.id, passed: problems.length === 0, deterministic, problems, replays };
 }
@@ -90,9 +122,13 @@ function describeProblems(scenario: Scenario, replays: ReplayRun[]): string[] {
   for (const c of first.check_results.filter((x) => !x.passed)) {
     if (c.kind === 'refused') {
       const def = finalChecks.find((d): d is RefusedCheck => d.kind === 'refused' && d.name === c.check);
-      out.push(`impossible under its own policy: the reference plan carries out ${def?.tool ?? 'a write'}, which check "${c.check}" forbids`);
-    }
-    else out.push(`check "${c.check}" fails after the reference plan (observed ${JSON.stringify(c.observed).slice(0, 200)})`);
+      out.push(
+        `impossible under its own policy: the reference plan carries out ${def?.tool ?? 'a write'}, which check "${c.check}" forbids`,
+      );
+    } else
+      out.push(
+        `check "${c.check}" fails after the reference plan (observed ${JSON.stringify(c.observed).slice(0, 200)})`,
+      );
   }
   return out.length > 0 ? out : ['the reference plan did not pass'];
 }

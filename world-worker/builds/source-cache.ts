@@ -60,12 +60,19 @@ export class SourceCache {
     return this.#build(async (tmp) => {
       if (spec.kind === 'archive') return this.#unpack(spec.archive, tmp);
       const tree = path.join(tmp, 'tree');
-      if (spec.kind === 'git') await fetchGitCommit(spec.url, spec.commit, tree, { sourceRoots: this.#opts.sourceRoots, timeoutMs: this.#opts.gitTimeoutMs });
+      if (spec.kind === 'git')
+        await fetchGitCommit(spec.url, spec.commit, tree, {
+          sourceRoots: this.#opts.sourceRoots,
+          timeoutMs: this.#opts.gitTimeoutMs,
+        });
       else await copyLocalSource(await resolveLocalPath(spec.path, this.#opts.sourceRoots), tree);
       await listTree(tree);
       const archive = await packFolder(tree);
       if (archive.length > this.#opts.maxArchiveBytes) {
-        throw new ServiceError('payload_too_large', `the source packs to ${archive.length} bytes, more than this server keeps (SERVICE_MAX_UPLOAD_BYTES = ${this.#opts.maxArchiveBytes})`);
+        throw new ServiceError(
+          'payload_too_large',
+          `the source packs to ${archive.length} bytes, more than this server keeps (SERVICE_MAX_UPLOAD_BYTES = ${this.#opts.maxArchiveBytes})`,
+        );
       }
       return { tree, archive };
     });
@@ -75,10 +82,16 @@ export class SourceCache {
   async ensure(digest: string, archive: Buffer | null): Promise<string> {
     if (await this.has(digest)) return this.dirOf(digest);
     if (!archive) {
-      throw new ServiceError('not_found', `source ${digest} is not on this worker`, { details: { missing_source: digest } });
+      throw new ServiceError('not_found', `source ${digest} is not on this worker`, {
+        details: { missing_source: digest },
+      });
     }
     const got = await this.fetch({ kind: 'archive', archive });
-    if (got.digest !== digest) throw new ServiceError('conflict', `the archive of source ${digest} unpacks to ${got.digest}: the stored source changed`);
+    if (got.digest !== digest)
+      throw new ServiceError(
+        'conflict',
+        `the archive of source ${digest} unpacks to ${got.digest}: the stored source changed`,
+      );
     return got.dir;
   }
 

@@ -39,7 +39,9 @@ export async function listTree(root: string): Promise<TreeEntry[]> {
         const target = await realpath(abs).catch(() => null);
         if (target !== null && !isInside(realRoot, target)) {
           throw new ServiceError('validation_failed', `source entry "${relPath}" is a link leaving the source folder`, {
-            details: [{ field: 'source', message: `"${relPath}" is a symbolic link to ${target}, outside the source folder` }],
+            details: [
+              { field: 'source', message: `"${relPath}" is a symbolic link to ${target}, outside the source folder` },
+            ],
           });
         }
         out.push({ path: relPath, type: 'symlink' });

@@ -54,7 +54,18 @@ export async function trialScenario(
     handle = await env.sandboxes.start(source.dir, source.manifest, dataDir, { images: env.images });
   } catch (err) {
     await rm(dataDir, { recursive: true, force: true });
-    return { ...base, success: false, termination: null, reward: null, checks_passed: 0, checks_total: 0, failed_checks: [], environment_error: (err as Error).message, turns_cost_usd: 0, duration_ms: Date.now() - t0 };
+    return {
+      ...base,
+      success: false,
+      termination: null,
+      reward: null,
+      checks_passed: 0,
+      checks_total: 0,
+      failed_checks: [],
+      environment_error: (err as Error).message,
+      turns_cost_usd: 0,
+      duration_ms: Date.now() - t0,
+    };
   }
   const app = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
   try {

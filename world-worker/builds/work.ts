@@ -27,7 +27,12 @@ export interface SourceRef {
   archive_b64?: string;
 }
 
-export type FetchPayload = { source: { kind: 'git'; url: string; commit: string } | { kind: 'local_path'; path: string } | { kind: 'archive'; archive_b64: string } };
+export type FetchPayload = {
+  source:
+    | { kind: 'git'; url: string; commit: string }
+    | { kind: 'local_path'; path: string }
+    | { kind: 'archive'; archive_b64: string };
+};
 export interface FetchAnswer {
   digest: string;
   files: number;
@@ -50,10 +55,16 @@ const LOADED_SOURCES_KEPT = 8;
  * Application failures are answers (verdicts), never `unavailable`, so `unavailable`
  * from this worker always means the worker itself is gone.
  */
-export function registerBuildWork(service: WorldWorkerService, opts: { config: Config; logger: Logger; sandboxes?: Sandboxes }): { close(): Promise<void> } {
+export function registerBuildWork(
+  service: WorldWorkerService,
+  opts: { config: Config; logger: Logger; sandboxes?: Sandboxes },
+): { close(): Promise<void> } {
   const { config } = opts;
   const logger = opts.logger.child({ component: 'build-work' });
-  const cache = new SourceCache(path.join(config.dataDir, 'sources'), { sourceRoots: config.sourceRoots, maxArchiveBytes: config.maxUploadBytes });
+  const cache = new SourceCache(path.join(config.dataDir, 'sources'), {
+    sourceRoots: config.sourceRoots,
+    maxArchiveBytes: config.maxUploadBytes,
+  });
   const sandboxes = opts.sandboxes ?? chooseSandboxes(config);
   const dataRoot = path.join(config.dataDir, 'sandboxes');
   const loaded = new Map<string, Promise<ApplicationSource>>();
@@ -72,24 +83,37 @@ export function registerBuildWork(service: WorldWorkerService, opts: { config: C
 
   service.register(BUILD_WORK.fetch, async (payload) => {
     const { source } = payload as FetchPayload;
-    const spec: SourceSpec = source.kind === 'archive' ? { kind: 'archive', archive: Buffer.from(source.archive_b64, 'base64') } : source;
+    const spec: SourceSpec =
+      source.kind === 'archive' ? { kind: 'archive', archive: Buffer.from(source.archive_b64, 'base64') } : source;
     const got = await cache.fetch(spec);
     logger.info({ digest: got.digest, kind: source.kind, files: got.files }, 'source fetched');
-    const answer: FetchAnswer = { digest: got.digest, files: got.files, ...(got.archive ? { archive_b64: got.archive.toString('base64') } : {}) };
+    const answer: FetchAnswer = {
+      digest: got.digest,
+      files: got.files,
+      ...(got.archive ? { archive_b64: got.archive.toString('base64') } : {}),
+    };
     return answer;
   });
 
   service.register(BUILD_WORK.analyse, async (payload) => {
     const src = await load(payload as SourceRef);
-    return { manifest: src.manifest, openapi: src.openapi, policies: src.policies, seed: src.seed, templates: src.templates };
+    return {
+      manifest: src.manifest,
+      openapi: src.openapi,
+      policies: src.policies,
+      seed: src.seed,
+      templates: src.templates,
+    };
   });
 
   service.register(BUILD_WORK.replay, async (payload) => {
     const p = payload as ReplayPayload;
-    if (!Number.isInteger(p.times) || p.times < 1 || p.times > 5) throw new ServiceError('bad_request', 'times must be 1 to 5');
+    if (!Number.isInteger(p.times) || p.times < 1 || p.times > 5)
+      throw new ServiceError('bad_request', 'times must be 1 to 5');
     const src = await load(p);
     const verdicts: ScenarioVerdict[] = [];
-    for (const scenario of p.scenarios) verdicts.push(await judgeScenario(src, scenario, p.times, { sandboxes, dataRoot, images: p.images ?? {} }));
+    for (const scenario of p.scenarios)
+      verdicts.push(await judgeScenario(src, scenario, p.times, { sandboxes, dataRoot, images: p.images ?? {} }));
     return { verdicts };
   });
 
@@ -97,7 +121,8 @@ export function registerBuildWork(service: WorldWorkerService, opts: { config: C
     const p = payload as TrialPayload;
     const src = await load(p);
     const trials: TrialResult[] = [];
-    for (const scenario of p.scenarios) trials.push(await trialScenario(src, scenario, { sandboxes, dataRoot, images: p.images ?? {} }));
+    for (const scenario of p.scenarios)
+      trials.push(await trialScenario(src, scenario, { sandboxes, dataRoot, images: p.images ?? {} }));
     return { trials };
   });
 

@@ -6,9 +6,13 @@ import type { AppTool, BuiltinToolName, FunctionTool, ObjectSchema, RoleSpec, Wo
  * application.
  */
 export const BUILTIN_TOOLS: Readonly<Record<BuiltinToolName, FunctionTool>> = Object.freeze({
-  reply_to_customer: fn('reply_to_customer', 'Send a message to the customer. Each message interrupts them: ask everything you need at once.', {
-    text: { type: 'string', description: 'What the customer reads.' },
-  }),
+  reply_to_customer: fn(
+    'reply_to_customer',
+    'Send a message to the customer. Each message interrupts them: ask everything you need at once.',
+    {
+      text: { type: 'string', description: 'What the customer reads.' },
+    },
+  ),
   send_message: fn('send_message', 'Send a message to another actor (role) of your team.', {
     to: { type: 'string', description: 'Name of the receiving role.' },
     text: { type: 'string', description: 'The message.' },
@@ -19,15 +23,27 @@ export const BUILTIN_TOOLS: Readonly<Record<BuiltinToolName, FunctionTool>> = Ob
     { operation_id: { type: 'string', description: 'The operation_id given with the UNKNOWN result.' } },
   ),
   wait: fn('wait', 'Wait for new messages (from the customer or another actor).', {}),
-  complete: fn('complete', "State that the customer's latest request is done and checked by a read. Ends the episode.", {
-    summary: { type: 'string', description: 'What was done.' },
-  }),
+  complete: fn(
+    'complete',
+    "State that the customer's latest request is done and checked by a read. Ends the episode.",
+    {
+      summary: { type: 'string', description: 'What was done.' },
+    },
+  ),
 });
 
-function fn(name: string, description: string, properties: Record<string, { type: string; description: string }>): FunctionTool {
+function fn(
+  name: string,
+  description: string,
+  properties: Record<string, { type: string; description: string }>,
+): FunctionTool {
   return {
     type: 'function',
-    function: { name, description, parameters: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false } },
+    function: {
+      name,
+      description,
+      parameters: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
+    },
   };
 }
 
@@ -41,7 +57,11 @@ export function toFunctionTool(tool: AppTool, guidance?: string): FunctionTool {
   const parameters: ObjectSchema = structuredClone(tool.parameters);
   return {
     type: 'function',
-    function: { name: tool.name, description: guidance ? `${tool.description}\n\n${guidance}` : tool.description, parameters },
+    function: {
+      name: tool.name,
+      description: guidance ? `${tool.description}\n\n${guidance}` : tool.description,
+      parameters,
+    },
   };
 }
 
@@ -54,7 +74,12 @@ export function roleToolNames(role: RoleSpec): string[] {
 }
 
 /** The function-calling tool list of one role of a world. */
-export function toolsForRole(manifest: WorldManifest, tools: AppTool[], roleName: string, guidance: Record<string, string> = {}): FunctionTool[] {
+export function toolsForRole(
+  manifest: WorldManifest,
+  tools: AppTool[],
+  roleName: string,
+  guidance: Record<string, string> = {},
+): FunctionTool[] {
   const role = manifest.roles.find((r) => r.name === roleName);
   if (!role) return [];
   const byName = new Map(tools.map((t) => [t.name, t]));

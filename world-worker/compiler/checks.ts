@@ -54,7 +54,11 @@ export function unchangedChecks(scenario: Scenario): UnchangedCheck[] {
  * Reads what the `unchanged` checks will compare against. Call after seeding and before
  * the episode's first action.
  */
-export async function takeSnapshots(checks: Check[], client: ToolCaller, vars: Record<string, unknown>): Promise<Snapshots> {
+export async function takeSnapshots(
+  checks: Check[],
+  client: ToolCaller,
+  vars: Record<string, unknown>,
+): Promise<Snapshots> {
   const out: Snapshots = {};
   for (const c of checks) {
     if (c.kind !== 'unchanged') continue;
@@ -104,18 +108,29 @@ async function evaluateOne(check: Check, opts: EvaluateOptions): Promise<{ passe
       const a = dropPaths(before.body, check.ignore ?? []);
       const b = dropPaths(after.body, check.ignore ?? []);
       const changed = before.status !== after.status ? ['(status)'] : diffPaths(a, b, '', []);
-      return { passed: changed.length === 0, observed: changed.length === 0 ? { unchanged: true } : { changed: changed.slice(0, 10), after: after.body } };
+      return {
+        passed: changed.length === 0,
+        observed: changed.length === 0 ? { unchanged: true } : { changed: changed.slice(0, 10), after: after.body },
+      };
     }
     case 'told': {
       const texts = opts.episode.told.map(fold);
       // a whole-string reference may have substituted a number: compare its text
       const missing = check.contains.map(String).filter((s) => !texts.some((t) => t.includes(fold(s))));
       const forbidden = (check.not_contains ?? []).map(String).filter((s) => texts.some((t) => t.includes(fold(s))));
-      return { passed: missing.length === 0 && forbidden.length === 0, observed: { messages: texts.length, missing, forbidden } };
+      return {
+        passed: missing.length === 0 && forbidden.length === 0,
+        observed: { messages: texts.length, missing, forbidden },
+      };
     }
     case 'refused': {
-      const done = opts.episode.writes.filter((w) => w.tool === check.tool && (w.status === undefined || w.status < 400) && matchesWhere(w.args, check.where));
-      return { passed: done.length === 0, observed: { carried_out: done.length, args: done.map((w) => w.args as Json) } };
+      const done = opts.episode.writes.filter(
+        (w) => w.tool === check.tool && (w.status === undefined || w.status < 400) && matchesWhere(w.args, check.where),
+      );
+      return {
+        passed: done.length === 0,
+        observed: { carried_out: done.length, args: done.map((w) => w.args as Json) },
+      };
     }
   }
 }
@@ -126,8 +141,14 @@ const fold = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
 /** Applies one matcher to a body; `actual` says what was seen. */
 export function applyMatcher(m: Matcher, body: unknown): { passed: boolean; expected: Json; actual: Json } {
   const value = getPath(body, m.path ?? '');
-  if (m.exists !== undefined) return { passed: (value !== undefined) === m.exists, expected: { exists: m.exists }, actual: { exists: value !== undefined } };
-  if (m.equals !== undefined) return { passed: deepEqual(value, m.equals), expected: m.equals, actual: (value ?? null) as Json };
+  if (m.exists !== undefined)
+    return {
+      passed: (value !== undefined) === m.exists,
+      expected: { exists: m.exists },
+      actual: { exists: value !== undefined },
+    };
+  if (m.equals !== undefined)
+    return { passed: deepEqual(value, m.equals), expected: m.equals, actual: (value ?? null) as Json };
   if (m.count !== undefined) {
     if (!Array.isArray(value)) return { passed: false, expected: { count: m.count }, actual: { not_a_list: true } };
     const n = m.where ? value.filter((el) => matchesWhere(el, m.where!)).length : value.length;
@@ -136,13 +157,22 @@ export function applyMatcher(m: Matcher, body: unknown): { passed: boolean; expe
   const needle = m.contains !== undefined ? m.contains : m.not_contains;
   const found = containsValue(value, needle);
   const passed = m.contains !== undefined ? found : !found;
-  return { passed, expected: m.contains !== undefined ? { contains: needle ?? null } : { not_contains: needle ?? null }, actual: { found } };
+  return {
+    passed,
+    expected: m.contains !== undefined ? { contains: needle ?? null } : { not_contains: needle ?? null },
+    actual: { found },
+  };
 }
 
 function containsValue(haystack: unknown, needle: unknown): boolean {
-  if (typeof haystack === 'string') return typeof needle === 'string' && haystack.toLowerCase().includes(needle.toLowerCase());
+  if (typeof haystack === 'string')
+    return typeof needle === 'string' && haystack.toLowerCase().includes(needle.toLowerCase());
   if (!Array.isArray(haystack)) return false;
-  return haystack.some((el) => (needle && typeof needle === 'object' && !Array.isArray(needle) ? matchesWhere(el, needle as Record<string, unknown>) : deepEqual(el, needle)));
+  return haystack.some((el) =>
+    needle && typeof needle === 'object' && !Array.isArray(needle)
+      ? matchesWhere(el, needle as Record<string, unknown>)
+      : deepEqual(el, needle),
+  );
 }
 
 /** Every field of `where` (a dotted path) deep-equals the same path of `value`. */
@@ -154,10 +184,14 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => deepEqual(x, (b as unknown[])[i]));
+  if (Array.isArray(a))
+    return a.length === (b as unknown[]).length && a.every((x, i) => deepEqual(x, (b as unknown[])[i]));
   const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
   const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }
 
 function dropPaths(body: unknown, paths: string[]): unknown {
@@ -178,7 +212,8 @@ function diffPaths(a: unknown, b: unknown, at: string, out: string[]): string[] 
   if (out.length >= 10 || deepEqual(a, b)) return out;
   if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const k of keys) diffPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at ? `${at}.${k}` : k, out);
+    for (const k of keys)
+      diffPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at ? `${at}.${k}` : k, out);
     return out;
   }
   out.push(at || '(body)');
@@ -187,5 +222,7 @@ function diffPaths(a: unknown, b: unknown, at: string, out: string[]): string[] 
 
 function bounded(v: unknown): Json {
   const text = JSON.stringify(v ?? null);
-  return text.length <= MAX_OBSERVED_CHARS ? (JSON.parse(text) as Json) : { truncated: `${text.slice(0, MAX_OBSERVED_CHARS)}...` };
+  return text.length <= MAX_OBSERVED_CHARS
+    ? (JSON.parse(text) as Json)
+    : { truncated: `${text.slice(0, MAX_OBSERVED_CHARS)}...` };
 }

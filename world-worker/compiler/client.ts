@@ -44,13 +44,22 @@ function keepFor(this: http.Agent, socket: import('node:net').Socket): boolean {
   return true;
 }
 function newAgent(protocol: string): http.Agent | null {
-  if (protocol === 'http:') return Object.assign(new http.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor });
-  if (protocol === 'https:') return Object.assign(new https.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor });
+  if (protocol === 'http:')
+    return Object.assign(new http.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor });
+  if (protocol === 'https:')
+    return Object.assign(new https.Agent({ keepAlive: true, timeout: NO_HINT_MS }), { keepSocketAlive: keepFor });
   return null;
 }
 
 /** One HTTP exchange (node:http: the client of the hottest path of an episode, without fetch's stream machinery). */
-function exchange(agent: http.Agent | null, target: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+function exchange(
+  agent: http.Agent | null,
+  target: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     if (!agent) {
       reject(new Error(`unsupported protocol ${target.protocol}`));
@@ -61,16 +70,27 @@ function exchange(agent: http.Agent | null, target: URL, method: string, headers
       clearTimeout(timer);
       reject(err);
     };
-    const req = send(target, { method, agent, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', fail);
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
+    const req = send(
+      target,
+      {
+        method,
+        agent,
+        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', fail);
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
+    const timer = setTimeout(
+      () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { name: 'TimeoutError' })),
+      timeoutMs,
+    );
     req.on('error', fail);
     req.end(body);
   });
@@ -123,7 +143,10 @@ export class ApplicationClient implements ToolCaller {
     const request = buildRequest(tool, args);
     // plain concatenation keeps a base URL's own path prefix (e.g. behind a proxy)
     const target = new URL(base.replace(/\/$/, '') + request.path + request.query);
-    const headers: Record<string, string> = request.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' };
+    const headers: Record<string, string> =
+      request.body === undefined
+        ? { accept: 'application/json' }
+        : { accept: 'application/json', 'content-type': 'application/json' };
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
     let res: { status: number; text: string };
     try {
@@ -156,25 +179,34 @@ function isTimeout(err: unknown): boolean {
 }
 
 function unreachable(tool: AppTool, path: string, err: unknown): ServiceError {
-  return new ServiceError('unavailable', `service "${tool.service}" did not answer ${tool.method} ${path}: ${(err as Error).message}`, { cause: err });
+  return new ServiceError(
+    'unavailable',
+    `service "${tool.service}" did not answer ${tool.method} ${path}: ${(err as Error).message}`,
+    { cause: err },
+  );
 }
 
 /** Path (with encoded values), query string and JSON body of one call. */
-export function buildRequest(tool: AppTool, args: Record<string, unknown>): { path: string; query: string; body?: Record<string, unknown> } {
+export function buildRequest(
+  tool: AppTool,
+  args: Record<string, unknown>,
+): { path: string; query: string; body?: Record<string, unknown> } {
   const known = new Set([...tool.args.path, ...tool.args.query, ...tool.args.body]);
   for (const k of Object.keys(args)) {
     if (!known.has(k)) throw new ServiceError('bad_request', `tool "${tool.name}" has no argument "${k}"`);
   }
   const path = tool.path.replace(/\{([^}]+)\}/g, (_m, key: string) => {
     const v = args[key];
-    if (v === undefined || v === null || v === '') throw new ServiceError('bad_request', `tool "${tool.name}" needs argument "${key}"`);
+    if (v === undefined || v === null || v === '')
+      throw new ServiceError('bad_request', `tool "${tool.name}" needs argument "${key}"`);
     return encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v));
   });
   const qs = new URLSearchParams();
   for (const key of tool.args.query) {
     const v = args[key];
     if (v === undefined || v === null) continue;
-    for (const item of Array.isArray(v) ? v : [v]) qs.append(key, typeof item === 'string' ? item : JSON.stringify(item));
+    for (const item of Array.isArray(v) ? v : [v])
+      qs.append(key, typeof item === 'string' ? item : JSON.stringify(item));
   }
   const query = qs.size > 0 ? `?${qs.toString()}` : '';
   const bodyArgs = tool.args.body.filter((k) => args[k] !== undefined);

@@ -22,7 +22,11 @@ export function scenarioContext(scenario: Scenario, bindings: Record<string, unk
  * text (case-insensitive), in the scenario's fact order, with values resolved from `vars`
  * (`scenarioContext`). Empty when the message asks about nothing the customer knows.
  */
-export function disclosedFacts(scenario: Scenario, agentText: string, vars: Record<string, unknown>): Array<{ key: string; value: Json }> {
+export function disclosedFacts(
+  scenario: Scenario,
+  agentText: string,
+  vars: Record<string, unknown>,
+): Array<{ key: string; value: Json }> {
   const text = agentText.toLowerCase();
   const facts = (vars.facts ?? {}) as Record<string, Json>;
   return Object.entries(scenario.facts)
@@ -32,12 +36,16 @@ export function disclosedFacts(scenario: Scenario, agentText: string, vars: Reco
 
 /** The arguments of the `send_tool` call that posts one customer message (notifications worlds). */
 export function customerSendArgs(customer: CustomerSpec, vars: Record<string, unknown>, text: string): JsonObject {
-  if (customer.channel !== 'notifications') throw new ServiceError('bad_request', 'the customer of a chat world does not post through the application');
+  if (customer.channel !== 'notifications')
+    throw new ServiceError('bad_request', 'the customer of a chat world does not post through the application');
   return substitute(customer.via.send_args, { ...vars, text });
 }
 
 /** The opening request and the revision texts with seed bindings filled in. */
-export function customerTexts(scenario: Scenario, vars: Record<string, unknown>): { request: string; revisions: string[] } {
+export function customerTexts(
+  scenario: Scenario,
+  vars: Record<string, unknown>,
+): { request: string; revisions: string[] } {
   return {
     request: String(substitute(scenario.request, vars)),
     revisions: scenario.revisions.map((r) => String(substitute(r.text, vars))),

@@ -22,7 +22,8 @@ export function deriveTools(openapiDoc: unknown, serviceName: string, file = `${
     p.throwIfAny();
   }
   const doc = openapiDoc as Record<string, unknown>;
-  if (typeof doc.openapi !== 'string' || !/^3\.[01]\./.test(doc.openapi)) p.add('openapi', 'must be an OpenAPI 3.0.x or 3.1.x version string');
+  if (typeof doc.openapi !== 'string' || !/^3\.[01]\./.test(doc.openapi))
+    p.add('openapi', 'must be an OpenAPI 3.0.x or 3.1.x version string');
   if (!isObject(doc.paths)) {
     p.add('paths', 'must be a map of paths');
     p.throwIfAny();
@@ -74,7 +75,8 @@ function deriveOne(
     p.add(`${at}.operationId`, `is required and must match ${TOOL_NAME_PATTERN} (it becomes the tool name)`);
     return null;
   }
-  if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(name)) p.add(`${at}.operationId`, `"${name}" is a built-in tool name`);
+  if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(name))
+    p.add(`${at}.operationId`, `"${name}" is a built-in tool name`);
   const summary = typeof op.summary === 'string' ? op.summary.trim() : '';
   const longer = typeof op.description === 'string' ? op.description.trim() : '';
   const description = [summary, longer].filter(Boolean).join('\n\n') || `${method.toUpperCase()} ${path}`;
@@ -85,7 +87,10 @@ function deriveOne(
 
   // operation-level parameters override path-level ones with the same name and location
   const params = new Map<string, Record<string, unknown>>();
-  for (const [list, where] of [[shared, 'parameters'], [Array.isArray(op.parameters) ? op.parameters : [], `${at}.parameters`]] as const) {
+  for (const [list, where] of [
+    [shared, 'parameters'],
+    [Array.isArray(op.parameters) ? op.parameters : [], `${at}.parameters`],
+  ] as const) {
     list.forEach((raw, i) => {
       const prm = resolver.deref(raw, `${where}[${i}]`);
       if (!isObject(prm) || typeof prm.name !== 'string' || typeof prm.in !== 'string') {
@@ -108,25 +113,30 @@ function deriveOne(
       p.add(`${at}.parameters.${pname}`, 'the same argument name appears twice');
       continue;
     }
-    const schema = isObject(prm.schema) ? (resolver.inline(prm.schema, `${at}.parameters.${pname}.schema`) as JsonObject) : { type: 'string' };
+    const schema = isObject(prm.schema)
+      ? (resolver.inline(prm.schema, `${at}.parameters.${pname}.schema`) as JsonObject)
+      : { type: 'string' };
     const desc = typeof prm.description === 'string' ? prm.description : undefined;
     properties[pname] = desc && !('description' in schema) ? { ...schema, description: desc } : schema;
     if (loc === 'path') {
       args.path.push(pname);
       required.push(pname);
-      if (!templateNames.includes(pname)) p.add(`${at}.parameters.${pname}`, `path parameter is not in the path template ${path}`);
+      if (!templateNames.includes(pname))
+        p.add(`${at}.parameters.${pname}`, `path parameter is not in the path template ${path}`);
     } else {
       args.query.push(pname);
       if (prm.required === true) required.push(pname);
     }
   }
-  for (const t of templateNames) if (!args.path.includes(t)) p.add(at, `path template variable {${t}} has no path parameter`);
+  for (const t of templateNames)
+    if (!args.path.includes(t)) p.add(at, `path template variable {${t}} has no path parameter`);
 
   if (op.requestBody !== undefined) {
     const body = resolver.deref(op.requestBody, `${at}.requestBody`);
     const content = isObject(body) && isObject(body.content) ? body.content : {};
     const json = content['application/json'];
-    if (!isObject(json) || !isObject(json.schema)) p.add(`${at}.requestBody`, 'only an application/json body with a schema is supported');
+    if (!isObject(json) || !isObject(json.schema))
+      p.add(`${at}.requestBody`, 'only an application/json body with a schema is supported');
     else {
       const schema = resolver.inline(json.schema, `${at}.requestBody.content.application/json.schema`);
       if (!isObject(schema) || schema.type !== 'object' || !isObject(schema.properties)) {
@@ -140,7 +150,8 @@ function deriveOne(
           }
           properties[prop] = propSchema as JsonObject;
           args.body.push(prop);
-          if (bodyRequired.includes(prop) && body && (body as Record<string, unknown>).required !== false) required.push(prop);
+          if (bodyRequired.includes(prop) && body && (body as Record<string, unknown>).required !== false)
+            required.push(prop);
         }
       }
     }
@@ -191,7 +202,10 @@ class RefResolver {
     for (const [k, v] of Object.entries(value)) {
       if (DROPPED_KEYS.has(k)) continue;
       // inside `properties` the keys are names, not keywords: keep them all
-      out[k] = k === 'properties' && isObject(v) ? Object.fromEntries(Object.entries(v).map(([pk, pv]) => [pk, this.inline(pv, at, stack)])) : this.inline(v, at, stack);
+      out[k] =
+        k === 'properties' && isObject(v)
+          ? Object.fromEntries(Object.entries(v).map(([pk, pv]) => [pk, this.inline(pv, at, stack)]))
+          : this.inline(v, at, stack);
     }
     return out;
   }

@@ -28,7 +28,10 @@ export function splitFor(worldName: string, scenarioId: string): Split {
  */
 export function expandScenarios(templates: ScenarioTemplate[], target: number, worldName: string): Scenario[] {
   if (!Number.isInteger(target) || target < MIN_SCENARIO_TARGET || target > MAX_SCENARIO_TARGET) {
-    throw new ServiceError('bad_request', `scenario_target must be an integer from ${MIN_SCENARIO_TARGET} to ${MAX_SCENARIO_TARGET}, got ${target}`);
+    throw new ServiceError(
+      'bad_request',
+      `scenario_target must be an integer from ${MIN_SCENARIO_TARGET} to ${MAX_SCENARIO_TARGET}, got ${target}`,
+    );
   }
   const sorted = [...templates].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const rounds = Math.max(0, ...sorted.map((t) => t.variants.length));
@@ -60,7 +63,10 @@ export function instantiate(t: ScenarioTemplate, index: number, vars: JsonObject
   const id = `${t.id}--v${index + 1}`;
   const facts: Record<string, Fact> = {};
   for (const [k, f] of Object.entries(t.facts)) facts[k] = { value: substitute(f.value, vars), ask: [...f.ask] };
-  const ctx: Record<string, unknown> = { ...vars, facts: Object.fromEntries(Object.entries(facts).map(([k, f]) => [k, f.value])) };
+  const ctx: Record<string, unknown> = {
+    ...vars,
+    facts: Object.fromEntries(Object.entries(facts).map(([k, f]) => [k, f.value])),
+  };
   const sub = <T>(v: T): T => substitute(v, ctx, { partial: true });
   return {
     id,

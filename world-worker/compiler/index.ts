@@ -12,7 +12,13 @@ export { loadApplicationSource, globFiles, globToRegExp } from './load.js';
 export { expandScenarios, instantiate, splitFor, MAX_SCENARIO_TARGET, MIN_SCENARIO_TARGET } from './expand.js';
 export { canonicalJson, contentHash, sha256Hex, type ContentHashInput } from './content-hash.js';
 export { substitute, collectRefs, getPath, type SubstituteOptions, type VarRef } from './substitute.js';
-export { ApplicationClient, buildRequest, type ApplicationClientOptions, type ToolCaller, type ToolCallResult } from './client.js';
+export {
+  ApplicationClient,
+  buildRequest,
+  type ApplicationClientOptions,
+  type ToolCaller,
+  type ToolCallResult,
+} from './client.js';
 export {
   evaluateChecks,
   takeSnapshots,

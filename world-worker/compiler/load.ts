@@ -45,7 +45,11 @@ export async function loadApplicationSource(dir: string): Promise<ApplicationSou
   const owners = new Map<string, string>();
   for (const t of tools) {
     const other = owners.get(t.name);
-    if (other) problems.push({ field: `${manifest.services.find((s) => s.name === t.service)!.openapi}: operationId ${t.name}`, message: `also an operation of service "${other}"` });
+    if (other)
+      problems.push({
+        field: `${manifest.services.find((s) => s.name === t.service)!.openapi}: operationId ${t.name}`,
+        message: `also an operation of service "${other}"`,
+      });
     owners.set(t.name, t.service);
   }
 
@@ -64,7 +68,8 @@ export async function loadApplicationSource(dir: string): Promise<ApplicationSou
   }
 
   const files = await globFiles(root, manifest.scenarios);
-  if (files.length === 0) problems.push({ field: 'world.yaml: scenarios', message: `the glob "${manifest.scenarios}" matches no file` });
+  if (files.length === 0)
+    problems.push({ field: 'world.yaml: scenarios', message: `the glob "${manifest.scenarios}" matches no file` });
   const templates: ScenarioTemplate[] = [];
   for (const file of files) {
     const raw = await readYaml(root, file);
@@ -90,7 +95,9 @@ async function readYaml(root: string, rel: string): Promise<unknown> {
     return parseYaml(text, { prettyErrors: true });
   } catch (err) {
     const where = err instanceof YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
-    throw new ServiceError('bad_request', `${rel}: not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+    throw new ServiceError('bad_request', `${rel}: not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`, {
+      cause: err,
+    });
   }
 }
 

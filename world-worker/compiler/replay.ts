@@ -13,16 +13,24 @@ import type { CustomerSpec, Json, PlanStep, Scenario, SeedStep } from './types.j
  * @throws ServiceError('internal', exposed) naming the step when a call answers >= 400;
  *   ServiceError('unavailable') when the application cannot be reached.
  */
-export async function runSeed(steps: SeedStep[], client: ToolCaller, vars: Record<string, unknown> = {}): Promise<Record<string, Json>> {
+export async function runSeed(
+  steps: SeedStep[],
+  client: ToolCaller,
+  vars: Record<string, unknown> = {},
+): Promise<Record<string, Json>> {
   const bindings: Record<string, Json> = {};
   for (const [i, step] of steps.entries()) {
     const args = substitute(step.args, { ...vars, ...bindings });
     const res = await client.call(step.tool, args);
     if (res.status >= 400) {
-      throw new ServiceError('internal', `seed step ${i + 1} (${step.tool}) answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`, {
-        expose: true,
-        details: { step: i, tool: step.tool, status: res.status, body: res.body },
-      });
+      throw new ServiceError(
+        'internal',
+        `seed step ${i + 1} (${step.tool}) answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`,
+        {
+          expose: true,
+          details: { step: i, tool: step.tool, status: res.status, body: res.body },
+        },
+      );
     }
     if (step.bind) bindings[step.bind] = res.body;
   }
@@ -75,26 +83,47 @@ export interface ReplayOptions {
  * evaluates that version's checks. Built-in tools are recorded, not sent to the
  * application. Deterministic services give identical results on identical fresh data.
  */
-export async function replayReferencePlan(scenario: Scenario, client: ToolCaller, opts: ReplayOptions = {}): Promise<ReplayResult> {
+export async function replayReferencePlan(
+  scenario: Scenario,
+  client: ToolCaller,
+  opts: ReplayOptions = {},
+): Promise<ReplayResult> {
   const goal = opts.goalVersion ?? scenario.final_goal_version;
   const plan = opts.plan ?? scenario.reference_plan[String(goal)];
   const checks = scenario.checks[String(goal)];
-  if (!plan || !checks) throw new ServiceError('bad_request', `scenario ${scenario.id} has no plan or checks for goal version ${goal}`);
+  if (!plan || !checks)
+    throw new ServiceError('bad_request', `scenario ${scenario.id} has no plan or checks for goal version ${goal}`);
 
   const worldBindings = await runSeed(opts.worldSeed ?? [], client, scenario.vars);
-  const scenarioBindings = await runSeed(scenario.seed, client, { ...scenario.vars, ...worldBindings, facts: scenarioContext(scenario, worldBindings).facts });
+  const scenarioBindings = await runSeed(scenario.seed, client, {
+    ...scenario.vars,
+    ...worldBindings,
+    facts: scenarioContext(scenario, worldBindings).facts,
+  });
   const bindings = { ...worldBindings, ...scenarioBindings };
   const vars = scenarioContext(scenario, bindings);
   const snapshots = await takeSnapshots(unchangedChecks(scenario), client, vars);
 
-  const transcript: ReplayTranscript = { steps: [], told: [], writes: [], messages: [], customer_posts: [], completed: null };
+  const transcript: ReplayTranscript = {
+    steps: [],
+    told: [],
+    writes: [],
+    messages: [],
+    customer_posts: [],
+    completed: null,
+  };
   const customer = opts.customer ?? { channel: 'chat' };
   if (customer.channel === 'notifications') {
     const texts = [scenario.request, ...scenario.revisions.filter((r) => r.goal_version <= goal).map((r) => r.text)];
     for (const raw of texts) {
       const text = String(substitute(raw, vars));
       const res = await client.call(customer.via.send_tool, customerSendArgs(customer, vars, text));
-      if (res.status >= 400) throw new ServiceError('internal', `posting the customer's message with ${customer.via.send_tool} answered ${res.status}`, { expose: true, details: res.body });
+      if (res.status >= 400)
+        throw new ServiceError(
+          'internal',
+          `posting the customer's message with ${customer.via.send_tool} answered ${res.status}`,
+          { expose: true, details: res.body },
+        );
       transcript.customer_posts.push(text);
     }
   }
@@ -106,23 +135,31 @@ export async function replayReferencePlan(scenario: Scenario, client: ToolCaller
     if (isBuiltinTool(step.tool)) {
       transcript.steps.push({ actor: step.actor, tool: step.tool, args });
       if (step.tool === 'reply_to_customer') transcript.told.push(String(args.text ?? ''));
-      else if (step.tool === 'send_message') transcript.messages.push({ from: step.actor, to: String(args.to ?? ''), text: String(args.text ?? '') });
+      else if (step.tool === 'send_message')
+        transcript.messages.push({ from: step.actor, to: String(args.to ?? ''), text: String(args.text ?? '') });
       else if (step.tool === 'complete') transcript.completed = String(args.summary ?? '');
       continue;
     }
     const res = await client.call(step.tool, args);
     transcript.steps.push({ actor: step.actor, tool: step.tool, args, status: res.status, body: res.body });
     // without a definition every application call counts as a write: safer for `refused`
-    if ((client.tool?.(step.tool)?.kind ?? 'write') === 'write') transcript.writes.push({ actor: step.actor, tool: step.tool, args, status: res.status });
+    if ((client.tool?.(step.tool)?.kind ?? 'write') === 'write')
+      transcript.writes.push({ actor: step.actor, tool: step.tool, args, status: res.status });
     if (res.status >= 400) {
       planError = `step ${i + 1} (${step.actor}: ${step.tool}) answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`;
       break;
     }
-    if (customer.channel === 'notifications' && step.tool === customer.via.reply_tool) transcript.told.push(String(args[customer.via.reply_text_arg] ?? ''));
+    if (customer.channel === 'notifications' && step.tool === customer.via.reply_tool)
+      transcript.told.push(String(args[customer.via.reply_text_arg] ?? ''));
     if (step.bind) planVars[step.bind] = res.body;
   }
 
-  const check_results = await evaluateChecks(checks, { client, vars, snapshots, episode: { told: transcript.told, writes: transcript.writes } });
+  const check_results = await evaluateChecks(checks, {
+    client,
+    vars,
+    snapshots,
+    episode: { told: transcript.told, writes: transcript.writes },
+  });
   return {
     scenario: scenario.id,
     goal_version: goal,

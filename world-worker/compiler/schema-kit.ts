@@ -29,12 +29,16 @@ export class Problems {
 }
 
 export function problemsError(list: FieldProblem[]): ServiceError {
-  const head = list.slice(0, 5).map((p) => `${p.field}: ${p.message}`).join('; ');
+  const head = list
+    .slice(0, 5)
+    .map((p) => `${p.field}: ${p.message}`)
+    .join('; ');
   const more = list.length > 5 ? ` (and ${list.length - 5} more)` : '';
   return new ServiceError('validation_failed', `${head}${more}`, { details: list });
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function isJson(v: unknown): v is Json {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
@@ -44,13 +48,21 @@ export function isJson(v: unknown): v is Json {
   return false;
 }
 
-export const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+export const join = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
 
 export function unknownKeys(p: Problems, obj: Record<string, unknown>, allowed: string[], path: string): void {
-  for (const key of Object.keys(obj)) if (!allowed.includes(key)) p.add(join(path, key), `unknown field (allowed: ${allowed.join(', ')})`);
+  for (const key of Object.keys(obj))
+    if (!allowed.includes(key)) p.add(join(path, key), `unknown field (allowed: ${allowed.join(', ')})`);
 }
 
-export function str(p: Problems, obj: Record<string, unknown>, key: string, path: string, opts: { required?: boolean; pattern?: RegExp; fallback?: string } = {}): string {
+export function str(
+  p: Problems,
+  obj: Record<string, unknown>,
+  key: string,
+  path: string,
+  opts: { required?: boolean; pattern?: RegExp; fallback?: string } = {},
+): string {
   const v = obj[key];
   if (v === undefined || v === null) {
     if (opts.required !== false && opts.fallback === undefined) p.add(join(path, key), 'is required');
@@ -64,7 +76,13 @@ export function str(p: Problems, obj: Record<string, unknown>, key: string, path
   return v;
 }
 
-export function strList(p: Problems, obj: Record<string, unknown>, key: string, path: string, opts: { required?: boolean; min?: number } = {}): string[] {
+export function strList(
+  p: Problems,
+  obj: Record<string, unknown>,
+  key: string,
+  path: string,
+  opts: { required?: boolean; min?: number } = {},
+): string[] {
   const v = obj[key];
   if (v === undefined || v === null) {
     if (opts.required) p.add(join(path, key), 'is required');
@@ -95,7 +113,6 @@ export function dupes(p: Problems, names: string[], path: string, what: string):
   }
 }
 
-
 /** A list of seed steps `{tool, args, bind?}` (world seed file or a template's `seed`). */
 export function validateSeedSteps(p: Problems, raw: unknown, path: string): SeedStep[] {
   if (raw === undefined || raw === null) return [];
@@ -110,7 +127,10 @@ export function validateSeedSteps(p: Problems, raw: unknown, path: string): Seed
       return { tool: '', args: {} };
     }
     unknownKeys(p, s, ['tool', 'args', 'bind'], at);
-    const step: SeedStep = { tool: str(p, s, 'tool', at, { pattern: TOOL_NAME_PATTERN }), args: jsonObject(p, s.args, join(at, 'args')) };
+    const step: SeedStep = {
+      tool: str(p, s, 'tool', at, { pattern: TOOL_NAME_PATTERN }),
+      args: jsonObject(p, s.args, join(at, 'args')),
+    };
     if (s.bind !== undefined) step.bind = str(p, s, 'bind', at, { pattern: /^[A-Za-z_][A-Za-z0-9_]*$/ });
     return step;
   });

@@ -1,11 +1,16 @@
+import { type CustomerSpec, type RoleSpec, type SeedStep, type ServiceSpec, type WorldManifest } from './types.js';
 import {
-  type CustomerSpec,
-  type RoleSpec,
-  type SeedStep,
-  type ServiceSpec,
-  type WorldManifest,
-} from './types.js';
-import { NAME_PATTERN, Problems, dupes, isObject, join, jsonObject, str, strList, unknownKeys, validateSeedSteps } from './schema-kit.js';
+  NAME_PATTERN,
+  Problems,
+  dupes,
+  isObject,
+  join,
+  jsonObject,
+  str,
+  strList,
+  unknownKeys,
+  validateSeedSteps,
+} from './schema-kit.js';
 
 /**
  * Structural validation of world.yaml and seed files (scenario templates: template-schema.ts).
@@ -14,7 +19,14 @@ import { NAME_PATTERN, Problems, dupes, isObject, join, jsonObject, str, strList
  * names, variables) live in `cross-check.ts`.
  */
 
-export { NAME_PATTERN, Problems, SCENARIO_ID_PATTERN, TOOL_NAME_PATTERN, isObject, problemsError } from './schema-kit.js';
+export {
+  NAME_PATTERN,
+  Problems,
+  SCENARIO_ID_PATTERN,
+  TOOL_NAME_PATTERN,
+  isObject,
+  problemsError,
+} from './schema-kit.js';
 export { validateTemplate } from './template-schema.js';
 
 // ---------------------------------------------------------------------------
@@ -36,12 +48,22 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
   const services: ServiceSpec[] = [];
   if (!Array.isArray(doc.services) || doc.services.length === 0) p.add('services', 'must be a non-empty list');
   else doc.services.forEach((s, i) => services.push(validateService(p, s, `services[${i}]`)));
-  dupes(p, services.map((s) => s.name), 'services', 'service name');
+  dupes(
+    p,
+    services.map((s) => s.name),
+    'services',
+    'service name',
+  );
 
   const roles: RoleSpec[] = [];
   if (!Array.isArray(doc.roles) || doc.roles.length === 0) p.add('roles', 'must be a non-empty list');
   else doc.roles.forEach((r, i) => roles.push(validateRole(p, r, `roles[${i}]`)));
-  dupes(p, roles.map((r) => r.name), 'roles', 'role name');
+  dupes(
+    p,
+    roles.map((r) => r.name),
+    'roles',
+    'role name',
+  );
   if (roles.length > 0 && roles.filter((r) => r.complete).length !== 1) {
     p.add('roles', `exactly one role must have complete: true (found ${roles.filter((r) => r.complete).length})`);
   }
@@ -50,8 +72,13 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
   const policies = str(p, doc, 'policies', '', { required: false });
   const seed = str(p, doc, 'seed', '', { required: false });
   const scenarios = str(p, doc, 'scenarios', '');
-  for (const [key, value] of [['policies', policies], ['seed', seed], ['scenarios', scenarios]] as const) {
-    if (value && (value.startsWith('/') || value.split('/').includes('..'))) p.add(key, 'must be a path inside the source folder');
+  for (const [key, value] of [
+    ['policies', policies],
+    ['seed', seed],
+    ['scenarios', scenarios],
+  ] as const) {
+    if (value && (value.startsWith('/') || value.split('/').includes('..')))
+      p.add(key, 'must be a path inside the source folder');
   }
   p.throwIfAny();
   return { name, description, services, roles, customer, policies, seed, scenarios };
@@ -74,7 +101,8 @@ function validateService(p: Problems, raw: unknown, path: string): ServiceSpec {
       if (!isObject(raw.start.env)) p.add(join(path, 'start.env'), 'must be a map of strings');
       else
         for (const [k, v] of Object.entries(raw.start.env)) {
-          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) p.add(join(path, `start.env.${k}`), 'is not a valid environment variable name');
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
+            p.add(join(path, `start.env.${k}`), 'is not a valid environment variable name');
           if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') env[k] = String(v);
           else p.add(join(path, `start.env.${k}`), 'must be a string');
         }
@@ -99,11 +127,15 @@ function validateRole(p: Problems, raw: unknown, path: string): RoleSpec {
   const tools = strList(p, raw, 'tools', path, { required: true });
   for (const t of tools) {
     if (t === 'complete' || t === 'retry_operation' || t === 'wait') {
-      p.add(join(path, 'tools'), `"${t}" is implied (retry_operation and wait for every role, complete for the role with complete: true); do not list it`);
+      p.add(
+        join(path, 'tools'),
+        `"${t}" is implied (retry_operation and wait for every role, complete for the role with complete: true); do not list it`,
+      );
     }
   }
   dupes(p, tools, join(path, 'tools'), 'tool');
-  if (raw.complete !== undefined && typeof raw.complete !== 'boolean') p.add(join(path, 'complete'), 'must be true or false');
+  if (raw.complete !== undefined && typeof raw.complete !== 'boolean')
+    p.add(join(path, 'complete'), 'must be true or false');
   return { name, instructions, tools, complete: raw.complete === true };
 }
 
@@ -123,9 +155,15 @@ function validateCustomer(p: Problems, raw: unknown): CustomerSpec {
   unknownKeys(p, raw, ['channel', 'via'], 'customer');
   const via = isObject(raw.via) ? raw.via : {};
   if (!isObject(raw.via)) p.add('customer.via', 'is required for channel notifications');
-  unknownKeys(p, via, ['service', 'inbox_tool', 'read_tools', 'reply_tool', 'reply_text_arg', 'send_tool', 'send_args'], 'customer.via');
+  unknownKeys(
+    p,
+    via,
+    ['service', 'inbox_tool', 'read_tools', 'reply_tool', 'reply_text_arg', 'send_tool', 'send_args'],
+    'customer.via',
+  );
   const sendArgs = jsonObject(p, via.send_args, 'customer.via.send_args');
-  if (!JSON.stringify(sendArgs).includes('${text}')) p.add('customer.via.send_args', 'must place the message text with "${text}"');
+  if (!JSON.stringify(sendArgs).includes('${text}'))
+    p.add('customer.via.send_args', 'must place the message text with "${text}"');
   return {
     channel: 'notifications',
     via: {
@@ -157,5 +195,3 @@ export function validateSeedFile(raw: unknown, file: string): SeedStep[] {
   p.throwIfAny();
   return steps;
 }
-
-

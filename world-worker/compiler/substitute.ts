@@ -44,15 +44,27 @@ function format(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function resolve(root: string, pathText: string, vars: Record<string, unknown>, opts: SubstituteOptions, whole: string): { found: boolean; value?: unknown } {
+function resolve(
+  root: string,
+  pathText: string,
+  vars: Record<string, unknown>,
+  opts: SubstituteOptions,
+  whole: string,
+): { found: boolean; value?: unknown } {
   if (!Object.prototype.hasOwnProperty.call(vars, root)) {
     if (opts.partial) return { found: false };
-    throw new ServiceError('bad_request', `unknown variable in ${whole}: "${root}" is not defined (known: ${Object.keys(vars).sort().join(', ') || 'none'})`);
+    throw new ServiceError(
+      'bad_request',
+      `unknown variable in ${whole}: "${root}" is not defined (known: ${Object.keys(vars).sort().join(', ') || 'none'})`,
+    );
   }
   const segments = pathText ? pathText.slice(1).split('.') : [];
   const value = getPath(vars[root], segments);
   if (value === undefined) {
-    throw new ServiceError('bad_request', `${whole} does not resolve: "${root}" has no value at "${segments.join('.')}"`);
+    throw new ServiceError(
+      'bad_request',
+      `${whole} does not resolve: "${root}" has no value at "${segments.join('.')}"`,
+    );
   }
   return { found: true, value };
 }
@@ -101,7 +113,8 @@ export function collectRefs(value: unknown): VarRef[] {
   const out: VarRef[] = [];
   const visit = (v: unknown): void => {
     if (typeof v === 'string') {
-      for (const m of v.matchAll(REF)) out.push({ root: m[1]!, path: m[2] ? m[2].slice(1).split('.') : [], text: m[0] });
+      for (const m of v.matchAll(REF))
+        out.push({ root: m[1]!, path: m[2] ? m[2].slice(1).split('.') : [], text: m[0] });
     } else if (Array.isArray(v)) v.forEach(visit);
     else if (v && typeof v === 'object') Object.values(v).forEach(visit);
   };

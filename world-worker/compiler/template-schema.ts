@@ -11,7 +11,21 @@ import {
   type ScenarioTag,
   type ScenarioTemplate,
 } from './types.js';
-import { NAME_PATTERN, Problems, SCENARIO_ID_PATTERN, TOOL_NAME_PATTERN, dupes, isJson, isObject, join, jsonObject, str, strList, unknownKeys, validateSeedSteps } from './schema-kit.js';
+import {
+  NAME_PATTERN,
+  Problems,
+  SCENARIO_ID_PATTERN,
+  TOOL_NAME_PATTERN,
+  dupes,
+  isJson,
+  isObject,
+  join,
+  jsonObject,
+  str,
+  strList,
+  unknownKeys,
+  validateSeedSteps,
+} from './schema-kit.js';
 
 /** Structural validation of one scenario template file (see docs/worlds.md, Scenario templates). */
 
@@ -20,7 +34,20 @@ const MATCHER_KEYS = ['path', 'equals', 'count', 'where', 'contains', 'not_conta
 // Scenario templates
 // ---------------------------------------------------------------------------
 
-const TEMPLATE_KEYS = ['id', 'title', 'difficulty', 'tags', 'persona', 'facts', 'request', 'revisions', 'seed', 'reference_plan', 'checks', 'variants'];
+const TEMPLATE_KEYS = [
+  'id',
+  'title',
+  'difficulty',
+  'tags',
+  'persona',
+  'facts',
+  'request',
+  'revisions',
+  'seed',
+  'reference_plan',
+  'checks',
+  'variants',
+];
 
 /** Validates one parsed scenario template file. */
 export function validateTemplate(raw: unknown, file: string): ScenarioTemplate {
@@ -37,7 +64,9 @@ export function validateTemplate(raw: unknown, file: string): ScenarioTemplate {
   const difficulty = doc.difficulty;
   if (difficulty !== 1 && difficulty !== 2 && difficulty !== 3) p.add('difficulty', 'must be 1, 2 or 3');
   const tags = strList(p, doc, 'tags', '');
-  for (const t of tags) if (!(SCENARIO_TAGS as readonly string[]).includes(t)) p.add('tags', `unknown tag "${t}" (allowed: ${SCENARIO_TAGS.join(', ')})`);
+  for (const t of tags)
+    if (!(SCENARIO_TAGS as readonly string[]).includes(t))
+      p.add('tags', `unknown tag "${t}" (allowed: ${SCENARIO_TAGS.join(', ')})`);
   const persona = str(p, doc, 'persona', '');
   const request = str(p, doc, 'request', '');
 
@@ -70,50 +99,83 @@ export function validateTemplate(raw: unknown, file: string): ScenarioTemplate {
           return;
         }
         unknownKeys(p, r, ['at', 'text'], at);
-        revisions.push({ at: validateTrigger(p, r.at, join(at, 'at')), text: str(p, r, 'text', at), goal_version: i + 2 });
+        revisions.push({
+          at: validateTrigger(p, r.at, join(at, 'at')),
+          text: str(p, r, 'text', at),
+          goal_version: i + 2,
+        });
       });
   }
   const finalVersion = revisions.length + 1;
 
   const seed = validateSeedSteps(p, doc.seed, 'seed');
-  const reference_plan = versionMap(p, doc.reference_plan, 'reference_plan', finalVersion, (v, at) => validatePlan(p, v, at));
-  if (!reference_plan[String(finalVersion)]) p.add('reference_plan', `must hold a plan for the final goal version ${finalVersion}`);
+  const reference_plan = versionMap(p, doc.reference_plan, 'reference_plan', finalVersion, (v, at) =>
+    validatePlan(p, v, at),
+  );
+  if (!reference_plan[String(finalVersion)])
+    p.add('reference_plan', `must hold a plan for the final goal version ${finalVersion}`);
   const checks = versionMap(p, doc.checks, 'checks', finalVersion, (v, at) => validateChecks(p, v, at));
   for (let v = 1; v <= finalVersion; v++) {
-    if (!checks[String(v)] || checks[String(v)]!.length === 0) p.add('checks', `must hold at least one check for goal version ${v}`);
+    if (!checks[String(v)] || checks[String(v)]!.length === 0)
+      p.add('checks', `must hold at least one check for goal version ${v}`);
   }
 
   let variants: JsonObject[] = [{}];
   if (doc.variants !== undefined && doc.variants !== null) {
-    if (!Array.isArray(doc.variants) || doc.variants.length === 0) p.add('variants', 'must be a non-empty list of variable maps');
+    if (!Array.isArray(doc.variants) || doc.variants.length === 0)
+      p.add('variants', 'must be a non-empty list of variable maps');
     else {
       variants = doc.variants.map((v, i) => {
         const obj = jsonObject(p, v, `variants[${i}]`);
-        for (const k of Object.keys(obj)) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) p.add(`variants[${i}].${k}`, 'variable names are identifiers');
+        for (const k of Object.keys(obj))
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) p.add(`variants[${i}].${k}`, 'variable names are identifiers');
         if ('facts' in obj) p.add(`variants[${i}].facts`, '"facts" is reserved');
         return obj;
       });
       const keys = JSON.stringify(Object.keys(variants[0]!).sort());
       variants.forEach((v, i) => {
-        if (JSON.stringify(Object.keys(v).sort()) !== keys) p.add(`variants[${i}]`, 'every variant must define the same variables');
+        if (JSON.stringify(Object.keys(v).sort()) !== keys)
+          p.add(`variants[${i}]`, 'every variant must define the same variables');
       });
     }
   }
   p.throwIfAny();
-  return { id, title, difficulty: difficulty as 1 | 2 | 3, tags: tags as ScenarioTag[], persona, facts, request, revisions, seed, reference_plan, checks, variants, file };
+  return {
+    id,
+    title,
+    difficulty: difficulty as 1 | 2 | 3,
+    tags: tags as ScenarioTag[],
+    persona,
+    facts,
+    request,
+    revisions,
+    seed,
+    reference_plan,
+    checks,
+    variants,
+    file,
+  };
 }
 
 function validateTrigger(p: Problems, raw: unknown, path: string): RevisionTrigger {
   if (raw === 'after_first_reply') return raw;
   if (isObject(raw) && Object.keys(raw).length === 1) {
-    if (Number.isInteger(raw.after_turn) && (raw.after_turn as number) >= 1) return { after_turn: raw.after_turn as number };
-    if (typeof raw.after_tool === 'string' && TOOL_NAME_PATTERN.test(raw.after_tool)) return { after_tool: raw.after_tool };
+    if (Number.isInteger(raw.after_turn) && (raw.after_turn as number) >= 1)
+      return { after_turn: raw.after_turn as number };
+    if (typeof raw.after_tool === 'string' && TOOL_NAME_PATTERN.test(raw.after_tool))
+      return { after_tool: raw.after_tool };
   }
   p.add(path, 'must be after_first_reply, {after_turn: N >= 1} or {after_tool: name}');
   return 'after_first_reply';
 }
 
-function versionMap<T>(p: Problems, raw: unknown, path: string, finalVersion: number, each: (v: unknown, at: string) => T): Record<string, T> {
+function versionMap<T>(
+  p: Problems,
+  raw: unknown,
+  path: string,
+  finalVersion: number,
+  each: (v: unknown, at: string) => T,
+): Record<string, T> {
   const out: Record<string, T> = {};
   if (!isObject(raw)) {
     p.add(path, `must be a map of goal version (1..${finalVersion}) to a list`);
@@ -158,7 +220,12 @@ function validateChecks(p: Problems, raw: unknown, path: string): Check[] {
     return [];
   }
   const checks = raw.map((c, i) => validateCheck(p, c, join(path, i)));
-  dupes(p, checks.map((c) => c.name), path, 'check name');
+  dupes(
+    p,
+    checks.map((c) => c.name),
+    path,
+    'check name',
+  );
   return checks;
 }
 
@@ -171,36 +238,57 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
   switch (raw.kind) {
     case 'state': {
       unknownKeys(p, raw, ['name', 'kind', 'tool', 'args', 'status', 'expect'], path);
-      const check: Check = { name, kind: 'state', tool: str(p, raw, 'tool', path, { pattern: TOOL_NAME_PATTERN }), args: jsonObject(p, raw.args, join(path, 'args')), expect: [] };
+      const check: Check = {
+        name,
+        kind: 'state',
+        tool: str(p, raw, 'tool', path, { pattern: TOOL_NAME_PATTERN }),
+        args: jsonObject(p, raw.args, join(path, 'args')),
+        expect: [],
+      };
       if (raw.status !== undefined) {
-        if (!Number.isInteger(raw.status) || (raw.status as number) < 100 || (raw.status as number) > 599) p.add(join(path, 'status'), 'must be an HTTP status');
+        if (!Number.isInteger(raw.status) || (raw.status as number) < 100 || (raw.status as number) > 599)
+          p.add(join(path, 'status'), 'must be an HTTP status');
         else check.status = raw.status as number;
       }
       if (!Array.isArray(raw.expect) || raw.expect.length === 0) {
-        if (check.status === undefined) p.add(join(path, 'expect'), 'must be a non-empty list of matchers (or give status)');
-        if (raw.expect !== undefined && !Array.isArray(raw.expect)) p.add(join(path, 'expect'), 'must be a list of matchers');
+        if (check.status === undefined)
+          p.add(join(path, 'expect'), 'must be a non-empty list of matchers (or give status)');
+        if (raw.expect !== undefined && !Array.isArray(raw.expect))
+          p.add(join(path, 'expect'), 'must be a list of matchers');
       } else check.expect = raw.expect.map((m, i) => validateMatcher(p, m, join(join(path, 'expect'), i)));
       return check;
     }
     case 'unchanged': {
       unknownKeys(p, raw, ['name', 'kind', 'tool', 'args', 'ignore'], path);
-      const check: Check = { name, kind: 'unchanged', tool: str(p, raw, 'tool', path, { pattern: TOOL_NAME_PATTERN }), args: jsonObject(p, raw.args, join(path, 'args')) };
+      const check: Check = {
+        name,
+        kind: 'unchanged',
+        tool: str(p, raw, 'tool', path, { pattern: TOOL_NAME_PATTERN }),
+        args: jsonObject(p, raw.args, join(path, 'args')),
+      };
       if (raw.ignore !== undefined) check.ignore = strList(p, raw, 'ignore', path);
       return check;
     }
     case 'told': {
       unknownKeys(p, raw, ['name', 'kind', 'contains', 'not_contains'], path);
-      const one = (key: 'contains' | 'not_contains') => (typeof raw[key] === 'string' ? [raw[key] as string] : strList(p, raw, key, path));
+      const one = (key: 'contains' | 'not_contains') =>
+        typeof raw[key] === 'string' ? [raw[key] as string] : strList(p, raw, key, path);
       const contains = one('contains');
       const not_contains = one('not_contains');
-      if (contains.length === 0 && not_contains.length === 0) p.add(join(path, 'contains'), 'give contains and/or not_contains (a string or a list)');
+      if (contains.length === 0 && not_contains.length === 0)
+        p.add(join(path, 'contains'), 'give contains and/or not_contains (a string or a list)');
       const check: Check = { name, kind: 'told', contains };
       if (not_contains.length > 0) check.not_contains = not_contains;
       return check;
     }
     case 'refused': {
       unknownKeys(p, raw, ['name', 'kind', 'tool', 'where'], path);
-      return { name, kind: 'refused', tool: str(p, raw, 'tool', path, { pattern: TOOL_NAME_PATTERN }), where: jsonObject(p, raw.where, join(path, 'where')) };
+      return {
+        name,
+        kind: 'refused',
+        tool: str(p, raw, 'tool', path, { pattern: TOOL_NAME_PATTERN }),
+        where: jsonObject(p, raw.where, join(path, 'where')),
+      };
     }
     default:
       p.add(join(path, 'kind'), 'must be one of state, unchanged, told, refused');
@@ -226,7 +314,8 @@ function validateMatcher(p: Problems, raw: unknown, path: string): Matcher {
     else m.equals = raw.equals;
   }
   if ('count' in raw) {
-    if (!Number.isInteger(raw.count) || (raw.count as number) < 0) p.add(join(path, 'count'), 'must be an integer >= 0');
+    if (!Number.isInteger(raw.count) || (raw.count as number) < 0)
+      p.add(join(path, 'count'), 'must be an integer >= 0');
     else m.count = raw.count as number;
   }
   if ('where' in raw) {
@@ -245,4 +334,3 @@ function validateMatcher(p: Problems, raw: unknown, path: string): Matcher {
   }
   return m;
 }
-

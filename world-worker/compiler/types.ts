@@ -123,7 +123,14 @@ export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 // Scenario templates
 // ---------------------------------------------------------------------------
 
-export const SCENARIO_TAGS = ['coordination', 'revision', 'policy_refusal', 'duplicate_prone', 'find_ids', 'notifications'] as const;
+export const SCENARIO_TAGS = [
+  'coordination',
+  'revision',
+  'policy_refusal',
+  'duplicate_prone',
+  'find_ids',
+  'notifications',
+] as const;
 export type ScenarioTag = (typeof SCENARIO_TAGS)[number];
 
 /** A fact the customer knows; disclosed when an agent message contains one of `ask`. */

@@ -5,7 +5,15 @@ import { ServiceError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { ServiceSpec, WorldManifest } from '../compiler/types.js';
 import { freePort } from './free-port.js';
-import { Tail, fillEnv, waitHealthy, type SandboxHandle, type SandboxService, type SandboxStartOptions, type Sandboxes } from './sandboxes.js';
+import {
+  Tail,
+  fillEnv,
+  waitHealthy,
+  type SandboxHandle,
+  type SandboxService,
+  type SandboxStartOptions,
+  type Sandboxes,
+} from './sandboxes.js';
 
 export interface ChildProcessSandboxesOptions {
   /** Extra environment for every service (the base is PATH and TZ=UTC only: no secrets leak in). */
@@ -59,7 +67,12 @@ export class ChildProcessSandboxes implements Sandboxes {
     installExitHook();
   }
 
-  async start(sourceDir: string, manifest: WorldManifest, dataDir: string, options: SandboxStartOptions = {}): Promise<SandboxHandle> {
+  async start(
+    sourceDir: string,
+    manifest: WorldManifest,
+    dataDir: string,
+    options: SandboxStartOptions = {},
+  ): Promise<SandboxHandle> {
     const cwd = path.resolve(sourceDir);
     const data = path.resolve(dataDir);
     await mkdir(data, { recursive: true });
@@ -73,7 +86,11 @@ export class ChildProcessSandboxes implements Sandboxes {
       throw err;
     }
     let stopped: Promise<void> | null = null;
-    const details: SandboxService[] = running.map((r) => ({ name: r.spec.name, baseUrl: `http://127.0.0.1:${r.port}`, pid: r.child.pid! }));
+    const details: SandboxService[] = running.map((r) => ({
+      name: r.spec.name,
+      baseUrl: `http://127.0.0.1:${r.port}`,
+      pid: r.child.pid!,
+    }));
     const handle: SandboxHandle = {
       id: newId('sbx'),
       services: Object.fromEntries(details.map((d) => [d.name, d.baseUrl])),
@@ -97,15 +114,26 @@ export class ChildProcessSandboxes implements Sandboxes {
     // a port can be taken between freePort() and the service's bind: try a few times
     for (let attempt = 1; ; attempt++) {
       const r = await this.#spawn(spec, cwd, data);
-      const healthy = await waitHealthy(`http://127.0.0.1:${r.port}${spec.health}`, Date.now() + timeoutMs, () => r.exitCode() === null);
+      const healthy = await waitHealthy(
+        `http://127.0.0.1:${r.port}${spec.health}`,
+        Date.now() + timeoutMs,
+        () => r.exitCode() === null,
+      );
       if (healthy) return r;
-      const how = r.exitCode() === null ? `did not answer ${spec.health} within ${timeoutMs} ms` : `exited (${r.exitCode()}) before answering ${spec.health}`;
+      const how =
+        r.exitCode() === null
+          ? `did not answer ${spec.health} within ${timeoutMs} ms`
+          : `exited (${r.exitCode()}) before answering ${spec.health}`;
       await this.#stopOne(r);
       const tail = r.stderr.toString();
       if (attempt < 3 && /EADDRINUSE/.test(tail)) continue;
-      throw new ServiceError('unavailable', `sandbox service "${spec.name}" ${how}; stderr tail: ${tail || '(empty)'}`, {
-        details: { service: spec.name, stderr: tail },
-      });
+      throw new ServiceError(
+        'unavailable',
+        `sandbox service "${spec.name}" ${how}; stderr tail: ${tail || '(empty)'}`,
+        {
+          details: { service: spec.name, stderr: tail },
+        },
+      );
     }
   }
 
@@ -116,7 +144,11 @@ export class ChildProcessSandboxes implements Sandboxes {
     env[spec.port_env] = String(port);
     const [cmd, ...args] = spec.start.command;
     const exe = cmd === 'node' ? process.execPath : cmd!;
-    const child = spawn(exe, args.map((a) => fillEnv(a, data, port)), { cwd, env, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      exe,
+      args.map((a) => fillEnv(a, data, port)),
+      { cwd, env, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const stderr = new Tail();
     child.stderr?.on('data', (c: Buffer) => stderr.push(c));
     let code: number | string | null = null;

@@ -4,7 +4,14 @@ import Docker from 'dockerode';
 import { ServiceError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { ServiceSpec, WorldManifest } from '../compiler/types.js';
-import { fillEnv, waitHealthy, type SandboxHandle, type SandboxService, type SandboxStartOptions, type Sandboxes } from './sandboxes.js';
+import {
+  fillEnv,
+  waitHealthy,
+  type SandboxHandle,
+  type SandboxService,
+  type SandboxStartOptions,
+  type Sandboxes,
+} from './sandboxes.js';
 
 /** Port every service listens on inside its container. */
 const CONTAINER_PORT = 8080;
@@ -23,7 +30,10 @@ export interface DockerSandboxesOptions {
 /** dockerode options and the host the published ports are reached at, from a DOCKER_HOST value. */
 export function parseDockerHost(value: string | undefined): { options: Docker.DockerOptions; publishedHost: string } {
   if (!value || value.startsWith('unix://')) {
-    return { options: { socketPath: value ? value.slice('unix://'.length) : '/var/run/docker.sock' }, publishedHost: '127.0.0.1' };
+    return {
+      options: { socketPath: value ? value.slice('unix://'.length) : '/var/run/docker.sock' },
+      publishedHost: '127.0.0.1',
+    };
   }
   const url = new URL(value.replace(/^tcp:\/\//, 'http://'));
   return {
@@ -51,12 +61,25 @@ export class DockerSandboxes implements Sandboxes {
     this.#publishedHost = parsed.publishedHost;
   }
 
-  async start(sourceDir: string, manifest: WorldManifest, dataDir: string, options: SandboxStartOptions = {}): Promise<SandboxHandle> {
+  async start(
+    sourceDir: string,
+    manifest: WorldManifest,
+    dataDir: string,
+    options: SandboxStartOptions = {},
+  ): Promise<SandboxHandle> {
     const images = options.images ?? {};
     for (const s of manifest.services) {
       const ref = images[s.image];
-      if (!ref) throw new ServiceError('bad_request', `no image pin for service "${s.name}" (images.${s.image}); the Docker sandbox needs one`);
-      if (!PINNED.test(ref)) throw new ServiceError('bad_request', `image pin for "${s.name}" must be pinned by digest (name@sha256:<64 hex>), got "${ref}"`);
+      if (!ref)
+        throw new ServiceError(
+          'bad_request',
+          `no image pin for service "${s.name}" (images.${s.image}); the Docker sandbox needs one`,
+        );
+      if (!PINNED.test(ref))
+        throw new ServiceError(
+          'bad_request',
+          `image pin for "${s.name}" must be pinned by digest (name@sha256:<64 hex>), got "${ref}"`,
+        );
     }
     const id = newId('sbx');
     const data = path.resolve(dataDir);
@@ -65,7 +88,16 @@ export class DockerSandboxes implements Sandboxes {
     const removeAll = () => Promise.all(started.map((s) => this.#remove(s.container)));
     try {
       for (const spec of manifest.services) {
-        started.push(await this.#startService(id, spec, images[spec.image]!, path.resolve(sourceDir), data, options.healthTimeoutMs ?? 60_000));
+        started.push(
+          await this.#startService(
+            id,
+            spec,
+            images[spec.image]!,
+            path.resolve(sourceDir),
+            data,
+            options.healthTimeoutMs ?? 60_000,
+          ),
+        );
       }
     } catch (err) {
       await removeAll();
@@ -101,13 +133,22 @@ export class DockerSandboxes implements Sandboxes {
     }
     try {
       const stream = await this.#docker.pull(ref);
-      await new Promise<void>((resolve, reject) => this.#docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        this.#docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+      );
     } catch (err) {
       throw new ServiceError('unavailable', `could not pull image ${ref}: ${(err as Error).message}`, { cause: err });
     }
   }
 
-  async #startService(sandboxId: string, spec: ServiceSpec, image: string, source: string, data: string, timeoutMs: number) {
+  async #startService(
+    sandboxId: string,
+    spec: ServiceSpec,
+    image: string,
+    source: string,
+    data: string,
+    timeoutMs: number,
+  ) {
     await this.#ensureImage(image);
     const env = Object.entries(spec.start.env).map(([k, v]) => `${k}=${fillEnv(v, DATA_MOUNT, CONTAINER_PORT)}`);
     env.push(`${spec.port_env}=${CONTAINER_PORT}`, 'TZ=UTC');
@@ -135,9 +176,13 @@ export class DockerSandboxes implements Sandboxes {
       if (!healthy) {
         running = (await container.inspect().catch(() => null))?.State.Running ?? false;
         const logs = await this.#logTail(container);
-        throw new ServiceError('unavailable', `sandbox service "${spec.name}" ${running ? `did not answer ${spec.health} within ${timeoutMs} ms` : 'exited before becoming healthy'}; log tail: ${logs || '(empty)'}`, {
-          details: { service: spec.name, stderr: logs },
-        });
+        throw new ServiceError(
+          'unavailable',
+          `sandbox service "${spec.name}" ${running ? `did not answer ${spec.health} within ${timeoutMs} ms` : 'exited before becoming healthy'}; log tail: ${logs || '(empty)'}`,
+          {
+            details: { service: spec.name, stderr: logs },
+          },
+        );
       }
       return { container, detail: { name: spec.name, baseUrl, containerId: container.id } };
     } catch (err) {
@@ -151,7 +196,7 @@ export class DockerSandboxes implements Sandboxes {
       const buf = (await container.logs({ stdout: true, stderr: true, tail: 40, follow: false })) as unknown as Buffer;
       // multiplexed stream: 8-byte frame headers; strip them for a readable tail
       const out: string[] = [];
-      for (let i = 0; i + 8 <= buf.length; ) {
+      for (let i = 0; i + 8 <= buf.length;) {
         const len = buf.readUInt32BE(i + 4);
         out.push(buf.subarray(i + 8, i + 8 + len).toString());
         i += 8 + len;

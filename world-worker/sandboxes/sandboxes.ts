@@ -50,7 +50,12 @@ export interface SandboxStartOptions {
  */
 export interface Sandboxes {
   readonly kind: 'process' | 'docker';
-  start(sourceDir: string, manifest: WorldManifest, dataDir: string, options?: SandboxStartOptions): Promise<SandboxHandle>;
+  start(
+    sourceDir: string,
+    manifest: WorldManifest,
+    dataDir: string,
+    options?: SandboxStartOptions,
+  ): Promise<SandboxHandle>;
   /** Stops every sandbox this instance started and has not stopped yet. */
   stopAll(): Promise<void>;
 }
