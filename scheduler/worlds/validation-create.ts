@@ -1,7 +1,7 @@
 import { C } from '../../core/collections.js';
 import { ServiceError, conflict, invalid, type FieldProblem } from '../../core/errors.js';
 import { nowIso } from '../../core/ids.js';
-import { crossCheck, instantiate, validateTemplate, type ScenarioTemplate } from '../../world-worker/compiler/index.js';
+import { crossCheck, instantiate, validateTemplate, type ScenarioTemplate } from '../../world/index.js';
 import { accepted, type OperationHandler } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
 import { body, param, requirePrincipal } from '../principal.js';
