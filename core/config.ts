@@ -26,6 +26,11 @@ export interface Config {
   readonly idpJwksUrl: string;
   /** SERVICE_OPERATORS (empty): comma-separated e-mail addresses of the installation's operators. */
   readonly operators: readonly string[];
+  /**
+   * SERVICE_SQLITE_FILE (`${SERVICE_DATA_DIR}/crucible.db`): the SQLite store when no MONGODB_URL
+   * is set. Roles on one machine each with a data folder of their own share the store here.
+   */
+  readonly sqliteFile: string;
   /** MONGODB_URL (unset: SQLite file in the data dir). */
   readonly mongodbUrl: string | null;
   /** MONGODB_DB (crucible): database name on MongoDB. */
@@ -120,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((e) => e.trim().toLowerCase())
       .filter(Boolean),
+    sqliteFile: path.resolve(env.SERVICE_SQLITE_FILE?.trim() || path.join(dataDir, 'crucible.db')),
     mongodbUrl: url(env, 'MONGODB_URL'),
     mongodbDb: env.MONGODB_DB?.trim() || 'crucible',
     natsUrl: url(env, 'NATS_URL'),

@@ -1,6 +1,6 @@
 import type { Logger } from '../core/log.js';
 import type { LeaseStore } from '../core/ports.js';
-import { grpc, workerProto, channelOptions, unary } from '../core/grpc.js';
+import { grpc, workerProto, peerChannelOptions, unary } from '../core/grpc.js';
 import type { WorldWorkerClient } from '../proto/generated/crucible/v1/WorldWorker.js';
 import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
 import type { PingResponse__Output } from '../proto/generated/crucible/v1/PingResponse.js';
@@ -20,6 +20,8 @@ export interface WorkerRecord {
   capacity: number;
   active: number;
   last_seen_ms: number;
+  /** Changes whenever the worker process starts again (at the same address or not). */
+  incarnation: string;
 }
 
 export interface WorkerStatus extends WorkerRecord {
@@ -33,7 +35,9 @@ export interface WorkerStatus extends WorkerRecord {
 export class WorkerRegistry {
   readonly #leases: LeaseStore;
   readonly #logger: Logger;
-  readonly #clients = new Map<string, WorldWorkerClient>();
+  readonly #clients = new Map<string, { client: WorldWorkerClient; incarnation: string }>();
+  /** The incarnation each address was last registered with, as last read from the registry. */
+  readonly #incarnations = new Map<string, string>();
   readonly #proto = workerProto();
   readonly #inProcess: boolean;
 
@@ -51,6 +55,7 @@ export class WorkerRegistry {
       capacity: info.capacity ?? 0,
       active: info.active ?? 0,
       last_seen_ms: Date.now(),
+      incarnation: info.incarnation ?? '',
     };
     await this.#leases.hset(REGISTRY_KEY, info.id, JSON.stringify(record));
   }
@@ -62,9 +67,11 @@ export class WorkerRegistry {
   /** Registered workers, including ones whose heartbeat stopped (status `lost`). */
   async list(): Promise<WorkerRecord[]> {
     const all = await this.#leases.hgetall(REGISTRY_KEY);
-    return Object.values(all)
+    const records = Object.values(all)
       .map((v) => JSON.parse(v) as WorkerRecord)
       .sort((a, b) => a.id.localeCompare(b.id));
+    for (const w of records) this.#incarnations.set(w.address, w.incarnation ?? '');
+    return records;
   }
 
   /** Workers whose heartbeat is current. */
@@ -73,13 +80,26 @@ export class WorkerRegistry {
     return (await this.list()).filter((w) => now - w.last_seen_ms <= WORKER_LOST_AFTER_MS);
   }
 
+  /**
+   * The client of the worker at `address`. A worker that registered again with a new
+   * incarnation (restarted) gets a new connection at once: the old one may still be backing
+   * off from the dead process, and would fail calls to the new one for seconds.
+   */
   client(address: string): WorldWorkerClient {
+    const incarnation = this.#incarnations.get(address) ?? '';
     let c = this.#clients.get(address);
+    if (c && c.incarnation !== incarnation) {
+      c.client.close();
+      c = undefined;
+    }
     if (!c) {
-      c = new this.#proto.crucible.v1.WorldWorker(address, grpc.credentials.createInsecure(), channelOptions);
+      c = {
+        client: new this.#proto.crucible.v1.WorldWorker(address, grpc.credentials.createInsecure(), peerChannelOptions),
+        incarnation,
+      };
       this.#clients.set(address, c);
     }
-    return c;
+    return c.client;
   }
 
   /** Pings every registered worker live; this is what /v1/health reports. */
@@ -118,7 +138,7 @@ export class WorkerRegistry {
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.close();
+    for (const c of this.#clients.values()) c.client.close();
     this.#clients.clear();
   }
 }
