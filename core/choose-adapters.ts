@@ -29,7 +29,9 @@ export async function chooseAdapters(config: Config, logger?: Logger): Promise<A
       ? await NatsBus.connect(config.natsUrl, { logger: logger?.child({ component: 'nats-bus' }) })
       : new MemoryBus({ logger: logger?.child({ component: 'memory-bus' }) });
     opened.push(bus);
-    const leases: LeaseStore = config.redisUrl ? await RedisLeases.connect(config.redisUrl) : new MemoryLeases();
+    const leases: LeaseStore = config.redisUrl
+      ? await RedisLeases.connect(config.redisUrl, { prefix: config.redisPrefix })
+      : new MemoryLeases();
     opened.push(leases);
 
     const engines: Adapters['engines'] = {

@@ -39,6 +39,8 @@ export interface Config {
   readonly natsUrl: string | null;
   /** REDIS_URL (unset: in-process leases). */
   readonly redisUrl: string | null;
+  /** REDIS_PREFIX (crucible:): prefix of every Redis key, so several installations (or test runs) can share one Redis. */
+  readonly redisPrefix: string;
   /** DOCKER_HOST (unset: child-process sandboxes). */
   readonly dockerHost: string | null;
   /** SCHEDULER_ADDR (unset: the scheduler runs in this process): host:port of the scheduler's gRPC server. */
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     mongodbDb: env.MONGODB_DB?.trim() || 'crucible',
     natsUrl: url(env, 'NATS_URL'),
     redisUrl: url(env, 'REDIS_URL'),
+    redisPrefix: env.REDIS_PREFIX?.trim() || 'crucible:',
     dockerHost: url(env, 'DOCKER_HOST'),
     schedulerAddr: url(env, 'SCHEDULER_ADDR'),
     schedulerPort: int(env, 'SCHEDULER_PORT', 0, 0, 65535),
