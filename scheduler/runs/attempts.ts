@@ -195,6 +195,8 @@ export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, e
         reward: null,
         oracle,
         success: null,
+        // ended by the scheduler, not by its actor: the attempt did not run to an end of its own
+        lost: end.status === 'failed',
         environment_error: end.environment_error,
         turns: st?.actions.length ?? 0,
         cost_usd: st?.cost_usd ?? ep.cost_usd,

@@ -53,19 +53,21 @@ export async function finishRun(
 }
 
 /**
- * Null when every planned episode of the run has a standing attempt that ran to its end;
+ * Null when every planned episode of the run has a standing attempt that ran to its end
+ * (`finished`, or `failed` by its world while its actor ran it: scored as excluded);
  * otherwise a sentence saying how many did not and why the first did not. The coordinator
  * checks it before it succeeds, and finishRun once more, so a run is never `finished` with a hole in it.
  */
 export async function unranSlots(deps: SchedulerDeps, run: Pick<RunDoc, '_id' | 'episodes'>): Promise<string | null> {
   const store = deps.adapters.store;
-  const ran = await store.count(C.runEpisodes, { run_id: run._id, replaced_by: null, status: 'finished' });
+  const standing = { run_id: run._id, replaced_by: null };
+  const ran =
+    (await store.count(C.runEpisodes, { ...standing, status: 'finished' })) +
+    (await store.count(C.runEpisodes, { ...standing, status: 'failed', lost: { $ne: true } }));
   if (ran >= run.episodes) return null;
-  const first = await store.findOne<RunEpisodeDoc>(C.runEpisodes, {
-    run_id: run._id,
-    replaced_by: null,
-    status: { $ne: 'finished' },
-  });
+  const first =
+    (await store.findOne<RunEpisodeDoc>(C.runEpisodes, { ...standing, lost: true })) ??
+    (await store.findOne<RunEpisodeDoc>(C.runEpisodes, { ...standing, status: { $in: ['queued', 'running'] } }));
   const why = first
     ? `; slot ${first.slot} (${first.scenario_id}, ${first.profile}, repeat ${first.repeat}) is ${first.status}${first.environment_error ? `: ${first.environment_error}` : ''}`
     : '';

@@ -97,8 +97,8 @@ export class ShardDriver {
 
   /**
    * The shard succeeds only when every slot's standing attempt ran to its end: a slot whose
-   * attempts all ended with environment errors did not run, and the shard (so the run)
-   * fails saying which and why instead of finishing with a hole in it.
+   * attempts all could not run (world not started, worker lost: `lost`) did not run, and the
+   * shard (so the run) fails saying which and why instead of finishing with a hole in it.
    */
   async #checkAllRan(): Promise<void> {
     const all = await this.#ctx.deps.adapters.store.find<RunEpisodeDoc>(C.runEpisodes, {
@@ -107,7 +107,8 @@ export class ShardDriver {
     const latest = new Map<number, RunEpisodeDoc>();
     for (const e of all) if ((latest.get(e.slot)?.attempt ?? 0) < e.attempt) latest.set(e.slot, e);
     const slots = (this.#ctx.input as { slots?: number[] }).slots ?? [...latest.keys()];
-    const missing = slots.filter((slot) => latest.get(slot)?.status !== 'finished');
+    const ran = (e: RunEpisodeDoc | undefined) => e?.status === 'finished' || (e?.status === 'failed' && !e.lost);
+    const missing = slots.filter((slot) => !ran(latest.get(slot)));
     if (missing.length === 0) return;
     const first = latest.get(missing[0]!);
     const why = first
@@ -143,7 +144,7 @@ export class ShardDriver {
       else if (ep.status === 'running') this.#attach(ep);
       else if (ep.status === 'cancelled' && !this.#ctx.job.cancel_requested)
         await this.#requeue(ep, 'the run was retried after it stopped', false);
-      else if (ep.status === 'failed' && ep.termination === 'environment_error' && !this.#ctx.job.cancel_requested)
+      else if (ep.status === 'failed' && ep.lost && !this.#ctx.job.cancel_requested)
         // a retried (or taken over) shard gives a slot that did not run its attempts again
         this.#pending.push(await nextAttempt(this.#ctx.deps, this.#rw, ep, { owner: this.#owner }));
     }

@@ -144,6 +144,12 @@ export interface RunEpisodeDoc extends Doc {
    */
   worker_losses?: number;
   /**
+   * True when the scheduler ended the attempt `failed` because it could not run (its world
+   * did not start, its worker was lost or refused it), unlike a world that failed while the
+   * actor ran it. A slot whose standing attempt is lost did not run: the run cannot finish.
+   */
+  lost?: boolean;
+  /**
    * The job engine (scheduler) whose shard driver may write the attempt: every write of an
    * outcome is a compare-and-set on it, so a scheduler that lost the shard writes nothing.
    */
