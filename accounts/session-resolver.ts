@@ -3,7 +3,7 @@ import { C } from '../core/collections.js';
 import type { Config } from '../core/config.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
 import type { Principal, Scope } from '../core/principal.js';
-import type { SessionResolver } from './auth.js';
+import type { SessionResolver } from '../gateway/auth.js';
 
 /** The fields of a stored session the gateway reads (written by scheduler/accounts/sessions.ts). */
 interface SessionRecord extends Doc {

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
-import type { ProjectDoc } from '../workspaces.js';
+import { C } from '../core/collections.js';
+import type { Doc, DocumentStore } from '../core/ports.js';
+import type { ProjectDoc } from '../accounts/workspaces.js';
 
 /** A calendar month in UTC: `YYYY-MM` and its bounds as ISO timestamps. */
 export interface Month {

@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import type { DocumentStore } from '../../core/ports.js';
-import { RUN_STATUSES, type RunDoc } from '../runs/types.js';
-import { runView } from '../runs/views.js';
+import { C } from '../core/collections.js';
+import type { DocumentStore } from '../core/ports.js';
+import { RUN_STATUSES, type RunDoc } from './runs/types.js';
+import { runView } from './runs/views.js';
 
 /** How many recent runs the overview lists. */
 export const RECENT_RUNS = 5;

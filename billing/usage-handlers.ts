@@ -1,16 +1,16 @@
-import { PLANS } from '../../billing/plans.js';
-import { pricing } from '../../billing/pricing.js';
-import { nextQuietStart, QUIET_HOURS_UTC } from '../../billing/quiet-hours.js';
-import { subscriptionOf, subscriptionView } from '../../billing/records.js';
-import { usageOf, usageView, type UsageReport } from '../../billing/usage.js';
-import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
-import { requirePrincipal } from '../principal.js';
-import { limitsOf, loadProject, planOf, type OrganizationDoc } from '../workspaces.js';
-import { dashboardOf } from './dashboard.js';
+import { PLANS } from './plans.js';
+import { pricing } from './pricing.js';
+import { nextQuietStart, QUIET_HOURS_UTC } from './quiet-hours.js';
+import { subscriptionOf, subscriptionView } from './records.js';
+import { usageOf, usageView, type UsageReport } from './usage.js';
+import { ok, type HandlerTable, type HandlerDeps } from '../core/operations.js';
+import { requirePrincipal } from '../core/operations.js';
+import { limitsOf, loadProject, planOf, type OrganizationDoc } from '../accounts/workspaces.js';
+import { dashboardOf } from '../scheduler/dashboard.js';
 
 /** The organization of the caller's project, its usage this month, and its plan in force. */
 export async function organizationReport(
-  deps: SchedulerDeps,
+  deps: HandlerDeps,
   projectId: string,
 ): Promise<{ organization: OrganizationDoc; usage: UsageReport }> {
   const { organization } = await loadProject(deps.adapters.store, projectId);

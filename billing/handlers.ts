@@ -1,4 +1,4 @@
-import type { HandlerTable } from '../context.js';
+import type { HandlerTable } from '../core/operations.js';
 import { paymentHandlers } from './payment-handlers.js';
 import { usageHandlers } from './usage-handlers.js';
 

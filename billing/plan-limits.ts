@@ -1,7 +1,7 @@
-import { ServiceError } from '../../core/errors.js';
-import type { DocumentStore } from '../../core/ports.js';
-import { organizationUsage } from '../accounts/organization-usage.js';
-import { limitsOf, loadProject, planOf } from '../workspaces.js';
+import { ServiceError } from '../core/errors.js';
+import type { DocumentStore } from '../core/ports.js';
+import { organizationUsage } from './organization-usage.js';
+import { limitsOf, loadProject, planOf } from '../accounts/workspaces.js';
 
 /**
  * The plan's monthly limits on what an organization starts (402, spec section 7 rule 3,

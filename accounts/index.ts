@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import type { DocumentStore } from '../../core/ports.js';
-import type { HandlerTable } from '../context.js';
+import { C } from '../core/collections.js';
+import type { DocumentStore } from '../core/ports.js';
+import type { HandlerTable } from '../core/operations.js';
 import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
 import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
 import { idpHandlers } from './idp.js';
