@@ -10,6 +10,9 @@ import { ensureSessionIndexes, sessionHandlers } from './sessions.js';
 import { signupLoginHandlers } from './signup-login.js';
 
 export { hashPassword } from './passwords.js';
+export { identityOf } from './identity.js';
+export { SESSION_COOKIE } from './sessions.js';
+export { sessionResolver, type SessionResolver } from './session-resolver.js';
 export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
 export { findCredential, type CredentialDoc, type CredentialKind } from './credentials.js';
 

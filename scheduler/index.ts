@@ -5,9 +5,10 @@ import type { Adapters } from '../core/ports.js';
 import { accountHandlers, ensureAccountIndexes } from '../accounts/index.js';
 import { apiKeyHandlers, ensureApiKeyIndexes } from '../accounts/api-keys.js';
 import { applicationHandlers, ensureApplicationIndexes } from './applications/index.js';
-import { billingHandlers } from '../billing/handlers.js';
+import { billingHandlers } from '../billing/index.js';
+import { dashboardHandlers } from './dashboard.js';
 import type { HandlerTable, SchedulerDeps } from './context.js';
-import { identityHandlers } from './identity.js';
+import { healthHandlers } from './health.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
 import { episodeHandlers } from './episodes/index.js';
 import { ensureExportIndexes, exportHandlers, exportJobKinds } from './exports/index.js';
@@ -28,7 +29,7 @@ export { WorkerRegistry } from './workers.js';
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
   return {
-    ...identityHandlers,
+    ...healthHandlers,
     ...apiKeyHandlers,
     ...accountHandlers,
     ...trainingHandlers,
@@ -41,6 +42,7 @@ export function allHandlers(): HandlerTable {
     ...exportHandlers,
     ...improvementHandlers,
     ...billingHandlers,
+    ...dashboardHandlers,
   };
 }
 
