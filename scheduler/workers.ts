@@ -1,13 +1,8 @@
 import type { Logger } from '../core/log.js';
 import type { LeaseStore } from '../core/ports.js';
-import { grpc, workerProto, peerChannelOptions, unary } from '../core/grpc.js';
-import type { WorldWorkerClient } from '../proto/generated/crucible/v1/WorldWorker.js';
 import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
-import type { PingResponse__Output } from '../proto/generated/crucible/v1/PingResponse.js';
-import type { WorkRequest } from '../proto/generated/crucible/v1/WorkRequest.js';
-import type { WorkResponse__Output } from '../proto/generated/crucible/v1/WorkResponse.js';
 import { ServiceError } from '../core/errors.js';
-import { inProcessWorker } from '../world-worker/service.js';
+import { WorldWorkerClients, type WorkAnswer, type WorkKind, type WorkPayload } from '../world-worker/index.js';
 
 const REGISTRY_KEY = 'crucible:workers';
 export const HEARTBEAT_INTERVAL_MS = 2_000;
@@ -35,16 +30,12 @@ export interface WorkerStatus extends WorkerRecord {
 export class WorkerRegistry {
   readonly #leases: LeaseStore;
   readonly #logger: Logger;
-  readonly #clients = new Map<string, { client: WorldWorkerClient; incarnation: string }>();
-  /** The incarnation each address was last registered with, as last read from the registry. */
-  readonly #incarnations = new Map<string, string>();
-  readonly #proto = workerProto();
-  readonly #inProcess: boolean;
+  /** The gRPC clients of the workers; their calls are typed by the world-worker's WorkKinds. */
+  readonly clients = new WorldWorkerClients();
 
-  constructor(leases: LeaseStore, logger: Logger, options: { inProcess?: boolean } = {}) {
+  constructor(leases: LeaseStore, logger: Logger) {
     this.#leases = leases;
     this.#logger = logger;
-    this.#inProcess = options.inProcess ?? false;
   }
 
   async upsert(info: WorkerInfo): Promise<void> {
@@ -70,7 +61,8 @@ export class WorkerRegistry {
     const records = Object.values(all)
       .map((v) => JSON.parse(v) as WorkerRecord)
       .sort((a, b) => a.id.localeCompare(b.id));
-    for (const w of records) this.#incarnations.set(w.address, w.incarnation ?? '');
+    // a worker restarted at an address gets a fresh connection (see WorldWorkerClients.registered)
+    for (const w of records) this.clients.registered(w.address, w.incarnation ?? '');
     return records;
   }
 
@@ -80,28 +72,6 @@ export class WorkerRegistry {
     return (await this.list()).filter((w) => now - w.last_seen_ms <= WORKER_LOST_AFTER_MS);
   }
 
-  /**
-   * The client of the worker at `address`. A worker that registered again with a new
-   * incarnation (restarted) gets a new connection at once: the old one may still be backing
-   * off from the dead process, and would fail calls to the new one for seconds.
-   */
-  client(address: string): WorldWorkerClient {
-    const incarnation = this.#incarnations.get(address) ?? '';
-    let c = this.#clients.get(address);
-    if (c && c.incarnation !== incarnation) {
-      c.client.close();
-      c = undefined;
-    }
-    if (!c) {
-      c = {
-        client: new this.#proto.crucible.v1.WorldWorker(address, grpc.credentials.createInsecure(), peerChannelOptions),
-        incarnation,
-      };
-      this.#clients.set(address, c);
-    }
-    return c.client;
-  }
-
   /** Pings every registered worker live; this is what /v1/health reports. */
   async probe(timeoutMs = 2_000): Promise<WorkerStatus[]> {
     const now = Date.now();
@@ -109,8 +79,7 @@ export class WorkerRegistry {
       (await this.list()).map(async (w): Promise<WorkerStatus> => {
         if (now - w.last_seen_ms > WORKER_LOST_AFTER_MS) return { ...w, status: 'lost' };
         try {
-          const c = this.client(w.address);
-          const pong = await unary<object, PingResponse__Output>(c.Ping, c, {}, timeoutMs);
+          const pong = await this.clients.ping(w.address, timeoutMs);
           return { ...w, capacity: pong.capacity, active: pong.active, status: 'up' };
         } catch (err) {
           this.#logger.warn({ worker: w.id, err }, 'worker did not answer ping');
@@ -120,25 +89,17 @@ export class WorkerRegistry {
     );
   }
 
-  /**
-   * Runs one unit of work on a worker. With `inProcess` (the gateway's fast path), a worker
-   * of this very process is called directly instead of over loopback gRPC.
-   */
-  async execute(address: string, kind: string, payload: unknown, timeoutMs = 600_000): Promise<unknown> {
-    const local = this.#inProcess ? inProcessWorker(address) : undefined;
-    if (local) return local.executeInProcess(kind, payload, timeoutMs);
-    const c = this.client(address);
-    const res = await unary<WorkRequest, WorkResponse__Output>(
-      c.Execute,
-      c,
-      { kind, payload_json: JSON.stringify(payload ?? null) },
-      timeoutMs,
-    );
-    return res.result_json ? JSON.parse(res.result_json) : null;
+  /** Runs one unit of work on a worker. */
+  execute<K extends WorkKind>(
+    address: string,
+    kind: K,
+    payload: WorkPayload<K>,
+    timeoutMs = 600_000,
+  ): Promise<WorkAnswer<K>> {
+    return this.clients.execute(address, kind, payload, timeoutMs);
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.client.close();
-    this.#clients.clear();
+    this.clients.close();
   }
 }

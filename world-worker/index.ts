@@ -11,7 +11,11 @@ import { EpisodeHost } from './episode-host.js';
 import { SandboxPidFiles, sandboxPidDir } from './sandboxes/index.js';
 import { SchedulerLink } from './scheduler-link.js';
 
-export { WorldWorkerService, inProcessWorker, type WorkHandler } from './service.js';
+export { WorldWorkerService } from './service.js';
+export { LocalWorkers } from './local-workers.js';
+export { WorldWorkerClients, type HostedEpisode } from './client.js';
+export type { WorkAnswer, WorkHandler, WorkKind, WorkKinds, WorkPayload } from './work-kinds.js';
+import type { LocalWorkers } from './local-workers.js';
 export { EpisodeHost } from './episode-host.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
@@ -36,6 +40,8 @@ export async function startWorker(opts: {
   host?: string;
   registerAttempts?: number;
   adapters?: Adapters;
+  /** The process's registry of in-process workers (embedded shape): this worker joins it. */
+  local?: LocalWorkers;
 }): Promise<RunningWorker> {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
@@ -61,7 +67,7 @@ export async function startWorker(opts: {
   service.addToServer(server);
   const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
-  service.advertise(address);
+  opts.local?.join(address, service);
 
   const info = (): WorkerInfo => ({ id, address, capacity: service.capacity, active: service.active, incarnation });
   const link = new SchedulerLink(opts.schedulerAddr, info, logger);
@@ -73,7 +79,7 @@ export async function startWorker(opts: {
     address,
     service,
     async close() {
-      service.leave(address);
+      opts.local?.leave(address, service);
       link.close();
       await episodes.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));

@@ -1,6 +1,6 @@
 import { C } from '../../core/collections.js';
 import { ServiceError, toServiceError } from '../../core/errors.js';
-import { neverSent, unary } from '../../core/grpc.js';
+import { neverSent } from '../../core/grpc.js';
 import { nowIso } from '../../core/ids.js';
 import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/episode-work.js';
 import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
@@ -212,13 +212,19 @@ export class ShardDriver {
     );
   }
 
-  #call(ep: RunEpisodeDoc, flight: InFlight, kind: string, delayMs = 0): void {
+  #call(ep: RunEpisodeDoc, flight: InFlight, kind: 'episode.run' | 'episode.await', delayMs = 0): void {
     this.#inflight.set(ep._id, flight);
     const run = async (): Promise<EpisodeOutcome> => {
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs).unref());
-      const payload =
-        kind === EPISODE_WORK.run ? await this.#rw.payload(ep, this.#needsArchive.has(ep._id)) : { episode_id: ep._id };
-      return (await this.#ctx.deps.workers.execute(flight.address, kind, payload, EPISODE_CALL_MS)) as EpisodeOutcome;
+      const { workers } = this.#ctx.deps;
+      return kind === EPISODE_WORK.run
+        ? workers.execute(
+            flight.address,
+            kind,
+            await this.#rw.payload(ep, this.#needsArchive.has(ep._id)),
+            EPISODE_CALL_MS,
+          )
+        : workers.execute(flight.address, 'episode.await', { episode_id: ep._id }, EPISODE_CALL_MS);
     };
     run().then(
       (outcome) => this.#settle({ ep, flight, outcome }),
@@ -352,11 +358,10 @@ export class ShardDriver {
   async #reachable(address: string): Promise<boolean> {
     if (!address) return false;
     if (Date.now() - (this.#silentAt.get(address) ?? 0) < SILENT_REUSE_MS) return false;
-    const c = this.#ctx.deps.workers.client(address);
     for (let i = 0; i < 2; i++) {
       if (i > 0) await this.#ctx.sleep(500);
       try {
-        await unary<object, unknown>(c.Ping, c, {}, 1_000);
+        await this.#ctx.deps.workers.clients.ping(address, 1_000);
         this.#silentAt.delete(address);
         return true;
       } catch {

@@ -136,7 +136,7 @@ export async function validatePending(ctx: PhaseContext): Promise<void> {
   let done = 0;
   for (const b of pending) {
     await ctx.stopIfRequested();
-    const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(
+    const { verdicts } = await callWorker(
       ctx,
       BUILD_WORK.replay,
       { scenarios: [b.scenario], times, images: application.images },

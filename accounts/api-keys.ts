@@ -4,8 +4,8 @@ import { ServiceError, notFound } from '../core/errors.js';
 import { newId, nowIso } from '../core/ids.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
 import type { Scope } from '../core/principal.js';
-import { created, ok, type HandlerTable } from './context.js';
-import { body, param, requirePrincipal } from './principal.js';
+import { created, ok, type HandlerTable } from '../core/operations.js';
+import { body, param, requirePrincipal } from '../core/operations.js';
 import { limitsOf, loadProject } from './workspaces.js';
 
 /** A stored key: never the text, only its SHA-256. */

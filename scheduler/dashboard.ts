@@ -1,7 +1,10 @@
-import { C } from '../../core/collections.js';
-import type { DocumentStore } from '../../core/ports.js';
-import { RUN_STATUSES, type RunDoc } from '../runs/types.js';
-import { runView } from '../runs/views.js';
+import { organizationReport, planView, usageView } from '../billing/index.js';
+import { C } from '../core/collections.js';
+import { ok, requirePrincipal } from '../core/operations.js';
+import type { HandlerTable } from './context.js';
+import type { DocumentStore } from '../core/ports.js';
+import { RUN_STATUSES, type RunDoc } from './runs/types.js';
+import { runView } from './runs/views.js';
 
 /** How many recent runs the overview lists. */
 export const RECENT_RUNS = 5;
@@ -36,3 +39,16 @@ export async function dashboardOf(store: DocumentStore, projectId: string): Prom
     recent_runs: recent.map((r) => runView(r)),
   };
 }
+
+/** GET /v1/dashboard: the project's overview plus its organization's usage and plan. */
+export const dashboardHandlers: HandlerTable = {
+  async get_dashboard(ctx, deps) {
+    const p = requirePrincipal(ctx);
+    const { organization, usage } = await organizationReport(deps, p.projectId);
+    return ok({
+      ...(await dashboardOf(deps.adapters.store, p.projectId)),
+      usage: usageView(usage),
+      plan: planView(organization),
+    });
+  },
+};

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import type { DocumentStore } from '../../core/ports.js';
-import type { HandlerTable } from '../context.js';
+import { C } from '../core/collections.js';
+import type { DocumentStore } from '../core/ports.js';
+import type { HandlerTable } from '../core/operations.js';
 import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
 import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
 import { idpHandlers } from './idp.js';
@@ -10,6 +10,9 @@ import { ensureSessionIndexes, sessionHandlers } from './sessions.js';
 import { signupLoginHandlers } from './signup-login.js';
 
 export { hashPassword } from './passwords.js';
+export { identityOf } from './identity.js';
+export { SESSION_COOKIE } from './sessions.js';
+export { sessionResolver, type SessionResolver } from './session-resolver.js';
 export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
 export { findCredential, type CredentialDoc, type CredentialKind } from './credentials.js';
 

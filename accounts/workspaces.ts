@@ -2,13 +2,9 @@ import { C } from '../core/collections.js';
 import { ServiceError, notFound } from '../core/errors.js';
 import { newId, nowIso } from '../core/ids.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
-import { DEFAULT_PLAN, effectiveLimits, type PlanLimits, type PlanName } from '../billing/index.js';
+import { DEFAULT_PLAN, type BilledOrganization } from '../billing/index.js';
 
-export interface OrganizationDoc extends Doc {
-  name: string;
-  plan: PlanName;
-  plan_override: PlanName | null;
-  limits_override: Record<string, number | null> | null;
+export interface OrganizationDoc extends BilledOrganization {
   owner_user_id: string | null;
   created_at: string;
 }
@@ -112,11 +108,4 @@ export async function loadProject(
   return { project, organization };
 }
 
-/** The plan in force: the operator's override, else the subscribed plan. */
-export function planOf(org: OrganizationDoc): PlanName {
-  return org.plan_override ?? org.plan;
-}
-
-export function limitsOf(org: OrganizationDoc): PlanLimits {
-  return effectiveLimits(planOf(org), org.limits_override);
-}
+export { limitsOf, planOf } from '../billing/index.js';

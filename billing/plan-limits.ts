@@ -1,7 +1,7 @@
-import { ServiceError } from '../../core/errors.js';
-import type { DocumentStore } from '../../core/ports.js';
-import { organizationUsage } from '../accounts/organization-usage.js';
-import { limitsOf, loadProject, planOf } from '../workspaces.js';
+import { ServiceError } from '../core/errors.js';
+import type { DocumentStore } from '../core/ports.js';
+import { organizationUsage } from './organization-usage.js';
+import { limitsOf, organizationOfProject, planOf } from './organizations.js';
 
 /**
  * The plan's monthly limits on what an organization starts (402, spec section 7 rule 3,
@@ -39,7 +39,7 @@ async function monthly(
   projectId: string,
   kind: 'episodes' | 'builds',
 ): Promise<{ plan: string; month: string; used: number; allowed: number } | null> {
-  const { organization } = await loadProject(store, projectId);
+  const { organization } = await organizationOfProject(store, projectId);
   const limits = limitsOf(organization);
   const limit = kind === 'episodes' ? limits.episodes_per_month : limits.builds_per_month;
   if (limit === null) return null;

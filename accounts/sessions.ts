@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { C } from '../../core/collections.js';
-import { newId, nowIso, randomToken } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
-// The cookie's name has one home, next to the gateway code that reads it; this import is
-// a constant only and pulls no gateway machinery into the scheduler.
-import { SESSION_COOKIE } from '../../gateway/auth.js';
-import { ok, type HandlerTable, type Reply } from '../context.js';
+import { C } from '../core/collections.js';
+import { newId, nowIso, randomToken } from '../core/ids.js';
+import type { Doc, DocumentStore } from '../core/ports.js';
+import { ok, type HandlerTable, type Reply } from '../core/operations.js';
+
+/** The console's session cookie; the gateway reads it, the sign-in operations set it. */
+export const SESSION_COOKIE = 'crucible_session';
 
 /** A console session lasts 12 hours (spec section 8), then the user signs in again. */
 export const SESSION_TTL_MS = 12 * 3600_000;

@@ -1,12 +1,12 @@
-import { PLANS, effectiveLimits, type PlanLimits, type PlanName } from '../../billing/index.js';
-import { C } from '../../core/collections.js';
-import { ServiceError, notFound, type FieldProblem } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { DocumentStore } from '../../core/ports.js';
-import { created, ok, type HandlerTable } from '../context.js';
-import { body, param, requirePrincipal } from '../principal.js';
-import { planOf, type OrganizationDoc, type UserDoc } from '../workspaces.js';
-import { monthOf, organizationUsage, type CreditDoc } from './organization-usage.js';
+import { PLANS, effectiveLimits, type PlanLimits, type PlanName } from '../billing/index.js';
+import { C } from '../core/collections.js';
+import { ServiceError, notFound, type FieldProblem } from '../core/errors.js';
+import { newId, nowIso } from '../core/ids.js';
+import type { DocumentStore } from '../core/ports.js';
+import { created, ok, type HandlerTable } from '../core/operations.js';
+import { body, param, requirePrincipal } from '../core/operations.js';
+import { planOf, type OrganizationDoc, type UserDoc } from './workspaces.js';
+import { monthOf, organizationUsage, type CreditDoc } from '../billing/organization-usage.js';
 
 /** Limits an operator may override: the numeric ones (null = no limit). */
 const NUMERIC_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits>).filter(

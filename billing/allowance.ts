@@ -1,16 +1,16 @@
-import { usageOf } from '../../billing/usage.js';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import type { SchedulerDeps } from '../context.js';
-import { limitsOf, planOf, type OrganizationDoc } from '../workspaces.js';
+import { usageOf } from './usage.js';
+import { C } from '../core/collections.js';
+import { ServiceError } from '../core/errors.js';
+import type { HandlerDeps } from '../core/operations.js';
+import { limitsOf, planOf, type BilledOrganization } from './organizations.js';
 
 /**
  * Refuses new model-spending work (402 payment_required) when the organization's monthly
  * model-spend allowance is used up (`left_usd` 0). No limit (`allowance_usd` null) always
  * passes. Spend already under way is not stopped: the allowance gates starting work.
  */
-export async function assertAllowanceLeft(deps: SchedulerDeps, organizationId: string): Promise<void> {
-  const org = await deps.adapters.store.get<OrganizationDoc>(C.organizations, organizationId);
+export async function assertAllowanceLeft(deps: HandlerDeps, organizationId: string): Promise<void> {
+  const org = await deps.adapters.store.get<BilledOrganization>(C.organizations, organizationId);
   if (!org) return;
   const limits = limitsOf(org);
   if (limits.allowance_usd === null) return;

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
-import type { ProjectDoc } from '../workspaces.js';
+import { C } from '../core/collections.js';
+import type { Doc, DocumentStore } from '../core/ports.js';
+import type { BilledProject } from './organizations.js';
 
 /** A calendar month in UTC: `YYYY-MM` and its bounds as ISO timestamps. */
 export interface Month {
@@ -56,7 +56,9 @@ export async function organizationUsage(
   const credits = { builds: 0, episodes: 0 };
   for (const c of await store.find<CreditDoc>(C.credits, { organization_id: organizationId, month: month.month }))
     credits[c.kind] += c.quantity;
-  const projectIds = (await store.find<ProjectDoc>(C.projects, { organization_id: organizationId })).map((p) => p._id);
+  const projectIds = (await store.find<BilledProject>(C.projects, { organization_id: organizationId })).map(
+    (p) => p._id,
+  );
   if (projectIds.length === 0) return { month: month.month, builds: 0, episodes: 0, spent_usd: 0, credits };
   const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
   const jobs = await store.find<Doc & { kind?: string; spent_usd?: unknown }>(C.jobs, inMonth);

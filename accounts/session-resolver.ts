@@ -3,7 +3,7 @@ import { C } from '../core/collections.js';
 import type { Config } from '../core/config.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
 import type { Principal, Scope } from '../core/principal.js';
-import type { SessionResolver } from './auth.js';
+import type { Request } from 'express';
 
 /** The fields of a stored session the gateway reads (written by scheduler/accounts/sessions.ts). */
 interface SessionRecord extends Doc {
@@ -25,6 +25,9 @@ interface MembershipRecord extends Doc {
   role: 'owner' | 'admin' | 'member';
   created_at: string;
 }
+
+/** Resolves a console session cookie to a principal; null when unknown. */
+export type SessionResolver = (sessionToken: string, req: Request) => Promise<Principal | null>;
 
 /** Session tokens are 256 random bits in base62; anything else cannot be one and costs no look-up. */
 const TOKEN_PATTERN = /^[0-9A-Za-z]{43,64}$/;

@@ -1,13 +1,13 @@
-import { C } from '../../core/collections.js';
-import type { Config } from '../../core/config.js';
-import { ServiceError, notFound } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
-import type { Principal } from '../../core/principal.js';
-import { createApiKey } from '../api-keys.js';
-import { created, ok, type HandlerTable } from '../context.js';
-import { body, param, requirePrincipal } from '../principal.js';
-import { limitsOf, loadProject } from '../workspaces.js';
+import { C } from '../core/collections.js';
+import type { Config } from '../core/config.js';
+import { ServiceError, notFound } from '../core/errors.js';
+import { newId, nowIso } from '../core/ids.js';
+import type { Doc, DocumentStore } from '../core/ports.js';
+import type { Principal } from '../core/principal.js';
+import { createApiKey } from './api-keys.js';
+import { created, ok, type HandlerTable } from '../core/operations.js';
+import { body, param, requirePrincipal } from '../core/operations.js';
+import { limitsOf, loadProject } from './workspaces.js';
 import { hashDeviceCode, newDeviceCode, newUserCode, normalizeUserCode } from './cli-login-codes.js';
 
 /** A terminal sign-in request expires 10 minutes after it starts (spec sections 3 and 8). */

@@ -1,24 +1,24 @@
-import { applyPaymentEvent } from '../../billing/apply-event.js';
-import type { BillingItem } from '../../billing/items.js';
-import type { PaymentProvider } from '../../billing/payment-provider.js';
-import { paymentProviderFor, publicUrlOf } from '../../billing/provider.js';
-import { subscriptionOf, subscriptionView, topUpsOf } from '../../billing/records.js';
-import { ServiceError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import { ok, type HandlerTable, type OperationContext, type SchedulerDeps } from '../context.js';
-import { body, requirePrincipal } from '../principal.js';
-import { loadProject } from '../workspaces.js';
+import { applyPaymentEvent } from './apply-event.js';
+import type { BillingItem } from './items.js';
+import type { PaymentProvider } from './payment-provider.js';
+import { paymentProviderFor, publicUrlOf } from './provider.js';
+import { subscriptionOf, subscriptionView, topUpsOf } from './records.js';
+import { ServiceError } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import { ok, type HandlerTable, type OperationContext, type HandlerDeps } from '../core/operations.js';
+import { body, requirePrincipal } from '../core/operations.js';
+import { organizationOfProject } from './organizations.js';
 
 /** One provider per scheduler deps: the local one keeps nothing in memory, Stripe's client is reusable. */
-const providers = new WeakMap<SchedulerDeps, PaymentProvider>();
-export function providerOf(deps: SchedulerDeps): PaymentProvider {
+const providers = new WeakMap<HandlerDeps, PaymentProvider>();
+export function providerOf(deps: HandlerDeps): PaymentProvider {
   let p = providers.get(deps);
   if (!p) providers.set(deps, (p = paymentProviderFor(deps.config, deps.adapters.store)));
   return p;
 }
 
-async function callerOrganization(ctx: OperationContext, deps: SchedulerDeps) {
-  return (await loadProject(deps.adapters.store, requirePrincipal(ctx).projectId)).organization;
+async function callerOrganization(ctx: OperationContext, deps: HandlerDeps) {
+  return (await organizationOfProject(deps.adapters.store, requirePrincipal(ctx).projectId)).organization;
 }
 
 /** The raw notification as the gateway passes it (gateway/app.ts keeps billing_webhook's body unparsed). */

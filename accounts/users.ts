@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { DocumentStore } from '../../core/ports.js';
-import type { MembershipDoc, UserDoc } from '../workspaces.js';
+import { C } from '../core/collections.js';
+import { ServiceError } from '../core/errors.js';
+import { newId, nowIso } from '../core/ids.js';
+import type { DocumentStore } from '../core/ports.js';
+import type { MembershipDoc, UserDoc } from './workspaces.js';
 
 /** A user as accounts see it: the workspace fields plus the identity provider link. */
 export interface AccountUserDoc extends UserDoc {

@@ -1,14 +1,11 @@
 import { C } from '../core/collections.js';
 import type { DocumentStore } from '../core/ports.js';
 import type { Principal } from '../core/principal.js';
-import { ok, type HandlerTable } from './context.js';
-import { requirePrincipal } from './principal.js';
 import { loadProject, planOf, type MembershipDoc, type UserDoc } from './workspaces.js';
-import { clientWheelPath } from './downloads.js';
 
 /**
  * The identity fields of spec section 2 (GET /v1/me) for a principal. The gateway answers
- * /v1/me with this directly: it has just authenticated the caller, and a gRPC hop for a
+ * /v1/me with this directly (no scheduler handler exists for it): it has just authenticated the caller, and a gRPC hop for a
  * read of three small documents would triple the cost of the most frequent request.
  */
 export async function identityOf(store: DocumentStore, p: Principal): Promise<Record<string, unknown>> {
@@ -48,23 +45,3 @@ export async function identityOf(store: DocumentStore, p: Principal): Promise<Re
     needs_onboarding: false,
   };
 }
-
-export const identityHandlers: HandlerTable = {
-  async get_me(ctx, { adapters }) {
-    return ok(await identityOf(adapters.store, requirePrincipal(ctx)));
-  },
-
-  async get_health(_ctx, { config, workers, adapters }) {
-    const probed = await workers.probe();
-    const up = probed.filter((w) => w.status === 'up').length;
-    return ok({
-      status: up > 0 ? 'ok' : 'degraded',
-      signup: config.signup,
-      idp_client_id: config.idpClientId || null,
-      client_wheel: clientWheelPath(),
-      version: '0.1.2',
-      engines: adapters.engines,
-      workers: probed.map((w) => ({ id: w.id, status: w.status, capacity: w.capacity, active: w.active })),
-    });
-  },
-};

@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, invalid } from '../../core/errors.js';
-import { created, type HandlerTable } from '../context.js';
-import { body, requirePrincipal } from '../principal.js';
-import { createWorkspace, planOf } from '../workspaces.js';
+import { C } from '../core/collections.js';
+import { ServiceError, invalid } from '../core/errors.js';
+import { created, type HandlerTable } from '../core/operations.js';
+import { body, requirePrincipal } from '../core/operations.js';
+import { createWorkspace, planOf } from './workspaces.js';
 import { userView, type AccountUserDoc } from './users.js';
 
 /** How long one account's onboarding may hold its lock; creating a workspace takes milliseconds. */
