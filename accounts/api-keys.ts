@@ -1,11 +1,11 @@
-import { generateKeyText } from '../core/api-key-text.js';
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { Scope } from '../core/principal.js';
-import { created, ok, type HandlerTable } from '../core/operations.js';
-import { body, param, requirePrincipal } from '../core/operations.js';
+import { generateKeyText } from '../core/index.js';
+import { C } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Scope } from '../core/index.js';
+import { created, ok, type HandlerTable } from '../core/index.js';
+import { body, param, requirePrincipal } from '../core/index.js';
 import { limitsOf, loadProject } from './workspaces.js';
 
 /** A stored key: never the text, only its SHA-256. */

@@ -1,12 +1,12 @@
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { Principal } from '../core/principal.js';
+import { C } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Principal } from '../core/index.js';
 import { createApiKey } from './api-keys.js';
-import { created, ok, type HandlerTable } from '../core/operations.js';
-import { body, param, requirePrincipal } from '../core/operations.js';
+import { created, ok, type HandlerTable } from '../core/index.js';
+import { body, param, requirePrincipal } from '../core/index.js';
 import { limitsOf, loadProject } from './workspaces.js';
 import { hashDeviceCode, newDeviceCode, newUserCode, normalizeUserCode } from './cli-login-codes.js';
 

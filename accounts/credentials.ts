@@ -1,9 +1,9 @@
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import { created, ok, type HandlerTable } from '../core/operations.js';
-import { body, param, requirePrincipal } from '../core/operations.js';
+import { C } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import { created, ok, type HandlerTable } from '../core/index.js';
+import { body, param, requirePrincipal } from '../core/index.js';
 
 export const CREDENTIAL_KINDS = ['model_provider', 'application', 'training'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];

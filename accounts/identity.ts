@@ -1,6 +1,6 @@
-import { C } from '../core/collections.js';
-import type { DocumentStore } from '../core/ports.js';
-import type { Principal } from '../core/principal.js';
+import { C } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import type { Principal } from '../core/index.js';
 import { loadProject, planOf, type MembershipDoc, type UserDoc } from './workspaces.js';
 
 /**

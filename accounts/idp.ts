@@ -1,9 +1,9 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import { ServiceError } from '../core/errors.js';
-import type { HandlerTable } from '../core/operations.js';
-import { body } from '../core/operations.js';
+import { C } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { HandlerTable } from '../core/index.js';
+import { body } from '../core/index.js';
 import { startSession } from './sessions.js';
 import { createUser, defaultMembership, findUserByEmail, userView, type AccountUserDoc } from './users.js';
 

@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError, invalid } from '../core/errors.js';
-import { created, type HandlerTable } from '../core/operations.js';
-import { body, requirePrincipal } from '../core/operations.js';
+import { C } from '../core/index.js';
+import { ServiceError, invalid } from '../core/index.js';
+import { created, type HandlerTable } from '../core/index.js';
+import { body, requirePrincipal } from '../core/index.js';
 import { createWorkspace, planOf } from './workspaces.js';
 import { userView, type AccountUserDoc } from './users.js';
 

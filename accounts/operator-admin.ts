@@ -1,12 +1,12 @@
 import { PLANS, effectiveLimits, type PlanLimits, type PlanName } from '../billing/index.js';
-import { C } from '../core/collections.js';
-import { ServiceError, notFound, type FieldProblem } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { DocumentStore } from '../core/ports.js';
-import { created, ok, type HandlerTable } from '../core/operations.js';
-import { body, param, requirePrincipal } from '../core/operations.js';
+import { C } from '../core/index.js';
+import { ServiceError, notFound, type FieldProblem } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import { created, ok, type HandlerTable } from '../core/index.js';
+import { body, param, requirePrincipal } from '../core/index.js';
 import { planOf, type OrganizationDoc, type UserDoc } from './workspaces.js';
-import { monthOf, organizationUsage, type CreditDoc } from '../billing/organization-usage.js';
+import { monthOf, organizationUsage, type CreditDoc } from '../billing/index.js';
 
 /** Limits an operator may override: the numeric ones (null = no limit). */
 const NUMERIC_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits>).filter(

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { Principal, Scope } from '../core/principal.js';
+import { C } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Principal, Scope } from '../core/index.js';
 import type { Request } from 'express';
 
 /** The fields of a stored session the gateway reads (written by scheduler/accounts/sessions.ts). */

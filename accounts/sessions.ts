@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { C } from '../core/collections.js';
-import { newId, nowIso, randomToken } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import { ok, type HandlerTable, type Reply } from '../core/operations.js';
+import { C } from '../core/index.js';
+import { newId, nowIso, randomToken } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import { ok, type HandlerTable, type Reply } from '../core/index.js';
 
 /** The console's session cookie; the gateway reads it, the sign-in operations set it. */
 export const SESSION_COOKIE = 'crucible_session';

@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError, invalid } from '../core/errors.js';
-import type { HandlerTable } from '../core/operations.js';
-import { body } from '../core/operations.js';
+import { C } from '../core/index.js';
+import { ServiceError, invalid } from '../core/index.js';
+import type { HandlerTable } from '../core/index.js';
+import { body } from '../core/index.js';
 import { LoginThrottle } from './login-throttle.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';

@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import type { MembershipDoc, UserDoc } from './workspaces.js';
 
 /** A user as accounts see it: the workspace fields plus the identity provider link. */

@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import { DEFAULT_PLAN, type BilledOrganization } from '../billing/index.js';
 
 export interface OrganizationDoc extends BilledOrganization {

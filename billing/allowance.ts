@@ -1,7 +1,7 @@
 import { usageOf } from './usage.js';
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import type { HandlerDeps } from '../core/operations.js';
+import { C } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { HandlerDeps } from '../core/index.js';
 import { limitsOf, planOf, type BilledOrganization } from './organizations.js';
 
 /**

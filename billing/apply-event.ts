@@ -1,6 +1,6 @@
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import type { DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import { monthOf, type CreditDoc } from './organization-usage.js';
 import type { BilledOrganization } from './organizations.js';
 import { ITEMS } from './items.js';

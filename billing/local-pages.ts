@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
-import { C } from '../core/collections.js';
-import type { DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import { ITEMS } from './items.js';
 import { LocalPaymentProvider } from './local-provider.js';
 import { subscriptionOf, topUpsOf, type CheckoutDoc } from './records.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import { newId } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { newId } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import type { BilledOrganization } from './organizations.js';
 import { ITEMS, type BillingItem } from './items.js';
 import type { CheckoutRequest, PaymentEvent, PaymentProvider, SubscriptionView } from './payment-provider.js';

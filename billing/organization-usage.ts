@@ -1,5 +1,5 @@
-import { C } from '../core/collections.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import type { BilledProject } from './organizations.js';
 
 /** A calendar month in UTC: `YYYY-MM` and its bounds as ISO timestamps. */

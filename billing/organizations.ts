@@ -1,6 +1,6 @@
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import { effectiveLimits, type PlanLimits, type PlanName } from './plans.js';
 
 /**

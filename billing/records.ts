@@ -1,6 +1,6 @@
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import type { BillingItem } from './items.js';
 import type { SubscriptionView, TopUpView } from './payment-provider.js';
 

@@ -1,5 +1,5 @@
-import { C } from '../core/collections.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import { monthOf, organizationUsage, type Month, type OrganizationUsage } from './organization-usage.js';
 import type { BilledProject } from './organizations.js';
 import type { PlanLimits } from './plans.js';

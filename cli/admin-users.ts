@@ -1,11 +1,11 @@
-import { chooseAdapters } from '../core/choose-adapters.js';
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import { ServiceError } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import { createLogger } from '../core/log.js';
+import { chooseAdapters } from '../core/index.js';
+import { C } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import { createLogger } from '../core/index.js';
 import { createUser, ensureAccountIndexes, findUserByEmail, hashPassword, normalizeEmail } from '../accounts/index.js';
-import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../accounts/workspaces.js';
+import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../accounts/index.js';
 
 export const MEMBER_ROLES = ['member', 'admin', 'owner'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];

@@ -1,10 +1,10 @@
 import type { Request } from 'express';
-import { hashKeyText, hashesEqual, keyPrefix } from '../core/api-key-text.js';
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import { nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { Principal, Scope } from '../core/principal.js';
+import { hashKeyText, hashesEqual, keyPrefix } from '../core/index.js';
+import { C } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Principal, Scope } from '../core/index.js';
 
 import { SESSION_COOKIE, type SessionResolver } from '../accounts/index.js';
 

@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import type { Logger } from '../core/log.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { C } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import {
   ACTION_ERRORS,
   checkExternalAction,

@@ -1,8 +1,8 @@
 import { organizationReport, planView, usageView } from '../billing/index.js';
-import { C } from '../core/collections.js';
-import { ok, requirePrincipal } from '../core/operations.js';
+import { C } from '../core/index.js';
+import { ok, requirePrincipal } from '../core/index.js';
 import type { HandlerTable } from './context.js';
-import type { DocumentStore } from '../core/ports.js';
+import type { DocumentStore } from '../core/index.js';
 import { RUN_STATUSES, type RunDoc } from './runs/types.js';
 import { runView } from './runs/views.js';
 

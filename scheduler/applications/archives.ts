@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 
 /** Raw bytes per stored chunk: well under MongoDB's 16 MB document limit once in base64. */
 const CHUNK_BYTES = 4 * 1024 * 1024;

@@ -1,10 +1,10 @@
 import { entryDir, readCatalogIndex, type CatalogEntry } from '../../catalog/index.js';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import { packFolder } from '../../world-worker/builds/index.js';
+import { C } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { packFolder } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
-import { limitsOf, loadProject, planOf } from '../../accounts/workspaces.js';
+import { limitsOf, loadProject, planOf } from '../../accounts/index.js';
 import { putArchive } from './archives.js';
 import { registerApplication } from './register.js';
 import { applicationView, type ApplicationDoc } from './types.js';

@@ -1,9 +1,9 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, invalid } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import { checkFileUrl, resolveLocalPath } from '../../world-worker/builds/index.js';
+import { C } from '../../core/index.js';
+import { ServiceError, invalid } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import { checkFileUrl, resolveLocalPath } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
-import { limitsOf, loadProject } from '../../accounts/workspaces.js';
+import { limitsOf, loadProject } from '../../accounts/index.js';
 import type { ApplicationDoc, ApplicationSourceSpec, UploadInfo } from './types.js';
 
 /** What creating an application takes (POST /v1/applications body, defaults filled). */

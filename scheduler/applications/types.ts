@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 
 /** Where an application's source comes from (spec section 2, fields of `source`). */
 export interface ApplicationSourceSpec {

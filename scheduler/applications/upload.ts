@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import { SourceCache } from '../../world-worker/builds/index.js';
+import { C } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { SourceCache } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { putArchive } from './archives.js';
 import type { ApplicationDoc, UploadInfo } from './types.js';

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import type { WorldWorkerClients } from '../../world-worker/index.js';
 import type { EpisodeDoc, RunEpisodeDoc } from '../runs/index.js';
 

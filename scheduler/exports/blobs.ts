@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 
 /** Largest artifact file kept (64 MiB): the store holds it as base64 chunks, not a file system. */
 export const MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;

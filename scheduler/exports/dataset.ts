@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { C } from '../../core/collections.js';
+import { C } from '../../core/index.js';
 import type { EpisodeState, MemoryEntry, Oracle } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
 import type { RunDoc, RunEpisodeDoc } from '../runs/index.js';

@@ -1,5 +1,5 @@
-import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
+import { C } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import type { JobDoc, PhaseContext } from '../jobs/index.js';
 import { putBlob } from './blobs.js';

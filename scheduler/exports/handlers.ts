@@ -1,10 +1,10 @@
-import { C } from '../../core/collections.js';
-import { invalid, ServiceError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { Filter } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { invalid, ServiceError } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import type { Filter } from '../../core/index.js';
 import { accepted, ok, type HandlerTable, type OperationContext, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { loadRun } from '../runs/index.js';
 import { loadWorldVersion } from '../worlds/index.js';
 import { getBlob } from './blobs.js';

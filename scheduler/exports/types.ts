@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 
 export const ARTIFACT_KINDS = ['dataset', 'bundle'] as const;
 export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];

@@ -1,4 +1,4 @@
-import { C } from '../../core/collections.js';
+import { C } from '../../core/index.js';
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { createProfile, loadProfile, profileLabel, type ProfileDoc } from '../profiles/index.js';
 import { runEpisodes } from '../runs/index.js';

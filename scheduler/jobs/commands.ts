@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { conflict } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
+import { C } from '../../core/index.js';
+import { conflict } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { JobEngine } from './engine.js';
 import { changeStatus } from './status.js';
 import { isEnded, type JobCommand, type JobDoc } from './types.js';

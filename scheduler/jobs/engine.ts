@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { C } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { JobRun, type RunHost } from './runner.js';
 import { changeStatus, emitJobEvent, notifyKind } from './status.js';

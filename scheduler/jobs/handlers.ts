@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { Filter } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { Filter } from '../../core/index.js';
 import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { applyCommand } from './commands.js';
 import { jobsOf } from './registry.js';
 import type { JobCommand, JobDoc } from './types.js';

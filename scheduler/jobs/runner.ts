@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, type FieldProblem } from '../../core/errors.js';
-import type { EventType } from '../../core/event-types.js';
-import { nowIso } from '../../core/ids.js';
+import { C } from '../../core/index.js';
+import { ServiceError, type FieldProblem } from '../../core/index.js';
+import type { EventType } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { changeStatus, emitJobEvent } from './status.js';
 import { BudgetReached, JobInterrupted, type JobDoc, type JobKind, type JobPhase, type PhaseContext } from './types.js';

@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
-import type { EventType } from '../../core/event-types.js';
-import { nowIso } from '../../core/ids.js';
-import type { Filter } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
+import type { EventType } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import type { Filter } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { isEnded, type JobDoc, type JobKind, type JobStatus } from './types.js';
 

@@ -1,9 +1,9 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, notFound } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { ServiceError, notFound } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 import { created, ok, type HandlerTable } from '../context.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 
 /** A stored agent profile version. A profile's identity is (project, name, version). */
 export interface ProfileDoc extends Doc {

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 import {
   environmentErrorOracle,
   isSuccess,
@@ -8,7 +8,7 @@ import {
   type EpisodeWorld,
   type Oracle,
 } from '../../episode-actor/index.js';
-import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
+import type { EpisodeOutcome } from '../../world-worker/index.js';
 import type { ScenarioDoc } from '../worlds/index.js';
 import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
 

@@ -1,10 +1,10 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
+import { C } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { endWithoutActor, newAttempt, type EpisodeDoc } from './attempts.js';
 import type { RunWorld } from './run-world.js';
 import { MAX_ATTEMPTS, type RunEpisodeDoc } from './types.js';
-import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
+import type { EpisodeOutcome } from '../../world-worker/index.js';
 
 /**
  * Ends an attempt with `environment_error` because its world or worker failed (not the

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
-import { nowIso } from '../../core/ids.js';
+import { C } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { computeSummary, runEpisodes } from './summary.js';
 import type { RunDoc } from './types.js';

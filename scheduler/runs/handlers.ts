@@ -1,9 +1,9 @@
-import { C } from '../../core/collections.js';
-import { conflict } from '../../core/errors.js';
-import { EventLog } from '../../core/event-log.js';
+import { C } from '../../core/index.js';
+import { conflict } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
 import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
 import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { createEvaluation } from './create.js';
 import { computeSummary, runEpisodes } from './summary.js';
 import { RUN_ENDED, type RunDoc, type RunSummary } from './types.js';

@@ -4,8 +4,8 @@
  * watched by the run's coordinator job (`run`); run reads, commands, episode lists,
  * summaries and comparisons.
  */
-import type { DocumentStore } from '../../core/ports.js';
-import { C } from '../../core/collections.js';
+import type { DocumentStore } from '../../core/index.js';
+import { C } from '../../core/index.js';
 import { StoreEpisodePersistence } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
 import { coordinatorKind } from './coordinator-kind.js';

@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, invalid, type FieldProblem } from '../../core/errors.js';
-import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { ServiceError, invalid, type FieldProblem } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import { BUILTIN_MODELS, needsModelProvider, profileWithDefaults } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
 import type { SchedulerDeps } from '../context.js';

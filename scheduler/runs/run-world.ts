@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
+import { C } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
 import type { EpisodeWorld } from '../../episode-actor/index.js';
-import type { EpisodeRunPayload } from '../../world-worker/episode-work.js';
+import type { EpisodeRunPayload } from '../../world-worker/index.js';
 import { getArchive } from '../applications/index.js';
 import type { SchedulerDeps } from '../context.js';
 import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';

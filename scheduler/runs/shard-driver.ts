@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, toServiceError } from '../../core/errors.js';
-import { unary } from '../../core/grpc.js';
-import { nowIso } from '../../core/ids.js';
-import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/episode-work.js';
+import { C } from '../../core/index.js';
+import { ServiceError, toServiceError } from '../../core/index.js';
+import { unary } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/index.js';
 import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
 import { recordOutcome } from './attempts.js';
 import { cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';

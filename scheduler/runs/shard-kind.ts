@@ -1,5 +1,5 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
+import { C } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
 import type { JobDoc, JobKind } from '../jobs/index.js';
 import { perScheduler, type SchedulerDeps } from '../context.js';
 import { cancelUnstarted } from './endings.js';

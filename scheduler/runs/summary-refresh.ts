@@ -1,4 +1,4 @@
-import { C } from '../../core/collections.js';
+import { C } from '../../core/index.js';
 import { perScheduler, type SchedulerDeps } from '../context.js';
 import { refreshSummary } from './summary.js';
 import type { RunDoc } from './types.js';

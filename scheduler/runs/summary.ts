@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import type { Split } from '../../world/index.js';
 import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { Doc } from '../../core/ports.js';
+import type { Doc } from '../../core/index.js';
 import type { EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
 

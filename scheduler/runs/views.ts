@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import type { RunDoc, RunEpisodeDoc, RunSummary } from './types.js';
 
 /** A run of the caller's project; 404 for unknown ids and other projects' runs alike. */

@@ -1,13 +1,13 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, invalid } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
+import { C } from '../../core/index.js';
+import { ServiceError, invalid } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/index.js';
 import { loadApplication } from '../applications/index.js';
-import { assertAllowanceLeft } from '../../billing/allowance.js';
-import { checkBuildAllowed } from '../../billing/plan-limits.js';
+import { assertAllowanceLeft } from '../../billing/index.js';
+import { checkBuildAllowed } from '../../billing/index.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, requirePrincipal } from '../../core/operations.js';
+import { body, requirePrincipal } from '../../core/index.js';
 import type { BuildInput } from './build-state.js';
 import type { BuildOptions, WorldDoc, WorldVersionDoc } from './types.js';
 

@@ -1,5 +1,5 @@
-import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
+import { C } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { JobKind, JobStatus } from '../jobs/index.js';
 import type { BuildInput } from './build-state.js';
 import { fetchSourcePhase, analysePhase, deriveToolsPhase } from './phases-source.js';

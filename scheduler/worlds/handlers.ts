@@ -1,9 +1,9 @@
-import { C } from '../../core/collections.js';
-import { conflict } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { conflict } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import { ok, type HandlerTable } from '../context.js';
-import { param, requirePrincipal } from '../../core/operations.js';
+import { param, requirePrincipal } from '../../core/index.js';
 import { createWorldBuild } from './build-create.js';
 import { createScenario, validateWorldVersion } from './validation-create.js';
 import {

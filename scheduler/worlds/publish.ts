@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
+import { C } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import {
   contentHash,
   sha256Hex,
@@ -9,7 +9,7 @@ import {
   type Split,
   type WorldManifest,
 } from '../../world/index.js';
-import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
+import type { ScenarioVerdict } from '../../world-worker/index.js';
 import type { JobPhase } from '../jobs/index.js';
 import { BUILDER_VERSION, need, type BuildInput, type BuildState } from './build-state.js';
 import type { ScenarioDoc, ScenarioReport, WorldVersionDoc } from './types.js';

@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { C } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 import type { AppTool, Scenario, SeedStep, Split, WorldManifest } from '../../world/index.js';
-import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
+import type { ScenarioVerdict } from '../../world-worker/index.js';
 
 /** One world per application and project; its versions are the builds. */
 export interface WorldDoc extends Doc {

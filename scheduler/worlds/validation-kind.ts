@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-worker/builds/index.js';
+import { C } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-worker/index.js';
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { reportOf } from './publish.js';
 import type { ScenarioDoc, ScenarioStatus, WorldVersionDoc } from './types.js';
