@@ -1,4 +1,4 @@
-import { C } from '../core/index.js';
+import { Collections } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import type { HandlerTable } from '../core/index.js';
 import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
@@ -35,8 +35,8 @@ export async function ensureAccountIndexes(store: DocumentStore): Promise<void> 
   await ensureSessionIndexes(store);
   await ensureCliLoginIndexes(store);
   await ensureCredentialIndexes(store);
-  await store.ensureIndexes(C.users, [{ fields: ['idp_subject'] }]);
-  await store.ensureIndexes(C.credits, [{ fields: ['organization_id', 'month'] }]);
+  await store.ensureIndexes(Collections.users, [{ fields: ['idp_subject'] }]);
+  await store.ensureIndexes(Collections.credits, [{ fields: ['organization_id', 'month'] }]);
 }
 
 export { apiKeyHandlers, createApiKey, ensureApiKeyIndexes } from './api-keys.js';

@@ -1,5 +1,5 @@
 import { chooseAdapters } from '../core/index.js';
-import { C } from '../core/index.js';
+import { Collections } from '../core/index.js';
 import type { Config } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import { newId, nowIso } from '../core/index.js';
@@ -61,7 +61,10 @@ export async function adminAddUser(
     });
     let user = await findUserByEmail(store, email);
     const createdUser = !user;
-    if (user && (await store.findOne<MembershipDoc>(C.memberships, { user_id: user._id, project_id: project._id }))) {
+    if (
+      user &&
+      (await store.findOne<MembershipDoc>(Collections.memberships, { user_id: user._id, project_id: project._id }))
+    ) {
       throw new Error(`${email} is already a member of project ${project._id}`);
     }
     if (!user) {
@@ -73,7 +76,7 @@ export async function adminAddUser(
       }
       user = await createUser(store, { email, name, passwordHash });
     }
-    await store.insert<MembershipDoc>(C.memberships, {
+    await store.insert<MembershipDoc>(Collections.memberships, {
       _id: newId('mem'),
       user_id: user._id,
       organization_id: organization._id,

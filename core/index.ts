@@ -1,7 +1,7 @@
 /** The public surface of core/: other folders import only from here. */
 export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-text.js';
 export { chooseAdapters } from './choose-adapters.js';
-export { C } from './collections.js';
+export { Collections } from './collections.js';
 export { loadConfig, readEnvVar } from './config.js';
 export type { Config } from './config.js';
 export { clientWheelPath, downloadsDir } from './downloads.js';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { C } from '../core/index.js';
+import { Collections } from '../core/index.js';
 import type { Config } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import { EventLog } from '../core/index.js';
@@ -11,7 +11,7 @@ import { EventStreamSession, type StreamTarget } from './event-stream-session.js
 import type { LocalHandler } from './pipeline.js';
 
 /** The collection holding each kind of stream's job or run. */
-const COLLECTIONS = { job: C.jobs, run: C.runs } as const;
+const COLLECTIONS = { job: Collections.jobs, run: Collections.runs } as const;
 
 /**
  * Registers the event operations the gateway answers itself, because they hold the HTTP

@@ -1,4 +1,4 @@
-import { C } from '../../core/index.js';
+import { Collections } from '../../core/index.js';
 import { EventLog } from '../../core/index.js';
 import type { EventType } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
@@ -43,7 +43,7 @@ export async function changeStatus(
   const now = nowIso();
   const ended = isEnded(to);
   const updated = await deps.adapters.store.update<JobDoc>(
-    C.jobs,
+    Collections.jobs,
     job._id,
     { ...patch, status: to, updated_at: now, ...(ended ? { ended_at: now, owner: null } : {}) },
     where,

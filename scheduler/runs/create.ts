@@ -1,4 +1,4 @@
-import { C } from '../../core/index.js';
+import { Collections } from '../../core/index.js';
 import { EventLog } from '../../core/index.js';
 import { newId, nowIso } from '../../core/index.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
@@ -86,7 +86,7 @@ async function storeRun(deps: SchedulerDeps, projectId: string, plan: RunPlan, s
   const now = nowIso();
   const wv = plan.worldVersion;
   const shardIds = Array.from({ length: Math.ceil(slots.length / SHARD_SIZE) }, () => newId('job'));
-  const run = await store.insert<RunDoc>(C.runs, {
+  const run = await store.insert<RunDoc>(Collections.runs, {
     _id: newId('run'),
     project_id: projectId,
     status: 'queued',

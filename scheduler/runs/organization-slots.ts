@@ -1,4 +1,4 @@
-import { C } from '../../core/index.js';
+import { Collections } from '../../core/index.js';
 import { perScheduler, type SchedulerDeps } from '../context.js';
 import type { ProjectDoc } from '../../accounts/index.js';
 import { limitsOf, loadProject } from '../../accounts/index.js';
@@ -52,10 +52,10 @@ export class OrganizationSlots {
     });
     await before;
     try {
-      const projects = (await store.find<ProjectDoc>(C.projects, { organization_id: organization._id })).map(
+      const projects = (await store.find<ProjectDoc>(Collections.projects, { organization_id: organization._id })).map(
         (p) => p._id,
       );
-      const running = await store.count(C.runEpisodes, { project_id: { $in: projects }, status: 'running' });
+      const running = await store.count(Collections.runEpisodes, { project_id: { $in: projects }, status: 'running' });
       return { room: Math.max(0, limit - running), leave };
     } catch (err) {
       leave();

@@ -1,4 +1,4 @@
-import { C } from '../../core/index.js';
+import { Collections } from '../../core/index.js';
 import { conflict } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import type { DocumentStore } from '../../core/index.js';
@@ -37,12 +37,12 @@ export const worldHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const store = deps.adapters.store;
     const worlds = await store.find<WorldDoc>(
-      C.worlds,
+      Collections.worlds,
       { project_id: p.projectId },
       { sort: { field: 'created_at', direction: 'desc' } },
     );
     const versions = await store.find<WorldVersionDoc>(
-      C.worldVersions,
+      Collections.worldVersions,
       { project_id: p.projectId },
       { sort: { field: 'version', direction: 'desc' } },
     );
@@ -76,7 +76,7 @@ export const worldHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const wv = await loadWorldVersion(deps.adapters.store, p.projectId, param(ctx, 'wv_id'));
     const docs = await deps.adapters.store.find<ScenarioDoc>(
-      C.scenarios,
+      Collections.scenarios,
       { world_version_id: wv._id },
       { sort: { field: 'scenario_id', direction: 'asc' } },
     );
@@ -118,7 +118,7 @@ async function decide(
     const refusal = REFUSALS[what][sc.status];
     if (refusal) throw conflict(`scenario ${sc.scenario_id} is ${sc.status}: ${refusal}`);
     const done = await store.update<ScenarioDoc>(
-      C.scenarios,
+      Collections.scenarios,
       sc._id,
       { status: target, updated_at: nowIso() },
       { status: sc.status },
