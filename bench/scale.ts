@@ -25,7 +25,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { C } from '../core/collections.js';
+import { Collections } from '../core/collections.js';
 import {
   catalogWorkspace,
   evaluate,
@@ -228,7 +228,10 @@ async function killTrials(t: TestService, cw: CatalogWorkspace, wv: string): Pro
       const run = await waitRun(cw.admin, started.run_id, undefined, 600_000);
       const items = await runEpisodes(cw.admin, started.run_id);
       const standingFinished = items.filter((e) => e.replaced_by === null && e.status === 'finished').length;
-      const events = await t.svc.adapters.store.find(C.events, { stream: started.run_id, type: 'episode.finished' });
+      const events = await t.svc.adapters.store.find(Collections.events, {
+        stream: started.run_id,
+        type: 'episode.finished',
+      });
       const announced = new Set(events.map((e) => e.episode_id as string));
       rows.push({
         planned: started.episodes,
@@ -256,7 +259,7 @@ let trialRows: TrialRow[] = [];
 let paged = false;
 try {
   const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 30 });
-  await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
+  await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
   const wv = cw.worlds.get('shop-support')!;
   const spec = (await client(t.url).get('/openapi.json')).body;
   paged = (spec.paths['/v1/runs/{run_id}/episodes']?.get?.parameters ?? []).some(

@@ -1,8 +1,7 @@
-import type * as operations from '../core/operations.js';
-import type { HandlerDeps } from '../core/operations.js';
+import type { HandlerDeps, HandlerTable as AnyHandlerTable, OperationHandler as AnyHandler } from '../core/index.js';
 import type { WorkerRegistry } from './workers.js';
 
-export { accepted, created, ok, type OperationContext, type Reply } from '../core/operations.js';
+export { accepted, created, ok, type OperationContext, type Reply } from '../core/index.js';
 
 /** What every scheduler component is built from: the handler deps plus the worker registry. */
 export interface SchedulerDeps extends HandlerDeps {
@@ -10,10 +9,10 @@ export interface SchedulerDeps extends HandlerDeps {
 }
 
 /** A handler of the scheduler's own operations (it may use the worker registry). */
-export type OperationHandler = operations.OperationHandler<SchedulerDeps>;
+export type OperationHandler = AnyHandler<SchedulerDeps>;
 
 /** Operation id -> scheduler handler; tables written for plain `HandlerDeps` fit too. */
-export type HandlerTable = operations.HandlerTable<SchedulerDeps>;
+export type HandlerTable = AnyHandlerTable<SchedulerDeps>;
 
 /**
  * State kept once per scheduler (one `deps` object) in `states`, made by `create` the

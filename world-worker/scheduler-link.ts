@@ -1,8 +1,5 @@
-import { grpc, peerChannelOptions, schedulerProto, splitTargets, unary } from '../core/grpc.js';
-import type { Logger } from '../core/log.js';
-import type { RegisterWorkerResponse__Output } from '../proto/generated/crucible/v1/RegisterWorkerResponse.js';
-import type { SchedulerClient } from '../proto/generated/crucible/v1/Scheduler.js';
-import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
+import { grpc, peerChannelOptions, schedulerProto, splitTargets, unary, type Logger } from '../core/index.js';
+import type { RegisterWorkerResponse__Output, SchedulerClient, WorkerInfo } from '../proto/index.js';
 
 /**
  * A world-worker's tie to the schedulers of the installation (SCHEDULER_ADDR: one address,

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { JobEngine, type JobEngineOptions } from './engine.js';
 import type { JobKind } from './types.js';

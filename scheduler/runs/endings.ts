@@ -1,10 +1,10 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
+import { Collections } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { endWithoutActor, newAttempt, type EpisodeDoc } from './attempts.js';
 import type { RunWorld } from './run-world.js';
 import { MAX_ATTEMPTS, MAX_ATTEMPTS_WITH_LOSSES, type RunEpisodeDoc } from './types.js';
-import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
+import type { EpisodeOutcome } from '../../world-worker/index.js';
 
 /** How {@link failAndRequeue} ends an attempt. */
 export interface FailOptions {
@@ -86,7 +86,7 @@ export async function nextAttempt(
     worker_losses: (ep.worker_losses ?? 0) + (opts.workerLost ? 1 : 0),
     owner: opts.owner ?? null,
   });
-  await store.update(C.runEpisodes, ep._id, { replaced_by: next._id });
+  await store.update(Collections.runEpisodes, ep._id, { replaced_by: next._id });
   return next;
 }
 
@@ -115,7 +115,7 @@ export async function cancelUnstarted(deps: SchedulerDeps, ep: RunEpisodeDoc, ow
  * read back from the episode's full record. Null while the record says it still runs.
  */
 export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc): Promise<EpisodeOutcome | null> {
-  const full = await deps.adapters.store.get<EpisodeDoc>(C.episodes, ep._id);
+  const full = await deps.adapters.store.get<EpisodeDoc>(Collections.episodes, ep._id);
   const st = full?.actor_state;
   if (!full || !st || st.status === 'running') return null;
   return {
@@ -142,7 +142,7 @@ export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc):
  */
 export async function announceRecovered(deps: SchedulerDeps, ep: RunEpisodeDoc, o: EpisodeOutcome): Promise<void> {
   const seen = await deps.adapters.store
-    .findOne(C.events, { stream: ep.run_id, episode_id: ep._id, type: 'episode.finished' })
+    .findOne(Collections.events, { stream: ep.run_id, episode_id: ep._id, type: 'episode.finished' })
     .catch(() => null);
   if (seen) return;
   try {

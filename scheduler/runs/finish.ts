@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { computeSummary, runEpisodes } from './summary.js';
 import type { RunDoc, RunEpisodeDoc } from './types.js';
@@ -18,7 +18,7 @@ export async function finishRun(
   error: string | null,
 ): Promise<void> {
   const store = deps.adapters.store;
-  const run = await store.get<RunDoc>(C.runs, runId);
+  const run = await store.get<RunDoc>(Collections.runs, runId);
   if (!run) return;
   if (status === 'finished') {
     // the last guard: whatever ended the run, it is not `finished` with an episode that never ran
@@ -29,7 +29,7 @@ export async function finishRun(
   const summary = computeSummary(run, episodes);
   const now = nowIso();
   const ended = await store.update<RunDoc>(
-    C.runs,
+    Collections.runs,
     runId,
     { status, error, summary, ended_at: now, updated_at: now },
     { status: { $in: ['queued', 'running', 'paused'] } },
@@ -62,12 +62,15 @@ export async function unranSlots(deps: SchedulerDeps, run: Pick<RunDoc, '_id' | 
   const store = deps.adapters.store;
   const standing = { run_id: run._id, replaced_by: null };
   const ran =
-    (await store.count(C.runEpisodes, { ...standing, status: 'finished' })) +
-    (await store.count(C.runEpisodes, { ...standing, status: 'failed', lost: { $ne: true } }));
+    (await store.count(Collections.runEpisodes, { ...standing, status: 'finished' })) +
+    (await store.count(Collections.runEpisodes, { ...standing, status: 'failed', lost: { $ne: true } }));
   if (ran >= run.episodes) return null;
   const first =
-    (await store.findOne<RunEpisodeDoc>(C.runEpisodes, { ...standing, lost: true })) ??
-    (await store.findOne<RunEpisodeDoc>(C.runEpisodes, { ...standing, status: { $in: ['queued', 'running'] } }));
+    (await store.findOne<RunEpisodeDoc>(Collections.runEpisodes, { ...standing, lost: true })) ??
+    (await store.findOne<RunEpisodeDoc>(Collections.runEpisodes, {
+      ...standing,
+      status: { $in: ['queued', 'running'] },
+    }));
   const why = first
     ? `; slot ${first.slot} (${first.scenario_id}, ${first.profile}, repeat ${first.repeat}) is ${first.status}${first.environment_error ? `: ${first.environment_error}` : ''}`
     : '';

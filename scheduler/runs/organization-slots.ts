@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { newId } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { newId } from '../../core/index.js';
 import { perScheduler, type SchedulerDeps } from '../context.js';
-import type { ProjectDoc } from '../../accounts/workspaces.js';
-import { limitsOf, loadProject } from '../../accounts/workspaces.js';
+import type { ProjectDoc } from '../../accounts/index.js';
+import { limitsOf, loadProject } from '../../accounts/index.js';
 
 /** The places episodes may take under their organization's `concurrent_episodes`, held until `leave()`. */
 export interface OrganizationGate {
@@ -77,10 +77,10 @@ export class OrganizationSlots {
         leave();
         return { room: 0, leave: () => undefined };
       }
-      const projects = (await store.find<ProjectDoc>(C.projects, { organization_id: organization._id })).map(
+      const projects = (await store.find<ProjectDoc>(Collections.projects, { organization_id: organization._id })).map(
         (p) => p._id,
       );
-      const running = await store.count(C.runEpisodes, { project_id: { $in: projects }, status: 'running' });
+      const running = await store.count(Collections.runEpisodes, { project_id: { $in: projects }, status: 'running' });
       return { room: Math.max(0, limit - running), leave: release };
     } catch (err) {
       release();

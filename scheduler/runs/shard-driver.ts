@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, toServiceError } from '../../core/errors.js';
-import { neverSent } from '../../core/grpc.js';
-import { nowIso } from '../../core/ids.js';
-import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/episode-work.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, toServiceError } from '../../core/index.js';
+import { neverSent } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/index.js';
 import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
 import { recordOutcome } from './attempts.js';
 import { announceRecovered, cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
@@ -101,7 +101,7 @@ export class ShardDriver {
    * shard (so the run) fails saying which and why instead of finishing with a hole in it.
    */
   async #checkAllRan(): Promise<void> {
-    const all = await this.#ctx.deps.adapters.store.find<RunEpisodeDoc>(C.runEpisodes, {
+    const all = await this.#ctx.deps.adapters.store.find<RunEpisodeDoc>(Collections.runEpisodes, {
       shard_id: this.#ctx.job._id,
     });
     const latest = new Map<number, RunEpisodeDoc>();
@@ -123,7 +123,7 @@ export class ShardDriver {
   /** Rebuilds the shard's state from its attempts in the store. */
   async #restore(): Promise<void> {
     const store = this.#ctx.deps.adapters.store;
-    const all = await store.find<RunEpisodeDoc>(C.runEpisodes, { shard_id: this.#ctx.job._id });
+    const all = await store.find<RunEpisodeDoc>(Collections.runEpisodes, { shard_id: this.#ctx.job._id });
     const latest = new Map<number, RunEpisodeDoc>();
     for (const e of all) if ((latest.get(e.slot)?.attempt ?? 0) < e.attempt) latest.set(e.slot, e);
     for (const found of [...latest.values()].sort((a, b) => a.slot - b.slot)) {
@@ -132,12 +132,12 @@ export class ShardDriver {
         // take the attempt over: from now on the previous owner's writes to it are refused
         ep =
           (await store.update<RunEpisodeDoc>(
-            C.runEpisodes,
+            Collections.runEpisodes,
             ep._id,
             { owner: this.#owner },
             { status: { $in: ['queued', 'running'] } },
           )) ??
-          (await store.get<RunEpisodeDoc>(C.runEpisodes, ep._id)) ??
+          (await store.get<RunEpisodeDoc>(Collections.runEpisodes, ep._id)) ??
           ep;
       }
       if (ep.status === 'queued') this.#pending.push(ep);
@@ -185,7 +185,7 @@ export class ShardDriver {
     this.#noWorkerSince = null;
     const ep = this.#pending.shift()!;
     const placed = await this.#ctx.deps.adapters.store.update<RunEpisodeDoc>(
-      C.runEpisodes,
+      Collections.runEpisodes,
       ep._id,
       { status: 'running', worker_id: worker.id, worker_address: worker.address, started_at: nowIso() },
       { status: 'queued', owner: this.#owner },
@@ -297,7 +297,7 @@ export class ShardDriver {
       else if (details.shutting_down) this.#placement.leaving(flight.workerId);
       else this.#needsArchive.add(ep._id);
       const back = await store.update<RunEpisodeDoc>(
-        C.runEpisodes,
+        Collections.runEpisodes,
         ep._id,
         { status: 'queued', worker_id: null, worker_address: null, started_at: null },
         { status: 'running', owner: this.#owner },

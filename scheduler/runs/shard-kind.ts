@@ -1,5 +1,5 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
+import { Collections } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
 import type { JobDoc, JobKind } from '../jobs/index.js';
 import { perScheduler, type SchedulerDeps } from '../context.js';
 import { cancelUnstarted } from './endings.js';
@@ -40,7 +40,7 @@ export const shardKind: JobKind = {
   async onStatus(job, deps) {
     const input = job.input as unknown as ShardInput;
     if (job.status === 'cancelled') {
-      const queued = await deps.adapters.store.find<RunEpisodeDoc>(C.runEpisodes, {
+      const queued = await deps.adapters.store.find<RunEpisodeDoc>(Collections.runEpisodes, {
         shard_id: job._id,
         status: 'queued',
       });

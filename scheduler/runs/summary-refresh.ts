@@ -1,4 +1,4 @@
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/index.js';
 import { perScheduler, type SchedulerDeps } from '../context.js';
 import { refreshSummary } from './summary.js';
 import type { RunDoc } from './types.js';
@@ -20,7 +20,7 @@ export function scheduleSummary(deps: SchedulerDeps, runId: string): void {
   const timer = setTimeout(() => {
     pending.delete(runId);
     void (async () => {
-      const run = await deps.adapters.store.get<RunDoc>(C.runs, runId);
+      const run = await deps.adapters.store.get<RunDoc>(Collections.runs, runId);
       if (run) await refreshSummary(deps.adapters.store, run);
     })().catch((err: unknown) => deps.logger.warn({ err, run: runId }, 'run summary could not be refreshed'));
   }, REFRESH_MS);

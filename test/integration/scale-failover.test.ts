@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { adminCreateWorkspace } from '../../cli/admin.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { loadConfig } from '../../core/config.js';
 import { SqliteStore } from '../../core/adapters/index.js';
 import { buildAndWait } from '../support/builds.js';
@@ -91,7 +91,7 @@ describe('scale-out: two schedulers, gateways and workers, killed one by one dur
       keyName: 'first',
     });
     const store = new SqliteStore(storeFile);
-    await store.update(C.organizations, ws.organization_id, { plan_override: 'team' });
+    await store.update(Collections.organizations, ws.organization_id, { plan_override: 'team' });
     await store.close();
     const [url1, url2] = gateways as [string, string];
     const admin = client(url1, ws.api_key);

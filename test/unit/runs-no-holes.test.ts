@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { createLogger } from '../../core/log.js';
 import type { Adapters } from '../../core/ports.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
@@ -38,7 +38,7 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
   /** A running run of `planned` slots (one profile, one scenario per slot), each with one queued attempt. */
   async function runOf(planned: number): Promise<{ run: RunDoc; attempts: RunEpisodeDoc[] }> {
     const id = `run_${++n}`;
-    const run = await store.insert<RunDoc>(C.runs, {
+    const run = await store.insert<RunDoc>(Collections.runs, {
       _id: id,
       project_id: 'prj',
       status: 'running',
@@ -66,7 +66,8 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
     return { run, attempts };
   }
 
-  const end = (ep: RunEpisodeDoc, patch: Partial<RunEpisodeDoc>) => store.update(C.runEpisodes, ep._id, patch);
+  const end = (ep: RunEpisodeDoc, patch: Partial<RunEpisodeDoc>) =>
+    store.update(Collections.runEpisodes, ep._id, patch);
   const rw = (run: RunDoc) => ({ run, world: null }) as unknown as RunWorld;
 
   it('a run asked to finish with a slot still queued ends failed, saying which', async () => {
@@ -74,7 +75,7 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
     await end(attempts[0]!, { status: 'finished', reward: 1 });
     await end(attempts[1]!, { status: 'finished', reward: 1 });
     await finishRun(deps, run._id, 'finished', null);
-    const after = (await store.get<RunDoc>(C.runs, run._id))!;
+    const after = (await store.get<RunDoc>(Collections.runs, run._id))!;
     expect(after.status).to.equal('failed');
     expect(after.error).to.match(
       /^1 of 3 planned episodes did not run; slot 2 \(s2--v1, agent@v1, repeat 1\) is queued/,
@@ -87,7 +88,7 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
     // the actor ran it and the world broke: an excluded episode, but it ran
     await end(attempts[1]!, { status: 'failed', termination: 'environment_error', environment_error: 'boom' });
     await finishRun(deps, run._id, 'finished', null);
-    expect((await store.get<RunDoc>(C.runs, run._id))!.status).to.equal('finished');
+    expect((await store.get<RunDoc>(Collections.runs, run._id))!.status).to.equal('finished');
 
     const other = await runOf(1);
     // the scheduler ended it: its world never started, and no attempt is left
@@ -96,7 +97,7 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
     });
     expect(ended).to.equal(null);
     await finishRun(deps, other.run._id, 'finished', null);
-    const failed = (await store.get<RunDoc>(C.runs, other.run._id))!;
+    const failed = (await store.get<RunDoc>(Collections.runs, other.run._id))!;
     expect(failed.status).to.equal('failed');
     expect(failed.error).to.match(/1 of 1 planned episodes did not run.*the world did not start/);
   });
@@ -119,7 +120,7 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
     }
     expect(made).to.deep.equal([2, 3]);
     // every end was announced once on the run's stream
-    const ends = await store.find(C.events, { stream: run._id, type: 'episode.finished' });
+    const ends = await store.find(Collections.events, { stream: run._id, type: 'episode.finished' });
     expect(ends).to.have.length(5 + 3);
   });
 });
