@@ -187,7 +187,11 @@ function orphansUsing(dir: string, parents: number[]): number {
 async function killTrials(t: TestService, cw: CatalogWorkspace, wv: string): Promise<TrialRow[]> {
   const id = `scale-bench-${process.pid}`;
   let worker: ChildProcess | null = null;
+  const incarnation = async () =>
+    (await t.svc.scheduler.deps.workers.list()).find((w) => w.id === id)?.incarnation ?? null;
+  /** Starts the second worker and resolves once it registered (a new incarnation: it reaped what its predecessor left). */
   const startWorker = async () => {
+    const before = await incarnation();
     const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
       env: {
         ...process.env,
@@ -200,18 +204,27 @@ async function killTrials(t: TestService, cw: CatalogWorkspace, wv: string): Pro
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     for (let i = 0; i < 600; i++) {
-      const live = await t.svc.scheduler.deps.workers.live();
-      if (live.some((w) => w.id === id && w.last_seen_ms > Date.now() - 1_000)) return child;
+      const now = await incarnation();
+      if (now !== null && now !== before) return child;
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error('the second world-worker did not register');
   };
   const reference = await makeProfile(cw.admin, { name: 'kill-trials', model: 'builtin:reference' });
+  const six = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body
+    .filter((s: { status?: string }) => !s.status || s.status === 'approved')
+    .slice(0, 6)
+    .map((s: { id: string }) => s.id);
   const rows: TrialRow[] = [];
   worker = await startWorker();
   try {
     for (let trial = 0; trial < TRIALS; trial++) {
-      const started = await evaluate(cw.admin, { world_version_id: wv, profile_ids: [reference.id], repeats: 6 });
+      const started = await evaluate(cw.admin, {
+        world_version_id: wv,
+        profile_ids: [reference.id],
+        scenario_ids: six,
+        repeats: 6,
+      });
       for (let i = 0; ; i++) {
         const hosted = (await runEpisodes(cw.admin, started.run_id)).filter(
           (e) => e.worker_id === id && e.status === 'running',
