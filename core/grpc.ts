@@ -76,7 +76,7 @@ export function splitTargets(addr: string): string[] {
 export function neverSent(err: unknown): boolean {
   const cause = (err as { cause?: { code?: number; details?: string } } | null)?.cause ?? err;
   const c = cause as { code?: number; details?: string } | null;
-  return c?.code === grpc.status.UNAVAILABLE && /^No connection established/.test(c.details ?? '');
+  return c?.code === grpc.status.UNAVAILABLE && /No connection established/.test(c.details ?? '');
 }
 
 /** Binds a server and resolves with the port actually bound (use port 0 for any free one). */

@@ -4,12 +4,12 @@ import type { DispatchResponse__Output } from '../proto/index.js';
 import type { HealthResponse__Output } from '../proto/index.js';
 import type { SchedulerClient as GrpcSchedulerClient } from '../proto/index.js';
 
-const { READY, TRANSIENT_FAILURE } = grpc.connectivityState;
+const { TRANSIENT_FAILURE } = grpc.connectivityState;
 
 /**
  * The gateway's handle on the schedulers (SCHEDULER_ADDR: one address, a comma-separated
  * list, or one name resolving to several, balanced round robin by grpc-js). Calls rotate
- * over the targets, connected ones first; a call that certainly never reached a scheduler
+ * over the targets, ones that failed to connect last; a call that certainly never reached a scheduler
  * (no connection) is sent to the next one, and so is a read whose scheduler died under it.
  * A write whose connection dropped mid-call is not repeated: it may have been carried out.
  */
@@ -41,14 +41,13 @@ export class SchedulerClient {
     for (const c of this.#clients) c.close();
   }
 
-  /** The targets in the order to try them: from the next in turn, connected ones first, failing ones last. */
+  /** The targets in the order to try them: from the next in turn, ones that failed to connect last. */
   #order(): GrpcSchedulerClient[] {
     const n = this.#clients.length;
     const start = this.#next++ % n;
     const turn = Array.from({ length: n }, (_, i) => this.#clients[(start + i) % n]!);
-    const state = (c: GrpcSchedulerClient) => c.getChannel().getConnectivityState(false);
-    const rank = (c: GrpcSchedulerClient) => (state(c) === READY ? 0 : state(c) === TRANSIENT_FAILURE ? 2 : 1);
-    return turn.sort((a, b) => rank(a) - rank(b));
+    const failing = (c: GrpcSchedulerClient) => c.getChannel().getConnectivityState(false) === TRANSIENT_FAILURE;
+    return [...turn.filter((c) => !failing(c)), ...turn.filter(failing)];
   }
 
   async #call<T>(fn: (c: GrpcSchedulerClient) => Promise<T>, idempotent: boolean): Promise<T> {
