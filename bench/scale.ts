@@ -271,7 +271,7 @@ let sizeRows: SizeRow[] = [];
 let trialRows: TrialRow[] = [];
 let paged = false;
 try {
-  const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 30 });
+  const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: SIZES.length > 0 ? 30 : 6 });
   await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
   const wv = cw.worlds.get('shop-support')!;
   const spec = (await client(t.url).get('/openapi.json')).body;
@@ -310,18 +310,31 @@ if (values.write) {
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(' / ');
-  const section = `<!-- bench:scale start -->
-## Large runs and worker kills (bench/scale.ts)
+  const run = `\`node --import tsx --expose-gc bench/scale.ts --sizes ${values.sizes} --trials ${TRIALS} --capacity ${CAPACITY}\` on ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${load} (1/5/15 min; the machine was shared).`;
+  if (sizeRows.length > 0)
+    writeBenchSection(
+      'scale',
+      `<!-- bench:scale start -->
+## Large runs (bench/scale.ts)
 
-\`node --import tsx --expose-gc bench/scale.ts --sizes ${values.sizes} --trials ${TRIALS} --capacity ${CAPACITY}\` on ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${load} (1/5/15 min; the machine was shared).
+${run}
 
-Large runs: embedded service, one world-worker of capacity ${CAPACITY}, builtin:reference and builtin:naive profiles over the scenarios of a shop-support build; every 2 s a full GC, the service process's RSS, one GET /v1/runs/{id} and one GET of ${paged ? 'the first page (limit 50)' : 'the whole episode list (this build has no paging)'} of the run's episodes. RSS growth is the least-squares slope of RSS over finished episodes after the first 10% finished. Ratios are against the first size.
+Embedded service, one world-worker of capacity ${CAPACITY}, builtin:reference and builtin:naive profiles over the scenarios of a shop-support build; every 2 s a full GC, the service process's RSS, one GET /v1/runs/{id} and one GET of ${paged ? 'the first page (limit 50)' : 'the whole episode list (this build has no paging)'} of the run's episodes. RSS growth is the least-squares slope of RSS over finished episodes after the first 10% finished. Ratios are against the first size.
 
 ${sizeTable}
+<!-- bench:scale end -->`,
+    );
+  if (trialRows.length > 0)
+    writeBenchSection(
+      'scale-kills',
+      `<!-- bench:scale-kills start -->
+## Worker kills during runs (bench/scale.ts)
 
-Worker kills: the same service plus a second world-worker process (capacity 6); each trial runs 36 episodes of builtin:reference, kills the second worker with SIGKILL once it hosts two episodes, and starts it again on its data folder.
+${run}
+
+The embedded service (one world-worker of capacity ${CAPACITY}) plus a second world-worker process (capacity 6); each trial runs 36 episodes of builtin:reference, kills the second worker with SIGKILL once it hosts two episodes, and starts it again on its data folder. Lost: planned episodes without a finished attempt.
 
 ${trialTable}
-<!-- bench:scale end -->`;
-  writeBenchSection('scale', section);
+<!-- bench:scale-kills end -->`,
+    );
 }

@@ -32,7 +32,7 @@ const until = async (what: string, fn: () => Promise<boolean>, ms = 60_000): Pro
  * order, and no sandbox is left behind.
  */
 describe('scale-out: two schedulers, gateways and workers, killed one by one during a run', function () {
-  this.timeout(300_000);
+  this.timeout(900_000);
   const children = new Map<string, ChildProcess>();
   let root: string;
   let envOf: (name: string) => Record<string, string>;
@@ -76,7 +76,7 @@ describe('scale-out: two schedulers, gateways and workers, killed one by one dur
     start('worker-2', 'worker');
     start('gateway-1', 'gateway');
     start('gateway-2', 'gateway');
-    for (const g of gateways) await workersUp(g, 2, 120_000);
+    for (const g of gateways) await workersUp(g, 2, 400_000);
   });
 
   after(async () => {
