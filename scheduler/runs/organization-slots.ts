@@ -1,5 +1,5 @@
 import { Collections } from '../../core/index.js';
-import { perScheduler, type SchedulerDeps } from '../context.js';
+import { stateKey, type SchedulerDeps } from '../context.js';
 import type { ProjectDoc } from '../../accounts/index.js';
 import { limitsOf, loadProject } from '../../accounts/index.js';
 
@@ -16,7 +16,7 @@ interface GateState {
   turns: Map<string, Promise<void>>;
 }
 
-const states = new WeakMap<SchedulerDeps, GateState>();
+const GATES = stateKey('organization-gates', (): GateState => ({ turns: new Map() }));
 
 /**
  * The plan's `concurrent_episodes`: episodes running at once in one organization, across
@@ -33,7 +33,7 @@ export class OrganizationSlots {
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
-    this.#state = perScheduler(states, deps, () => ({ turns: new Map() }));
+    this.#state = deps.state.get(GATES);
   }
 
   async enter(projectId: string): Promise<OrganizationGate> {
