@@ -125,7 +125,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
     id: jobId,
     projectId: p.projectId,
     kind: 'world_build',
-    input: input as unknown as Record<string, unknown>,
+    input,
     budgetUsd: options.budget_usd,
   });
   return accepted({ job_id: jobId, world_id: world._id, world_version_id: wv._id, version });
