@@ -2,6 +2,7 @@ import { C } from '../../core/collections.js';
 import { ServiceError, invalid } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
+import { assertMayRun } from '../../world-worker/index.js';
 import { loadApplication } from '../applications/index.js';
 import { assertAllowanceLeft } from '../billing/allowance.js';
 import { checkBuildAllowed } from '../billing/plan-limits.js';
@@ -52,6 +53,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const b = body<BuildBody>(ctx);
   const store = deps.adapters.store;
   const app = await loadApplication(store, p.projectId, b.application_id);
+  assertMayRun(deps.config, app);
   await checkBuildAllowed(store, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {
