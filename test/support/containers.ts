@@ -23,7 +23,8 @@ export function containerEngine(): ContainerEngine | null {
   if (found !== undefined) return found;
   if (process.env.CRUCIBLE_SKIP_CONTAINERS === '1') return (found = null);
   const { DOCKER_HOST, CRUCIBLE_RUNTIME_IMAGE } = process.env;
-  if (DOCKER_HOST && CRUCIBLE_RUNTIME_IMAGE) return (found = { dockerHost: DOCKER_HOST, runtimeImage: CRUCIBLE_RUNTIME_IMAGE });
+  if (DOCKER_HOST && CRUCIBLE_RUNTIME_IMAGE)
+    return (found = { dockerHost: DOCKER_HOST, runtimeImage: CRUCIBLE_RUNTIME_IMAGE });
   let out: string;
   try {
     out = execFileSync('bash', [SCRIPT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });

@@ -134,7 +134,9 @@ export class DockerSandboxes implements Sandboxes {
       for (const spec of manifest.services) {
         const labels = { ...options.labels, 'crucible.sandbox': id, 'crucible.service': spec.name };
         const timeoutMs = options.healthTimeoutMs ?? 60_000;
-        started.push(await this.#startService(spec, images[spec.image]!, path.resolve(sourceDir), data, labels, timeoutMs));
+        started.push(
+          await this.#startService(spec, images[spec.image]!, path.resolve(sourceDir), data, labels, timeoutMs),
+        );
       }
     } catch (err) {
       await removeAll();
@@ -176,7 +178,11 @@ export class DockerSandboxes implements Sandboxes {
     const gone = leftovers.filter((c) => !mine.has(c.Id) && !mine.has(c.Labels['crucible.relay-for'] ?? ''));
     // relays first: a relay shares its service's network namespace
     gone.sort((a, b) => Number('crucible.relay-for' in b.Labels) - Number('crucible.relay-for' in a.Labels));
-    for (const c of gone) await this.#docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined);
+    for (const c of gone)
+      await this.#docker
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined);
     return gone.length;
   }
 
@@ -327,7 +333,7 @@ async function logTail(container: Docker.Container): Promise<string> {
     const buf = (await container.logs({ stdout: true, stderr: true, tail: 40, follow: false })) as unknown as Buffer;
     // multiplexed stream: 8-byte frame headers; strip them for a readable tail
     const out: string[] = [];
-    for (let i = 0; i + 8 <= buf.length; ) {
+    for (let i = 0; i + 8 <= buf.length;) {
       const len = buf.readUInt32BE(i + 4);
       out.push(buf.subarray(i + 8, i + 8 + len).toString());
       i += 8 + len;
