@@ -36,7 +36,7 @@ import { startTestService, type TestService } from '../support/service.js';
 
     it('imports the catalog pinned to the runtime image, builds shop-support, and builtin:reference scores >= 0.95', async () => {
       const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 4 });
-      const apps = (await cw.admin.get('/v1/applications')).body.data as Array<{ name: string; images: unknown }>;
+      const apps = (await cw.admin.get('/v1/applications')).body as Array<{ name: string; images: unknown }>;
       const shop = apps.find((a) => a.name === 'shop-support')!;
       expect(shop.images).to.deep.equal({ shop: t.config.sandboxRuntimeImage });
 
