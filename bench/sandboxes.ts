@@ -18,12 +18,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { catalogImages, entryDir, readCatalogIndex } from '../catalog/index.js';
-import {
-  ApplicationClient,
-  expandScenarios,
-  loadApplicationSource,
-  replayReferencePlan,
-} from '../world-worker/compiler/index.js';
+import { ApplicationClient, expandScenarios, loadApplicationSource, replayReferencePlan } from '../world/index.js';
 import { ChildProcessSandboxes, DockerSandboxes, type Sandboxes } from '../world-worker/sandboxes/index.js';
 import { containerEngine } from '../test/support/containers.js';
 import { writeBenchSection } from './support/benchmarks-file.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { entryDir, readCatalogIndex } from '../../catalog/index.js';
-import { ApplicationClient, loadApplicationSource, validateManifest } from '../../world-worker/compiler/index.js';
+import { ApplicationClient, loadApplicationSource, validateManifest } from '../../world/index.js';
 import type { SandboxHandle, Sandboxes } from '../../world-worker/sandboxes/index.js';
 
 /** The limits a harness gives its driver (where the driver has limits). */

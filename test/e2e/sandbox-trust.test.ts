@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { C } from '../../core/collections.js';
-import { loadConfig } from '../../core/config.js';
+import { Collections } from '../../core/index.js';
+import { loadConfig } from '../../core/index.js';
 import { assertMayRun, trustOfSource } from '../../world-worker/index.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp, copyDir, packDir, uploadSource } from '../support/sources.js';
@@ -18,7 +18,7 @@ describe('sandboxes: who may run code where', function () {
 
   async function workspace(t: TestService) {
     const ws = await t.workspace('Trust');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     const admin = client(t.url, ws.key);
     const app = async (name: string, source: Record<string, unknown>) => {
       const r = await admin.post('/v1/applications', { name, source });

@@ -10,7 +10,7 @@ import {
   loadApplicationSource,
   validateManifest,
   type ApplicationSource,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 import { ChildProcessSandboxes, DockerSandboxes, freePort } from '../../world-worker/sandboxes/index.js';
 
 /** True while `pid` runs. A zombie (killed, not yet reaped by its new parent) counts as gone. */

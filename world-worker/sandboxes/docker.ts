@@ -2,9 +2,9 @@ import { chmod, chown, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { ServiceError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import type { ServiceSpec, WorldManifest } from '../compiler/types.js';
+import { ServiceError } from '../../core/index.js';
+import { newId } from '../../core/index.js';
+import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { LoopbackForwarder, RELAY_PROGRAM } from './relay.js';
 import {
   fillEnv,

@@ -13,7 +13,7 @@ export {
 export { assertMayRun, sandboxOwner, trustOfSource, type SourceOrigin, type SourceTrust } from './trust.js';
 export { freePort } from './free-port.js';
 
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../core/index.js';
 import type { Sandboxes } from './sandboxes.js';
 import { ChildProcessSandboxes } from './child-process.js';
 import { DockerSandboxes } from './docker.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Config } from '../../core/config.js';
-import { ServiceError } from '../../core/errors.js';
+import type { Config } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
 
 /** Who wrote an application's code, as far as where it may run is concerned. */
 export type SourceTrust = 'operator' | 'tenant';
