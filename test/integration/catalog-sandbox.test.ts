@@ -12,6 +12,7 @@ import {
   type ApplicationSource,
 } from '../../world/index.js';
 import { ChildProcessSandboxes, DockerSandboxes, freePort } from '../../world-worker/sandboxes/index.js';
+import { containerEngine } from '../support/containers.js';
 
 /** True while `pid` runs. A zombie (killed, not yet reaped by its new parent) counts as gone. */
 const alive = (pid: number): boolean => {
@@ -216,5 +217,33 @@ describe('sandboxes: containers', function () {
       }
     }
   });
-  // The engine-backed promises are in test/contract/sandboxes-container.test.ts.
+
+  it('pulls a missing image by its digest from the registry, then runs on it', async function () {
+    if (process.env.CRUCIBLE_SKIP_CONTAINERS === '1') this.skip();
+    this.timeout(120_000);
+    const engine = containerEngine()!;
+    const sandboxes = new DockerSandboxes({
+      dockerHost: engine.dockerHost,
+      relayImage: engine.runtimeImage,
+      owner: `pull-${process.pid}`,
+    });
+    // gone from the engine's store (unless a container of another run holds it right now)
+    await sandboxes.docker
+      .getImage(engine.runtimeImage)
+      .remove()
+      .catch(() => undefined);
+    const entries = await readCatalogIndex();
+    const shop = await loadApplicationSource(entryDir(entries.find((e) => e.name === 'shop-support')!));
+    const data = await mkdtemp(path.join(tmpdir(), 'crucible-pull-'));
+    const handle = await sandboxes.start(shop.dir, shop.manifest, data, { images: { shop: engine.runtimeImage } });
+    try {
+      const info = await sandboxes.docker.getImage(engine.runtimeImage).inspect();
+      expect(info.RepoDigests?.some((d) => engine.runtimeImage.endsWith(d.slice(d.indexOf('@'))))).to.equal(true);
+      expect((await fetch(`${handle.services.shop}/health`)).status).to.equal(200);
+    } finally {
+      await handle.stop();
+      await rm(data, { recursive: true, force: true });
+    }
+  });
+  // The engine-backed isolation promises are in test/contract/sandboxes-container.test.ts.
 });
