@@ -2,6 +2,7 @@ import { Collections } from '../../core/index.js';
 import { ServiceError, invalid } from '../../core/index.js';
 import { newId, nowIso } from '../../core/index.js';
 import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/index.js';
+import { assertMayRun } from '../../world-worker/index.js';
 import { loadApplication } from '../applications/index.js';
 import { assertAllowanceLeft } from '../../billing/index.js';
 import { checkBuildAllowed } from '../../billing/index.js';
@@ -52,6 +53,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const b = body<BuildBody>(ctx);
   const store = deps.adapters.store;
   const app = await loadApplication(store, p.projectId, b.application_id);
+  assertMayRun(deps.config, app);
   await checkBuildAllowed(store, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {
