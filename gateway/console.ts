@@ -1,8 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+
+const brotli = promisify(brotliCompress);
+const gz = promisify(gzip);
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -16,7 +20,7 @@ export const CONSOLE_DIR =
     : path.join(here, '..', 'dist', 'console');
 
 /** Paths the console never answers: the API, its docs, downloads and the local payment pages. */
-const NOT_CONSOLE = /^\/(v1|api|openapi\.json|downloads|billing\/local-)(\/|$)/;
+const NOT_CONSOLE = /^\/(v1|api|downloads)(\/|$)|^\/openapi\.json$|^\/billing\/local-/;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -34,7 +38,6 @@ const CSP =
   "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
 
 interface Prepared {
-  mtimeMs: number;
   type: string;
   raw: Buffer;
   br: Buffer | null;
@@ -50,9 +53,10 @@ interface Prepared {
  * build, `/` says how to make one.
  */
 export function consoleHandler(describe: () => unknown, dir = CONSOLE_DIR): RequestHandler {
-  const cache = new Map<string, Prepared>();
+  const cache = new Map<string, Promise<Prepared>>();
 
-  function prepared(file: string): Prepared | null {
+  /** A file read and compressed once (off the event loop's thread), or null when it is not a file. */
+  function prepared(file: string): Promise<Prepared> | null {
     let st;
     try {
       st = statSync(file);
@@ -60,20 +64,33 @@ export function consoleHandler(describe: () => unknown, dir = CONSOLE_DIR): Requ
       return null;
     }
     if (!st.isFile()) return null;
-    const hit = cache.get(file);
-    if (hit && hit.mtimeMs === st.mtimeMs) return hit;
-    const raw = readFileSync(file);
-    const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
-    const squeezable = /^(text|application\/json|image\/svg)/.test(type) && raw.length > 512;
-    const p: Prepared = {
-      mtimeMs: st.mtimeMs,
-      type,
-      raw,
-      br: squeezable ? brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }) : null,
-      gz: squeezable ? gzipSync(raw, { level: 9 }) : null,
-    };
-    cache.set(file, p);
-    return p;
+    const key = `${file}:${st.mtimeMs}`;
+    let hit = cache.get(key);
+    if (!hit) {
+      hit = (async () => {
+        const raw = readFileSync(file);
+        const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
+        const squeezable = /^(text|application\/json|image\/svg)/.test(type) && raw.length > 512;
+        return {
+          type,
+          raw,
+          br: squeezable ? await brotli(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }) : null,
+          gz: squeezable ? await gz(raw, { level: 9 }) : null,
+        };
+      })();
+      cache.set(key, hit);
+      hit.catch(() => cache.delete(key));
+    }
+    return hit;
+  }
+
+  // Compress the build's files now, so the first visitor does not wait for it.
+  try {
+    for (const name of readdirSync(path.join(dir, 'assets')))
+      void prepared(path.join(dir, 'assets', name))?.catch(() => {});
+    void prepared(path.join(dir, 'index.html'))?.catch(() => {});
+  } catch {
+    // not built (yet): `/` says how to build it
   }
 
   function send(req: Request, res: Response, p: Prepared, cacheControl: string): void {
@@ -122,15 +139,15 @@ export function consoleHandler(describe: () => unknown, dir = CONSOLE_DIR): Requ
       return next();
     }
     const file = path.join(dir, rel);
+    const serve = (p: Promise<Prepared>, cacheControl: string) => p.then((x) => send(req, res, x, cacheControl), next);
     if (file.startsWith(dir + path.sep) && req.path !== '/') {
       const p = prepared(file);
-      if (p)
-        return send(req, res, p, req.path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      if (p) return void serve(p, req.path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
       // A missing hashed file is a 404, not the page: an old page asking for a replaced chunk must fail visibly.
       if (req.path.startsWith('/assets/')) return next();
     }
     const page = prepared(index);
     if (!page) return next();
-    send(req, res, page, 'no-cache');
+    void serve(page, 'no-cache');
   };
 }

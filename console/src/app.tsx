@@ -5,27 +5,67 @@ import { useSession } from './session';
 import { Loading } from './ui';
 
 // Each screen is its own chunk: the first load carries the shell and the screen opened.
-const SignIn = lazy(() => import('./pages/auth').then((m) => ({ default: m.SignIn })));
-const SignUp = lazy(() => import('./pages/auth').then((m) => ({ default: m.SignUp })));
-const Onboarding = lazy(() => import('./pages/auth').then((m) => ({ default: m.Onboarding })));
-const Overview = lazy(() => import('./pages/overview'));
-const Applications = lazy(() => import('./pages/applications'));
-const JobPage = lazy(() => import('./pages/job'));
-const Worlds = lazy(() => import('./pages/worlds'));
-const WorldVersion = lazy(() => import('./pages/world-version'));
-const ScenarioPage = lazy(() => import('./pages/scenario'));
-const Profiles = lazy(() => import('./pages/profiles'));
-const Runs = lazy(() => import('./pages/runs'));
-const NewRun = lazy(() => import('./pages/new-run'));
-const RunPage = lazy(() => import('./pages/run'));
-const EpisodePage = lazy(() => import('./pages/episode'));
-const Compare = lazy(() => import('./pages/compare'));
-const Exports = lazy(() => import('./pages/exports'));
-const Keys = lazy(() => import('./pages/keys'));
-const Credentials = lazy(() => import('./pages/credentials'));
-const Billing = lazy(() => import('./pages/billing'));
-const CliLogin = lazy(() => import('./pages/cli-login'));
-const Admin = lazy(() => import('./pages/admin'));
+const load = {
+  auth: () => import('./pages/auth'),
+  overview: () => import('./pages/overview'),
+  applications: () => import('./pages/applications'),
+  job: () => import('./pages/job'),
+  worlds: () => import('./pages/worlds'),
+  worldVersion: () => import('./pages/world-version'),
+  scenario: () => import('./pages/scenario'),
+  profiles: () => import('./pages/profiles'),
+  runs: () => import('./pages/runs'),
+  newRun: () => import('./pages/new-run'),
+  run: () => import('./pages/run'),
+  episode: () => import('./pages/episode'),
+  compare: () => import('./pages/compare'),
+  exports: () => import('./pages/exports'),
+  keys: () => import('./pages/keys'),
+  credentials: () => import('./pages/credentials'),
+  billing: () => import('./pages/billing'),
+  cliLogin: () => import('./pages/cli-login'),
+  admin: () => import('./pages/admin'),
+};
+const SignIn = lazy(() => load.auth().then((m) => ({ default: m.SignIn })));
+const SignUp = lazy(() => load.auth().then((m) => ({ default: m.SignUp })));
+const Onboarding = lazy(() => load.auth().then((m) => ({ default: m.Onboarding })));
+const Overview = lazy(load.overview);
+const Applications = lazy(load.applications);
+const JobPage = lazy(load.job);
+const Worlds = lazy(load.worlds);
+const WorldVersion = lazy(load.worldVersion);
+const ScenarioPage = lazy(load.scenario);
+const Profiles = lazy(load.profiles);
+const Runs = lazy(load.runs);
+const NewRun = lazy(load.newRun);
+const RunPage = lazy(load.run);
+const EpisodePage = lazy(load.episode);
+const Compare = lazy(load.compare);
+const Exports = lazy(load.exports);
+const Keys = lazy(load.keys);
+const Credentials = lazy(load.credentials);
+const Billing = lazy(load.billing);
+const CliLogin = lazy(load.cliLogin);
+const Admin = lazy(load.admin);
+
+/** The chunk of the screen a link opens, fetched at once while the session is checked (no waterfall). */
+const PRELOAD: Array<[RegExp, () => Promise<unknown>]> = [
+  [/^\/(signin|signup|onboarding)$/, load.auth],
+  [/^\/$/, load.overview],
+  [/^\/runs\/new$/, load.newRun],
+  [/^\/runs\/[^/]+$/, load.run],
+  [/^\/runs$/, load.runs],
+  [/^\/episodes\//, load.episode],
+  [/^\/compare/, load.compare],
+  [/^\/jobs\//, load.job],
+  [/^\/world-versions\//, load.worldVersion],
+  [/^\/cli\/login/, load.cliLogin],
+];
+for (const [re, f] of PRELOAD)
+  if (re.test(window.location.pathname)) {
+    void f().catch(() => {});
+    break;
+  }
 
 /** Pages that need a signed-in user in a workspace; others are sent to sign in or onboarding first. */
 function Private({ children }: { children: ReactNode }) {

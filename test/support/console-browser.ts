@@ -100,6 +100,7 @@ export async function axeProblems(page: Page): Promise<string[]> {
 export async function screen(page: Page, name: string): Promise<string[]> {
   mkdirSync(SHOTS_DIR, { recursive: true });
   await page.setViewportSize(DESKTOP);
+  await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
   const problems = await axeProblems(page);
   await page.screenshot({ path: path.join(SHOTS_DIR, `${name}-desktop.png`) });
   await page.setViewportSize(PHONE);
