@@ -149,7 +149,8 @@ describe('web console (Chromium)', function () {
     await card.getByLabel('Plan override').selectOption('team');
     await card.getByRole('button', { name: 'Set plan' }).click();
     await op.getByText('Console Org: plan override team').waitFor();
-    expect(await card.getByTestId('plan').textContent()).to.equal('team');
+    // the list is read again after the change: the card then shows the overridden plan
+    await card.getByTestId('plan').filter({ hasText: /^team$/ }).waitFor();
     const prev = page;
     page = op;
     await shot('administration');
@@ -354,6 +355,61 @@ describe('web console (Chromium)', function () {
     await shot('billing');
     await go('/billing?checkout=success');
     await page.getByText(/the purchase is complete/).waitFor();
+  });
+
+  it('intervenes in a running episode, then stops the run from its page and retries it', async () => {
+    const outside = await pageApi('POST', '/v1/agent-profiles', { name: 'outside', driver: 'external' });
+    expect(outside.status).to.equal(201);
+    const scenarios = (await pageApi('GET', `/v1/world-versions/${state.shop}/scenarios`)).body as any[];
+    const started = await pageApi('POST', '/v1/evaluations', {
+      world_version_id: state.shop,
+      profile_ids: [outside.body.id],
+      scenario_ids: [scenarios[0].id],
+      repeats: 1,
+    });
+    expect(started.status, JSON.stringify(started.body)).to.equal(202);
+    const runId = started.body.run_id;
+    await go(`/runs/${runId}`);
+    // the external episode starts and waits for its agent: the list shows it running, live
+    const row = page.getByTestId('episode-list').getByRole('listitem').filter({ hasText: 'running' });
+    await row.waitFor({ timeout: 120_000 });
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { name: 'Intervene' }).waitFor();
+    await page.getByLabel('Text', { exact: true }).fill('Any news on my order?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('status').filter({ hasText: 'customer_message sent' }).waitFor();
+    await page.getByRole('link', { name: 'Back to the run' }).click();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('.facts').getByText('cancelled', { exact: true }).waitFor({ timeout: 120_000 });
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page
+      .locator('.facts')
+      .getByText(/^(queued|running)$/)
+      .waitFor({ timeout: 60_000 });
+    expect(['queued', 'running']).to.include((await pageApi('GET', `/v1/runs/${runId}`)).body.status);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('.facts').getByText('cancelled', { exact: true }).waitFor({ timeout: 120_000 });
+  });
+
+  it('rejects and approves a scenario, and bundles a world version into a downloadable artifact', async () => {
+    const scenarios = (await pageApi('GET', `/v1/world-versions/${state.shop}/scenarios`)).body as any[];
+    await go(`/scenarios/${scenarios[1].id}`);
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await page.locator('.facts').getByText('rejected', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('.facts').getByText('approved', { exact: true }).waitFor();
+    await go('/exports');
+    await page.getByLabel('World version').selectOption(state.shop!);
+    await page.getByRole('button', { name: 'Create bundle' }).click();
+    await page.getByText('Started job').waitFor();
+    const link = page.getByRole('link', { name: /^Download/ });
+    for (let i = 0; i < 100 && (await link.count()) === 0; i++) {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await new Promise((res) => setTimeout(res, 300));
+    }
+    const href = await link.first().getAttribute('href');
+    const got = await page.evaluate(async (u) => (await fetch(u!)).status, href);
+    expect(got).to.equal(200);
   });
 
   it('shows the overview, exports, credentials and sign-out', async () => {
