@@ -150,7 +150,10 @@ describe('web console (Chromium)', function () {
     await card.getByRole('button', { name: 'Set plan' }).click();
     await op.getByText('Console Org: plan override team').waitFor();
     // the list is read again after the change: the card then shows the overridden plan
-    await card.getByTestId('plan').filter({ hasText: /^team$/ }).waitFor();
+    await card
+      .getByTestId('plan')
+      .filter({ hasText: /^team$/ })
+      .waitFor();
     const prev = page;
     page = op;
     await shot('administration');
