@@ -20,8 +20,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { C } from '../core/collections.js';
-import { newId } from '../core/ids.js';
+import { Collections as C, newId } from '../core/index.js';
 import { browser as httpBrowser, uniqueEmail } from '../test/support/accounts-browser.js';
 import { buildAndWait } from '../test/support/builds.js';
 import { ensureConsoleBuilt, launchChromium } from '../test/support/console-browser.js';
