@@ -1,4 +1,5 @@
 import type { CheckResult, JsonObject } from '../world-worker/compiler/index.js';
+import type { CustomerViolation } from './types.js';
 
 /** A write carried out more than once with the same effective arguments. */
 export interface DuplicateEffect {
@@ -52,4 +53,11 @@ export interface Oracle {
   /** Whether the agent called `complete`. */
   completed: boolean;
   habits: Habits;
+  /** Which customer played the episode, its model calls and what they cost (not charged to the agent's budget). */
+  customer: { simulator: 'scripted' | 'model'; model_calls: number; cost_usd: number };
+  /**
+   * Where the customer simulator broke its script (its guard refused a reply): the
+   * simulator's failure, not the agent's. Empty for the scripted customer.
+   */
+  customer_violations: CustomerViolation[];
 }

@@ -87,6 +87,20 @@ export async function runOracle(
     checks_total: check_results.length,
     completed,
     habits: judgeHabits(st, world),
+    ...customerRecord(st),
+  };
+}
+
+/** The oracle's account of the customer simulator (oracle-types.ts, `customer`, `customer_violations`). */
+export function customerRecord(st: EpisodeState): Pick<Oracle, 'customer' | 'customer_violations'> {
+  const calls = st.customer.model_calls ?? [];
+  return {
+    customer: {
+      simulator: st.customer.simulator ?? 'scripted',
+      model_calls: calls.length,
+      cost_usd: Math.round(calls.reduce((n, c) => n + c.cost_usd, 0) * 1e8) / 1e8,
+    },
+    customer_violations: [...(st.customer.violations ?? [])],
   };
 }
 
@@ -104,5 +118,6 @@ export function environmentErrorOracle(st: EpisodeState, world: EpisodeWorld, me
     checks_total: 0,
     completed: st.termination === 'completed',
     habits,
+    ...customerRecord(st),
   };
 }

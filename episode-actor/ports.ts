@@ -7,6 +7,7 @@ import type { EventType } from '../core/event-types.js';
 import type { Logger } from '../core/log.js';
 import type { ToolCaller } from '../world-worker/compiler/index.js';
 import type { AgentPolicy } from './agents/policy.js';
+import type { CustomerFactory } from './customer/port.js';
 import type { EpisodeState } from './types.js';
 
 /**
@@ -87,6 +88,8 @@ export interface EpisodeActorDeps {
   events: EpisodeEvents;
   /** Decides the actions of an `llm` driver (built-in or model-backed); absent for `external`. */
   policy?: AgentPolicy;
+  /** Makes the episode's customer (scripted, or model-driven for worlds that name a customer model). */
+  customer: CustomerFactory;
   clock?: Clock;
   logger?: Logger;
 }

@@ -3,15 +3,19 @@ import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { toServiceError } from '../core/errors.js';
 import type { DocumentStore } from '../core/ports.js';
-import { OpenAiModelClient, resolveModelApiKey } from '../core/models/index.js';
+import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../core/models/index.js';
 import {
   createAgentPolicy,
+  modelCustomer,
   needsModelProvider,
+  scriptedCustomer,
+  SCRIPTED_CUSTOMER_MODEL,
+  type CustomerFactory,
   type AgentPolicy,
   type EpisodeProfile,
 } from '../episode-actor/index.js';
 import { SourceCache } from './builds/index.js';
-import { ApplicationClient } from './compiler/index.js';
+import { ApplicationClient, type WorldManifest } from './compiler/index.js';
 import type { SandboxHandle, Sandboxes } from './sandboxes/index.js';
 import type { EpisodeRunPayload } from './episode-work.js';
 
@@ -89,6 +93,26 @@ export class EpisodeWorlds {
 }
 
 /**
+ * The customer of an episode: the model customer over the world's customer model chain
+ * (`customer.simulator.model` of its manifest, set by the build option `customer_model`),
+ * else the server's default (SERVICE_CUSTOMER_MODEL), through the project's model provider;
+ * the scripted customer when neither names one, or when the chain is `builtin:scripted`.
+ */
+export async function customerFor(
+  manifest: WorldManifest,
+  projectId: string,
+  deps: { config: Config; store: DocumentStore },
+): Promise<CustomerFactory> {
+  const spec = manifest.customer.simulator?.model ?? deps.config.customerModel;
+  if (!spec || spec.trim() === SCRIPTED_CUSTOMER_MODEL) return scriptedCustomer;
+  const { apiKey } = await resolveModelApiKey(deps.store, projectId);
+  const chain = new ModelChain(new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey }), spec, {
+    prices: priceTable(deps.config.modelPricesFile),
+  });
+  return modelCustomer(chain);
+}
+
+/**
  * The agent policy of an `llm` profile: a built-in agent, or the profile's model chain
  * through the project's model provider (its key read from the credential reference's
  * environment variable on this worker). Undefined for `external` profiles.
@@ -104,5 +128,9 @@ export async function policyFor(
     const { apiKey } = await resolveModelApiKey(deps.store, projectId);
     modelClient = new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey });
   }
-  return createAgentPolicy(profile, { defaultModel: deps.config.defaultModel, modelClient });
+  return createAgentPolicy(profile, {
+    defaultModel: deps.config.defaultModel,
+    modelClient,
+    prices: priceTable(deps.config.modelPricesFile),
+  });
 }

@@ -54,7 +54,7 @@ export const usageHandlers: HandlerTable = {
 
   async get_pricing(ctx, deps) {
     requirePrincipal(ctx);
-    return ok(pricing(deps.config.defaultModel));
+    return ok(pricing(deps.config));
   },
 
   async get_dashboard(ctx, deps) {

@@ -1,7 +1,7 @@
 import { C } from '../../core/collections.js';
 import { ServiceError, invalid } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
-import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
+import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/models/index.js';
 import { loadApplication } from '../applications/index.js';
 import { assertAllowanceLeft } from '../billing/allowance.js';
 import { checkBuildAllowed } from '../billing/plan-limits.js';
@@ -75,6 +75,12 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
     throw invalid('model', 'names no model');
   }
   if (chain.some((m) => !isBuiltinModel(m))) {
+    const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
+    if (unpriced !== undefined)
+      throw invalid(
+        'model',
+        `"${unpriced}" has no price in the price file; the operator adds it (with its source and date) to the file MODEL_PRICES_FILE names`,
+      );
     try {
       await resolveModelApiKey(store, p.projectId);
     } catch (err) {

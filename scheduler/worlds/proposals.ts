@@ -1,5 +1,5 @@
 import { ServiceError, type FieldProblem } from '../../core/errors.js';
-import { ModelChain, OpenAiModelClient, resolveModelApiKey } from '../../core/models/index.js';
+import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../../core/models/index.js';
 import {
   crossCheck,
   instantiate,
@@ -36,7 +36,9 @@ export async function proposeScenarios(
   const tools = need(state, 'tools');
   const requested = Math.min(MAX_PROPOSALS, Math.max(1, Math.ceil(target / 4)));
   const { apiKey, credential } = await resolveModelApiKey(ctx.deps.adapters.store, ctx.job.project_id);
-  const chain = new ModelChain(new OpenAiModelClient({ baseUrl: ctx.deps.config.openaiBaseUrl, apiKey }), models);
+  const chain = new ModelChain(new OpenAiModelClient({ baseUrl: ctx.deps.config.openaiBaseUrl, apiKey }), models, {
+    prices: priceTable(ctx.deps.config.modelPricesFile),
+  });
   const world = {
     name: manifest.name,
     description: manifest.description,

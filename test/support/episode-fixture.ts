@@ -23,6 +23,8 @@ import {
   type EpisodeProfile,
   type EpisodeWorld,
   type ExternalAction,
+  scriptedCustomer,
+  type CustomerFactory,
 } from '../../episode-actor/index.js';
 import { RecordingEvents } from './episode-harness.js';
 
@@ -188,6 +190,7 @@ export interface DeskOptions {
   options?: Partial<EpisodeOptions>;
   scenario?: Scenario;
   policy?: AgentPolicy;
+  customer?: CustomerFactory;
   persistence?: EpisodePersistence;
   app?: DeskApp;
   clock?: Clock;
@@ -211,7 +214,14 @@ export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
       profile,
       options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 600_000, ...o.options },
     },
-    { app, persistence, events, ...(policy ? { policy } : {}), ...(o.clock ? { clock: o.clock } : {}) },
+    {
+      app,
+      persistence,
+      events,
+      customer: o.customer ?? scriptedCustomer,
+      ...(policy ? { policy } : {}),
+      ...(o.clock ? { clock: o.clock } : {}),
+    },
   );
   return { actor, app, events, persistence };
 }

@@ -139,20 +139,32 @@ function validateRole(p: Problems, raw: unknown, path: string): RoleSpec {
   return { name, instructions, tools, complete: raw.complete === true };
 }
 
+/** `customer.simulator: {model: <chain>}`: the model customer (docs/episodes.md); absent, the server's default. */
+function customerSimulator(p: Problems, raw: unknown): { simulator?: { model: string } } {
+  if (raw === undefined) return {};
+  if (!isObject(raw) || typeof raw.model !== 'string' || raw.model.trim() === '') {
+    p.add('customer.simulator', 'must be {model: <model chain>} (builtin:scripted for the scripted customer)');
+    return {};
+  }
+  unknownKeys(p, raw, ['model'], 'customer.simulator');
+  return { simulator: { model: raw.model.trim() } };
+}
+
 function validateCustomer(p: Problems, raw: unknown): CustomerSpec {
   if (!isObject(raw)) {
     p.add('customer', 'is required: {channel: chat} or {channel: notifications, via: {...}}');
     return { channel: 'chat' };
   }
+  const simulator = customerSimulator(p, raw.simulator);
   if (raw.channel === 'chat') {
-    unknownKeys(p, raw, ['channel'], 'customer');
-    return { channel: 'chat' };
+    unknownKeys(p, raw, ['channel', 'simulator'], 'customer');
+    return { channel: 'chat', ...simulator };
   }
   if (raw.channel !== 'notifications') {
     p.add('customer.channel', 'must be "chat" or "notifications"');
     return { channel: 'chat' };
   }
-  unknownKeys(p, raw, ['channel', 'via'], 'customer');
+  unknownKeys(p, raw, ['channel', 'via', 'simulator'], 'customer');
   const via = isObject(raw.via) ? raw.via : {};
   if (!isObject(raw.via)) p.add('customer.via', 'is required for channel notifications');
   unknownKeys(
@@ -166,6 +178,7 @@ function validateCustomer(p: Problems, raw: unknown): CustomerSpec {
     p.add('customer.via.send_args', 'must place the message text with "${text}"');
   return {
     channel: 'notifications',
+    ...simulator,
     via: {
       service: str(p, via, 'service', 'customer.via'),
       inbox_tool: str(p, via, 'inbox_tool', 'customer.via'),

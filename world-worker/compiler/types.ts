@@ -42,8 +42,15 @@ export interface RoleSpec {
   complete: boolean;
 }
 
+/** Which customer plays the world's episodes: a model chain (`builtin:scripted` for the script). */
+export interface CustomerSimulatorSpec {
+  model: string;
+}
+
 export interface ChatCustomer {
   channel: 'chat';
+  /** Absent: the server's default customer (SERVICE_CUSTOMER_MODEL), else the scripted one. */
+  simulator?: CustomerSimulatorSpec;
 }
 
 /**
@@ -55,6 +62,7 @@ export interface ChatCustomer {
  */
 export interface NotificationsCustomer {
   channel: 'notifications';
+  simulator?: CustomerSimulatorSpec;
   via: {
     service: string;
     inbox_tool: string;
