@@ -2,6 +2,7 @@ import { C } from '../../core/collections.js';
 import { ServiceError, invalid } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/models/index.js';
+import { SCRIPTED_CUSTOMER_MODEL } from '../../episode-actor/index.js';
 import { loadApplication } from '../applications/index.js';
 import { assertAllowanceLeft } from '../billing/allowance.js';
 import { checkBuildAllowed } from '../billing/plan-limits.js';
@@ -14,6 +15,7 @@ import type { BuildOptions, WorldDoc, WorldVersionDoc } from './types.js';
 interface BuildBody {
   application_id: string;
   model?: string;
+  customer_model?: string;
   budget_usd?: number;
   auto_approve?: boolean;
   scenario_target?: number;
@@ -62,6 +64,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   }
   const options: BuildOptions = {
     model: (b.model ?? deps.config.defaultModel).trim(),
+    customer_model: b.customer_model?.trim() || null,
     budget_usd: b.budget_usd ?? null,
     auto_approve: b.auto_approve ?? true,
     scenario_target: b.scenario_target ?? 8,
@@ -87,6 +90,8 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
       throw invalid('model', `${options.model} needs a model endpoint, and none is usable: ${(err as Error).message}`);
     }
   }
+
+  if (options.customer_model) await checkCustomerModel(deps, p.projectId, options.customer_model);
 
   const world = await worldOf(deps, p.projectId, app._id, app.name);
   const version = await store.nextSequence(`world_version:${world._id}`);
@@ -136,3 +141,27 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   });
   return accepted({ job_id: jobId, world_id: world._id, world_version_id: wv._id, version });
 };
+
+/** A build's `customer_model`: `builtin:scripted`, or a provider chain with prices and the project's credential. */
+async function checkCustomerModel(deps: SchedulerDeps, projectId: string, spec: string): Promise<void> {
+  let chain: string[];
+  try {
+    chain = parseModelChain(spec);
+  } catch {
+    throw invalid('customer_model', 'names no model');
+  }
+  if (chain.length === 1 && chain[0] === SCRIPTED_CUSTOMER_MODEL) return;
+  if (chain.some(isBuiltinModel))
+    throw invalid('customer_model', `the only built-in customer is ${SCRIPTED_CUSTOMER_MODEL}, alone (got ${spec})`);
+  const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
+  if (unpriced !== undefined)
+    throw invalid(
+      'customer_model',
+      `"${unpriced}" has no price in the price file; the operator adds it to MODEL_PRICES_FILE`,
+    );
+  try {
+    await resolveModelApiKey(deps.adapters.store, projectId);
+  } catch (err) {
+    throw invalid('customer_model', `${spec} needs a model endpoint, and none is usable: ${(err as Error).message}`);
+  }
+}

@@ -63,6 +63,17 @@ export const analysePhase: JobPhase = {
       }
       throw err;
     }
+    const { options } = ctx.input as unknown as BuildInput;
+    if (options.customer_model) {
+      // recorded in the manifest, so the content hash and every episode of the version carry it
+      analysis = {
+        ...analysis,
+        manifest: {
+          ...analysis.manifest,
+          customer: { ...analysis.manifest.customer, simulator: { model: options.customer_model } },
+        },
+      };
+    }
     await ctx.save({ analysis });
     await ctx.emit(
       'job.progress',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ModelChain, OpenAiModelClient } from '../../core/models/index.js';
-import { modelCustomer, type AgentPolicy, type CustomerFactory } from '../../episode-actor/index.js';
+import { modelCustomer, type AgentDecision, type AgentPolicy, type CustomerFactory } from '../../episode-actor/index.js';
 import { scoreBlock } from '../../scheduler/runs/summary.js';
 import type { RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { deskEpisode, deskScenario } from '../support/episode-fixture.js';
@@ -21,7 +21,7 @@ const LABEL_QUESTION = 'Which identifier is printed on the label of your item?';
 function labelAgent(question: string): AgentPolicy {
   return {
     model: 'test:label-agent',
-    async decide(input) {
+    async decide(input): Promise<AgentDecision> {
       const s = input.scratch as { step?: number; item?: string };
       const step = (s.step = (s.step ?? 0) + 1);
       const heard = input.memory.map((m) => /\b(X-\d+)\b/.exec(m.content ?? '')?.[1]).filter(Boolean);
