@@ -64,6 +64,8 @@ export interface Config {
   readonly modelPricesFile: string | null;
   /** SERVICE_CUSTOMER_MODEL (unset: the scripted customer): model chain of the customer for worlds built without `customer_model`. */
   readonly customerModel: string | null;
+  /** SERVICE_JUDGE_MODEL (unset: no judge): model chain judging told and policy checks for worlds built without `judge_model`. */
+  readonly judgeModel: string | null;
   /** STRIPE_SECRET_KEY (unset: the local payment provider, no money moves). */
   readonly stripeSecretKey: string | null;
   /** STRIPE_WEBHOOK_SECRET (unset): signing secret of the provider's notifications. */
@@ -143,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     openaiBaseUrl: url(env, 'OPENAI_BASE_URL'),
     modelPricesFile: env.MODEL_PRICES_FILE?.trim() || null,
     customerModel: env.SERVICE_CUSTOMER_MODEL?.trim() || null,
+    judgeModel: env.SERVICE_JUDGE_MODEL?.trim() || null,
     stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: url(env, 'STRIPE_WEBHOOK_SECRET'),
     logLevel,

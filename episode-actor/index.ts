@@ -62,5 +62,14 @@ export { LlmAgent, toModelMessages } from './agents/llm-agent.js';
 export { PlanAgent, createNaiveAgent, createReferenceAgent } from './agents/plan-agent.js';
 export { PLATFORM_DEFAULT_PROMPT, introMessage } from './agents/prompt.js';
 export type { AgentDecision, AgentPolicy, AgentTurn, AgentTurnInput, EpisodeView } from './agents/policy.js';
-export type { DuplicateEffect, Habits, HabitResult, HabitViolation, Oracle } from './oracle-types.js';
+export type { DuplicateEffect, Habits, HabitResult, HabitViolation, Judgement, Oracle } from './oracle-types.js';
+export {
+  ModelJudge,
+  judgeChecks,
+  toldRubric,
+  transcriptOf,
+  type Judge,
+  type JudgeQuestion,
+  type JudgeVerdict,
+} from './judge.js';
 export * from './types.js';

@@ -60,4 +60,17 @@ export interface Oracle {
    * simulator's failure, not the agent's. Empty for the scripted customer.
    */
   customer_violations: CustomerViolation[];
+  /** The model judge's verdicts on told and policy checks, with rubric and reason (absent in older records). */
+  judgements?: Judgement[];
+}
+
+/** One verdict of the model judge (episode-actor/judge.ts); `passed` null when it was not judged. */
+export interface Judgement {
+  check: string;
+  kind: 'told' | 'policy';
+  rubric: string;
+  model: string | null;
+  passed: boolean | null;
+  reason: string;
+  cost_usd?: number;
 }

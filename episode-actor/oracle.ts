@@ -7,6 +7,7 @@ import {
   type WriteRecord,
 } from '../world-worker/compiler/index.js';
 import { judgeHabits } from './habits.js';
+import { judgeChecks, type Judge } from './judge.js';
 import type { DuplicateEffect, Habits, Oracle } from './oracle-types.js';
 import type { EpisodeState, EpisodeWorld } from './types.js';
 
@@ -66,13 +67,20 @@ export async function runOracle(
   world: EpisodeWorld,
   app: ToolCaller,
   vars: Record<string, unknown>,
+  judging: { judge: Judge | null; signal?: AbortSignal } = { judge: null },
 ): Promise<Oracle> {
   const { version, checks } = checksFor(st.scenario, st.goal_version);
-  const check_results = await evaluateChecks(checks, {
+  const matched = await evaluateChecks(checks, {
     client: app,
     vars,
     snapshots: st.snapshots,
     episode: episodeRecordForChecks(st),
+  });
+  const { results: check_results, judgements } = await judgeChecks(checks, matched, {
+    ...judging,
+    st,
+    policies: world.policies,
+    vars,
   });
   const completed = st.termination === 'completed';
   const passed = check_results.filter((c) => c.passed).length;
@@ -88,6 +96,7 @@ export async function runOracle(
     completed,
     habits: judgeHabits(st, world),
     ...customerRecord(st),
+    ...(judgements.length > 0 ? { judgements } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Logger } from '../core/log.js';
 import type { ToolCaller } from '../world-worker/compiler/index.js';
 import type { AgentPolicy } from './agents/policy.js';
 import type { CustomerFactory } from './customer/port.js';
+import type { Judge } from './judge.js';
 import type { EpisodeState } from './types.js';
 
 /**
@@ -90,6 +91,8 @@ export interface EpisodeActorDeps {
   policy?: AgentPolicy;
   /** Makes the episode's customer (scripted, or model-driven for worlds that name a customer model). */
   customer: CustomerFactory;
+  /** Judges told and policy checks with a model (absent: told checks match strings, policy checks are not judged). */
+  judge?: Judge | null;
   clock?: Clock;
   logger?: Logger;
 }

@@ -7,7 +7,7 @@ import type { Adapters } from '../core/ports.js';
 import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episode-actor/index.js';
 import { chooseSandboxes, type Sandboxes } from './sandboxes/index.js';
 import type { WorldWorkerService } from './service.js';
-import { EpisodeWorlds, customerFor, policyFor } from './episode-world.js';
+import { EpisodeWorlds, customerFor, judgeFor, policyFor } from './episode-world.js';
 import {
   EPISODE_WORK,
   type EpisodeActPayload,
@@ -158,15 +158,17 @@ export class EpisodeHost {
       if (hosted.stopRequested) return this.#notStarted(p, 'cancelled', null);
       let policy;
       let customer;
+      let judge;
       try {
         const deps = { config: this.#opts.config, store: this.#opts.adapters.store };
         policy = await policyFor(p.profile, p.project_id, deps);
         customer = await customerFor(p.world.manifest, p.project_id, deps);
+        judge = await judgeFor(p.world.manifest, p.project_id, deps);
       } catch (err) {
         return this.#notStarted(
           p,
           'failed',
-          `the agent's or the customer's model could not be set up on world-worker ${this.#opts.workerId}: ${toServiceError(err).message}`,
+          `the agent's, the customer's or the judge's model could not be set up on world-worker ${this.#opts.workerId}: ${toServiceError(err).message}`,
         );
       }
       const actor = new EpisodeActor(
@@ -177,6 +179,7 @@ export class EpisodeHost {
           events: eventLogEmitter(this.#log, { stream: p.run_id, projectId: p.project_id, episodeId: p.episode_id }),
           policy,
           customer,
+          judge,
           logger: this.#logger,
         },
       );

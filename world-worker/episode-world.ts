@@ -10,7 +10,9 @@ import {
   needsModelProvider,
   scriptedCustomer,
   SCRIPTED_CUSTOMER_MODEL,
+  ModelJudge,
   type CustomerFactory,
+  type Judge,
   type AgentPolicy,
   type EpisodeProfile,
 } from '../episode-actor/index.js';
@@ -110,6 +112,25 @@ export async function customerFor(
     prices: priceTable(deps.config.modelPricesFile),
   });
   return modelCustomer(chain);
+}
+
+/**
+ * The judge of an episode's told and policy checks: the world's judge model chain
+ * (`judge.model` of its manifest, set by the build option `judge_model`), else the server's
+ * default (SERVICE_JUDGE_MODEL); none when neither names one (strings decide told checks).
+ */
+export async function judgeFor(
+  manifest: WorldManifest,
+  projectId: string,
+  deps: { config: Config; store: DocumentStore },
+): Promise<Judge | null> {
+  const spec = manifest.judge?.model ?? deps.config.judgeModel;
+  if (!spec) return null;
+  const { apiKey } = await resolveModelApiKey(deps.store, projectId);
+  const chain = new ModelChain(new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey }), spec, {
+    prices: priceTable(deps.config.modelPricesFile),
+  });
+  return new ModelJudge(chain);
 }
 
 /**

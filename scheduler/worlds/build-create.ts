@@ -16,6 +16,7 @@ interface BuildBody {
   application_id: string;
   model?: string;
   customer_model?: string;
+  judge_model?: string;
   budget_usd?: number;
   auto_approve?: boolean;
   scenario_target?: number;
@@ -65,6 +66,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const options: BuildOptions = {
     model: (b.model ?? deps.config.defaultModel).trim(),
     customer_model: b.customer_model?.trim() || null,
+    judge_model: b.judge_model?.trim() || null,
     budget_usd: b.budget_usd ?? null,
     auto_approve: b.auto_approve ?? true,
     scenario_target: b.scenario_target ?? 8,
@@ -91,7 +93,8 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
     }
   }
 
-  if (options.customer_model) await checkCustomerModel(deps, p.projectId, options.customer_model);
+  if (options.customer_model) await checkCustomerModel(deps, p.projectId, options.customer_model, 'customer_model');
+  if (options.judge_model) await checkCustomerModel(deps, p.projectId, options.judge_model, 'judge_model');
 
   const world = await worldOf(deps, p.projectId, app._id, app.name);
   const version = await store.nextSequence(`world_version:${world._id}`);
@@ -142,17 +145,22 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   return accepted({ job_id: jobId, world_id: world._id, world_version_id: wv._id, version });
 };
 
-/** A build's `customer_model`: `builtin:scripted`, or a provider chain with prices and the project's credential. */
-async function checkCustomerModel(deps: SchedulerDeps, projectId: string, spec: string): Promise<void> {
+/** A build's `customer_model` or `judge_model`: a provider chain with prices and the project's credential (`builtin:scripted` for the customer). */
+async function checkCustomerModel(
+  deps: SchedulerDeps,
+  projectId: string,
+  spec: string,
+  field: 'customer_model' | 'judge_model',
+): Promise<void> {
   let chain: string[];
   try {
     chain = parseModelChain(spec);
   } catch {
-    throw invalid('customer_model', 'names no model');
+    throw invalid(field, 'names no model');
   }
-  if (chain.length === 1 && chain[0] === SCRIPTED_CUSTOMER_MODEL) return;
+  if (field === 'customer_model' && chain.length === 1 && chain[0] === SCRIPTED_CUSTOMER_MODEL) return;
   if (chain.some(isBuiltinModel))
-    throw invalid('customer_model', `the only built-in customer is ${SCRIPTED_CUSTOMER_MODEL}, alone (got ${spec})`);
+    throw invalid(field, `the only built-in customer is ${SCRIPTED_CUSTOMER_MODEL}, alone (got ${spec})`);
   const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
   if (unpriced !== undefined)
     throw invalid(
@@ -162,6 +170,6 @@ async function checkCustomerModel(deps: SchedulerDeps, projectId: string, spec: 
   try {
     await resolveModelApiKey(deps.adapters.store, projectId);
   } catch (err) {
-    throw invalid('customer_model', `${spec} needs a model endpoint, and none is usable: ${(err as Error).message}`);
+    throw invalid(field, `${spec} needs a model endpoint, and none is usable: ${(err as Error).message}`);
   }
 }

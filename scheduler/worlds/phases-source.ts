@@ -64,6 +64,8 @@ export const analysePhase: JobPhase = {
       throw err;
     }
     const { options } = ctx.input as unknown as BuildInput;
+    if (options.judge_model)
+      analysis = { ...analysis, manifest: { ...analysis.manifest, judge: { model: options.judge_model } } };
     if (options.customer_model) {
       // recorded in the manifest, so the content hash and every episode of the version carry it
       analysis = {

@@ -25,6 +25,7 @@ import {
   type ExternalAction,
   scriptedCustomer,
   type CustomerFactory,
+  type Judge,
 } from '../../episode-actor/index.js';
 import { RecordingEvents } from './episode-harness.js';
 
@@ -191,6 +192,7 @@ export interface DeskOptions {
   scenario?: Scenario;
   policy?: AgentPolicy;
   customer?: CustomerFactory;
+  judge?: Judge;
   persistence?: EpisodePersistence;
   app?: DeskApp;
   clock?: Clock;
@@ -219,6 +221,7 @@ export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
       persistence,
       events,
       customer: o.customer ?? scriptedCustomer,
+      ...(o.judge ? { judge: o.judge } : {}),
       ...(policy ? { policy } : {}),
       ...(o.clock ? { clock: o.clock } : {}),
     },

@@ -41,7 +41,12 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
     p.throwIfAny();
   }
   const doc = raw as Record<string, unknown>;
-  unknownKeys(p, doc, ['name', 'description', 'services', 'roles', 'customer', 'policies', 'seed', 'scenarios'], '');
+  unknownKeys(
+    p,
+    doc,
+    ['name', 'description', 'services', 'roles', 'customer', 'policies', 'seed', 'scenarios', 'judge'],
+    '',
+  );
   const name = str(p, doc, 'name', '', { pattern: NAME_PATTERN });
   const description = typeof doc.description === 'string' ? doc.description : '';
 
@@ -69,6 +74,16 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
   }
 
   const customer = validateCustomer(p, doc.customer);
+  let judge: { model: string } | undefined;
+  if (doc.judge !== undefined) {
+    const j = doc.judge as Record<string, unknown>;
+    if (!isObject(j) || typeof j.model !== 'string' || j.model.trim() === '')
+      p.add('judge', 'must be {model: <model chain>}: the model judging told and policy checks');
+    else {
+      unknownKeys(p, j, ['model'], 'judge');
+      judge = { model: j.model.trim() };
+    }
+  }
   const policies = str(p, doc, 'policies', '', { required: false });
   const seed = str(p, doc, 'seed', '', { required: false });
   const scenarios = str(p, doc, 'scenarios', '');
@@ -81,7 +96,7 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
       p.add(key, 'must be a path inside the source folder');
   }
   p.throwIfAny();
-  return { name, description, services, roles, customer, policies, seed, scenarios };
+  return { name, description, services, roles, customer, policies, seed, scenarios, ...(judge ? { judge } : {}) };
 }
 
 function validateService(p: Problems, raw: unknown, path: string): ServiceSpec {
