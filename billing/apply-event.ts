@@ -1,8 +1,8 @@
 import { C } from '../core/collections.js';
 import { ServiceError } from '../core/errors.js';
 import type { DocumentStore } from '../core/ports.js';
-import { monthOf, type CreditDoc } from '../scheduler/accounts/organization-usage.js';
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import { monthOf, type CreditDoc } from './organization-usage.js';
+import type { BilledOrganization } from './organizations.js';
 import { ITEMS } from './items.js';
 import type { PaymentEvent } from './payment-provider.js';
 import { DEFAULT_PLAN } from './plans.js';
@@ -24,7 +24,7 @@ export async function applyPaymentEvent(
   event: PaymentEvent,
 ): Promise<{ applied: boolean }> {
   if (event.type === 'other') return { applied: false };
-  const org = await store.get<OrganizationDoc>(C.organizations, event.organization_id);
+  const org = await store.get<BilledOrganization>(C.organizations, event.organization_id);
   if (!org) return { applied: false };
   const marker = event.type === 'checkout_completed' ? `checkout:${event.session_id}` : `event:${event.id}`;
   try {
@@ -54,7 +54,7 @@ export async function applyPaymentEvent(
 async function applyCheckout(
   store: DocumentStore,
   provider: string,
-  org: OrganizationDoc,
+  org: BilledOrganization,
   e: Extract<PaymentEvent, { type: 'checkout_completed' }>,
 ): Promise<void> {
   const spec = ITEMS[e.item];
@@ -106,7 +106,7 @@ async function applyCheckout(
 async function applySubscriptionChange(
   store: DocumentStore,
   provider: string,
-  org: OrganizationDoc,
+  org: BilledOrganization,
   e: Extract<PaymentEvent, { type: 'subscription_changed' }>,
 ): Promise<void> {
   const previous = await subscriptionOf(store, org._id);

@@ -3,7 +3,7 @@ import { C } from '../core/collections.js';
 import { ServiceError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import type { BilledOrganization } from './organizations.js';
 import { ITEMS, type BillingItem } from './items.js';
 import type { CheckoutRequest, PaymentEvent, PaymentProvider, SubscriptionView } from './payment-provider.js';
 import { subscriptionOf, type CheckoutDoc } from './records.js';
@@ -44,7 +44,7 @@ export class LocalPaymentProvider implements PaymentProvider {
   }
 
   async changeSubscription(
-    org: OrganizationDoc,
+    org: BilledOrganization,
     item: BillingItem,
   ): Promise<SubscriptionView & { subscription_id: string }> {
     const sub = await subscriptionOf(this.#store, org._id);
@@ -62,7 +62,7 @@ export class LocalPaymentProvider implements PaymentProvider {
     };
   }
 
-  async portal(org: OrganizationDoc): Promise<{ url: string }> {
+  async portal(org: BilledOrganization): Promise<{ url: string }> {
     return { url: `${this.#publicUrl}/billing/local-portal/${org._id}` };
   }
 

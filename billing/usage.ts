@@ -1,12 +1,7 @@
 import { C } from '../core/collections.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
-import {
-  monthOf,
-  organizationUsage,
-  type Month,
-  type OrganizationUsage,
-} from '../scheduler/accounts/organization-usage.js';
-import type { ProjectDoc } from '../scheduler/workspaces.js';
+import { monthOf, organizationUsage, type Month, type OrganizationUsage } from './organization-usage.js';
+import type { BilledProject } from './organizations.js';
 import type { PlanLimits } from './plans.js';
 
 /**
@@ -72,7 +67,9 @@ export async function usageOf(
     other: 0,
   };
   const counts = await organizationUsage(store, organizationId, month);
-  const projectIds = (await store.find<ProjectDoc>(C.projects, { organization_id: organizationId })).map((p) => p._id);
+  const projectIds = (await store.find<BilledProject>(C.projects, { organization_id: organizationId })).map(
+    (p) => p._id,
+  );
   if (projectIds.length > 0) {
     const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
     for (const job of await store.find<Doc & { kind?: string; spent_usd?: unknown }>(C.jobs, inMonth)) {

@@ -4,14 +4,8 @@ import type { Config } from '../core/config.js';
 import { ServiceError } from '../core/errors.js';
 import { newId, nowIso } from '../core/ids.js';
 import { createLogger } from '../core/log.js';
-import {
-  createUser,
-  ensureAccountIndexes,
-  findUserByEmail,
-  hashPassword,
-  normalizeEmail,
-} from '../scheduler/accounts/index.js';
-import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../scheduler/workspaces.js';
+import { createUser, ensureAccountIndexes, findUserByEmail, hashPassword, normalizeEmail } from '../accounts/index.js';
+import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../accounts/workspaces.js';
 
 export const MEMBER_ROLES = ['member', 'admin', 'owner'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];

@@ -1,5 +1,5 @@
 import type { ModelChain } from '../core/models/index.js';
-import { substitute, type Check, type CheckResult, type Json, type ToldCheck } from '../world-worker/compiler/index.js';
+import { substitute, type Check, type CheckResult, type Json, type ToldCheck } from '../world/index.js';
 import type { Judgement } from './oracle-types.js';
 import type { EpisodeState } from './types.js';
 

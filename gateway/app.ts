@@ -7,20 +7,22 @@ import { Authenticator } from './auth.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
-import { sessionResolver } from './sessions.js';
+import { identityOf, sessionResolver } from '../accounts/index.js';
+import { externalAgentPath } from './external-agent.js';
+import type { LocalWorkers } from '../world-worker/index.js';
 import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
 import { localBillingPages } from '../billing/local-pages.js';
 import { publicUrlOf } from '../billing/provider.js';
-import { downloadsDir } from '../scheduler/downloads.js';
-import { identityOf } from '../scheduler/identity.js';
-import { registerEpisodeFastPath } from '../scheduler/episodes/index.js';
+import { downloadsDir } from '../core/downloads.js';
 
 export interface GatewayParts {
   app: Express;
   auth: Authenticator;
   /** Operations the gateway answers itself (event streams); keyed by operationId. */
   local: Map<string, LocalHandler>;
+  /** Closes what the app holds (world-worker connections). */
+  close(): void;
 }
 
 /** Builds the gateway's Express app; `startGateway` puts it on a port. */
@@ -29,6 +31,8 @@ export async function createGatewayApp(opts: {
   adapters: Adapters;
   logger: Logger;
   scheduler: SchedulerClient;
+  /** World-workers of this process (embedded shape): the external-agent path calls them directly. */
+  localWorkers?: LocalWorkers;
 }): Promise<GatewayParts> {
   const { config, adapters, logger, scheduler } = opts;
   const api = await createApiBackend();
@@ -36,7 +40,8 @@ export async function createGatewayApp(opts: {
   auth.useSessions(sessionResolver(adapters.store, config));
   const local = new Map<string, LocalHandler>();
   registerEventStreams(local, { adapters, config, logger });
-  registerEpisodeFastPath(local, { adapters, logger });
+  const externalAgents = externalAgentPath(adapters.store, logger, opts.localWorkers);
+  externalAgents.register(local);
   local.set('get_me', async (call, _req, res) => {
     res.json(await identityOf(adapters.store, call.principal!));
   });
@@ -80,7 +85,7 @@ export async function createGatewayApp(opts: {
   if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
   app.use((req, _res, next) => next(new ServiceError('not_found', `nothing at ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
-  return { app, auth, local };
+  return { app, auth, local, close: () => externalAgents.close() };
 }
 
 /** The one place errors become HTTP answers: `{detail}` with the status of the error table. */

@@ -6,11 +6,7 @@ import { nowIso } from '../core/ids.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
 import type { Principal, Scope } from '../core/principal.js';
 
-/** The console's session cookie. */
-export const SESSION_COOKIE = 'crucible_session';
-
-/** Resolves a console session cookie to a principal (accounts add this); null when unknown. */
-export type SessionResolver = (sessionToken: string, req: Request) => Promise<Principal | null>;
+import { SESSION_COOKIE, type SessionResolver } from '../accounts/index.js';
 
 interface KeyRecord extends Doc {
   _id: string;

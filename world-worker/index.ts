@@ -10,7 +10,11 @@ import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
 
-export { WorldWorkerService, inProcessWorker, type WorkHandler } from './service.js';
+export { WorldWorkerService } from './service.js';
+export { LocalWorkers } from './local-workers.js';
+export { WorldWorkerClients, type HostedEpisode } from './client.js';
+export type { WorkAnswer, WorkHandler, WorkKind, WorkKinds, WorkPayload } from './work-kinds.js';
+import type { LocalWorkers } from './local-workers.js';
 export { EpisodeHost } from './episode-host.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
@@ -34,6 +38,8 @@ export async function startWorker(opts: {
   host?: string;
   registerAttempts?: number;
   adapters?: Adapters;
+  /** The process's registry of in-process workers (embedded shape): this worker joins it. */
+  local?: LocalWorkers;
 }): Promise<RunningWorker> {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
@@ -53,7 +59,7 @@ export async function startWorker(opts: {
   service.addToServer(server);
   const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
-  service.advertise(address);
+  opts.local?.join(address, service);
 
   const proto = schedulerProto();
   const scheduler = new proto.crucible.v1.Scheduler(
@@ -92,7 +98,7 @@ export async function startWorker(opts: {
     address,
     service,
     async close() {
-      service.leave(address);
+      opts.local?.leave(address, service);
       clearInterval(timer);
       scheduler.close();
       await episodes.close();

@@ -1,5 +1,5 @@
 import type { ModelChain, ModelMessage } from '../../core/models/index.js';
-import type { Scenario } from '../../world-worker/compiler/index.js';
+import type { Scenario } from '../../world/index.js';
 import type { EpisodeState } from '../types.js';
 import { guardReply, type ProposedReply } from './guard.js';
 import type { CustomerFactory } from './port.js';

@@ -1,4 +1,4 @@
-import type { Scenario } from '../../world-worker/compiler/index.js';
+import type { Scenario } from '../../world/index.js';
 import type { EpisodeState } from '../types.js';
 import type { CustomerMessage } from './simulator.js';
 

@@ -152,13 +152,19 @@ export class ShardDriver {
     this.#call(ep, { ep, workerId: ep.worker_id ?? '', address: ep.worker_address ?? '' }, EPISODE_WORK.await, delayMs);
   }
 
-  #call(ep: RunEpisodeDoc, flight: InFlight, kind: string, delayMs = 0): void {
+  #call(ep: RunEpisodeDoc, flight: InFlight, kind: 'episode.run' | 'episode.await', delayMs = 0): void {
     this.#inflight.set(ep._id, flight);
     const run = async (): Promise<EpisodeOutcome> => {
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs).unref());
-      const payload =
-        kind === EPISODE_WORK.run ? await this.#rw.payload(ep, this.#needsArchive.has(ep._id)) : { episode_id: ep._id };
-      return (await this.#ctx.deps.workers.execute(flight.address, kind, payload, EPISODE_CALL_MS)) as EpisodeOutcome;
+      const { workers } = this.#ctx.deps;
+      return kind === EPISODE_WORK.run
+        ? workers.execute(
+            flight.address,
+            kind,
+            await this.#rw.payload(ep, this.#needsArchive.has(ep._id)),
+            EPISODE_CALL_MS,
+          )
+        : workers.execute(flight.address, 'episode.await', { episode_id: ep._id }, EPISODE_CALL_MS);
     };
     run().then(
       (outcome) => this.#settle({ ep, flight, outcome }),
@@ -267,11 +273,10 @@ export class ShardDriver {
   /** Whether a worker answers a ping (asked twice, half a second apart, before giving up on it). */
   async #reachable(address: string): Promise<boolean> {
     if (!address) return false;
-    const c = this.#ctx.deps.workers.client(address);
     for (let i = 0; i < 2; i++) {
       if (i > 0) await this.#ctx.sleep(500);
       try {
-        await unary<object, unknown>(c.Ping, c, {}, 1_000);
+        await this.#ctx.deps.workers.clients.ping(address, 1_000);
         return true;
       } catch {
         // not answering (yet)

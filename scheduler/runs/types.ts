@@ -1,6 +1,6 @@
 import type { Doc } from '../../core/ports.js';
 import type { EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
-import type { Split } from '../../world-worker/compiler/index.js';
+import type { Split } from '../../world/index.js';
 
 /**
  * Statuses of a run (docs/runs.md). It lives as `queued`, `running` or `paused` and ends as

@@ -1,6 +1,6 @@
 import { ServiceError } from '../../core/errors.js';
 import { isBuiltinModel, parseModelChain } from '../../core/models/index.js';
-import { expandScenarios, instantiate } from '../../world-worker/compiler/index.js';
+import { expandScenarios, instantiate } from '../../world/index.js';
 import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/builds/index.js';
 import type { JobPhase, PhaseContext } from '../jobs/index.js';
 import { need, type BuildInput, type BuildScenario, type BuildState, type WithdrawnScenario } from './build-state.js';
@@ -136,7 +136,7 @@ export async function validatePending(ctx: PhaseContext): Promise<void> {
   let done = 0;
   for (const b of pending) {
     await ctx.stopIfRequested();
-    const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(
+    const { verdicts } = await callWorker(
       ctx,
       BUILD_WORK.replay,
       { scenarios: [b.scenario], times, images: application.images },

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../core/errors.js';
-import { deriveTools, type AppTool } from '../../world-worker/compiler/index.js';
+import { deriveTools, type AppTool } from '../../world/index.js';
 import { BUILD_WORK, type FetchAnswer, type FetchPayload } from '../../world-worker/builds/index.js';
 import { getArchive, putArchive } from '../applications/index.js';
 import { describeFailure, type JobPhase } from '../jobs/index.js';
@@ -28,7 +28,7 @@ export const fetchSourcePhase: JobPhase = {
         );
       payload = { source: { kind: 'archive', archive_b64: archive.toString('base64') } };
     }
-    const got = await callWorker<FetchAnswer>(ctx, BUILD_WORK.fetch, payload as unknown as Record<string, unknown>);
+    const got = await callWorker(ctx, BUILD_WORK.fetch, payload);
     if (got.archive_b64) await putArchive(ctx.deps.adapters.store, got.digest, Buffer.from(got.archive_b64, 'base64'));
     if (app.upload_digest && got.digest !== app.upload_digest) {
       throw new ServiceError(

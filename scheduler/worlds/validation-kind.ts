@@ -68,7 +68,7 @@ export const worldValidationKind: JobKind = {
           await ctx.stopIfRequested();
           const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
           if (!sc) continue;
-          const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(
+          const { verdicts } = await callWorker(
             ctx,
             BUILD_WORK.replay,
             { scenarios: [sc.specification], times: 2, images: wv.compiled!.images },
@@ -115,7 +115,7 @@ export const worldValidationKind: JobKind = {
           await ctx.stopIfRequested();
           const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
           if (!sc) continue;
-          const { trials } = await callWorker<{ trials: TrialResult[] }>(
+          const { trials } = await callWorker(
             ctx,
             BUILD_WORK.trial,
             { scenarios: [sc.specification], images: wv.compiled!.images },
