@@ -7,7 +7,7 @@ import { apiKeyHandlers, ensureApiKeyIndexes } from '../accounts/index.js';
 import { applicationHandlers, ensureApplicationIndexes } from './applications/index.js';
 import { billingHandlers } from '../billing/index.js';
 import { dashboardHandlers } from './dashboard.js';
-import type { HandlerTable, SchedulerDeps } from './context.js';
+import { SchedulerState, type HandlerTable, type SchedulerDeps } from './context.js';
 import { healthHandlers } from './health.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
 import { episodeHandlers } from './episodes/index.js';
@@ -22,6 +22,7 @@ import { ensureWorldIndexes, worldHandlers, worldJobKinds } from './worlds/index
 import { ensureWorkspaceIndexes } from '../accounts/index.js';
 
 export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
+export { SchedulerState } from './context.js';
 export { createApiKey } from '../accounts/index.js';
 export { createWorkspace, loadProject } from '../accounts/index.js';
 export { WorkerRegistry } from './workers.js';
@@ -61,7 +62,13 @@ export async function startScheduler(opts: {
 }): Promise<RunningScheduler> {
   const logger = opts.logger.child({ component: 'scheduler' });
   const workers = new WorkerRegistry(opts.adapters.leases, logger);
-  const deps: SchedulerDeps = { config: opts.config, adapters: opts.adapters, logger, workers };
+  const deps: SchedulerDeps = {
+    config: opts.config,
+    adapters: opts.adapters,
+    logger,
+    workers,
+    state: new SchedulerState(),
+  };
   await ensureWorkspaceIndexes(opts.adapters.store);
   await ensureApiKeyIndexes(opts.adapters.store);
   await ensureAccountIndexes(opts.adapters.store);

@@ -8,6 +8,7 @@ import type { WorkerInfo } from '../proto/index.js';
 import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
+import { chooseSandboxes } from './sandboxes/index.js';
 import { SandboxPidFiles, sandboxPidDir } from './sandboxes/index.js';
 import { SchedulerLink } from './scheduler-link.js';
 
@@ -17,6 +18,7 @@ export { WorldWorkerClients, type HostedEpisode } from './client.js';
 export type { WorkAnswer, WorkHandler, WorkKind, WorkKinds, WorkPayload } from './work-kinds.js';
 import type { LocalWorkers } from './local-workers.js';
 export { EpisodeHost } from './episode-host.js';
+export { assertMayRun, trustOfSource, type SourceTrust } from './sandboxes/index.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
 export interface RunningWorker {
@@ -46,7 +48,7 @@ export async function startWorker(opts: {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
-  if (!opts.config.dockerHost) {
+  if (opts.config.sandbox !== 'container') {
     const reaped = new SandboxPidFiles(sandboxPidDir(opts.config.dataDir)).reapOrphans();
     if (reaped > 0) logger.warn({ reaped }, 'reaped sandboxes a killed world-worker left behind');
   }
@@ -54,11 +56,16 @@ export async function startWorker(opts: {
   const incarnation = newId('inc');
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
   const server = new grpc.Server(channelOptions);
-  const buildWork = registerBuildWork(service, { config: opts.config, logger });
+  // one driver for builds and episodes; what a killed run of this worker left goes first
+  const sandboxes = chooseSandboxes(opts.config);
+  const reaped = await sandboxes.reap();
+  if (reaped > 0) logger.warn({ reaped }, 'removed sandboxes a previous run of this worker left behind');
+  const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes });
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
   const episodes = new EpisodeHost({
     workerId: id,
     config: opts.config,
+    sandboxes,
     adapters,
     logger,
     capacity: opts.config.workerCapacity,
@@ -91,3 +98,5 @@ export async function startWorker(opts: {
 
 export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } from './builds/index.js';
 export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './builds/index.js';
+
+export type { AnalyseAnswer, SourceSurvey } from './builds/index.js';

@@ -1,6 +1,6 @@
 import { Collections } from '../../core/index.js';
 import { newId } from '../../core/index.js';
-import { perScheduler, type SchedulerDeps } from '../context.js';
+import { stateKey, type SchedulerDeps } from '../context.js';
 import type { ProjectDoc } from '../../accounts/index.js';
 import { limitsOf, loadProject } from '../../accounts/index.js';
 
@@ -17,7 +17,7 @@ interface GateState {
   turns: Map<string, Promise<void>>;
 }
 
-const states = new WeakMap<SchedulerDeps, GateState>();
+const GATES = stateKey('organization-gates', (): GateState => ({ turns: new Map() }));
 /** Longer than any placing round; a scheduler that dies holding it blocks its organization this long at most. */
 const LEASE_TTL_MS = 10_000;
 const LEASE_TRIES = 10;
@@ -40,7 +40,7 @@ export class OrganizationSlots {
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
-    this.#state = perScheduler(states, deps, () => ({ turns: new Map() }));
+    this.#state = deps.state.get(GATES);
   }
 
   async enter(projectId: string): Promise<OrganizationGate> {

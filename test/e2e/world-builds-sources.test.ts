@@ -41,7 +41,7 @@ describe('world builds from git repositories and local folders, repair, and fail
 
   before(async () => {
     roots = mkdtempSync(path.join(tmpdir(), 'crucible-build-roots-'));
-    t = await startTestService({ SERVICE_SOURCE_ROOTS: roots });
+    t = await startTestService({ SERVICE_SOURCE_ROOTS: roots, SANDBOX_TRUST_TENANT_CODE: 'true' });
     const ws = await t.workspace('Sources');
     await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);

@@ -9,7 +9,7 @@ import { ServiceError } from '../../core/errors.js';
 import { EventLog } from '../../core/event-log.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { createLogger } from '../../core/log.js';
-import type { SchedulerDeps } from '../../scheduler/context.js';
+import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
 import { applyCommand, JobEngine, type JobDoc, type JobKind } from '../../scheduler/jobs/index.js';
 import { WorkerRegistry } from '../../scheduler/workers.js';
 
@@ -20,7 +20,7 @@ class Gates {
 }
 
 function testKinds(gates: Gates): JobKind[] {
-  const counting: JobKind = {
+  const counting: JobKind<{ fail_last?: boolean }> = {
     kind: 'test_counting',
     phaseEvents: { started: 'compiler.phase.started', finished: 'compiler.phase.finished' },
     phases: [
@@ -77,7 +77,13 @@ async function makeDeps(dataDir: string, env: Record<string, string> = {}): Prom
   const config = loadConfig({ SERVICE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const logger = createLogger('silent');
   const adapters = await chooseAdapters(config, logger);
-  return { config, adapters, logger, workers: new WorkerRegistry(adapters.leases, logger) };
+  return {
+    config,
+    adapters,
+    logger,
+    workers: new WorkerRegistry(adapters.leases, logger),
+    state: new SchedulerState(),
+  };
 }
 
 async function waitFor<T>(

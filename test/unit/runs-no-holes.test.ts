@@ -6,7 +6,7 @@ import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.
 import { Collections } from '../../core/collections.js';
 import { createLogger } from '../../core/log.js';
 import type { Adapters } from '../../core/ports.js';
-import type { SchedulerDeps } from '../../scheduler/context.js';
+import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
 import { newAttempt } from '../../scheduler/runs/attempts.js';
 import { failAndRequeue } from '../../scheduler/runs/endings.js';
 import { finishRun } from '../../scheduler/runs/finish.js';
@@ -27,7 +27,7 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-holes-'));
     store = new SqliteStore(path.join(dir, 'db.sqlite'));
     const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    deps = { adapters, logger: createLogger('silent') } as unknown as SchedulerDeps;
+    deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() } as unknown as SchedulerDeps;
   });
 
   afterEach(async () => {

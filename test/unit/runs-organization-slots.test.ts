@@ -5,7 +5,7 @@ import path from 'node:path';
 import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import type { Adapters } from '../../core/ports.js';
-import type { SchedulerDeps } from '../../scheduler/context.js';
+import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
 import { OrganizationSlots } from '../../scheduler/runs/organization-slots.js';
 
 /**
@@ -36,6 +36,7 @@ describe('organization slots across schedulers (scheduler/runs/organization-slot
   const scheduler = () =>
     new OrganizationSlots({
       adapters: { store, bus: new MemoryBus(), leases } as unknown as Adapters,
+      state: new SchedulerState(),
     } as unknown as SchedulerDeps);
 
   /** What a placing round does: takes the room it was given, each place recorded `running`, then leaves. */
