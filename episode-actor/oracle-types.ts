@@ -49,6 +49,11 @@ export interface Oracle {
   checks_goal_version: number;
   checks_passed: number;
   checks_total: number;
+  /** Checks that measure progress on the request, and guards (docs/scoring.md). */
+  progress_passed: number;
+  progress_total: number;
+  guards_passed: number;
+  guards_total: number;
   /** Whether the agent called `complete`. */
   completed: boolean;
   habits: Habits;

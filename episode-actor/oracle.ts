@@ -1,6 +1,7 @@
 import {
   canonicalJson,
   evaluateChecks,
+  tallyChecks,
   type Check,
   type Scenario,
   type ToolCaller,
@@ -85,6 +86,7 @@ export async function runOracle(
     checks_goal_version: version,
     checks_passed: passed,
     checks_total: check_results.length,
+    ...tallyChecks(check_results),
     completed,
     habits: judgeHabits(st, world),
   };
@@ -102,6 +104,10 @@ export function environmentErrorOracle(st: EpisodeState, world: EpisodeWorld, me
     checks_goal_version: checksFor(st.scenario, st.goal_version).version,
     checks_passed: 0,
     checks_total: 0,
+    progress_passed: 0,
+    progress_total: 0,
+    guards_passed: 0,
+    guards_total: 0,
     completed: st.termination === 'completed',
     habits,
   };

@@ -73,6 +73,7 @@ export function reportOf(v: ScenarioVerdict, extra: Partial<ScenarioReport> = {}
     deterministic: v.deterministic,
     problems: v.problems,
     replays: v.replays,
+    ...(v.calibration ? { calibration: v.calibration, hackable: v.hackable ?? false } : {}),
     validated_at: nowIso(),
     ...extra,
   };

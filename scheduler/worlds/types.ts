@@ -83,6 +83,9 @@ export interface ScenarioReport {
   deterministic: boolean | null;
   problems: string[];
   replays: ScenarioVerdict['replays'];
+  /** The calibration agents' scores and whether they found the scenario hackable (docs/scoring.md). */
+  calibration?: ScenarioVerdict['calibration'];
+  hackable?: boolean;
   validated_at: string;
   /** Set when a repair replaced this scenario by another variant of its template. */
   replaced_by?: string;

@@ -1,3 +1,4 @@
+import { checkRole } from './reward-rule.js';
 import {
   SCENARIO_TAGS,
   type Check,
@@ -118,6 +119,9 @@ export function validateTemplate(raw: unknown, file: string): ScenarioTemplate {
   for (let v = 1; v <= finalVersion; v++) {
     if (!checks[String(v)] || checks[String(v)]!.length === 0)
       p.add('checks', `must hold at least one check for goal version ${v}`);
+    // a version measured by guards alone would reward an untouched world (docs/scoring.md)
+    else if (!checks[String(v)]!.some((c) => checkRole(c) === 'progress'))
+      p.add(`checks.${v}`, 'must hold at least one progress check (state, or told with contains), not only guards');
   }
 
   let variants: JsonObject[] = [{}];
@@ -234,10 +238,19 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
     p.add(path, 'must be a map {name, kind, ...}');
     return { name: '', kind: 'told', contains: [] };
   }
+  const check = validateCheckKind(p, raw, path);
+  if (raw.role !== undefined) {
+    if (raw.role !== 'progress' && raw.role !== 'guard') p.add(join(path, 'role'), 'must be progress or guard');
+    else check.role = raw.role;
+  }
+  return check;
+}
+
+function validateCheckKind(p: Problems, raw: Record<string, unknown>, path: string): Check {
   const name = str(p, raw, 'name', path);
   switch (raw.kind) {
     case 'state': {
-      unknownKeys(p, raw, ['name', 'kind', 'tool', 'args', 'status', 'expect'], path);
+      unknownKeys(p, raw, ['name', 'kind', 'role', 'tool', 'args', 'status', 'expect'], path);
       const check: Check = {
         name,
         kind: 'state',
@@ -259,7 +272,7 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
       return check;
     }
     case 'unchanged': {
-      unknownKeys(p, raw, ['name', 'kind', 'tool', 'args', 'ignore'], path);
+      unknownKeys(p, raw, ['name', 'kind', 'role', 'tool', 'args', 'ignore'], path);
       const check: Check = {
         name,
         kind: 'unchanged',
@@ -270,7 +283,7 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
       return check;
     }
     case 'told': {
-      unknownKeys(p, raw, ['name', 'kind', 'contains', 'not_contains'], path);
+      unknownKeys(p, raw, ['name', 'kind', 'role', 'contains', 'not_contains'], path);
       const one = (key: 'contains' | 'not_contains') =>
         typeof raw[key] === 'string' ? [raw[key] as string] : strList(p, raw, key, path);
       const contains = one('contains');
@@ -282,7 +295,7 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
       return check;
     }
     case 'refused': {
-      unknownKeys(p, raw, ['name', 'kind', 'tool', 'where'], path);
+      unknownKeys(p, raw, ['name', 'kind', 'role', 'tool', 'where'], path);
       return {
         name,
         kind: 'refused',

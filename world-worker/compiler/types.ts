@@ -182,9 +182,19 @@ export interface Matcher {
   exists?: boolean;
 }
 
+/**
+ * What a check measures (docs/scoring.md): `progress` on the request (state the agent had to
+ * change, what it had to tell), or a `guard` (something that must not happen). Guards only
+ * take reward away. Default by kind: state and told (with `contains`) are progress;
+ * unchanged, refused and a told with only `not_contains` are guards.
+ */
+export type CheckRole = 'progress' | 'guard';
+
 export interface StateCheck {
   name: string;
   kind: 'state';
+  /** Overrides the default role of the kind (a state check an untouched world passes is a guard). */
+  role?: CheckRole;
   tool: string;
   args: JsonObject;
   /** Expected HTTP status of the read; default any 2xx. */
@@ -195,6 +205,7 @@ export interface StateCheck {
 export interface UnchangedCheck {
   name: string;
   kind: 'unchanged';
+  role?: CheckRole;
   tool: string;
   args: JsonObject;
   /** Paths dropped from both bodies before comparing. */
@@ -204,6 +215,7 @@ export interface UnchangedCheck {
 export interface ToldCheck {
   name: string;
   kind: 'told';
+  role?: CheckRole;
   /** Every string must appear (case-insensitive, whitespace folded) in some customer-visible text. */
   contains: string[];
   /** None of these may appear in any customer-visible text. */
@@ -213,6 +225,7 @@ export interface ToldCheck {
 export interface RefusedCheck {
   name: string;
   kind: 'refused';
+  role?: CheckRole;
   /** The write tool that must not have been carried out ... */
   tool: string;
   /** ... with arguments whose fields deep-equal these (empty: any call). */
