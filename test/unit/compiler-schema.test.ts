@@ -182,6 +182,36 @@ describe('compiler: schema and source loading', () => {
     ]);
   });
 
+  it('reads check roles: a role must be progress or guard, and every goal version needs a progress check', async () => {
+    const guarded = SCENARIO.replace(
+      '- { name: one thing, kind: state,',
+      '- { name: one thing, kind: state, role: guard,',
+    );
+    const list = await problems(async () =>
+      loadApplicationSource(
+        await source({ 'scenarios/make.yaml': guarded.replace('kind: told, contains', 'kind: told, not_contains') }),
+      ),
+    );
+    expect(list).to.deep.include({
+      field: 'scenarios/make.yaml: checks.1',
+      message: 'must hold at least one progress check (state, or told with contains), not only guards',
+    });
+    const bad = await problems(async () =>
+      loadApplicationSource(
+        await source({ 'scenarios/make.yaml': SCENARIO.replace('kind: told,', 'kind: told, role: judge,') }),
+      ),
+    );
+    expect(bad).to.deep.include({
+      field: 'scenarios/make.yaml: checks.1[1].role',
+      message: 'must be progress or guard',
+    });
+    const ok = await loadApplicationSource(await source({ 'scenarios/make.yaml': guarded }));
+    expect(ok.templates[0]!.checks['1']!.map((c) => [c.name, c.role])).to.deep.equal([
+      ['one thing', 'guard'],
+      ['told', undefined],
+    ]);
+  });
+
   it('cross-checks tools, roles, arguments and references', async () => {
     const broken = SCENARIO.replace('tool: list_things, args: {}', 'tool: create_thing, args: {}')
       .replace('"Made ${made.name}"', '"Made ${nothing.name}"')
