@@ -1,3 +1,4 @@
+import type { Failure } from './attribution.js';
 import type { CheckResult, JsonObject } from '../world-worker/compiler/index.js';
 
 /** A write carried out more than once with the same effective arguments. */
@@ -56,5 +57,10 @@ export interface Oracle {
   guards_total: number;
   /** Whether the agent called `complete`. */
   completed: boolean;
+  /**
+   * Why the episode failed (docs/scoring.md, Failure attribution): null on success; absent
+   * on records written before attribution. Only `agent` failures count against the agent.
+   */
+  failure?: Failure | null;
   habits: Habits;
 }

@@ -4,7 +4,7 @@ import { newId, nowIso } from '../../core/ids.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
 import { body, requirePrincipal } from '../principal.js';
-import type { ScenarioDoc } from '../worlds/index.js';
+import { pinScenarios, scenarioSetHash, type ScenarioDoc } from '../worlds/index.js';
 import { newAttempt } from './attempts.js';
 import { assertAllowanceLeft } from '../billing/allowance.js';
 import { checkRunAllowed } from '../billing/plan-limits.js';
@@ -85,6 +85,7 @@ async function storeRun(deps: SchedulerDeps, projectId: string, plan: RunPlan, s
   const store = deps.adapters.store;
   const now = nowIso();
   const wv = plan.worldVersion;
+  const scenarioSet = pinScenarios(plan.scenarios);
   const shardIds = Array.from({ length: Math.ceil(slots.length / SHARD_SIZE) }, () => newId('job'));
   const run = await store.insert<RunDoc>(C.runs, {
     _id: newId('run'),
@@ -99,6 +100,8 @@ async function storeRun(deps: SchedulerDeps, projectId: string, plan: RunPlan, s
     shard_ids: shardIds,
     episodes: slots.length,
     scenarios: plan.scenarios.length,
+    scenario_set: scenarioSet,
+    scenario_set_hash: scenarioSetHash(scenarioSet),
     spent_usd: 0,
     error: null,
     summary: emptySummary(plan.profiles, slots.length, plan.config.repeats),

@@ -92,7 +92,11 @@ export interface ScenarioReport {
   agent_trial?: Record<string, unknown>;
 }
 
-export function worldVersionView(v: WorldVersionDoc): Record<string, unknown> {
+/**
+ * A world version as the API shows it. `approved_scenario_set_hash` (the hash of the
+ * approved scenarios as they are now, docs/runs.md) is given by callers that read it.
+ */
+export function worldVersionView(v: WorldVersionDoc, approvedScenarioSetHash?: string | null): Record<string, unknown> {
   return {
     id: v._id,
     world_id: v.world_id,
@@ -105,6 +109,7 @@ export function worldVersionView(v: WorldVersionDoc): Record<string, unknown> {
     validation_report: v.validation_report,
     provenance: v.provenance,
     world_content_hash: v.world_content_hash,
+    ...(approvedScenarioSetHash !== undefined ? { approved_scenario_set_hash: approvedScenarioSetHash } : {}),
     error: v.error,
     created_at: v.created_at,
     published_at: v.published_at,
