@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { entryDir, readCatalogIndex } from '../catalog/index.js';
 import { C } from '../core/collections.js';
-import { loadApplicationSource } from '../world-worker/compiler/index.js';
+import { loadApplicationSource } from '../world/index.js';
 import { ChildProcessSandboxes, freePort } from '../world-worker/sandboxes/index.js';
 import { buildAndWait, events } from '../test/support/builds.js';
 import { client, startTestService } from '../test/support/service.js';

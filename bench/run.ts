@@ -45,7 +45,7 @@ import {
   loadApplicationSource,
   replayReferencePlan,
   type ToolCaller,
-} from '../world-worker/compiler/index.js';
+} from '../world/index.js';
 import { ChildProcessSandboxes } from '../world-worker/sandboxes/index.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun } from '../test/support/runs.js';
 import { AgentClient } from '../test/support/http-agent.js';

@@ -1,8 +1,8 @@
 import { C } from '../core/collections.js';
 import { ServiceError } from '../core/errors.js';
 import type { DocumentStore } from '../core/ports.js';
-import { monthOf, type CreditDoc } from '../scheduler/accounts/organization-usage.js';
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import { monthOf, type CreditDoc } from './organization-usage.js';
+import type { OrganizationDoc } from '../accounts/workspaces.js';
 import { ITEMS } from './items.js';
 import type { PaymentEvent } from './payment-provider.js';
 import { DEFAULT_PLAN } from './plans.js';

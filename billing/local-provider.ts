@@ -3,7 +3,7 @@ import { C } from '../core/collections.js';
 import { ServiceError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import type { OrganizationDoc } from '../accounts/workspaces.js';
 import { ITEMS, type BillingItem } from './items.js';
 import type { CheckoutRequest, PaymentEvent, PaymentProvider, SubscriptionView } from './payment-provider.js';
 import { subscriptionOf, type CheckoutDoc } from './records.js';

@@ -1,4 +1,4 @@
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import type { OrganizationDoc } from '../accounts/workspaces.js';
 import type { BillingItem } from './items.js';
 
 /** The organization's subscription as the API shows it (`subscription` of GET /v1/billing). */

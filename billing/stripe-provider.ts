@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { ServiceError } from '../core/errors.js';
 import type { DocumentStore } from '../core/ports.js';
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import type { OrganizationDoc } from '../accounts/workspaces.js';
 import { ITEMS, isBillingItem, type BillingItem, type ItemSpec } from './items.js';
 import type { CheckoutRequest, PaymentEvent, PaymentProvider, SubscriptionView } from './payment-provider.js';
 import { subscriptionOf } from './records.js';

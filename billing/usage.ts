@@ -5,8 +5,8 @@ import {
   organizationUsage,
   type Month,
   type OrganizationUsage,
-} from '../scheduler/accounts/organization-usage.js';
-import type { ProjectDoc } from '../scheduler/workspaces.js';
+} from './organization-usage.js';
+import type { ProjectDoc } from '../accounts/workspaces.js';
 import type { PlanLimits } from './plans.js';
 
 /**

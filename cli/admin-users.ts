@@ -10,8 +10,8 @@ import {
   findUserByEmail,
   hashPassword,
   normalizeEmail,
-} from '../scheduler/accounts/index.js';
-import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../scheduler/workspaces.js';
+} from '../accounts/index.js';
+import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../accounts/workspaces.js';
 
 export const MEMBER_ROLES = ['member', 'admin', 'owner'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];

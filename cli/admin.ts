@@ -2,8 +2,8 @@ import { chooseAdapters } from '../core/choose-adapters.js';
 import type { Config } from '../core/config.js';
 import { createLogger } from '../core/log.js';
 import { createApiKey, createWorkspace } from '../scheduler/index.js';
-import { ensureApiKeyIndexes } from '../scheduler/api-keys.js';
-import { ensureWorkspaceIndexes } from '../scheduler/workspaces.js';
+import { ensureApiKeyIndexes } from '../accounts/api-keys.js';
+import { ensureWorkspaceIndexes } from '../accounts/workspaces.js';
 
 export interface CreateWorkspaceOptions {
   organization: string;

@@ -1,4 +1,4 @@
-import { disclosedFacts } from '../world-worker/compiler/index.js';
+import { disclosedFacts } from '../world/index.js';
 import type { Oracle } from './oracle-types.js';
 import { isSuccess } from './reward.js';
 import type { EpisodeState } from './types.js';

@@ -5,7 +5,7 @@
  */
 import type { EventType } from '../core/event-types.js';
 import type { Logger } from '../core/log.js';
-import type { ToolCaller } from '../world-worker/compiler/index.js';
+import type { ToolCaller } from '../world/index.js';
 import type { AgentPolicy } from './agents/policy.js';
 import type { EpisodeState } from './types.js';
 

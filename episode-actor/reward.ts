@@ -1,4 +1,4 @@
-import { HABIT_PENALTY, rewardOf, succeeded, tallyChecks } from '../world-worker/compiler/index.js';
+import { HABIT_PENALTY, rewardOf, succeeded, tallyChecks } from '../world/index.js';
 import type { Oracle } from './oracle-types.js';
 
 export { HABIT_PENALTY };

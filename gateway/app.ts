@@ -7,7 +7,7 @@ import { Authenticator } from './auth.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
-import { sessionResolver } from './sessions.js';
+import { sessionResolver } from '../accounts/session-resolver.js';
 import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
 import { localBillingPages } from '../billing/local-pages.js';

@@ -1,16 +1,19 @@
-import type { Config } from '../core/config.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
-import type { Principal } from '../core/principal.js';
+import type * as operations from '../core/operations.js';
+import type { HandlerDeps } from '../core/operations.js';
 import type { WorkerRegistry } from './workers.js';
 
-/** What every scheduler component is built from. */
-export interface SchedulerDeps {
-  readonly config: Config;
-  readonly adapters: Adapters;
-  readonly logger: Logger;
+export { accepted, created, ok, type OperationContext, type Reply } from '../core/operations.js';
+
+/** What every scheduler component is built from: the handler deps plus the worker registry. */
+export interface SchedulerDeps extends HandlerDeps {
   readonly workers: WorkerRegistry;
 }
+
+/** A handler of the scheduler's own operations (it may use the worker registry). */
+export type OperationHandler = operations.OperationHandler<SchedulerDeps>;
+
+/** Operation id -> scheduler handler; tables written for plain `HandlerDeps` fit too. */
+export type HandlerTable = operations.HandlerTable<SchedulerDeps>;
 
 /**
  * State kept once per scheduler (one `deps` object) in `states`, made by `create` the
@@ -21,35 +24,3 @@ export function perScheduler<T>(states: WeakMap<SchedulerDeps, T>, deps: Schedul
   if (state === undefined) states.set(deps, (state = create()));
   return state;
 }
-
-/** One authenticated, validated /v1 call as the scheduler sees it. */
-export interface OperationContext {
-  operationId: string;
-  principal: Principal | null;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-  attachment: Buffer | null;
-  attachmentName: string | null;
-  clientAddress: string;
-  userAgent: string;
-}
-
-/** The answer of an operation. `body` is JSON; `bytes` is a file download instead. */
-export interface Reply {
-  status: number;
-  body?: unknown;
-  bytes?: Buffer;
-  contentType?: string;
-  fileName?: string;
-  headers?: Record<string, string>;
-}
-
-export type OperationHandler = (ctx: OperationContext, deps: SchedulerDeps) => Promise<Reply>;
-
-/** Operation id -> handler. Each area of the API contributes one such table. */
-export type HandlerTable = Readonly<Record<string, OperationHandler>>;
-
-export const ok = (body: unknown): Reply => ({ status: 200, body });
-export const created = (body: unknown): Reply => ({ status: 201, body });
-export const accepted = (body: unknown): Reply => ({ status: 202, body });

@@ -2,8 +2,8 @@ import { C } from '../core/collections.js';
 import type { DocumentStore } from '../core/ports.js';
 import type { Principal } from '../core/principal.js';
 import { ok, type HandlerTable } from './context.js';
-import { requirePrincipal } from './principal.js';
-import { loadProject, planOf, type MembershipDoc, type UserDoc } from './workspaces.js';
+import { requirePrincipal } from '../core/operations.js';
+import { loadProject, planOf, type MembershipDoc, type UserDoc } from '../accounts/workspaces.js';
 import { clientWheelPath } from './downloads.js';
 
 /**

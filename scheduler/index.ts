@@ -2,10 +2,10 @@ import type { Config } from '../core/config.js';
 import { bindServer, channelOptions, grpc } from '../core/grpc.js';
 import type { Logger } from '../core/log.js';
 import type { Adapters } from '../core/ports.js';
-import { accountHandlers, ensureAccountIndexes } from './accounts/index.js';
-import { apiKeyHandlers, ensureApiKeyIndexes } from './api-keys.js';
+import { accountHandlers, ensureAccountIndexes } from '../accounts/index.js';
+import { apiKeyHandlers, ensureApiKeyIndexes } from '../accounts/api-keys.js';
 import { applicationHandlers, ensureApplicationIndexes } from './applications/index.js';
-import { billingHandlers } from './billing/index.js';
+import { billingHandlers } from '../billing/handlers.js';
 import type { HandlerTable, SchedulerDeps } from './context.js';
 import { identityHandlers } from './identity.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
@@ -18,11 +18,11 @@ import { SchedulerService } from './service.js';
 import { trainingHandlers } from './training.js';
 import { WorkerRegistry } from './workers.js';
 import { ensureWorldIndexes, worldHandlers, worldJobKinds } from './worlds/index.js';
-import { ensureWorkspaceIndexes } from './workspaces.js';
+import { ensureWorkspaceIndexes } from '../accounts/workspaces.js';
 
 export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
-export { createApiKey } from './api-keys.js';
-export { createWorkspace, loadProject } from './workspaces.js';
+export { createApiKey } from '../accounts/api-keys.js';
+export { createWorkspace, loadProject } from '../accounts/workspaces.js';
 export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */

@@ -1,6 +1,6 @@
 import { notFound } from '../core/errors.js';
 import { accepted, ok, type HandlerTable } from './context.js';
-import { param } from './principal.js';
+import { param } from '../core/operations.js';
 
 /**
  * Training jobs are announced but not built (spec section 1): creating one answers that

@@ -11,7 +11,7 @@ import {
   type EpisodeProfile,
 } from '../episode-actor/index.js';
 import { SourceCache } from './builds/index.js';
-import { ApplicationClient } from './compiler/index.js';
+import { ApplicationClient } from '../world/index.js';
 import type { SandboxHandle, Sandboxes } from './sandboxes/index.js';
 import type { EpisodeRunPayload } from './episode-work.js';
 

@@ -5,7 +5,7 @@ import {
   type RoleSpec,
   type ToolCaller,
   type WorldManifest,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 import type { ActorState, EpisodeState } from '../types.js';
 import type { CustomerMessage } from './simulator.js';
 

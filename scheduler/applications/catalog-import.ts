@@ -4,7 +4,7 @@ import { ServiceError } from '../../core/errors.js';
 import { nowIso } from '../../core/ids.js';
 import { packFolder } from '../../world-worker/builds/index.js';
 import type { SchedulerDeps } from '../context.js';
-import { limitsOf, loadProject, planOf } from '../workspaces.js';
+import { limitsOf, loadProject, planOf } from '../../accounts/workspaces.js';
 import { putArchive } from './archives.js';
 import { registerApplication } from './register.js';
 import { applicationView, type ApplicationDoc } from './types.js';

@@ -2,7 +2,7 @@ import { C } from '../../core/collections.js';
 import { invalid } from '../../core/errors.js';
 import { created, ok, type HandlerTable } from '../context.js';
 import { applyCommand, jobsOf, type JobDoc } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/operations.js';
 import { importCatalog } from './catalog-import.js';
 import { registerApplication, type ApplicationInput } from './register.js';
 import { applicationView, loadApplication, type ApplicationDoc } from './types.js';

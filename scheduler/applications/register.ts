@@ -3,7 +3,7 @@ import { ServiceError, invalid } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { checkFileUrl, resolveLocalPath } from '../../world-worker/builds/index.js';
 import type { SchedulerDeps } from '../context.js';
-import { limitsOf, loadProject } from '../workspaces.js';
+import { limitsOf, loadProject } from '../../accounts/workspaces.js';
 import type { ApplicationDoc, ApplicationSourceSpec, UploadInfo } from './types.js';
 
 /** What creating an application takes (POST /v1/applications body, defaults filled). */

@@ -1,6 +1,6 @@
 import type { ExternalAction, InterventionInput } from '../../episode-actor/index.js';
 import { accepted, ok, type HandlerTable, type SchedulerDeps } from '../context.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/operations.js';
 import { act, actionResult, episodeRecord, intervene, observe } from './operations.js';
 import type { EpisodeOpsDeps } from './routing.js';
 

@@ -4,7 +4,7 @@ import { newId, nowIso } from '../../core/ids.js';
 import type { Filter } from '../../core/ports.js';
 import { accepted, ok, type HandlerTable, type OperationContext, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/operations.js';
 import { loadRun } from '../runs/index.js';
 import { loadWorldVersion } from '../worlds/index.js';
 import { getBlob } from './blobs.js';

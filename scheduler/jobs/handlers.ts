@@ -2,7 +2,7 @@ import { C } from '../../core/collections.js';
 import { notFound } from '../../core/errors.js';
 import type { Filter } from '../../core/ports.js';
 import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/operations.js';
 import { applyCommand } from './commands.js';
 import { jobsOf } from './registry.js';
 import type { JobCommand, JobDoc } from './types.js';

@@ -3,7 +3,7 @@ import { ServiceError, notFound } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { Doc, DocumentStore } from '../../core/ports.js';
 import { created, ok, type HandlerTable } from '../context.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/operations.js';
 
 /** A stored agent profile version. A profile's identity is (project, name, version). */
 export interface ProfileDoc extends Doc {

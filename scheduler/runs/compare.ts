@@ -2,7 +2,7 @@ import { C } from '../../core/collections.js';
 import { conflict } from '../../core/errors.js';
 import type { DocumentStore } from '../../core/ports.js';
 import { ok, type OperationHandler, type SchedulerDeps } from '../context.js';
-import { requirePrincipal } from '../principal.js';
+import { requirePrincipal } from '../../core/operations.js';
 import { pinScenarios, scenarioSetHash, type PinnedScenario, type ScenarioDoc } from '../worlds/index.js';
 import { pairedTest } from './statistics.js';
 import { computeSummary, finalAttempts, runEpisodes } from './summary.js';

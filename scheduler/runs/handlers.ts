@@ -3,7 +3,7 @@ import { conflict } from '../../core/errors.js';
 import { EventLog } from '../../core/event-log.js';
 import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
 import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/operations.js';
 import { compareRuns } from './compare.js';
 import { createEvaluation } from './create.js';
 import { computeSummary, runEpisodes } from './summary.js';

@@ -1,7 +1,7 @@
 import { C } from '../../core/collections.js';
 import { perScheduler, type SchedulerDeps } from '../context.js';
-import type { ProjectDoc } from '../workspaces.js';
-import { limitsOf, loadProject } from '../workspaces.js';
+import type { ProjectDoc } from '../../accounts/workspaces.js';
+import { limitsOf, loadProject } from '../../accounts/workspaces.js';
 
 /** The places episodes may take under their organization's `concurrent_episodes`, held until `leave()`. */
 export interface OrganizationGate {

@@ -3,7 +3,7 @@ import { ServiceError, invalid, type FieldProblem } from '../../core/errors.js';
 import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
 import type { DocumentStore } from '../../core/ports.js';
 import { BUILTIN_MODELS, needsModelProvider, profileWithDefaults } from '../../episode-actor/index.js';
-import type { Split } from '../../world-worker/compiler/index.js';
+import type { Split } from '../../world/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { loadProfile, profileLabel } from '../profiles/index.js';
 import { loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from '../worlds/index.js';

@@ -1,7 +1,7 @@
 import { C } from '../../core/collections.js';
 import { nowIso } from '../../core/ids.js';
 import type { DocumentStore } from '../../core/ports.js';
-import type { Split } from '../../world-worker/compiler/index.js';
+import type { Split } from '../../world/index.js';
 import { blockStatistics, countsAgainstAgent, failureCounts, scenarioCounts } from './summary-stats.js';
 import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
 

@@ -1,6 +1,6 @@
 import type { Doc } from '../../core/ports.js';
 import type { EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
-import type { Split } from '../../world-worker/compiler/index.js';
+import type { Split } from '../../world/index.js';
 import type { PinnedScenario } from '../worlds/index.js';
 import type { BlockStatistics, ScenarioCounts } from './summary-stats.js';
 

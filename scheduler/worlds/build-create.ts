@@ -3,11 +3,11 @@ import { ServiceError, invalid } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
 import { loadApplication } from '../applications/index.js';
-import { assertAllowanceLeft } from '../billing/allowance.js';
-import { checkBuildAllowed } from '../billing/plan-limits.js';
+import { assertAllowanceLeft } from '../../billing/allowance.js';
+import { checkBuildAllowed } from '../../billing/plan-limits.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, requirePrincipal } from '../principal.js';
+import { body, requirePrincipal } from '../../core/operations.js';
 import type { BuildInput } from './build-state.js';
 import type { BuildOptions, WorldDoc, WorldVersionDoc } from './types.js';
 

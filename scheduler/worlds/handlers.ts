@@ -4,7 +4,7 @@ import { conflict } from '../../core/errors.js';
 import { nowIso } from '../../core/ids.js';
 import type { DocumentStore } from '../../core/ports.js';
 import { ok, type HandlerTable } from '../context.js';
-import { param, requirePrincipal } from '../principal.js';
+import { param, requirePrincipal } from '../../core/operations.js';
 import { createWorldBuild } from './build-create.js';
 import { createScenario, validateWorldVersion } from './validation-create.js';
 import {

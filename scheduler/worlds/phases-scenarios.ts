@@ -1,6 +1,6 @@
 import { ServiceError } from '../../core/errors.js';
 import { isBuiltinModel, parseModelChain } from '../../core/models/index.js';
-import { expandScenarios, instantiate } from '../../world-worker/compiler/index.js';
+import { expandScenarios, instantiate } from '../../world/index.js';
 import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/builds/index.js';
 import type { JobPhase, PhaseContext } from '../jobs/index.js';
 import { need, type BuildInput, type BuildScenario, type BuildState, type WithdrawnScenario } from './build-state.js';

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../core/errors.js';
-import { deriveTools, type AppTool } from '../../world-worker/compiler/index.js';
+import { deriveTools, type AppTool } from '../../world/index.js';
 import { BUILD_WORK, type FetchAnswer, type FetchPayload } from '../../world-worker/builds/index.js';
 import { getArchive, putArchive } from '../applications/index.js';
 import { describeFailure, type JobPhase } from '../jobs/index.js';

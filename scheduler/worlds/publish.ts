@@ -8,7 +8,7 @@ import {
   type Scenario,
   type Split,
   type WorldManifest,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
 import type { JobPhase } from '../jobs/index.js';
 import { BUILDER_VERSION, need, type BuildInput, type BuildState } from './build-state.js';

@@ -1,6 +1,6 @@
 import { C } from '../../core/collections.js';
 import type { DocumentStore } from '../../core/ports.js';
-import { canonicalJson, sha256Hex } from '../../world-worker/compiler/index.js';
+import { canonicalJson, sha256Hex } from '../../world/index.js';
 import type { ScenarioDoc } from './types.js';
 
 /** One scenario of a pinned set: its scenario id, its split and the digest of its specification. */

@@ -1,7 +1,7 @@
 import { C } from '../../core/collections.js';
 import { notFound } from '../../core/errors.js';
 import type { Doc, DocumentStore } from '../../core/ports.js';
-import type { AppTool, Scenario, SeedStep, Split, WorldManifest } from '../../world-worker/compiler/index.js';
+import type { AppTool, Scenario, SeedStep, Split, WorldManifest } from '../../world/index.js';
 import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
 
 /** One world per application and project; its versions are the builds. */

@@ -1,10 +1,10 @@
 import { C } from '../../core/collections.js';
 import { ServiceError, conflict, invalid, type FieldProblem } from '../../core/errors.js';
 import { nowIso } from '../../core/ids.js';
-import { crossCheck, instantiate, validateTemplate, type ScenarioTemplate } from '../../world-worker/compiler/index.js';
+import { crossCheck, instantiate, validateTemplate, type ScenarioTemplate } from '../../world/index.js';
 import { accepted, type OperationHandler } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/operations.js';
 import { scenarioDocId } from './publish.js';
 import { loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from './types.js';
 import type { ValidationInput } from './validation-kind.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { C } from '../../core/collections.js';
-import { USER_CODE_ALPHABET } from '../../scheduler/accounts/cli-login-codes.js';
+import { USER_CODE_ALPHABET } from '../../accounts/cli-login-codes.js';
 import { browser, uniqueEmail, type Browser } from '../support/accounts-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 

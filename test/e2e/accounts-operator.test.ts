@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { C } from '../../core/collections.js';
-import { monthOf } from '../../scheduler/accounts/organization-usage.js';
+import { monthOf } from '../../billing/organization-usage.js';
 import { browser, uniqueEmail, type Browser } from '../support/accounts-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 

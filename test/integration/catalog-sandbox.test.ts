@@ -10,7 +10,7 @@ import {
   loadApplicationSource,
   validateManifest,
   type ApplicationSource,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 import { ChildProcessSandboxes, DockerSandboxes, freePort } from '../../world-worker/sandboxes/index.js';
 
 /** True while `pid` runs. A zombie (killed, not yet reaped by its new parent) counts as gone. */
@@ -230,7 +230,7 @@ describe('sandboxes: Docker', function () {
     it('runs a catalog application in pinned containers, replays a scenario and removes the containers', async () => {
       const { default: Docker } = await import('dockerode');
       const { parseDockerHost } = await import('../../world-worker/sandboxes/index.js');
-      const { expandScenarios, replayReferencePlan } = await import('../../world-worker/compiler/index.js');
+      const { expandScenarios, replayReferencePlan } = await import('../../world/index.js');
       const docker = new Docker(parseDockerHost(dockerHost).options);
       const tag = process.env.CRUCIBLE_TEST_NODE_IMAGE ?? 'node:20-alpine';
       await new Promise<void>((resolve, reject) =>

@@ -13,7 +13,7 @@ import {
   type CheckResult,
   type RefusedCheck,
   type Scenario,
-} from '../compiler/index.js';
+} from '../../world/index.js';
 import type { Sandboxes } from '../sandboxes/index.js';
 
 /** One replay of a scenario's reference plan on fresh data. */

@@ -9,7 +9,7 @@ import {
   profileWithDefaults,
   type EpisodeSummary,
 } from '../../episode-actor/index.js';
-import { ApplicationClient, type ApplicationSource, type Scenario } from '../compiler/index.js';
+import { ApplicationClient, type ApplicationSource, type Scenario } from '../../world/index.js';
 import type { Sandboxes } from '../sandboxes/index.js';
 
 /** The built-in agent of a trial: it follows the scenario's reference plan through a real episode. */

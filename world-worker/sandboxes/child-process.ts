@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { ServiceSpec, WorldManifest } from '../compiler/types.js';
+import type { ServiceSpec, WorldManifest } from '../../world/types.js';
 import { freePort } from './free-port.js';
 import {
   Tail,

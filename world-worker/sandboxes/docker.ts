@@ -3,7 +3,7 @@ import path from 'node:path';
 import Docker from 'dockerode';
 import { ServiceError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { ServiceSpec, WorldManifest } from '../compiler/types.js';
+import type { ServiceSpec, WorldManifest } from '../../world/types.js';
 import {
   fillEnv,
   waitHealthy,

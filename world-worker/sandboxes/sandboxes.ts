@@ -1,4 +1,4 @@
-import type { WorldManifest } from '../compiler/types.js';
+import type { WorldManifest } from '../../world/types.js';
 
 /** One service of a running sandbox. */
 export interface SandboxService {
