@@ -1,11 +1,6 @@
 import { C } from '../core/collections.js';
 import type { Doc, DocumentStore } from '../core/ports.js';
-import {
-  monthOf,
-  organizationUsage,
-  type Month,
-  type OrganizationUsage,
-} from './organization-usage.js';
+import { monthOf, organizationUsage, type Month, type OrganizationUsage } from './organization-usage.js';
 import type { ProjectDoc } from '../accounts/workspaces.js';
 import type { PlanLimits } from './plans.js';
 

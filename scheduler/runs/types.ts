@@ -56,6 +56,8 @@ export interface RunDoc extends Doc {
    */
   scenario_set?: PinnedScenario[];
   scenario_set_hash?: string;
+  /** Set when the run waits for quiet hours: no episode is placed before it (docs/runs.md). */
+  starts_at?: string;
   spent_usd: number;
   /** Why the run failed or stopped; null otherwise. */
   error: string | null;
