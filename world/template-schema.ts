@@ -1,5 +1,6 @@
 import { checkRole } from './reward-rule.js';
 import {
+  SCENARIO_FAULT_MODES,
   SCENARIO_TAGS,
   type Check,
   type Fact,
@@ -9,6 +10,8 @@ import {
   type PlanStep,
   type Revision,
   type RevisionTrigger,
+  type ScenarioFault,
+  type ScenarioFaultMode,
   type ScenarioTag,
   type ScenarioTemplate,
 } from './types.js';
@@ -47,6 +50,7 @@ const TEMPLATE_KEYS = [
   'seed',
   'reference_plan',
   'checks',
+  'faults',
   'variants',
 ];
 
@@ -143,8 +147,10 @@ export function validateTemplate(raw: unknown, file: string): ScenarioTemplate {
       });
     }
   }
+  const faults = validateFaults(p, doc.faults);
   p.throwIfAny();
   return {
+    ...(faults.length > 0 ? { faults } : {}),
     id,
     title,
     difficulty: difficulty as 1 | 2 | 3,
@@ -215,6 +221,33 @@ function validatePlan(p: Problems, raw: unknown, path: string): PlanStep[] {
     };
     if (s.bind !== undefined) step.bind = str(p, s, 'bind', at, { pattern: /^[A-Za-z_][A-Za-z0-9_]*$/ });
     return step;
+  });
+}
+
+function validateFaults(p: Problems, raw: unknown): ScenarioFault[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) {
+    p.add('faults', 'must be a list of {tool, mode, call}');
+    return [];
+  }
+  return raw.map((f, i) => {
+    const at = `faults[${i}]`;
+    if (!isObject(f)) {
+      p.add(at, 'must be a map {tool, mode, call}');
+      return { tool: '', mode: 'error', call: 1 };
+    }
+    unknownKeys(p, f, ['tool', 'mode', 'call'], at);
+    const tool = str(p, f, 'tool', at, { pattern: TOOL_NAME_PATTERN });
+    const mode = f.mode as ScenarioFaultMode;
+    if (!(SCENARIO_FAULT_MODES as readonly unknown[]).includes(f.mode))
+      p.add(join(at, 'mode'), `must be one of ${SCENARIO_FAULT_MODES.join(', ')}`);
+    let call = 1;
+    if (f.call !== undefined) {
+      if (!Number.isInteger(f.call) || (f.call as number) < 1 || (f.call as number) > 100)
+        p.add(join(at, 'call'), 'must be a whole number from 1 to 100 (which call of the tool)');
+      else call = f.call as number;
+    }
+    return { tool, mode, call };
   });
 }
 

@@ -234,6 +234,21 @@ export interface RefusedCheck {
 
 export type Check = StateCheck | UnchangedCheck | ToldCheck | RefusedCheck;
 
+/** The four fault modes of the tool proxy (docs/episodes.md): what a faulted call does. */
+export const SCENARIO_FAULT_MODES = ['drop_response', 'error', 'timeout_before', 'rate_limit'] as const;
+export type ScenarioFaultMode = (typeof SCENARIO_FAULT_MODES)[number];
+
+/**
+ * A fault a scenario schedules (docs/worlds.md, Fault schedules): the `call`-th call of
+ * application tool `tool` in the episode (1 = the first; retries of an operation that did
+ * not happen count as calls) meets `mode`.
+ */
+export interface ScenarioFault {
+  tool: string;
+  mode: ScenarioFaultMode;
+  call: number;
+}
+
 /** A scenario template file after validation (still holding `${...}` placeholders). */
 export interface ScenarioTemplate {
   id: string;
@@ -251,6 +266,8 @@ export interface ScenarioTemplate {
   checks: Record<string, Check[]>;
   /** Variable maps for expansion; `[{}]` when the file has none. */
   variants: JsonObject[];
+  /** Faults the episode's tool proxy injects; absent when the template has none. */
+  faults?: ScenarioFault[];
   /** File the template came from, relative to the source folder (for messages). */
   file: string;
 }
@@ -280,6 +297,8 @@ export interface Scenario {
   vars: JsonObject;
   /** The last goal version (1 + number of revisions). */
   final_goal_version: number;
+  /** Faults the episode's tool proxy injects (docs/worlds.md, Fault schedules); absent when none. */
+  faults?: ScenarioFault[];
 }
 
 /** Everything `loadApplicationSource` reads from a folder. */
