@@ -207,6 +207,43 @@ describe('compiler: schema and source loading', () => {
     ]);
   });
 
+  it('reads fault schedules: mode one of four, call a whole number, and a call the reference plan makes', async () => {
+    const withFaults = (faults: string) => SCENARIO.replace('variants:', `faults: ${faults}\nvariants:`);
+    const bad = await problems(async () =>
+      loadApplicationSource(
+        await source({
+          'scenarios/make.yaml': withFaults(
+            '[{ tool: create_thing, mode: explode }, { tool: create_thing, mode: error, call: 2 }, { tool: nope, mode: error }, { tool: create_thing, mode: error, call: 0 }]',
+          ),
+        }),
+      ),
+    );
+    const text = bad.map((p) => `${p.field}: ${p.message}`);
+    expect(text).to.include(
+      'scenarios/make.yaml: faults[0].mode: must be one of drop_response, error, timeout_before, rate_limit',
+    );
+    expect(text).to.include(
+      'scenarios/make.yaml: faults[3].call: must be a whole number from 1 to 100 (which call of the tool)',
+    );
+    const cross = await problems(async () =>
+      loadApplicationSource(
+        await source({
+          'scenarios/make.yaml': withFaults(
+            '[{ tool: create_thing, mode: error, call: 2 }, { tool: nope, mode: error }]',
+          ),
+        }),
+      ),
+    );
+    expect(cross.map((p) => `${p.field}: ${p.message}`)).to.include.members([
+      'scenarios/make.yaml: faults[0].call: the final reference plan calls create_thing 1 time(s), so call 2 never happens',
+      'scenarios/make.yaml: faults[1].tool: "nope" is not a tool of this application (faults hit application calls)',
+    ]);
+    const ok = await loadApplicationSource(
+      await source({ 'scenarios/make.yaml': withFaults('[{ tool: create_thing, mode: drop_response }]') }),
+    );
+    expect(ok.templates[0]!.faults).to.deep.equal([{ tool: 'create_thing', mode: 'drop_response', call: 1 }]);
+  });
+
   it('cross-checks tools, roles, arguments and references', async () => {
     const broken = SCENARIO.replace('tool: list_things, args: {}', 'tool: create_thing, args: {}')
       .replace('"Made ${made.name}"', '"Made ${nothing.name}"')
