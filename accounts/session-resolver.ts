@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { Principal, Scope } from '../core/principal.js';
-import type { SessionResolver } from '../gateway/auth.js';
+import { Collections } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Principal, Scope } from '../core/index.js';
+import type { Request } from 'express';
 
 /** The fields of a stored session the gateway reads (written by scheduler/accounts/sessions.ts). */
 interface SessionRecord extends Doc {
@@ -25,6 +25,9 @@ interface MembershipRecord extends Doc {
   role: 'owner' | 'admin' | 'member';
   created_at: string;
 }
+
+/** Resolves a console session cookie to a principal; null when unknown. */
+export type SessionResolver = (sessionToken: string, req: Request) => Promise<Principal | null>;
 
 /** Session tokens are 256 random bits in base62; anything else cannot be one and costs no look-up. */
 const TOKEN_PATTERN = /^[0-9A-Za-z]{43,64}$/;
@@ -50,18 +53,21 @@ export function sessionResolver(store: DocumentStore, config: Config): SessionRe
   const operators = new Set(config.operators);
   return async (token) => {
     if (!TOKEN_PATTERN.test(token)) return null;
-    const session = await store.findOne<SessionRecord>(C.sessions, {
+    const session = await store.findOne<SessionRecord>(Collections.sessions, {
       token_hash: createHash('sha256').update(token).digest('hex'),
     });
     if (!session || session.revoked_at || Date.parse(session.expires_at) <= Date.now()) return null;
-    const user = await store.get<UserRecord>(C.users, session.user_id);
+    const user = await store.get<UserRecord>(Collections.users, session.user_id);
     if (!user) return null;
     let membership = session.project_id
-      ? await store.findOne<MembershipRecord>(C.memberships, { user_id: user._id, project_id: session.project_id })
+      ? await store.findOne<MembershipRecord>(Collections.memberships, {
+          user_id: user._id,
+          project_id: session.project_id,
+        })
       : null;
     if (!membership && session.project_id) {
       [membership = null] = await store.find<MembershipRecord>(
-        C.memberships,
+        Collections.memberships,
         { user_id: user._id },
         { sort: { field: 'created_at', direction: 'asc' }, limit: 1 },
       );

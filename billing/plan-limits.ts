@@ -1,8 +1,8 @@
-import { ServiceError } from '../core/errors.js';
-import type { DocumentStore } from '../core/ports.js';
+import { ServiceError } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import { organizationUsage } from './organization-usage.js';
+import { limitsOf, organizationOfProject, planOf } from './organizations.js';
 import { runStartsAt, type QuietWindow } from './quiet-hours.js';
-import { limitsOf, loadProject, planOf } from '../accounts/workspaces.js';
 
 /**
  * The plan's monthly limits on what an organization starts (402, spec section 7 rule 3,
@@ -34,7 +34,7 @@ export async function runStartTime(
   window: QuietWindow,
   now = new Date(),
 ): Promise<string | null> {
-  const { organization } = await loadProject(store, projectId);
+  const { organization } = await organizationOfProject(store, projectId);
   return runStartsAt(limitsOf(organization).quiet_hours_only === true, now, window);
 }
 
@@ -55,7 +55,7 @@ async function monthly(
   projectId: string,
   kind: 'episodes' | 'builds',
 ): Promise<{ plan: string; month: string; used: number; allowed: number } | null> {
-  const { organization } = await loadProject(store, projectId);
+  const { organization } = await organizationOfProject(store, projectId);
   const limits = limitsOf(organization);
   const limit = kind === 'episodes' ? limits.episodes_per_month : limits.builds_per_month;
   if (limit === null) return null;

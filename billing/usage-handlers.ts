@@ -3,22 +3,21 @@ import { pricing } from './pricing.js';
 import { nextQuietStart } from './quiet-hours.js';
 import { subscriptionOf, subscriptionView } from './records.js';
 import { usageOf, usageView, type UsageReport } from './usage.js';
-import { ok, type HandlerTable, type HandlerDeps } from '../core/operations.js';
-import { requirePrincipal } from '../core/operations.js';
-import { limitsOf, loadProject, planOf, type OrganizationDoc } from '../accounts/workspaces.js';
-import { dashboardOf } from '../scheduler/dashboard.js';
+import { ok, type HandlerTable, type HandlerDeps } from '../core/index.js';
+import { requirePrincipal } from '../core/index.js';
+import { limitsOf, organizationOfProject, planOf, type BilledOrganization } from './organizations.js';
 
 /** The organization of the caller's project, its usage this month, and its plan in force. */
 export async function organizationReport(
   deps: HandlerDeps,
   projectId: string,
-): Promise<{ organization: OrganizationDoc; usage: UsageReport }> {
-  const { organization } = await loadProject(deps.adapters.store, projectId);
+): Promise<{ organization: BilledOrganization; usage: UsageReport }> {
+  const { organization } = await organizationOfProject(deps.adapters.store, projectId);
   return { organization, usage: await usageOf(deps.adapters.store, organization._id, limitsOf(organization)) };
 }
 
 /** The plan in force with its limits (operator overrides applied) and whether it is overridden. */
-export function planView(org: OrganizationDoc): Record<string, unknown> {
+export function planView(org: BilledOrganization): Record<string, unknown> {
   const plan = PLANS[planOf(org)];
   return {
     name: plan.name,
@@ -55,15 +54,5 @@ export const usageHandlers: HandlerTable = {
   async get_pricing(ctx, deps) {
     requirePrincipal(ctx);
     return ok(pricing(deps.config.defaultModel));
-  },
-
-  async get_dashboard(ctx, deps) {
-    const p = requirePrincipal(ctx);
-    const { organization, usage } = await organizationReport(deps, p.projectId);
-    return ok({
-      ...(await dashboardOf(deps.adapters.store, p.projectId)),
-      usage: usageView(usage),
-      plan: planView(organization),
-    });
   },
 };

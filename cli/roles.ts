@@ -1,10 +1,10 @@
-import { chooseAdapters } from '../core/choose-adapters.js';
-import type { Config } from '../core/config.js';
-import { createLogger, type Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import { chooseAdapters } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { createLogger, type Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
 import { startGateway, type RunningGateway } from '../gateway/index.js';
 import { startScheduler, type RunningScheduler } from '../scheduler/index.js';
-import { startWorker, type RunningWorker } from '../world-worker/index.js';
+import { LocalWorkers, startWorker, type RunningWorker } from '../world-worker/index.js';
 
 /** Everything `crucible start` runs in one process: the embedded shape. */
 export interface EmbeddedService {
@@ -22,9 +22,16 @@ export interface EmbeddedService {
  */
 export async function startEmbedded(config: Config, logger = createLogger(config.logLevel)): Promise<EmbeddedService> {
   const adapters = await chooseAdapters(config, logger);
+  const local = new LocalWorkers();
   const scheduler = await startScheduler({ config, adapters, logger });
-  const worker = await startWorker({ config, logger, schedulerAddr: scheduler.address, adapters });
-  const gateway = await startGateway({ config, adapters, logger, schedulerAddr: scheduler.address });
+  const worker = await startWorker({ config, logger, schedulerAddr: scheduler.address, adapters, local });
+  const gateway = await startGateway({
+    config,
+    adapters,
+    logger,
+    schedulerAddr: scheduler.address,
+    localWorkers: local,
+  });
   return {
     adapters,
     scheduler,

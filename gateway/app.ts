@@ -1,26 +1,29 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import type { Config } from '../core/config.js';
-import { ServiceError, toServiceError } from '../core/errors.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import type { Config } from '../core/index.js';
+import { ServiceError, toServiceError } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
 import { Authenticator } from './auth.js';
+import { consoleHandler } from './console.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
-import { sessionResolver } from '../accounts/session-resolver.js';
+import { identityOf, sessionResolver } from '../accounts/index.js';
+import { externalAgentPath } from './external-agent.js';
+import type { LocalWorkers } from '../world-worker/index.js';
 import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
-import { localBillingPages } from '../billing/local-pages.js';
-import { publicUrlOf } from '../billing/provider.js';
-import { downloadsDir } from '../scheduler/downloads.js';
-import { identityOf } from '../scheduler/identity.js';
-import { registerEpisodeFastPath } from '../scheduler/episodes/index.js';
+import { localBillingPages } from '../billing/index.js';
+import { publicUrlOf } from '../billing/index.js';
+import { downloadsDir } from '../core/index.js';
 
 export interface GatewayParts {
   app: Express;
   auth: Authenticator;
   /** Operations the gateway answers itself (event streams); keyed by operationId. */
   local: Map<string, LocalHandler>;
+  /** Closes what the app holds (world-worker connections). */
+  close(): void;
 }
 
 /** Builds the gateway's Express app; `startGateway` puts it on a port. */
@@ -29,6 +32,8 @@ export async function createGatewayApp(opts: {
   adapters: Adapters;
   logger: Logger;
   scheduler: SchedulerClient;
+  /** World-workers of this process (embedded shape): the external-agent path calls them directly. */
+  localWorkers?: LocalWorkers;
 }): Promise<GatewayParts> {
   const { config, adapters, logger, scheduler } = opts;
   const api = await createApiBackend();
@@ -36,7 +41,8 @@ export async function createGatewayApp(opts: {
   auth.useSessions(sessionResolver(adapters.store, config));
   const local = new Map<string, LocalHandler>();
   registerEventStreams(local, { adapters, config, logger });
-  registerEpisodeFastPath(local, { adapters, logger });
+  const externalAgents = externalAgentPath(adapters.store, logger, opts.localWorkers);
+  externalAgents.register(local);
   local.set('get_me', async (call, _req, res) => {
     res.json(await identityOf(adapters.store, call.principal!));
   });
@@ -65,22 +71,24 @@ export async function createGatewayApp(opts: {
   });
   app.use('/api/docs', docsRouter());
   app.use('/downloads', express.static(downloadsDir(), { index: false, fallthrough: true }));
-  app.get('/', (_req, res) => {
-    res.json({
+
+  // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
+  if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
+  // the web console at / and its deep links; `/` still answers this description to clients asking for JSON
+  app.use(
+    consoleHandler(() => ({
       service: 'crucible',
       version: '0.1.2',
       api: '/v1',
       openapi: '/openapi.json',
       docs: '/api/docs',
       health: '/v1/health',
-    });
-  });
-
-  // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
-  if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
+      console: '/',
+    })),
+  );
   app.use((req, _res, next) => next(new ServiceError('not_found', `nothing at ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
-  return { app, auth, local };
+  return { app, auth, local, close: () => externalAgents.close() };
 }
 
 /** The one place errors become HTTP answers: `{detail}` with the status of the error table. */

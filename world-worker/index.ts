@@ -1,17 +1,23 @@
-import type { Config } from '../core/config.js';
-import { bindServer, channelOptions, grpc, schedulerProto, unary } from '../core/grpc.js';
-import { newId } from '../core/ids.js';
-import type { Logger } from '../core/log.js';
-import { chooseAdapters } from '../core/choose-adapters.js';
-import type { Adapters } from '../core/ports.js';
-import type { RegisterWorkerResponse__Output } from '../proto/generated/crucible/v1/RegisterWorkerResponse.js';
-import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
+import type { Config } from '../core/index.js';
+import { bindServer, channelOptions, grpc, schedulerProto, unary } from '../core/index.js';
+import { newId } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import { chooseAdapters } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
+import type { RegisterWorkerResponse__Output } from '../proto/index.js';
+import type { WorkerInfo } from '../proto/index.js';
 import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
+import { chooseSandboxes } from './sandboxes/index.js';
 
-export { WorldWorkerService, inProcessWorker, type WorkHandler } from './service.js';
+export { WorldWorkerService } from './service.js';
+export { LocalWorkers } from './local-workers.js';
+export { WorldWorkerClients, type HostedEpisode } from './client.js';
+export type { WorkAnswer, WorkHandler, WorkKind, WorkKinds, WorkPayload } from './work-kinds.js';
+import type { LocalWorkers } from './local-workers.js';
 export { EpisodeHost } from './episode-host.js';
+export { assertMayRun, trustOfSource, type SourceTrust } from './sandboxes/index.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
 export interface RunningWorker {
@@ -34,17 +40,24 @@ export async function startWorker(opts: {
   host?: string;
   registerAttempts?: number;
   adapters?: Adapters;
+  /** The process's registry of in-process workers (embedded shape): this worker joins it. */
+  local?: LocalWorkers;
 }): Promise<RunningWorker> {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
   const server = new grpc.Server(channelOptions);
-  const buildWork = registerBuildWork(service, { config: opts.config, logger });
+  // one driver for builds and episodes; what a killed run of this worker left goes first
+  const sandboxes = chooseSandboxes(opts.config);
+  const reaped = await sandboxes.reap();
+  if (reaped > 0) logger.warn({ reaped }, 'removed sandboxes a previous run of this worker left behind');
+  const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes });
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
   const episodes = new EpisodeHost({
     workerId: id,
     config: opts.config,
+    sandboxes,
     adapters,
     logger,
     capacity: opts.config.workerCapacity,
@@ -53,7 +66,7 @@ export async function startWorker(opts: {
   service.addToServer(server);
   const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
-  service.advertise(address);
+  opts.local?.join(address, service);
 
   const proto = schedulerProto();
   const scheduler = new proto.crucible.v1.Scheduler(
@@ -92,7 +105,7 @@ export async function startWorker(opts: {
     address,
     service,
     async close() {
-      service.leave(address);
+      opts.local?.leave(address, service);
       clearInterval(timer);
       scheduler.close();
       await episodes.close();
@@ -102,3 +115,6 @@ export async function startWorker(opts: {
     },
   };
 }
+
+export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } from './builds/index.js';
+export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './builds/index.js';

@@ -1,4 +1,4 @@
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/index.js';
 import { conflict } from '../../core/errors.js';
 import type { DocumentStore } from '../../core/ports.js';
 import { ok, type OperationHandler, type SchedulerDeps } from '../context.js';
@@ -18,7 +18,7 @@ export async function runScenarioSet(
 ): Promise<{ set: PinnedScenario[]; hash: string }> {
   if (run.scenario_set && run.scenario_set_hash) return { set: run.scenario_set, hash: run.scenario_set_hash };
   const ids = [...new Set(episodes.map((e) => e.scenario_doc_id))];
-  const docs = await store.find<ScenarioDoc>(C.scenarios, { _id: { $in: ids } });
+  const docs = await store.find<ScenarioDoc>(Collections.scenarios, { _id: { $in: ids } });
   const set = pinScenarios(docs);
   return { set, hash: scenarioSetHash(set) };
 }

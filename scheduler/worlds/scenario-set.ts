@@ -1,4 +1,4 @@
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/index.js';
 import type { DocumentStore } from '../../core/ports.js';
 import { canonicalJson, sha256Hex } from '../../world/index.js';
 import type { ScenarioDoc } from './types.js';
@@ -38,6 +38,9 @@ export function scenarioSetHash(set: PinnedScenario[]): string {
 
 /** The hash of a world version's approved scenarios as they are now (every split). */
 export async function approvedSetHash(store: DocumentStore, worldVersionId: string): Promise<string | null> {
-  const approved = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: worldVersionId, status: 'approved' });
+  const approved = await store.find<ScenarioDoc>(Collections.scenarios, {
+    world_version_id: worldVersionId,
+    status: 'approved',
+  });
   return approved.length === 0 ? null : scenarioSetHash(pinScenarios(approved));
 }

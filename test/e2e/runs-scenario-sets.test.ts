@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/index.js';
 import { buildAndWait } from '../support/builds.js';
 import { evaluate, makeProfile, waitRun } from '../support/runs.js';
 import { client, startTestService, type TestService } from '../support/service.js';
@@ -37,7 +37,7 @@ describe('runs: pinned scenario sets and compare across them', function () {
   before(async () => {
     t = await startTestService();
     const ws = await t.workspace('Sets');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
     const appId = (await admin.post('/v1/applications/import-catalog')).body.registered[0].id;
     const built = await buildAndWait(admin, { application_id: appId, scenario_target: 4, auto_approve: false });

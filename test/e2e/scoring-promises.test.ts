@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/index.js';
 import { browser } from '../support/accounts-browser.js';
 import { buildAndWait, waitJob } from '../support/builds.js';
 import { AgentClient } from '../support/http-agent.js';
@@ -91,7 +91,7 @@ describe('scoring promises: policies, quiet hours, fine-tuning exports', functio
 
   it("the application's policies reach the world version, its content hash and the agent's instructions", async () => {
     const ws = await t.workspace('Policies');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     const admin = client(t.url, ws.key);
     const make = async (name: string, policies?: string) => {
       const r = await admin.post('/v1/applications', {

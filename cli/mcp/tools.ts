@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod/v4';
-import { ApiError, formatDetail, seg, type ApiClient } from '../cli/api-client.js';
-import { waitForResult, waitingTurns } from '../cli/external-turns.js';
+import { ApiError, formatDetail, seg, type ApiClient } from '../api-client.js';
+import { waitForResult, waitingTurns } from '../external-turns.js';
 
 /** A tool answer: the JSON as text (what every MCP client shows) and as structured content. */
 function answer(value: Record<string, unknown>) {

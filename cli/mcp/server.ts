@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ApiClient } from '../cli/api-client.js';
+import { ApiClient } from '../api-client.js';
 import { registerTools } from './tools.js';
 
 /** The MCP server of Crucible: the assistant tools over one API client. */
