@@ -28,6 +28,11 @@ export interface Config {
   readonly idpJwksUrl: string;
   /** SERVICE_OPERATORS (empty): comma-separated e-mail addresses of the installation's operators. */
   readonly operators: readonly string[];
+  /**
+   * SERVICE_SQLITE_FILE (`${SERVICE_DATA_DIR}/crucible.db`): the SQLite store when no MONGODB_URL
+   * is set. Roles on one machine each with a data folder of their own share the store here.
+   */
+  readonly sqliteFile: string;
   /** MONGODB_URL (unset: SQLite file in the data dir). */
   readonly mongodbUrl: string | null;
   /** MONGODB_DB (crucible): database name on MongoDB. */
@@ -36,6 +41,8 @@ export interface Config {
   readonly natsUrl: string | null;
   /** REDIS_URL (unset: in-process leases). */
   readonly redisUrl: string | null;
+  /** REDIS_PREFIX (crucible:): prefix of every Redis key, so several installations (or test runs) can share one Redis. */
+  readonly redisPrefix: string;
   /** DOCKER_HOST (unset): the container engine's API, `unix:///<path>` (Docker, or podman's compatible service). */
   readonly dockerHost: string | null;
   /** SANDBOX (`container` when DOCKER_HOST is set, else `process`): where application services run. */
@@ -169,10 +176,12 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((e) => e.trim().toLowerCase())
       .filter(Boolean),
+    sqliteFile: path.resolve(env.SERVICE_SQLITE_FILE?.trim() || path.join(dataDir, 'crucible.db')),
     mongodbUrl: url(env, 'MONGODB_URL'),
     mongodbDb: env.MONGODB_DB?.trim() || 'crucible',
     natsUrl: url(env, 'NATS_URL'),
     redisUrl: url(env, 'REDIS_URL'),
+    redisPrefix: env.REDIS_PREFIX?.trim() || 'crucible:',
     dockerHost: url(env, 'DOCKER_HOST'),
     sandbox,
     sandboxRuntimeImage: url(env, 'SANDBOX_RUNTIME_IMAGE'),

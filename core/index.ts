@@ -11,7 +11,18 @@ export { EventLog } from './event-log.js';
 export type { EventInput, ServiceEvent } from './event-log.js';
 export { ENDED_STATUSES } from './event-types.js';
 export type { EventType } from './event-types.js';
-export { bindServer, channelOptions, grpc, handleUnary, schedulerProto, unary, workerProto } from './grpc.js';
+export {
+  bindServer,
+  channelOptions,
+  grpc,
+  handleUnary,
+  neverSent,
+  peerChannelOptions,
+  schedulerProto,
+  splitTargets,
+  unary,
+  workerProto,
+} from './grpc.js';
 export { newId, nowIso, randomToken } from './ids.js';
 export { createLogger } from './log.js';
 export type { Logger } from './log.js';

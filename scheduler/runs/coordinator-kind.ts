@@ -13,7 +13,7 @@ import {
   type JobKind,
   type PhaseContext,
 } from '../jobs/index.js';
-import { finishRun } from './finish.js';
+import { finishRun, unranSlots } from './finish.js';
 import { RUN_JOB, type RunDoc, type RunStatus } from './types.js';
 
 const TICK_MS = 500;
@@ -110,6 +110,8 @@ async function watchShards(ctx: PhaseContext): Promise<void> {
       'conflict',
       `${cancelled.length} of ${shards.length} shards were stopped on their own (shard ${cancelled[0]!._id}); stop or retry the run as a whole`,
     );
+  const missing = await unranSlots(ctx.deps, run);
+  if (missing) throw new ServiceError('unavailable', missing);
 }
 
 async function stopShards(ctx: PhaseContext, shards: JobDoc[]): Promise<void> {

@@ -153,12 +153,33 @@ export interface RunEpisodeDoc extends Doc {
   environment_error: string | null;
   worker_id: string | null;
   worker_address: string | null;
+  /**
+   * Earlier attempts of the slot lost with their world-worker (killed, shut down, cut off):
+   * they do not count against MAX_ATTEMPTS. Absent on records from before it was kept.
+   */
+  worker_losses?: number;
+  /**
+   * True when the scheduler ended the attempt `failed` because it could not run (its world
+   * did not start, its worker was lost or refused it), unlike a world that failed while the
+   * actor ran it. A slot whose standing attempt is lost did not run: the run cannot finish.
+   */
+  lost?: boolean;
+  /**
+   * The job engine (scheduler) whose shard driver may write the attempt: every write of an
+   * outcome is a compare-and-set on it, so a scheduler that lost the shard writes nothing.
+   */
+  owner?: string | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
 }
 
-/** Attempts one slot may take before an environment error stands (worker loss re-queues). */
+/**
+ * Attempts one slot may take before an environment error stands. Attempts lost with their
+ * worker are not counted (the world went away, not the episode's fault), up to
+ * MAX_ATTEMPTS_WITH_LOSSES in all, so a world that kills every worker it lands on still ends.
+ */
 export const MAX_ATTEMPTS = 3;
+export const MAX_ATTEMPTS_WITH_LOSSES = 20;
 /** Episodes one shard job holds. */
 export const SHARD_SIZE = 25;
