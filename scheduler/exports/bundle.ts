@@ -109,13 +109,13 @@ export async function tarGz(files: Map<string, Buffer>): Promise<Buffer> {
  * scenarios (holdout included and marked: bundles are for evaluators), the application
  * source archive and, when asked, the pinned image references.
  */
-export const bundleKind: JobKind = {
+export const bundleKind: JobKind<ExportInput> = {
   kind: BUNDLE_JOB,
   phases: [
     {
       name: 'write',
       async run(ctx) {
-        const source = (ctx.input as unknown as ExportInput).source as BundleSource;
+        const source = ctx.input.source as BundleSource;
         const store = ctx.deps.adapters.store;
         const wv = await store.get<WorldVersionDoc>(Collections.worldVersions, source.world_version_id);
         if (!wv || wv.status !== 'published')

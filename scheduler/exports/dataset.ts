@@ -113,13 +113,13 @@ export function datasetLine(run: RunDoc, e: RunEpisodeDoc, state: EpisodeState |
  * gzipped JSON Lines. Episodes still queued or running, environment errors and re-queued
  * attempts are left out; runs that have not ended export what has finished so far.
  */
-export const datasetExportKind: JobKind = {
+export const datasetExportKind: JobKind<ExportInput> = {
   kind: DATASET_JOB,
   phases: [
     {
       name: 'write',
       async run(ctx) {
-        const source = (ctx.input as unknown as ExportInput).source as DatasetSource;
+        const source = ctx.input.source as DatasetSource;
         const splits = source.splits.filter((s) => s === 'train' || s === 'dev');
         const store = ctx.deps.adapters.store;
         const lines: string[] = [];

@@ -84,10 +84,10 @@ export function reportOf(v: ScenarioVerdict, extra: Partial<ScenarioReport> = {}
  * writes the scenario records (approved when `auto_approve`, else pending approval;
  * withdrawn ones with their reasons) and turns the world version `published`.
  */
-export const publishPhase: JobPhase = {
+export const publishPhase: JobPhase<BuildInput> = {
   name: 'publish',
   async run(ctx) {
-    const input = ctx.input as unknown as BuildInput;
+    const input = ctx.input;
     const state = ctx.checkpoint<BuildState>();
     const { manifest, policies, seed } = need(state, 'analysis');
     const tools = need(state, 'tools');
@@ -177,6 +177,8 @@ export const publishPhase: JobPhase = {
           replaced_by: w.replaced_by,
         })),
         proposals: state.proposals ?? null,
+        authoring: state.authoring ?? null,
+        model_repairs: state.model_repairs ?? [],
       },
       provenance: {
         application: { id: input.application.id, name: input.application.name },
