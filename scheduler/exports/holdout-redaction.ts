@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { extractArchive, inspectArchive, packFolder } from '../../world-worker/builds/index.js';
+import { extractArchive, inspectArchive, packFolder } from '../../world-worker/index.js';
 import type { ScenarioDoc } from '../worlds/index.js';
 
 /** Scenario fields a bundle leaves out of held-out scenarios: the answer key. */

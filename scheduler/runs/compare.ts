@@ -1,8 +1,8 @@
 import { Collections } from '../../core/index.js';
-import { conflict } from '../../core/errors.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { conflict } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import { ok, type OperationHandler, type SchedulerDeps } from '../context.js';
-import { requirePrincipal } from '../../core/operations.js';
+import { requirePrincipal } from '../../core/index.js';
 import { pinScenarios, scenarioSetHash, type PinnedScenario, type ScenarioDoc } from '../worlds/index.js';
 import { pairedTest } from './statistics.js';
 import { computeSummary, finalAttempts, runEpisodes } from './summary.js';

@@ -1,5 +1,5 @@
 import { Collections } from '../../core/index.js';
-import type { DocumentStore } from '../../core/ports.js';
+import type { DocumentStore } from '../../core/index.js';
 import { canonicalJson, sha256Hex } from '../../world/index.js';
 import type { ScenarioDoc } from './types.js';
 

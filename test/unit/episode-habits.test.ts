@@ -8,6 +8,7 @@ import {
   profileWithDefaults,
   type EpisodeWorld,
   type Oracle,
+  scriptedCustomer,
 } from '../../episode-actor/index.js';
 import {
   DESK_MANIFEST,
@@ -45,6 +46,8 @@ const results = (pp: number, pt: number, gp = 0, gt = 0): Oracle['check_results'
 ];
 
 const oracle = (o: Partial<Oracle>): Oracle => ({
+  customer: { simulator: 'scripted', model_calls: 0, cost_usd: 0 },
+  customer_violations: [],
   check_results: results(2, 2, 1, 1),
   duplicate_effects: [],
   false_completion: false,
@@ -158,7 +161,12 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
         profile: profileWithDefaults({ driver: 'external' }),
         options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 60_000 },
       },
-      { app, persistence: new MemoryEpisodePersistence({ verify: true }), events: new RecordingEvents() },
+      {
+        app,
+        persistence: new MemoryEpisodePersistence({ verify: true }),
+        events: new RecordingEvents(),
+        customer: scriptedCustomer,
+      },
     );
     await actor.start();
     expect(app.notes.map((n) => n.text)).to.deep.equal(['Please add the note "fragile" to my item.']); // posted through the app
