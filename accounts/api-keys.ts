@@ -1,11 +1,11 @@
-import { generateKeyText } from '../core/api-key-text.js';
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { Scope } from '../core/principal.js';
-import { created, ok, type HandlerTable } from '../core/operations.js';
-import { body, param, requirePrincipal } from '../core/operations.js';
+import { generateKeyText } from '../core/index.js';
+import { Collections } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Scope } from '../core/index.js';
+import { created, ok, type HandlerTable } from '../core/index.js';
+import { body, param, requirePrincipal } from '../core/index.js';
 import { limitsOf, loadProject } from './workspaces.js';
 
 /** A stored key: never the text, only its SHA-256. */
@@ -23,7 +23,7 @@ export interface ApiKeyDoc extends Doc {
 }
 
 export async function ensureApiKeyIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.apiKeys, [{ fields: ['prefix'], unique: true }, { fields: ['project_id'] }]);
+  await store.ensureIndexes(Collections.apiKeys, [{ fields: ['prefix'], unique: true }, { fields: ['project_id'] }]);
 }
 
 export interface NewKey {
@@ -38,7 +38,7 @@ export async function createApiKey(store: DocumentStore, input: NewKey): Promise
   const { organization } = await loadProject(store, input.projectId);
   const limit = limitsOf(organization).api_keys;
   if (limit !== null) {
-    const active = await store.count(C.apiKeys, { project_id: input.projectId, revoked_at: null });
+    const active = await store.count(Collections.apiKeys, { project_id: input.projectId, revoked_at: null });
     if (active >= limit) {
       throw new ServiceError(
         'payment_required',
@@ -47,7 +47,7 @@ export async function createApiKey(store: DocumentStore, input: NewKey): Promise
     }
   }
   const key = generateKeyText();
-  const doc = await store.insert<ApiKeyDoc>(C.apiKeys, {
+  const doc = await store.insert<ApiKeyDoc>(Collections.apiKeys, {
     _id: newId('key'),
     project_id: input.projectId,
     organization_id: organization._id,
@@ -78,7 +78,7 @@ export const apiKeyHandlers: HandlerTable = {
   async list_api_keys(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
     const keys = await adapters.store.find<ApiKeyDoc>(
-      C.apiKeys,
+      Collections.apiKeys,
       { project_id: p.projectId, revoked_at: null },
       { sort: { field: 'created_at', direction: 'desc' } },
     );
@@ -105,9 +105,9 @@ export const apiKeyHandlers: HandlerTable = {
   async delete_api_key(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
     const id = param(ctx, 'key_id');
-    const key = await adapters.store.get<ApiKeyDoc>(C.apiKeys, id);
+    const key = await adapters.store.get<ApiKeyDoc>(Collections.apiKeys, id);
     if (!key || key.project_id !== p.projectId || key.revoked_at) throw notFound('API key');
-    await adapters.store.update(C.apiKeys, id, { revoked_at: nowIso() });
+    await adapters.store.update(Collections.apiKeys, id, { revoked_at: nowIso() });
     // Gateways check the store on every request, so the key is refused from now on; the
     // bus message lets them drop anything they keep about it.
     await adapters.bus.publish('crucible.keys.revoked', { key_id: id });

@@ -1,5 +1,5 @@
 import { createHash, randomInt } from 'node:crypto';
-import { randomToken } from '../core/ids.js';
+import { randomToken } from '../core/index.js';
 
 /**
  * Letters of a confirmation code: consonants only (RFC 8628 section 6.1) and no L, so a

@@ -1,12 +1,12 @@
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { Principal } from '../core/principal.js';
+import { Collections } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Principal } from '../core/index.js';
 import { createApiKey } from './api-keys.js';
-import { created, ok, type HandlerTable } from '../core/operations.js';
-import { body, param, requirePrincipal } from '../core/operations.js';
+import { created, ok, type HandlerTable } from '../core/index.js';
+import { body, param, requirePrincipal } from '../core/index.js';
 import { limitsOf, loadProject } from './workspaces.js';
 import { hashDeviceCode, newDeviceCode, newUserCode, normalizeUserCode } from './cli-login-codes.js';
 
@@ -45,7 +45,7 @@ export interface CliLoginDoc extends Doc {
 export type CliLoginStatus = 'pending' | 'approved' | 'denied' | 'expired';
 
 export async function ensureCliLoginIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.cliLogins, [
+  await store.ensureIndexes(Collections.cliLogins, [
     { fields: ['user_code'], unique: true },
     { fields: ['device_code_hash'], unique: true },
     { fields: ['expires_at'] },
@@ -67,7 +67,7 @@ function verificationUrl(config: Config, userCode: string): string {
 /** The request named by a typed confirmation code, as the caller may see it (404 otherwise, CLARIFICATIONS 3). */
 async function visibleRequest(store: DocumentStore, typed: string, p: Principal): Promise<CliLoginDoc> {
   const code = normalizeUserCode(typed);
-  const doc = code ? await store.findOne<CliLoginDoc>(C.cliLogins, { user_code: code }) : null;
+  const doc = code ? await store.findOne<CliLoginDoc>(Collections.cliLogins, { user_code: code }) : null;
   // Once decided, a request belongs to the workspace that decided it.
   if (!doc || (doc.project_id !== null && doc.project_id !== p.projectId))
     throw notFound(`terminal sign-in request ${typed}`);
@@ -100,13 +100,13 @@ export const cliLoginHandlers: HandlerTable = {
   async create_cli_login(ctx, { adapters, config }) {
     const store = adapters.store;
     const now = Date.now();
-    await store.deleteMany(C.cliLogins, { expires_at: { $lt: new Date(now - KEEP_ENDED_MS).toISOString() } });
+    await store.deleteMany(Collections.cliLogins, { expires_at: { $lt: new Date(now - KEEP_ENDED_MS).toISOString() } });
     const deviceCode = newDeviceCode();
     const client = (body<{ client?: string }>(ctx).client ?? '').trim().slice(0, 200);
     for (let attempt = 0; ; attempt++) {
       const userCode = newUserCode();
       try {
-        await store.insert<CliLoginDoc>(C.cliLogins, {
+        await store.insert<CliLoginDoc>(Collections.cliLogins, {
           _id: newId('cli'),
           user_code: userCode,
           device_code_hash: hashDeviceCode(deviceCode),
@@ -158,7 +158,10 @@ export const cliLoginHandlers: HandlerTable = {
       // Say so now, to the person approving, rather than later to a terminal that cannot act on it.
       const { organization } = await loadProject(store, p.projectId);
       const limit = limitsOf(organization).api_keys;
-      if (limit !== null && (await store.count(C.apiKeys, { project_id: p.projectId, revoked_at: null })) >= limit) {
+      if (
+        limit !== null &&
+        (await store.count(Collections.apiKeys, { project_id: p.projectId, revoked_at: null })) >= limit
+      ) {
         throw new ServiceError(
           'payment_required',
           `the plan allows ${limit} active API keys in a project; revoke one or change plan before approving`,
@@ -167,7 +170,7 @@ export const cliLoginHandlers: HandlerTable = {
     }
     const now = nowIso();
     const decided = await store.update<CliLoginDoc>(
-      C.cliLogins,
+      Collections.cliLogins,
       doc._id,
       {
         status: decision,
@@ -179,7 +182,7 @@ export const cliLoginHandlers: HandlerTable = {
       { status: 'pending', expires_at: { $gt: now } },
     );
     if (!decided) {
-      const current = (await store.get<CliLoginDoc>(C.cliLogins, doc._id)) ?? doc;
+      const current = (await store.get<CliLoginDoc>(Collections.cliLogins, doc._id)) ?? doc;
       if (statusOf(current) === 'expired')
         throw new ServiceError('gone', 'this terminal sign-in request has expired; start a new one in the terminal');
       throw new ServiceError('conflict', `this terminal sign-in request was already ${current.status}`);
@@ -198,7 +201,7 @@ export const cliLoginHandlers: HandlerTable = {
    */
   async poll_cli_login(ctx, { adapters }) {
     const store = adapters.store;
-    const doc = await store.findOne<CliLoginDoc>(C.cliLogins, {
+    const doc = await store.findOne<CliLoginDoc>(Collections.cliLogins, {
       device_code_hash: hashDeviceCode(body<{ device_code: string }>(ctx).device_code),
     });
     if (!doc) throw notFound('terminal sign-in request for this device code');
@@ -211,14 +214,14 @@ export const cliLoginHandlers: HandlerTable = {
       createdBy: doc.decided_by,
     });
     const delivered = await store.update<CliLoginDoc>(
-      C.cliLogins,
+      Collections.cliLogins,
       doc._id,
       { key_id: key.doc._id, key_delivered_at: nowIso() },
       { key_id: null },
     );
     if (!delivered) {
       // Another poll delivered first; this key was never seen by anyone.
-      await store.delete(C.apiKeys, key.doc._id);
+      await store.delete(Collections.apiKeys, key.doc._id);
       return ok({ status: 'approved' });
     }
     return ok({

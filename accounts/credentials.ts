@@ -1,9 +1,9 @@
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import { created, ok, type HandlerTable } from '../core/operations.js';
-import { body, param, requirePrincipal } from '../core/operations.js';
+import { Collections } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import { created, ok, type HandlerTable } from '../core/index.js';
+import { body, param, requirePrincipal } from '../core/index.js';
 
 export const CREDENTIAL_KINDS = ['model_provider', 'application', 'training'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
@@ -23,7 +23,7 @@ export interface CredentialDoc extends Doc {
 }
 
 export async function ensureCredentialIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.credentials, [{ fields: ['project_id', 'name'], unique: true }]);
+  await store.ensureIndexes(Collections.credentials, [{ fields: ['project_id', 'name'], unique: true }]);
 }
 
 function credentialView(c: CredentialDoc): Record<string, unknown> {
@@ -32,14 +32,14 @@ function credentialView(c: CredentialDoc): Record<string, unknown> {
 
 /** The project's credential reference with this name, for components that need one; null when absent. */
 export function findCredential(store: DocumentStore, projectId: string, name: string): Promise<CredentialDoc | null> {
-  return store.findOne<CredentialDoc>(C.credentials, { project_id: projectId, name });
+  return store.findOne<CredentialDoc>(Collections.credentials, { project_id: projectId, name });
 }
 
 export const credentialHandlers: HandlerTable = {
   async list_credentials(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
     const all = await adapters.store.find<CredentialDoc>(
-      C.credentials,
+      Collections.credentials,
       { project_id: p.projectId },
       { sort: { field: 'name', direction: 'asc' } },
     );
@@ -51,7 +51,7 @@ export const credentialHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const b = body<{ name: string; kind: CredentialKind; env_var: string }>(ctx);
     try {
-      const doc = await adapters.store.insert<CredentialDoc>(C.credentials, {
+      const doc = await adapters.store.insert<CredentialDoc>(Collections.credentials, {
         _id: newId('cred'),
         project_id: p.projectId,
         name: b.name,
@@ -71,9 +71,9 @@ export const credentialHandlers: HandlerTable = {
   async delete_credential(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
     const id = param(ctx, 'cred_id');
-    const doc = await adapters.store.get<CredentialDoc>(C.credentials, id);
+    const doc = await adapters.store.get<CredentialDoc>(Collections.credentials, id);
     if (!doc || doc.project_id !== p.projectId) throw notFound(`credential reference ${id}`);
-    await adapters.store.delete(C.credentials, id);
+    await adapters.store.delete(Collections.credentials, id);
     return ok({ id, deleted: true });
   },
 };

@@ -1,6 +1,6 @@
-import { C } from '../core/collections.js';
-import type { DocumentStore } from '../core/ports.js';
-import type { Principal } from '../core/principal.js';
+import { Collections } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import type { Principal } from '../core/index.js';
 import { loadProject, planOf, type MembershipDoc, type UserDoc } from './workspaces.js';
 
 /**
@@ -9,7 +9,7 @@ import { loadProject, planOf, type MembershipDoc, type UserDoc } from './workspa
  * read of three small documents would triple the cost of the most frequent request.
  */
 export async function identityOf(store: DocumentStore, p: Principal): Promise<Record<string, unknown>> {
-  const user = p.userId ? await store.get<UserDoc>(C.users, p.userId) : null;
+  const user = p.userId ? await store.get<UserDoc>(Collections.users, p.userId) : null;
   if (!p.projectId) {
     // A console user who signed up and has not made a workspace yet.
     return {
@@ -29,7 +29,8 @@ export async function identityOf(store: DocumentStore, p: Principal): Promise<Re
   let role: MembershipDoc['role'] | null = null;
   if (user) {
     role =
-      (await store.findOne<MembershipDoc>(C.memberships, { user_id: user._id, project_id: project._id }))?.role ?? null;
+      (await store.findOne<MembershipDoc>(Collections.memberships, { user_id: user._id, project_id: project._id }))
+        ?.role ?? null;
   }
   return {
     project_id: project._id,

@@ -1,9 +1,9 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import { ServiceError } from '../core/errors.js';
-import type { HandlerTable } from '../core/operations.js';
-import { body } from '../core/operations.js';
+import { Collections } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { HandlerTable } from '../core/index.js';
+import { body } from '../core/index.js';
 import { startSession } from './sessions.js';
 import { createUser, defaultMembership, findUserByEmail, userView, type AccountUserDoc } from './users.js';
 
@@ -110,7 +110,7 @@ async function accountFor(
   config: Config,
   store: Parameters<typeof findUserByEmail>[0],
 ): Promise<{ user: AccountUserDoc; registered: boolean }> {
-  const linked = await store.findOne<AccountUserDoc>(C.users, {
+  const linked = await store.findOne<AccountUserDoc>(Collections.users, {
     idp_subject: identity.subject,
     idp_issuer: identity.issuer,
   });
@@ -121,7 +121,7 @@ async function accountFor(
       throw refused('this e-mail address belongs to an account linked to another identity-provider account');
     }
     const user =
-      (await store.update<AccountUserDoc>(C.users, byEmail._id, {
+      (await store.update<AccountUserDoc>(Collections.users, byEmail._id, {
         idp_issuer: identity.issuer,
         idp_subject: identity.subject,
       })) ?? byEmail;

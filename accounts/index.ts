@@ -1,6 +1,6 @@
-import { C } from '../core/collections.js';
-import type { DocumentStore } from '../core/ports.js';
-import type { HandlerTable } from '../core/operations.js';
+import { Collections } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import type { HandlerTable } from '../core/index.js';
 import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
 import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
 import { idpHandlers } from './idp.js';
@@ -35,6 +35,10 @@ export async function ensureAccountIndexes(store: DocumentStore): Promise<void> 
   await ensureSessionIndexes(store);
   await ensureCliLoginIndexes(store);
   await ensureCredentialIndexes(store);
-  await store.ensureIndexes(C.users, [{ fields: ['idp_subject'] }]);
-  await store.ensureIndexes(C.credits, [{ fields: ['organization_id', 'month'] }]);
+  await store.ensureIndexes(Collections.users, [{ fields: ['idp_subject'] }]);
+  await store.ensureIndexes(Collections.credits, [{ fields: ['organization_id', 'month'] }]);
 }
+
+export { apiKeyHandlers, createApiKey, ensureApiKeyIndexes } from './api-keys.js';
+export { createWorkspace, ensureWorkspaceIndexes, limitsOf, loadProject, planOf } from './workspaces.js';
+export type { MembershipDoc, ProjectDoc } from './workspaces.js';

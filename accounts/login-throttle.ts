@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../core/errors.js';
-import type { LeaseStore } from '../core/ports.js';
+import { ServiceError } from '../core/index.js';
+import type { LeaseStore } from '../core/index.js';
 
 /** How many failed sign-ins are allowed, and for how long a block lasts. */
 export interface ThrottleLimits {

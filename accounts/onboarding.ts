@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError, invalid } from '../core/errors.js';
-import { created, type HandlerTable } from '../core/operations.js';
-import { body, requirePrincipal } from '../core/operations.js';
+import { Collections } from '../core/index.js';
+import { ServiceError, invalid } from '../core/index.js';
+import { created, type HandlerTable } from '../core/index.js';
+import { body, requirePrincipal } from '../core/index.js';
 import { createWorkspace, planOf } from './workspaces.js';
 import { userView, type AccountUserDoc } from './users.js';
 
@@ -21,14 +21,14 @@ export const onboardingHandlers: HandlerTable = {
     if (p.projectId || !p.userId || !p.sessionId) {
       throw new ServiceError('conflict', 'onboarding is done: this sign-in already has a workspace');
     }
-    const user = await adapters.store.get<AccountUserDoc>(C.users, p.userId);
+    const user = await adapters.store.get<AccountUserDoc>(Collections.users, p.userId);
     if (!user) throw new ServiceError('unauthenticated', 'the account of this session no longer exists; sign in again');
     const lock = `onboarding:${user._id}`;
     if (!(await adapters.leases.acquire(lock, p.sessionId, ONBOARDING_LOCK_MS))) {
       throw new ServiceError('conflict', 'a workspace is being created for this account right now');
     }
     try {
-      if ((await adapters.store.count(C.memberships, { user_id: user._id })) > 0) {
+      if ((await adapters.store.count(Collections.memberships, { user_id: user._id })) > 0) {
         throw new ServiceError(
           'conflict',
           'onboarding is done: this account already belongs to a workspace; sign in again to use it',
@@ -44,7 +44,7 @@ export const onboardingHandlers: HandlerTable = {
         project,
         owner: { email: user.email, userId: user._id },
       });
-      await adapters.store.update(C.sessions, p.sessionId, { project_id: ws.project._id });
+      await adapters.store.update(Collections.sessions, p.sessionId, { project_id: ws.project._id });
       return created({
         organization_id: ws.organization._id,
         organization: ws.organization.name,

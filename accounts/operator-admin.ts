@@ -1,12 +1,12 @@
 import { PLANS, effectiveLimits, type PlanLimits, type PlanName } from '../billing/index.js';
-import { C } from '../core/collections.js';
-import { ServiceError, notFound, type FieldProblem } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { DocumentStore } from '../core/ports.js';
-import { created, ok, type HandlerTable } from '../core/operations.js';
-import { body, param, requirePrincipal } from '../core/operations.js';
+import { Collections } from '../core/index.js';
+import { ServiceError, notFound, type FieldProblem } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import { created, ok, type HandlerTable } from '../core/index.js';
+import { body, param, requirePrincipal } from '../core/index.js';
 import { planOf, type OrganizationDoc, type UserDoc } from './workspaces.js';
-import { monthOf, organizationUsage, type CreditDoc } from '../billing/organization-usage.js';
+import { monthOf, organizationUsage, type CreditDoc } from '../billing/index.js';
 
 /** Limits an operator may override: the numeric ones (null = no limit). */
 const NUMERIC_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits>).filter(
@@ -17,7 +17,7 @@ const FRACTIONAL_LIMITS = new Set<string>(['allowance_usd']);
 
 /** One organization as operators see it: plan, limits in force, owner and this month's use. */
 async function organizationView(store: DocumentStore, org: OrganizationDoc): Promise<Record<string, unknown>> {
-  const owner = org.owner_user_id ? await store.get<UserDoc>(C.users, org.owner_user_id) : null;
+  const owner = org.owner_user_id ? await store.get<UserDoc>(Collections.users, org.owner_user_id) : null;
   return {
     id: org._id,
     name: org.name,
@@ -27,14 +27,14 @@ async function organizationView(store: DocumentStore, org: OrganizationDoc): Pro
     limits_override: org.limits_override,
     limits: effectiveLimits(planOf(org), org.limits_override),
     owner: owner ? { id: owner._id, email: owner.email, name: owner.name } : null,
-    projects: await store.count(C.projects, { organization_id: org._id }),
+    projects: await store.count(Collections.projects, { organization_id: org._id }),
     usage: await organizationUsage(store, org._id),
     created_at: org.created_at,
   };
 }
 
 async function loadOrganization(store: DocumentStore, id: string): Promise<OrganizationDoc> {
-  const org = await store.get<OrganizationDoc>(C.organizations, id);
+  const org = await store.get<OrganizationDoc>(Collections.organizations, id);
   if (!org) throw notFound(`organization ${id}`);
   return org;
 }
@@ -61,7 +61,7 @@ function checkLimitsOverride(override: Record<string, number | null>): void {
 export const operatorAdminHandlers: HandlerTable = {
   async admin_list_organizations(_ctx, { adapters }) {
     const orgs = await adapters.store.find<OrganizationDoc>(
-      C.organizations,
+      Collections.organizations,
       {},
       { sort: { field: 'created_at', direction: 'asc' } },
     );
@@ -89,7 +89,7 @@ export const operatorAdminHandlers: HandlerTable = {
         details: [{ field: 'body', message: 'give plan_override, limits_override or both' }],
       });
     }
-    const updated = await adapters.store.update<OrganizationDoc>(C.organizations, id, patch);
+    const updated = await adapters.store.update<OrganizationDoc>(Collections.organizations, id, patch);
     if (!updated) throw notFound(`organization ${id}`);
     logger
       .child({ component: 'operator-admin' })
@@ -104,7 +104,7 @@ export const operatorAdminHandlers: HandlerTable = {
     await loadOrganization(adapters.store, id);
     const b = body<{ kind: CreditDoc['kind']; quantity: number; note?: string }>(ctx);
     const month = monthOf();
-    const credit = await adapters.store.insert<CreditDoc>(C.credits, {
+    const credit = await adapters.store.insert<CreditDoc>(Collections.credits, {
       _id: newId('crd'),
       organization_id: id,
       month: month.month,

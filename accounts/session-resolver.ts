@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { Principal, Scope } from '../core/principal.js';
+import { Collections } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Principal, Scope } from '../core/index.js';
 import type { Request } from 'express';
 
 /** The fields of a stored session the gateway reads (written by scheduler/accounts/sessions.ts). */
@@ -53,18 +53,21 @@ export function sessionResolver(store: DocumentStore, config: Config): SessionRe
   const operators = new Set(config.operators);
   return async (token) => {
     if (!TOKEN_PATTERN.test(token)) return null;
-    const session = await store.findOne<SessionRecord>(C.sessions, {
+    const session = await store.findOne<SessionRecord>(Collections.sessions, {
       token_hash: createHash('sha256').update(token).digest('hex'),
     });
     if (!session || session.revoked_at || Date.parse(session.expires_at) <= Date.now()) return null;
-    const user = await store.get<UserRecord>(C.users, session.user_id);
+    const user = await store.get<UserRecord>(Collections.users, session.user_id);
     if (!user) return null;
     let membership = session.project_id
-      ? await store.findOne<MembershipRecord>(C.memberships, { user_id: user._id, project_id: session.project_id })
+      ? await store.findOne<MembershipRecord>(Collections.memberships, {
+          user_id: user._id,
+          project_id: session.project_id,
+        })
       : null;
     if (!membership && session.project_id) {
       [membership = null] = await store.find<MembershipRecord>(
-        C.memberships,
+        Collections.memberships,
         { user_id: user._id },
         { sort: { field: 'created_at', direction: 'asc' }, limit: 1 },
       );

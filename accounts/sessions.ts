@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { C } from '../core/collections.js';
-import { newId, nowIso, randomToken } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import { ok, type HandlerTable, type Reply } from '../core/operations.js';
+import { Collections } from '../core/index.js';
+import { newId, nowIso, randomToken } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import { ok, type HandlerTable, type Reply } from '../core/index.js';
 
 /** The console's session cookie; the gateway reads it, the sign-in operations set it. */
 export const SESSION_COOKIE = 'crucible_session';
@@ -30,7 +30,7 @@ export interface SessionDoc extends Doc {
 }
 
 export async function ensureSessionIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.sessions, [{ fields: ['token_hash'], unique: true }, { fields: ['user_id'] }]);
+  await store.ensureIndexes(Collections.sessions, [{ fields: ['token_hash'], unique: true }, { fields: ['user_id'] }]);
 }
 
 /** SHA-256 (hex) of a session token: the form in which tokens are stored and looked up. */
@@ -70,8 +70,11 @@ export async function startSession(
 ): Promise<Reply> {
   const token = randomToken(256);
   const now = Date.now();
-  await store.deleteMany(C.sessions, { user_id: input.userId, expires_at: { $lt: new Date(now).toISOString() } });
-  const session = await store.insert<SessionDoc>(C.sessions, {
+  await store.deleteMany(Collections.sessions, {
+    user_id: input.userId,
+    expires_at: { $lt: new Date(now).toISOString() },
+  });
+  const session = await store.insert<SessionDoc>(Collections.sessions, {
     _id: newId('ses'),
     token_hash: hashSessionToken(token),
     user_id: input.userId,
@@ -101,7 +104,12 @@ export const sessionHandlers: HandlerTable = {
     let revoked = false;
     if (sessionId) {
       revoked =
-        (await adapters.store.update(C.sessions, sessionId, { revoked_at: nowIso() }, { revoked_at: null })) !== null;
+        (await adapters.store.update(
+          Collections.sessions,
+          sessionId,
+          { revoked_at: nowIso() },
+          { revoked_at: null },
+        )) !== null;
     }
     return { ...ok({ signed_out: true, session_revoked: revoked }), headers: { 'set-cookie': clearedSessionCookie() } };
   },

@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError, invalid } from '../core/errors.js';
-import type { HandlerTable } from '../core/operations.js';
-import { body } from '../core/operations.js';
+import { Collections } from '../core/index.js';
+import { ServiceError, invalid } from '../core/index.js';
+import type { HandlerTable } from '../core/index.js';
+import { body } from '../core/index.js';
 import { LoginThrottle } from './login-throttle.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';
@@ -65,7 +65,7 @@ export const signupLoginHandlers: HandlerTable = {
     await throttle.recordSuccess(email);
     if (verdict.rehash) {
       // The stored hash predates the current parameters: re-encode it while the password is at hand.
-      await adapters.store.update(C.users, user._id, { password_hash: await hashPassword(b.password) });
+      await adapters.store.update(Collections.users, user._id, { password_hash: await hashPassword(b.password) });
     }
     const membership = await defaultMembership(adapters.store, user._id);
     return startSession(

@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { DocumentStore } from '../core/ports.js';
+import { Collections } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import type { MembershipDoc, UserDoc } from './workspaces.js';
 
 /** A user as accounts see it: the workspace fields plus the identity provider link. */
@@ -17,7 +17,7 @@ export function normalizeEmail(email: string): string {
 }
 
 export function findUserByEmail(store: DocumentStore, email: string): Promise<AccountUserDoc | null> {
-  return store.findOne<AccountUserDoc>(C.users, { email: normalizeEmail(email) });
+  return store.findOne<AccountUserDoc>(Collections.users, { email: normalizeEmail(email) });
 }
 
 /**
@@ -29,7 +29,7 @@ export async function createUser(
   input: { email: string; name: string; passwordHash: string | null; idp?: { issuer: string; subject: string } },
 ): Promise<AccountUserDoc> {
   try {
-    return await store.insert<AccountUserDoc>(C.users, {
+    return await store.insert<AccountUserDoc>(Collections.users, {
       _id: newId('usr'),
       email: normalizeEmail(input.email),
       name: input.name,
@@ -52,7 +52,7 @@ export async function createUser(
  */
 export async function defaultMembership(store: DocumentStore, userId: string): Promise<MembershipDoc | null> {
   const [first] = await store.find<MembershipDoc>(
-    C.memberships,
+    Collections.memberships,
     { user_id: userId },
     { sort: { field: 'created_at', direction: 'asc' }, limit: 1 },
   );

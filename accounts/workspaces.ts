@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { Collections } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import { DEFAULT_PLAN, type BilledOrganization } from '../billing/index.js';
 
 export interface OrganizationDoc extends BilledOrganization {
@@ -32,9 +32,9 @@ export interface MembershipDoc extends Doc {
 }
 
 export async function ensureWorkspaceIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.users, [{ fields: ['email'], unique: true }]);
-  await store.ensureIndexes(C.projects, [{ fields: ['organization_id', 'name'], unique: true }]);
-  await store.ensureIndexes(C.memberships, [
+  await store.ensureIndexes(Collections.users, [{ fields: ['email'], unique: true }]);
+  await store.ensureIndexes(Collections.projects, [{ fields: ['organization_id', 'name'], unique: true }]);
+  await store.ensureIndexes(Collections.memberships, [
     { fields: ['user_id', 'project_id'], unique: true },
     { fields: ['organization_id'] },
   ]);
@@ -57,10 +57,10 @@ export async function createWorkspace(
   if (input.owner) {
     const email = input.owner.email.trim().toLowerCase();
     user = input.owner.userId
-      ? await store.get<UserDoc>(C.users, input.owner.userId)
-      : await store.findOne<UserDoc>(C.users, { email });
+      ? await store.get<UserDoc>(Collections.users, input.owner.userId)
+      : await store.findOne<UserDoc>(Collections.users, { email });
     if (!user) {
-      user = await store.insert<UserDoc>(C.users, {
+      user = await store.insert<UserDoc>(Collections.users, {
         _id: newId('usr'),
         email,
         name: input.owner.name ?? email,
@@ -69,7 +69,7 @@ export async function createWorkspace(
       });
     }
   }
-  const organization = await store.insert<OrganizationDoc>(C.organizations, {
+  const organization = await store.insert<OrganizationDoc>(Collections.organizations, {
     _id: newId('org'),
     name: input.organization,
     plan: DEFAULT_PLAN,
@@ -78,14 +78,14 @@ export async function createWorkspace(
     owner_user_id: user?._id ?? null,
     created_at: now,
   });
-  const project = await store.insert<ProjectDoc>(C.projects, {
+  const project = await store.insert<ProjectDoc>(Collections.projects, {
     _id: newId('prj'),
     organization_id: organization._id,
     name: input.project ?? 'default',
     created_at: now,
   });
   if (user) {
-    await store.insert<MembershipDoc>(C.memberships, {
+    await store.insert<MembershipDoc>(Collections.memberships, {
       _id: newId('mem'),
       user_id: user._id,
       organization_id: organization._id,
@@ -101,9 +101,9 @@ export async function loadProject(
   store: DocumentStore,
   projectId: string,
 ): Promise<{ project: ProjectDoc; organization: OrganizationDoc }> {
-  const project = await store.get<ProjectDoc>(C.projects, projectId);
+  const project = await store.get<ProjectDoc>(Collections.projects, projectId);
   if (!project) throw notFound('project');
-  const organization = await store.get<OrganizationDoc>(C.organizations, project.organization_id);
+  const organization = await store.get<OrganizationDoc>(Collections.organizations, project.organization_id);
   if (!organization) throw new ServiceError('internal', `project ${projectId} has no organization`);
   return { project, organization };
 }

@@ -1,7 +1,7 @@
 import { usageOf } from './usage.js';
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import type { HandlerDeps } from '../core/operations.js';
+import { Collections } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { HandlerDeps } from '../core/index.js';
 import { limitsOf, planOf, type BilledOrganization } from './organizations.js';
 
 /**
@@ -10,7 +10,7 @@ import { limitsOf, planOf, type BilledOrganization } from './organizations.js';
  * passes. Spend already under way is not stopped: the allowance gates starting work.
  */
 export async function assertAllowanceLeft(deps: HandlerDeps, organizationId: string): Promise<void> {
-  const org = await deps.adapters.store.get<BilledOrganization>(C.organizations, organizationId);
+  const org = await deps.adapters.store.get<BilledOrganization>(Collections.organizations, organizationId);
   if (!org) return;
   const limits = limitsOf(org);
   if (limits.allowance_usd === null) return;

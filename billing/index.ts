@@ -1,4 +1,4 @@
-import type { HandlerTable } from '../core/operations.js';
+import type { HandlerTable } from '../core/index.js';
 import { paymentHandlers } from './payment-handlers.js';
 import { usageHandlers } from './usage-handlers.js';
 
@@ -19,3 +19,9 @@ export {
 } from './organizations.js';
 export { organizationReport, planView } from './usage-handlers.js';
 export { usageView, type UsageReport } from './usage.js';
+
+export { localBillingPages } from './local-pages.js';
+export { monthOf, organizationUsage } from './organization-usage.js';
+export type { CreditDoc } from './organization-usage.js';
+export { checkBuildAllowed, checkRunAllowed } from './plan-limits.js';
+export { publicUrlOf } from './provider.js';

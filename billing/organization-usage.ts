@@ -1,5 +1,5 @@
-import { C } from '../core/collections.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { Collections } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import type { BilledProject } from './organizations.js';
 
 /** A calendar month in UTC: `YYYY-MM` and its bounds as ISO timestamps. */
@@ -54,14 +54,17 @@ export async function organizationUsage(
   month: Month = monthOf(),
 ): Promise<OrganizationUsage> {
   const credits = { builds: 0, episodes: 0 };
-  for (const c of await store.find<CreditDoc>(C.credits, { organization_id: organizationId, month: month.month }))
+  for (const c of await store.find<CreditDoc>(Collections.credits, {
+    organization_id: organizationId,
+    month: month.month,
+  }))
     credits[c.kind] += c.quantity;
-  const projectIds = (await store.find<BilledProject>(C.projects, { organization_id: organizationId })).map(
+  const projectIds = (await store.find<BilledProject>(Collections.projects, { organization_id: organizationId })).map(
     (p) => p._id,
   );
   if (projectIds.length === 0) return { month: month.month, builds: 0, episodes: 0, spent_usd: 0, credits };
   const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
-  const jobs = await store.find<Doc & { kind?: string; spent_usd?: unknown }>(C.jobs, inMonth);
+  const jobs = await store.find<Doc & { kind?: string; spent_usd?: unknown }>(Collections.jobs, inMonth);
   const spent = jobs.reduce(
     (sum, j) => sum + (typeof j.spent_usd === 'number' && Number.isFinite(j.spent_usd) ? j.spent_usd : 0),
     0,
@@ -70,7 +73,7 @@ export async function organizationUsage(
     month: month.month,
     builds: jobs.filter((j) => j.kind === 'world_build').length,
     // the compact records (same id, project and created_at as the full ones), indexed for this
-    episodes: await store.count(C.runEpisodes, inMonth),
+    episodes: await store.count(Collections.runEpisodes, inMonth),
     // rounded to a millionth of a dollar, so a float sum never prints 0.30000000000000004
     spent_usd: Math.round(spent * 1e6) / 1e6,
     credits,

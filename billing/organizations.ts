@@ -1,6 +1,6 @@
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { Collections } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import { effectiveLimits, type PlanLimits, type PlanName } from './plans.js';
 
 /**
@@ -25,9 +25,9 @@ export async function organizationOfProject<O extends BilledOrganization = Bille
   store: DocumentStore,
   projectId: string,
 ): Promise<{ project: BilledProject; organization: O }> {
-  const project = await store.get<BilledProject>(C.projects, projectId);
+  const project = await store.get<BilledProject>(Collections.projects, projectId);
   if (!project) throw notFound('project');
-  const organization = await store.get<O>(C.organizations, project.organization_id);
+  const organization = await store.get<O>(Collections.organizations, project.organization_id);
   if (!organization) throw new ServiceError('internal', `project ${projectId} has no organization`);
   return { project, organization };
 }

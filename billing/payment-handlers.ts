@@ -3,10 +3,10 @@ import type { BillingItem } from './items.js';
 import type { PaymentProvider } from './payment-provider.js';
 import { paymentProviderFor, publicUrlOf } from './provider.js';
 import { subscriptionOf, subscriptionView, topUpsOf } from './records.js';
-import { ServiceError } from '../core/errors.js';
-import { newId } from '../core/ids.js';
-import { ok, type HandlerTable, type OperationContext, type HandlerDeps } from '../core/operations.js';
-import { body, requirePrincipal } from '../core/operations.js';
+import { ServiceError } from '../core/index.js';
+import { newId } from '../core/index.js';
+import { ok, type HandlerTable, type OperationContext, type HandlerDeps } from '../core/index.js';
+import { body, requirePrincipal } from '../core/index.js';
 import { organizationOfProject } from './organizations.js';
 
 /** One provider per scheduler deps: the local one keeps nothing in memory, Stripe's client is reusable. */

@@ -1,5 +1,5 @@
-import { ServiceError } from '../core/errors.js';
-import type { DocumentStore } from '../core/ports.js';
+import { ServiceError } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import { organizationUsage } from './organization-usage.js';
 import { limitsOf, organizationOfProject, planOf } from './organizations.js';
 

@@ -1,4 +1,4 @@
-import { isBuiltinModel, parseModelChain, priceTable, type MarketRange } from '../core/models/index.js';
+import { isBuiltinModel, parseModelChain, priceTable, type MarketRange } from '../core/index.js';
 
 /** One configured model's price per million tokens, where it comes from, and its own market range. */
 export interface PricingEntry {

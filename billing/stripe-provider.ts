@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
-import { ServiceError } from '../core/errors.js';
-import type { DocumentStore } from '../core/ports.js';
+import { ServiceError } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import type { BilledOrganization } from './organizations.js';
 import { ITEMS, isBillingItem, type BillingItem, type ItemSpec } from './items.js';
 import type { CheckoutRequest, PaymentEvent, PaymentProvider, SubscriptionView } from './payment-provider.js';

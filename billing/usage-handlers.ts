@@ -3,8 +3,8 @@ import { pricing } from './pricing.js';
 import { nextQuietStart, QUIET_HOURS_UTC } from './quiet-hours.js';
 import { subscriptionOf, subscriptionView } from './records.js';
 import { usageOf, usageView, type UsageReport } from './usage.js';
-import { ok, type HandlerTable, type HandlerDeps } from '../core/operations.js';
-import { requirePrincipal } from '../core/operations.js';
+import { ok, type HandlerTable, type HandlerDeps } from '../core/index.js';
+import { requirePrincipal } from '../core/index.js';
 import { limitsOf, organizationOfProject, planOf, type BilledOrganization } from './organizations.js';
 
 /** The organization of the caller's project, its usage this month, and its plan in force. */

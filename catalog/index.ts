@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 
 export { digestFolder } from './digest.js';
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../core/index.js';
 import type { MemberRole } from './admin-users.js';
 import { registerClientCommands } from './commands/index.js';
 

@@ -1,7 +1,7 @@
-import { chooseAdapters } from '../core/choose-adapters.js';
-import type { Config } from '../core/config.js';
-import { createLogger, type Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import { chooseAdapters } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { createLogger, type Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
 import { startGateway, type RunningGateway } from '../gateway/index.js';
 import { startScheduler, type RunningScheduler } from '../scheduler/index.js';
 import { LocalWorkers, startWorker, type RunningWorker } from '../world-worker/index.js';

@@ -1,4 +1,4 @@
-import { C } from './collections.js';
+import { Collections } from './collections.js';
 import { ServiceError } from './errors.js';
 import { checkEventData, type EventType } from './event-types.js';
 import { nowIso } from './ids.js';
@@ -102,7 +102,7 @@ export class EventLog {
   }
 
   static async ensureIndexes(store: DocumentStore): Promise<void> {
-    await store.ensureIndexes(C.events, [{ fields: ['stream', 'event_id'], unique: true }]);
+    await store.ensureIndexes(Collections.events, [{ fields: ['stream', 'event_id'], unique: true }]);
   }
 
   /**
@@ -140,7 +140,7 @@ export class EventLog {
         if (attempt >= MAX_ATTEMPTS) throw contention(stream);
         const batch = inputs.slice(stored.length).map((input, i) => ({ input, event: this.#event(input, next + i) }));
         const n = await this.#store.insertMany(
-          C.events,
+          Collections.events,
           batch.map(({ input, event }) => ({
             _id: `${stream}:${event.event_id}`,
             project_id: input.project_id,
@@ -192,7 +192,7 @@ export class EventLog {
     await this.#state.indexes;
     const filter: Filter = { stream, event_id: { $gt: cursor } };
     if (projectId !== undefined) filter.project_id = projectId;
-    const docs = await this.#store.find<EventDoc>(C.events, filter, {
+    const docs = await this.#store.find<EventDoc>(Collections.events, filter, {
       sort: { field: 'event_id', direction: 'asc' },
       limit,
     });
@@ -203,7 +203,7 @@ export class EventLog {
   async lastEvent(stream: string): Promise<ServiceEvent | null> {
     await this.#state.indexes;
     const [doc] = await this.#store.find<EventDoc>(
-      C.events,
+      Collections.events,
       { stream },
       { sort: { field: 'event_id', direction: 'desc' }, limit: 1 },
     );
@@ -225,7 +225,7 @@ export class EventLog {
     await this.#state.indexes;
     const event = this.#event({ ...input, data }, event_id);
     try {
-      await this.#store.insert<EventDoc>(C.events, {
+      await this.#store.insert<EventDoc>(Collections.events, {
         _id: `${input.stream}:${event_id}`,
         project_id: input.project_id,
         ...event,

@@ -1,4 +1,4 @@
-import { ServiceError, toServiceError } from '../core/errors.js';
+import { ServiceError, toServiceError } from '../core/index.js';
 import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type JsonObject } from '../world/index.js';
 import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore } from './core.js';

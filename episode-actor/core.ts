@@ -1,4 +1,4 @@
-import type { Logger } from '../core/log.js';
+import type { Logger } from '../core/index.js';
 import { scenarioContext, type Json, type ToolCaller } from '../world/index.js';
 import { customerFacingRoles, deliverCustomerMessages } from './customer/channel.js';
 import type { Customer } from './customer/port.js';

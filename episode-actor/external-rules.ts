@@ -1,4 +1,4 @@
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import { canonicalJson, type JsonObject } from '../world/index.js';
 import type { ActionRecord, EpisodeState } from './types.js';
 

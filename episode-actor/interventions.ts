@@ -1,4 +1,4 @@
-import { ServiceError, type FieldProblem } from '../core/errors.js';
+import { ServiceError, type FieldProblem } from '../core/index.js';
 import { isBuiltinTool } from '../world/index.js';
 import { clip, type EpisodeCore } from './core.js';
 import { ToolProxy } from './tool-proxy.js';

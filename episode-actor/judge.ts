@@ -1,4 +1,4 @@
-import type { ModelChain } from '../core/models/index.js';
+import type { ModelChain } from '../core/index.js';
 import { substitute, type Check, type CheckResult, type Json, type ToldCheck } from '../world/index.js';
 import type { Judgement } from './oracle-types.js';
 import type { EpisodeState } from './types.js';

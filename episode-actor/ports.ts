@@ -3,8 +3,8 @@
  * the wiring (world-worker, scheduler) connects them to the document store, the event
  * log, the sandbox's application client and the model chain.
  */
-import type { EventType } from '../core/event-types.js';
-import type { Logger } from '../core/log.js';
+import type { EventType } from '../core/index.js';
+import type { Logger } from '../core/index.js';
 import type { ToolCaller } from '../world/index.js';
 import type { AgentPolicy } from './agents/policy.js';
 import type { CustomerFactory } from './customer/port.js';

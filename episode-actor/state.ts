@@ -1,4 +1,4 @@
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import type { Scenario } from '../world/index.js';
 import { customerFacingRoles } from './customer/channel.js';
 import { initialCustomerState } from './customer/simulator.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import type { AppTool, Json, JsonObject, ToolCaller } from '../world/index.js';
 import { appResult, errorResult, unknownResult } from './results.js';
 import type { ActionResult, FaultMode, OperationState, ProxyState } from './types.js';

@@ -1,8 +1,8 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import type { Config } from '../core/config.js';
-import { ServiceError, toServiceError } from '../core/errors.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import type { Config } from '../core/index.js';
+import { ServiceError, toServiceError } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
 import { Authenticator } from './auth.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
@@ -12,9 +12,9 @@ import { externalAgentPath } from './external-agent.js';
 import type { LocalWorkers } from '../world-worker/index.js';
 import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
-import { localBillingPages } from '../billing/local-pages.js';
-import { publicUrlOf } from '../billing/provider.js';
-import { downloadsDir } from '../core/downloads.js';
+import { localBillingPages } from '../billing/index.js';
+import { publicUrlOf } from '../billing/index.js';
+import { downloadsDir } from '../core/index.js';
 
 export interface GatewayParts {
   app: Express;

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { Config } from '../core/config.js';
-import { ServiceError } from '../core/errors.js';
+import type { Config } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
 import { SESSION_COOKIE } from '../accounts/index.js';
 import { readCookie } from './auth.js';
 

@@ -1,7 +1,7 @@
-import { C } from '../core/collections.js';
-import { ServiceError, notFound } from '../core/errors.js';
-import type { Logger } from '../core/log.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { Collections } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import {
   ACTION_ERRORS,
   checkExternalAction,
@@ -13,7 +13,7 @@ import {
 import { WorldWorkerClients, type LocalWorkers } from '../world-worker/index.js';
 import type { LocalHandler } from './pipeline.js';
 
-/** The fields of an episode attempt (C.runEpisodes, written by the scheduler) this path reads. */
+/** The fields of an episode attempt (Collections.runEpisodes, written by the scheduler) this path reads. */
 interface AttemptRecord extends Doc {
   project_id: string;
   status: string;
@@ -21,7 +21,7 @@ interface AttemptRecord extends Doc {
   worker_address: string | null;
 }
 
-/** The fields of the episode's stored record (C.episodes, saved by its actor) this path reads. */
+/** The fields of the episode's stored record (Collections.episodes, saved by its actor) this path reads. */
 interface StoredEpisode extends Doc {
   status: string;
   actor_state?: EpisodeState;
@@ -121,13 +121,13 @@ export class ExternalAgentPath {
 
   /** An episode attempt of the caller's project; 404 for unknown ids and other projects' episodes alike. */
   async #attempt(projectId: string, id: string): Promise<AttemptRecord> {
-    const ep = await this.#store.get<AttemptRecord>(C.runEpisodes, id);
+    const ep = await this.#store.get<AttemptRecord>(Collections.runEpisodes, id);
     if (!ep || ep.project_id !== projectId) throw notFound(`episode ${id}`);
     return ep;
   }
 
   async #record(id: string): Promise<StoredEpisode> {
-    const doc = await this.#store.get<StoredEpisode>(C.episodes, id);
+    const doc = await this.#store.get<StoredEpisode>(Collections.episodes, id);
     if (!doc) throw notFound(`episode ${id}`);
     return doc;
   }

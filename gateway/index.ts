@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from '../core/config.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import type { Config } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
 import { createGatewayApp, type GatewayParts } from './app.js';
 import { SchedulerClient } from './scheduler-client.js';
 import type { LocalWorkers } from '../world-worker/index.js';

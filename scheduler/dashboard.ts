@@ -1,8 +1,8 @@
 import { organizationReport, planView, usageView } from '../billing/index.js';
-import { C } from '../core/collections.js';
-import { ok, requirePrincipal } from '../core/operations.js';
+import { Collections } from '../core/index.js';
+import { ok, requirePrincipal } from '../core/index.js';
 import type { HandlerTable } from './context.js';
-import type { DocumentStore } from '../core/ports.js';
+import type { DocumentStore } from '../core/index.js';
 import { RUN_STATUSES, type RunDoc } from './runs/types.js';
 import { runView } from './runs/views.js';
 
@@ -19,16 +19,16 @@ export const RECENT_RUNS = 5;
 export async function dashboardOf(store: DocumentStore, projectId: string): Promise<Record<string, unknown>> {
   const mine = { project_id: projectId };
   const [applications, worlds, versions, published, profiles, runs] = await Promise.all([
-    store.count(C.applications, mine),
-    store.count(C.worlds, mine),
-    store.count(C.worldVersions, mine),
-    store.count(C.worldVersions, { ...mine, status: 'published' }),
-    store.count(C.profiles, mine),
-    store.count(C.runs, mine),
+    store.count(Collections.applications, mine),
+    store.count(Collections.worlds, mine),
+    store.count(Collections.worldVersions, mine),
+    store.count(Collections.worldVersions, { ...mine, status: 'published' }),
+    store.count(Collections.profiles, mine),
+    store.count(Collections.runs, mine),
   ]);
   const runs_by_status: Record<string, number> = {};
-  for (const s of RUN_STATUSES) runs_by_status[s] = await store.count(C.runs, { ...mine, status: s });
-  const recent = await store.find<RunDoc>(C.runs, mine, {
+  for (const s of RUN_STATUSES) runs_by_status[s] = await store.count(Collections.runs, { ...mine, status: s });
+  const recent = await store.find<RunDoc>(Collections.runs, mine, {
     sort: { field: 'created_at', direction: 'desc' },
     limit: RECENT_RUNS,
   });

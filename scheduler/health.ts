@@ -1,5 +1,5 @@
 import { ok, type HandlerTable } from './context.js';
-import { clientWheelPath } from '../core/downloads.js';
+import { clientWheelPath } from '../core/index.js';
 
 /** GET /v1/health: the scheduler pings every registered world-worker live. */
 export const healthHandlers: HandlerTable = {

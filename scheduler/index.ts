@@ -1,13 +1,13 @@
-import type { Config } from '../core/config.js';
-import { bindServer, channelOptions, grpc } from '../core/grpc.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import type { Config } from '../core/index.js';
+import { bindServer, channelOptions, grpc } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
 import { accountHandlers, ensureAccountIndexes } from '../accounts/index.js';
-import { apiKeyHandlers, ensureApiKeyIndexes } from '../accounts/api-keys.js';
+import { apiKeyHandlers, ensureApiKeyIndexes } from '../accounts/index.js';
 import { applicationHandlers, ensureApplicationIndexes } from './applications/index.js';
 import { billingHandlers } from '../billing/index.js';
 import { dashboardHandlers } from './dashboard.js';
-import type { HandlerTable, SchedulerDeps } from './context.js';
+import { SchedulerState, type HandlerTable, type SchedulerDeps } from './context.js';
 import { healthHandlers } from './health.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
 import { episodeHandlers } from './episodes/index.js';
@@ -19,11 +19,12 @@ import { SchedulerService } from './service.js';
 import { trainingHandlers } from './training.js';
 import { WorkerRegistry } from './workers.js';
 import { ensureWorldIndexes, worldHandlers, worldJobKinds } from './worlds/index.js';
-import { ensureWorkspaceIndexes } from '../accounts/workspaces.js';
+import { ensureWorkspaceIndexes } from '../accounts/index.js';
 
 export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
-export { createApiKey } from '../accounts/api-keys.js';
-export { createWorkspace, loadProject } from '../accounts/workspaces.js';
+export { SchedulerState } from './context.js';
+export { createApiKey } from '../accounts/index.js';
+export { createWorkspace, loadProject } from '../accounts/index.js';
 export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
@@ -61,7 +62,13 @@ export async function startScheduler(opts: {
 }): Promise<RunningScheduler> {
   const logger = opts.logger.child({ component: 'scheduler' });
   const workers = new WorkerRegistry(opts.adapters.leases, logger);
-  const deps: SchedulerDeps = { config: opts.config, adapters: opts.adapters, logger, workers };
+  const deps: SchedulerDeps = {
+    config: opts.config,
+    adapters: opts.adapters,
+    logger,
+    workers,
+    state: new SchedulerState(),
+  };
   await ensureWorkspaceIndexes(opts.adapters.store);
   await ensureApiKeyIndexes(opts.adapters.store);
   await ensureAccountIndexes(opts.adapters.store);

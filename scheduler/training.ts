@@ -1,6 +1,6 @@
-import { notFound } from '../core/errors.js';
+import { notFound } from '../core/index.js';
 import { accepted, ok, type HandlerTable } from './context.js';
-import { param } from '../core/operations.js';
+import { param } from '../core/index.js';
 
 /**
  * Training jobs are announced but not built (spec section 1): creating one answers that

@@ -1,7 +1,7 @@
-import type { Logger } from '../core/log.js';
-import type { LeaseStore } from '../core/ports.js';
-import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
-import { ServiceError } from '../core/errors.js';
+import type { Logger } from '../core/index.js';
+import type { LeaseStore } from '../core/index.js';
+import type { WorkerInfo } from '../proto/index.js';
+import { ServiceError } from '../core/index.js';
 import { WorldWorkerClients, type WorkAnswer, type WorkKind, type WorkPayload } from '../world-worker/index.js';
 
 const REGISTRY_KEY = 'crucible:workers';

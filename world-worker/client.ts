@@ -1,9 +1,9 @@
-import { ServiceError, toServiceError } from '../core/errors.js';
-import { channelOptions, grpc, unary, workerProto } from '../core/grpc.js';
-import type { PingResponse__Output } from '../proto/generated/crucible/v1/PingResponse.js';
-import type { WorkRequest } from '../proto/generated/crucible/v1/WorkRequest.js';
-import type { WorkResponse__Output } from '../proto/generated/crucible/v1/WorkResponse.js';
-import type { WorldWorkerClient } from '../proto/generated/crucible/v1/WorldWorker.js';
+import { ServiceError, toServiceError } from '../core/index.js';
+import { channelOptions, grpc, unary, workerProto } from '../core/index.js';
+import type { PingResponse__Output } from '../proto/index.js';
+import type { WorkRequest } from '../proto/index.js';
+import type { WorkResponse__Output } from '../proto/index.js';
+import type { WorldWorkerClient } from '../proto/index.js';
 import type { LocalWorkers } from './local-workers.js';
 import type { WorkAnswer, WorkKind, WorkPayload } from './work-kinds.js';
 

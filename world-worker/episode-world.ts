@@ -1,9 +1,9 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../core/config.js';
-import { toServiceError } from '../core/errors.js';
-import type { DocumentStore } from '../core/ports.js';
-import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../core/models/index.js';
+import type { Config } from '../core/index.js';
+import { toServiceError } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../core/index.js';
 import {
   createAgentPolicy,
   modelCustomer,

@@ -1,11 +1,11 @@
-import type { Config } from '../core/config.js';
-import { bindServer, channelOptions, grpc, schedulerProto, unary } from '../core/grpc.js';
-import { newId } from '../core/ids.js';
-import type { Logger } from '../core/log.js';
-import { chooseAdapters } from '../core/choose-adapters.js';
-import type { Adapters } from '../core/ports.js';
-import type { RegisterWorkerResponse__Output } from '../proto/generated/crucible/v1/RegisterWorkerResponse.js';
-import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
+import type { Config } from '../core/index.js';
+import { bindServer, channelOptions, grpc, schedulerProto, unary } from '../core/index.js';
+import { newId } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import { chooseAdapters } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
+import type { RegisterWorkerResponse__Output } from '../proto/index.js';
+import type { WorkerInfo } from '../proto/index.js';
 import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
@@ -108,3 +108,13 @@ export async function startWorker(opts: {
     },
   };
 }
+
+export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } from './builds/index.js';
+export type {
+  AnalyseAnswer,
+  FetchAnswer,
+  FetchPayload,
+  ScenarioVerdict,
+  SourceSurvey,
+  TrialResult,
+} from './builds/index.js';

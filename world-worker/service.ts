@@ -1,8 +1,8 @@
-import { ServiceError } from '../core/errors.js';
-import { grpc, handleUnary, workerProto } from '../core/grpc.js';
-import type { PingResponse } from '../proto/generated/crucible/v1/PingResponse.js';
-import type { WorkRequest__Output } from '../proto/generated/crucible/v1/WorkRequest.js';
-import type { WorkResponse } from '../proto/generated/crucible/v1/WorkResponse.js';
+import { ServiceError } from '../core/index.js';
+import { grpc, handleUnary, workerProto } from '../core/index.js';
+import type { PingResponse } from '../proto/index.js';
+import type { WorkRequest__Output } from '../proto/index.js';
+import type { WorkResponse } from '../proto/index.js';
 import type { WorkHandler, WorkKind } from './work-kinds.js';
 
 /**

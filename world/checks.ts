@@ -1,4 +1,4 @@
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import type { ToolCaller, ToolCallResult } from './client.js';
 import { canonicalJson } from './content-hash.js';
 import { getPath, substitute } from './substitute.js';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import type { AppTool, Json } from './types.js';
 
 /** The answer of one application call: HTTP status and body (parsed JSON, else text, else null). */

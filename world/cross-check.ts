@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../core/errors.js';
+import type { FieldProblem } from '../core/index.js';
 import { isBuiltinTool, roleToolNames } from './builtin-tools.js';
 import { Problems } from './schema-kit.js';
 import { collectRefs } from './substitute.js';

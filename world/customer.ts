@@ -1,4 +1,4 @@
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import { substitute } from './substitute.js';
 import type { CustomerSpec, Json, JsonObject, Scenario } from './types.js';
 

@@ -1,4 +1,4 @@
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import { sha256Hex } from './content-hash.js';
 import { substitute } from './substitute.js';
 import type { Fact, JsonObject, Scenario, ScenarioTemplate, Split } from './types.js';

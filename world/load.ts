@@ -1,7 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { ServiceError, type FieldProblem } from '../core/errors.js';
+import { ServiceError, type FieldProblem } from '../core/index.js';
 import { crossCheck } from './cross-check.js';
 import { deriveTools } from './derive-tools.js';
 import { problemsError, validateManifest, validateSeedFile, validateTemplate } from './schema.js';

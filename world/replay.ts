@@ -1,4 +1,4 @@
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import { isBuiltinTool } from './builtin-tools.js';
 import { evaluateChecks, takeSnapshots, unchangedChecks, type CheckResult, type WriteRecord } from './checks.js';
 import type { ToolCaller } from './client.js';

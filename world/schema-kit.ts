@@ -1,4 +1,4 @@
-import { ServiceError, type FieldProblem } from '../core/errors.js';
+import { ServiceError, type FieldProblem } from '../core/index.js';
 import type { Json, JsonObject, SeedStep } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import type { Json } from './types.js';
 
 /** `${name}` or `${name.path.0.more}`; names are identifiers, segments may be numeric. */

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../../core/index.js';
 import {
   customerSendArgs,
   type CustomerSpec,

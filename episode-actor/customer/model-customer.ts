@@ -1,4 +1,4 @@
-import type { ModelChain, ModelMessage } from '../../core/models/index.js';
+import type { ModelChain, ModelMessage } from '../../core/index.js';
 import type { Scenario } from '../../world/index.js';
 import type { EpisodeState } from '../types.js';
 import { guardReply, type ProposedReply } from './guard.js';

@@ -1,10 +1,10 @@
 import { entryDir, readCatalogIndex, type CatalogEntry } from '../../catalog/index.js';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import { packFolder } from '../../world-worker/builds/index.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { packFolder } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
-import { limitsOf, loadProject, planOf } from '../../accounts/workspaces.js';
+import { limitsOf, loadProject, planOf } from '../../accounts/index.js';
 import { putArchive } from './archives.js';
 import { registerApplication } from './register.js';
 import { applicationView, type ApplicationDoc } from './types.js';
@@ -29,7 +29,10 @@ export async function importCatalog(deps: SchedulerDeps, projectId: string): Pro
   const skipped: Array<{ name: string; reason: string; application_id?: string }> = [];
 
   for (const entry of entries) {
-    const existing = await store.findOne<ApplicationDoc>(C.applications, { project_id: projectId, name: entry.name });
+    const existing = await store.findOne<ApplicationDoc>(Collections.applications, {
+      project_id: projectId,
+      name: entry.name,
+    });
     if (existing) {
       skipped.push({
         name: entry.name,
@@ -38,7 +41,7 @@ export async function importCatalog(deps: SchedulerDeps, projectId: string): Pro
       });
       continue;
     }
-    if (limit !== null && (await store.count(C.applications, { project_id: projectId })) >= limit) {
+    if (limit !== null && (await store.count(Collections.applications, { project_id: projectId })) >= limit) {
       skipped.push({
         name: entry.name,
         reason: `the ${planOf(organization)} plan allows ${limit} application${limit === 1 ? '' : 's'}; change plan to import it`,

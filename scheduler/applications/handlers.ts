@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { invalid } from '../../core/errors.js';
+import { Collections } from '../../core/index.js';
+import { invalid } from '../../core/index.js';
 import { created, ok, type HandlerTable } from '../context.js';
 import { applyCommand, jobsOf, type JobDoc } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { importCatalog } from './catalog-import.js';
 import { registerApplication, type ApplicationInput } from './register.js';
 import { applicationView, loadApplication, type ApplicationDoc } from './types.js';
@@ -13,7 +13,7 @@ export const applicationHandlers: HandlerTable = {
   async list_applications(ctx, deps) {
     const p = requirePrincipal(ctx);
     const apps = await deps.adapters.store.find<ApplicationDoc>(
-      C.applications,
+      Collections.applications,
       { project_id: p.projectId },
       { sort: { field: 'created_at', direction: 'asc' } },
     );
@@ -35,7 +35,7 @@ export const applicationHandlers: HandlerTable = {
   async delete_application(ctx, deps) {
     const p = requirePrincipal(ctx);
     const app = await loadApplication(deps.adapters.store, p.projectId, param(ctx, 'app_id'));
-    const builds = await deps.adapters.store.find<JobDoc>(C.jobs, {
+    const builds = await deps.adapters.store.find<JobDoc>(Collections.jobs, {
       project_id: p.projectId,
       kind: 'world_build',
       'input.application_id': app._id,
@@ -47,7 +47,7 @@ export const applicationHandlers: HandlerTable = {
       await applyCommand(engine, job, 'stop');
       stopped.push(job._id);
     }
-    await deps.adapters.store.delete(C.applications, app._id);
+    await deps.adapters.store.delete(Collections.applications, app._id);
     return ok({ id: app._id, deleted: true, stopped_builds: stopped });
   },
 

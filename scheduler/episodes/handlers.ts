@@ -1,6 +1,6 @@
 import type { InterventionInput } from '../../episode-actor/index.js';
 import { accepted, ok, type HandlerTable, type SchedulerDeps } from '../context.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { episodeRecord, intervene } from './operations.js';
 import type { EpisodeOpsDeps } from './routing.js';
 

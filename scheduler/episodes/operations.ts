@@ -1,4 +1,4 @@
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../../core/index.js';
 import { ACTION_ERRORS, episodeRecordView, type InterventionInput } from '../../episode-actor/index.js';
 import type { EpisodeDoc, RunEpisodeDoc } from '../runs/index.js';
 import { hasEnded, loadAttempt, loadRecord, type EpisodeOpsDeps } from './routing.js';

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import type { WorldWorkerClients } from '../../world-worker/index.js';
 import type { EpisodeDoc, RunEpisodeDoc } from '../runs/index.js';
 
@@ -12,14 +12,14 @@ export interface EpisodeOpsDeps {
 
 /** An episode attempt of the caller's project; 404 for unknown ids and other projects' episodes alike. */
 export async function loadAttempt(store: DocumentStore, projectId: string, id: string): Promise<RunEpisodeDoc> {
-  const ep = await store.get<RunEpisodeDoc>(C.runEpisodes, id);
+  const ep = await store.get<RunEpisodeDoc>(Collections.runEpisodes, id);
   if (!ep || ep.project_id !== projectId) throw notFound(`episode ${id}`);
   return ep;
 }
 
 /** The episode's full record (its actor's saved state once it started). */
 export async function loadRecord(store: DocumentStore, id: string): Promise<EpisodeDoc> {
-  const doc = await store.get<EpisodeDoc>(C.episodes, id);
+  const doc = await store.get<EpisodeDoc>(Collections.episodes, id);
   if (!doc) throw notFound(`episode ${id}`);
   return doc;
 }

@@ -1,5 +1,5 @@
-import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import type { JobDoc, PhaseContext } from '../jobs/index.js';
 import { putBlob } from './blobs.js';
@@ -19,7 +19,7 @@ export async function storeArtifact(
   await ctx.stopIfRequested();
   const blob = await putBlob(store, artifact_id, bytes);
   await store.update(
-    C.artifacts,
+    Collections.artifacts,
     artifact_id,
     {
       status: 'ready',
@@ -46,14 +46,14 @@ export async function mirrorJobStatus(job: JobDoc, deps: SchedulerDeps): Promise
   if (job.status === 'failed' || job.status === 'cancelled') {
     const error = job.error ?? (job.status === 'cancelled' ? 'the export job was stopped' : 'the export job failed');
     await store.update<ArtifactDoc>(
-      C.artifacts,
+      Collections.artifacts,
       artifact_id,
       { status: 'failed', error, updated_at: nowIso() },
       { status: 'pending' },
     );
   } else if (job.status === 'queued' || job.status === 'running') {
     await store.update<ArtifactDoc>(
-      C.artifacts,
+      Collections.artifacts,
       artifact_id,
       { status: 'pending', error: null, updated_at: nowIso() },
       { status: 'failed' },

@@ -1,10 +1,10 @@
-import { C } from '../../core/collections.js';
-import { invalid, ServiceError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { Filter } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { invalid, ServiceError } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import type { Filter } from '../../core/index.js';
 import { accepted, ok, type HandlerTable, type OperationContext, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { loadRun } from '../runs/index.js';
 import { loadWorldVersion } from '../worlds/index.js';
 import { getBlob } from './blobs.js';
@@ -32,7 +32,7 @@ async function startExport(
   const artifactId = newId('art');
   const jobId = newId('job');
   const now = nowIso();
-  await deps.adapters.store.insert<ArtifactDoc>(C.artifacts, {
+  await deps.adapters.store.insert<ArtifactDoc>(Collections.artifacts, {
     _id: artifactId,
     project_id: projectId,
     kind,
@@ -121,7 +121,7 @@ async function listArtifacts(ctx: OperationContext, deps: SchedulerDeps) {
       throw invalid('kind', `must be one of ${ARTIFACT_KINDS.join(', ')}`);
     filter.kind = kind as string;
   }
-  const docs = await deps.adapters.store.find<ArtifactDoc>(C.artifacts, filter, {
+  const docs = await deps.adapters.store.find<ArtifactDoc>(Collections.artifacts, filter, {
     sort: { field: 'created_at', direction: 'desc' },
   });
   return ok(docs.map(artifactView));

@@ -1,4 +1,4 @@
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/index.js';
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { createProfile, loadProfile, profileLabel, type ProfileDoc } from '../profiles/index.js';
 import { runEpisodes } from '../runs/index.js';
@@ -67,7 +67,7 @@ async function propose(ctx: PhaseContext): Promise<void> {
   let created: ProfileDoc | null = null;
   if (changes.length > 0) {
     // a retried job that already stored its version names that one instead of adding another
-    created = cp.created_profile_id ? await store.get<ProfileDoc>(C.profiles, cp.created_profile_id) : null;
+    created = cp.created_profile_id ? await store.get<ProfileDoc>(Collections.profiles, cp.created_profile_id) : null;
     if (!created) {
       const text = applyChanges(base, changes);
       created = await createProfile(

@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { Filter } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { Filter } from '../../core/index.js';
 import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { applyCommand } from './commands.js';
 import { jobsOf } from './registry.js';
 import type { JobCommand, JobDoc } from './types.js';
@@ -34,7 +34,7 @@ export function jobView(job: JobDoc): Record<string, unknown> {
 
 /** A job of the caller's project; 404 for unknown ids and other projects' jobs alike. */
 export async function loadJob(deps: SchedulerDeps, projectId: string, id: string): Promise<JobDoc> {
-  const job = await deps.adapters.store.get<JobDoc>(C.jobs, id);
+  const job = await deps.adapters.store.get<JobDoc>(Collections.jobs, id);
   if (!job || job.project_id !== projectId) throw notFound(`job ${id}`);
   return job;
 }
@@ -44,7 +44,7 @@ export const jobHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const filter: Filter = { project_id: p.projectId };
     if (typeof ctx.query.kind === 'string' && ctx.query.kind !== '') filter.kind = ctx.query.kind;
-    const jobs = await deps.adapters.store.find<JobDoc>(C.jobs, filter, {
+    const jobs = await deps.adapters.store.find<JobDoc>(Collections.jobs, filter, {
       sort: { field: 'created_at', direction: 'desc' },
       limit: LIST_LIMIT,
     });

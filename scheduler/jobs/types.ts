@@ -1,5 +1,5 @@
-import type { EventType } from '../../core/event-types.js';
-import type { Doc } from '../../core/ports.js';
+import type { EventType } from '../../core/index.js';
+import type { Doc } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 
 /**

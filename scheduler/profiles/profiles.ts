@@ -1,9 +1,9 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, notFound } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, notFound } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 import { created, ok, type HandlerTable } from '../context.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 
 /** A stored agent profile version. A profile's identity is (project, name, version). */
 export interface ProfileDoc extends Doc {
@@ -34,7 +34,7 @@ export interface ProfileInput {
 export const profileLabel = (p: Pick<ProfileDoc, 'name' | 'version'>): string => `${p.name}@v${p.version}`;
 
 export async function ensureProfileIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.profiles, [
+  await store.ensureIndexes(Collections.profiles, [
     { fields: ['project_id', 'name', 'version'], unique: true },
     { fields: ['project_id'] },
   ]);
@@ -68,13 +68,13 @@ export async function createProfile(
 ): Promise<ProfileDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const latest = await store.find<ProfileDoc>(
-      C.profiles,
+      Collections.profiles,
       { project_id: projectId, name: input.name },
       { sort: { field: 'version', direction: 'desc' }, limit: 1 },
     );
     const version = (latest[0]?.version ?? 0) + 1;
     try {
-      return await store.insert<ProfileDoc>(C.profiles, {
+      return await store.insert<ProfileDoc>(Collections.profiles, {
         _id: newId('prof'),
         project_id: projectId,
         name: input.name,
@@ -97,7 +97,7 @@ export async function createProfile(
 
 /** A profile of the caller's project, or 404 (also for another project's id). */
 export async function loadProfile(store: DocumentStore, projectId: string, id: string): Promise<ProfileDoc> {
-  const p = await store.get<ProfileDoc>(C.profiles, id);
+  const p = await store.get<ProfileDoc>(Collections.profiles, id);
   if (!p || p.project_id !== projectId) throw notFound(`agent profile ${id}`);
   return p;
 }
@@ -105,7 +105,7 @@ export async function loadProfile(store: DocumentStore, projectId: string, id: s
 export const profileHandlers: HandlerTable = {
   async list_agent_profiles(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
-    const all = await adapters.store.find<ProfileDoc>(C.profiles, { project_id: p.projectId });
+    const all = await adapters.store.find<ProfileDoc>(Collections.profiles, { project_id: p.projectId });
     all.sort((a, b) => a.name.localeCompare(b.name) || b.version - a.version);
     return ok(all.map(profileView));
   },

@@ -1,9 +1,9 @@
-import { C } from '../../core/collections.js';
-import { conflict } from '../../core/errors.js';
-import { EventLog } from '../../core/event-log.js';
+import { Collections } from '../../core/index.js';
+import { conflict } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
 import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
 import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../../core/operations.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { createEvaluation } from './create.js';
 import { computeSummary, runEpisodes } from './summary.js';
 import { RUN_ENDED, type RunDoc, type RunSummary } from './types.js';
@@ -25,7 +25,7 @@ export const runHandlers: HandlerTable = {
   async list_runs(ctx, deps) {
     const p = requirePrincipal(ctx);
     const runs = await deps.adapters.store.find<RunDoc>(
-      C.runs,
+      Collections.runs,
       { project_id: p.projectId },
       { sort: { field: 'created_at', direction: 'desc' }, limit: LIST_LIMIT },
     );
@@ -93,12 +93,12 @@ export const runHandlers: HandlerTable = {
       );
     }
     const engine = jobsOf(deps);
-    const shards = await store.find<JobDoc>(C.jobs, { _id: { $in: run.shard_ids } });
+    const shards = await store.find<JobDoc>(Collections.jobs, { _id: { $in: run.shard_ids } });
     for (const s of shards) {
       const applies = command === 'retry' ? s.status === 'failed' || s.status === 'cancelled' : !isEnded(s.status);
       if (applies) await applyCommand(engine, s, command);
     }
-    const coordinator = await store.get<JobDoc>(C.jobs, run.job_id);
+    const coordinator = await store.get<JobDoc>(Collections.jobs, run.job_id);
     if (coordinator) await applyCommand(engine, coordinator, command);
     if (command === 'retry') {
       await new EventLog(store, deps.adapters.bus).append({
@@ -115,12 +115,14 @@ export const runHandlers: HandlerTable = {
         },
       });
     }
-    return ok(await commandView(deps, (await store.get<RunDoc>(C.runs, run._id)) ?? run, command));
+    return ok(await commandView(deps, (await store.get<RunDoc>(Collections.runs, run._id)) ?? run, command));
   },
 };
 
 async function commandView(deps: SchedulerDeps, run: RunDoc, command: JobCommand): Promise<Record<string, unknown>> {
-  const jobs = await deps.adapters.store.find<JobDoc>(C.jobs, { _id: { $in: [run.job_id, ...run.shard_ids] } });
+  const jobs = await deps.adapters.store.find<JobDoc>(Collections.jobs, {
+    _id: { $in: [run.job_id, ...run.shard_ids] },
+  });
   const coordinator = jobs.find((j) => j._id === run.job_id);
   return {
     run_id: run._id,

@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, invalid, type FieldProblem } from '../../core/errors.js';
-import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/models/index.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, invalid, type FieldProblem } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import { BUILTIN_MODELS, needsModelProvider, profileWithDefaults } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
 import type { SchedulerDeps } from '../context.js';
@@ -138,7 +138,7 @@ async function modelProblem(deps: SchedulerDeps, projectId: string, spec: string
 }
 
 async function chosenScenarios(store: DocumentStore, wv: WorldVersionDoc, ids: string[]): Promise<ScenarioDoc[]> {
-  const all = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: wv._id });
+  const all = await store.find<ScenarioDoc>(Collections.scenarios, { world_version_id: wv._id });
   const problems: FieldProblem[] = [];
   const out: ScenarioDoc[] = [];
   for (const [i, id] of ids.entries()) {
@@ -157,7 +157,7 @@ async function chosenScenarios(store: DocumentStore, wv: WorldVersionDoc, ids: s
 
 async function splitScenarios(store: DocumentStore, wv: WorldVersionDoc, splits: Split[]): Promise<ScenarioDoc[]> {
   const approved = await store.find<ScenarioDoc>(
-    C.scenarios,
+    Collections.scenarios,
     { world_version_id: wv._id, status: 'approved' },
     { sort: { field: 'scenario_id', direction: 'asc' } },
   );

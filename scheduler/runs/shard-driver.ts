@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, toServiceError } from '../../core/errors.js';
-import { unary } from '../../core/grpc.js';
-import { nowIso } from '../../core/ids.js';
-import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/episode-work.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, toServiceError } from '../../core/index.js';
+import { unary } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/index.js';
 import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
 import { recordOutcome } from './attempts.js';
 import { cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
@@ -88,7 +88,7 @@ export class ShardDriver {
   /** Rebuilds the shard's state from its attempts in the store. */
   async #restore(): Promise<void> {
     const store = this.#ctx.deps.adapters.store;
-    const all = await store.find<RunEpisodeDoc>(C.runEpisodes, { shard_id: this.#ctx.job._id });
+    const all = await store.find<RunEpisodeDoc>(Collections.runEpisodes, { shard_id: this.#ctx.job._id });
     const latest = new Map<number, RunEpisodeDoc>();
     for (const e of all) if ((latest.get(e.slot)?.attempt ?? 0) < e.attempt) latest.set(e.slot, e);
     for (const ep of [...latest.values()].sort((a, b) => a.slot - b.slot)) {
@@ -134,7 +134,7 @@ export class ShardDriver {
     this.#noWorkerSince = null;
     const ep = this.#pending.shift()!;
     const placed = await this.#ctx.deps.adapters.store.update<RunEpisodeDoc>(
-      C.runEpisodes,
+      Collections.runEpisodes,
       ep._id,
       { status: 'running', worker_id: worker.id, worker_address: worker.address, started_at: nowIso() },
       { status: 'queued' },
@@ -224,7 +224,7 @@ export class ShardDriver {
       else if (details.shutting_down) this.#placement.leaving(flight.workerId);
       else this.#needsArchive.add(ep._id);
       const back = await store.update<RunEpisodeDoc>(
-        C.runEpisodes,
+        Collections.runEpisodes,
         ep._id,
         { status: 'queued', worker_id: null, worker_address: null, started_at: null },
         { status: 'running' },

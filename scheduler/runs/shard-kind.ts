@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
+import { Collections } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
 import type { JobDoc, JobKind } from '../jobs/index.js';
-import { perScheduler, type SchedulerDeps } from '../context.js';
+import { stateKey, type SchedulerDeps } from '../context.js';
 import { cancelUnstarted } from './endings.js';
 import { RunWorld } from './run-world.js';
 import { ShardDriver } from './shard-driver.js';
@@ -17,7 +17,7 @@ export interface ShardInput {
 }
 
 /** Last status announced per shard by this scheduler, so a repeated hook call announces nothing. */
-const announced = new WeakMap<SchedulerDeps, Map<string, string>>();
+const ANNOUNCED = stateKey('announced-shard-statuses', () => new Map<string, string>());
 
 /**
  * The `run_shard` job: one phase, `episodes`, driven by ShardDriver until every slot of the
@@ -40,7 +40,7 @@ export const shardKind: JobKind = {
   async onStatus(job, deps) {
     const input = job.input as unknown as ShardInput;
     if (job.status === 'cancelled') {
-      const queued = await deps.adapters.store.find<RunEpisodeDoc>(C.runEpisodes, {
+      const queued = await deps.adapters.store.find<RunEpisodeDoc>(Collections.runEpisodes, {
         shard_id: job._id,
         status: 'queued',
       });
@@ -51,7 +51,7 @@ export const shardKind: JobKind = {
 };
 
 async function announce(deps: SchedulerDeps, job: JobDoc, runId: string): Promise<void> {
-  const seen = perScheduler(announced, deps, () => new Map<string, string>());
+  const seen = deps.state.get(ANNOUNCED);
   const previous = seen.get(job._id) ?? null;
   if (previous === job.status) return;
   seen.set(job._id, job.status);

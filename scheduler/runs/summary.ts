@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import type { Split } from '../../world/index.js';
 import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
 
@@ -107,13 +107,13 @@ export function emptySummary(profiles: RunProfile[], planned: number, repeats: n
 /** Every attempt of a run, in slot then attempt order. */
 export function runEpisodes(store: DocumentStore, runId: string): Promise<RunEpisodeDoc[]> {
   return store
-    .find<RunEpisodeDoc>(C.runEpisodes, { run_id: runId }, { sort: { field: 'slot', direction: 'asc' } })
+    .find<RunEpisodeDoc>(Collections.runEpisodes, { run_id: runId }, { sort: { field: 'slot', direction: 'asc' } })
     .then((xs) => xs.sort((a, b) => a.slot - b.slot || a.attempt - b.attempt));
 }
 
 /** Recomputes a run's summary from its episodes and stores it; returns it. */
 export async function refreshSummary(store: DocumentStore, run: RunDoc): Promise<RunSummary> {
   const summary = computeSummary(run, await runEpisodes(store, run._id));
-  await store.update(C.runs, run._id, { summary, updated_at: nowIso() });
+  await store.update(Collections.runs, run._id, { summary, updated_at: nowIso() });
   return summary;
 }

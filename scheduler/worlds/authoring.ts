@@ -1,13 +1,7 @@
 import { stringify as toYaml } from 'yaml';
-import { ServiceError, type FieldProblem } from '../../core/errors.js';
-import {
-  ModelChain,
-  OpenAiModelClient,
-  priceTable,
-  resolveModelApiKey,
-  type ModelMessage,
-} from '../../core/models/index.js';
-import { BUILD_WORK, type AnalyseAnswer, type SourceSurvey } from '../../world-worker/builds/index.js';
+import { ServiceError, type FieldProblem } from '../../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey, type ModelMessage } from '../../core/index.js';
+import { BUILD_WORK, type AnalyseAnswer, type SourceSurvey } from '../../world-worker/index.js';
 import { putArchive } from '../applications/index.js';
 import { describeFailure, type PhaseContext } from '../jobs/index.js';
 import { callWorker } from './worker-calls.js';

@@ -1,14 +1,14 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, invalid } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/models/index.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, invalid } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
 import { SCRIPTED_CUSTOMER_MODEL } from '../../episode-actor/index.js';
 import { loadApplication } from '../applications/index.js';
-import { assertAllowanceLeft } from '../../billing/allowance.js';
-import { checkBuildAllowed } from '../../billing/plan-limits.js';
+import { assertAllowanceLeft } from '../../billing/index.js';
+import { checkBuildAllowed } from '../../billing/index.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, requirePrincipal } from '../../core/operations.js';
+import { body, requirePrincipal } from '../../core/index.js';
 import type { BuildInput } from './build-state.js';
 import type { BuildOptions, WorldDoc, WorldVersionDoc } from './types.js';
 
@@ -27,10 +27,10 @@ interface BuildBody {
 /** The application's world, made on its first build (one world per application). */
 async function worldOf(deps: SchedulerDeps, projectId: string, appId: string, name: string): Promise<WorldDoc> {
   const store = deps.adapters.store;
-  const found = await store.findOne<WorldDoc>(C.worlds, { project_id: projectId, application_id: appId });
+  const found = await store.findOne<WorldDoc>(Collections.worlds, { project_id: projectId, application_id: appId });
   if (found) return found;
   try {
-    return await store.insert<WorldDoc>(C.worlds, {
+    return await store.insert<WorldDoc>(Collections.worlds, {
       _id: newId('wld'),
       project_id: projectId,
       application_id: appId,
@@ -38,7 +38,7 @@ async function worldOf(deps: SchedulerDeps, projectId: string, appId: string, na
       created_at: nowIso(),
     });
   } catch (err) {
-    const raced = await store.findOne<WorldDoc>(C.worlds, { project_id: projectId, application_id: appId });
+    const raced = await store.findOne<WorldDoc>(Collections.worlds, { project_id: projectId, application_id: appId });
     if (raced) return raced;
     throw err;
   }
@@ -100,7 +100,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const version = await store.nextSequence(`world_version:${world._id}`);
   const now = nowIso();
   const jobId = newId('job');
-  const wv = await store.insert<WorldVersionDoc>(C.worldVersions, {
+  const wv = await store.insert<WorldVersionDoc>(Collections.worldVersions, {
     _id: newId('wv'),
     project_id: p.projectId,
     world_id: world._id,

@@ -1,5 +1,5 @@
-import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { JobKind, JobStatus } from '../jobs/index.js';
 import type { BuildInput } from './build-state.js';
 import { fetchSourcePhase, analysePhase, deriveToolsPhase } from './phases-source.js';
@@ -29,7 +29,7 @@ export const worldBuildKind: JobKind = {
   async onStatus(job, deps) {
     const { world_version_id } = job.input as unknown as BuildInput;
     await deps.adapters.store.update(
-      C.worldVersions,
+      Collections.worldVersions,
       world_version_id,
       { status: VERSION_STATUS[job.status], error: job.error, updated_at: nowIso() },
       { status: { $ne: 'published' } },

@@ -1,9 +1,9 @@
-import { C } from '../../core/collections.js';
-import { conflict } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { conflict } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import { ok, type HandlerTable } from '../context.js';
-import { param, requirePrincipal } from '../../core/operations.js';
+import { param, requirePrincipal } from '../../core/index.js';
 import { createWorldBuild } from './build-create.js';
 import { createScenario, validateWorldVersion } from './validation-create.js';
 import {
@@ -37,12 +37,12 @@ export const worldHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const store = deps.adapters.store;
     const worlds = await store.find<WorldDoc>(
-      C.worlds,
+      Collections.worlds,
       { project_id: p.projectId },
       { sort: { field: 'created_at', direction: 'desc' } },
     );
     const versions = await store.find<WorldVersionDoc>(
-      C.worldVersions,
+      Collections.worldVersions,
       { project_id: p.projectId },
       { sort: { field: 'version', direction: 'desc' } },
     );
@@ -76,7 +76,7 @@ export const worldHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const wv = await loadWorldVersion(deps.adapters.store, p.projectId, param(ctx, 'wv_id'));
     const docs = await deps.adapters.store.find<ScenarioDoc>(
-      C.scenarios,
+      Collections.scenarios,
       { world_version_id: wv._id },
       { sort: { field: 'scenario_id', direction: 'asc' } },
     );
@@ -118,7 +118,7 @@ async function decide(
     const refusal = REFUSALS[what][sc.status];
     if (refusal) throw conflict(`scenario ${sc.scenario_id} is ${sc.status}: ${refusal}`);
     const done = await store.update<ScenarioDoc>(
-      C.scenarios,
+      Collections.scenarios,
       sc._id,
       { status: target, updated_at: nowIso() },
       { status: sc.status },

@@ -1,6 +1,6 @@
-import { ServiceError, type FieldProblem } from '../../core/errors.js';
+import { ServiceError, type FieldProblem } from '../../core/index.js';
 import { crossCheck, instantiate, validateTemplate, type Scenario } from '../../world/index.js';
-import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
+import type { ScenarioVerdict } from '../../world-worker/index.js';
 import type { PhaseContext } from '../jobs/index.js';
 import { buildChain, parseJsonAnswer } from './authoring.js';
 import { need, type BuildScenario, type BuildState } from './build-state.js';

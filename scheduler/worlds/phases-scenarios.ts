@@ -1,7 +1,7 @@
-import { ServiceError } from '../../core/errors.js';
-import { isBuiltinModel, parseModelChain } from '../../core/models/index.js';
+import { ServiceError } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain } from '../../core/index.js';
 import { expandScenarios, instantiate } from '../../world/index.js';
-import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/builds/index.js';
+import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/index.js';
 import type { JobPhase, PhaseContext } from '../jobs/index.js';
 import { need, type BuildInput, type BuildScenario, type BuildState, type WithdrawnScenario } from './build-state.js';
 import { proposeScenarios } from './proposals.js';

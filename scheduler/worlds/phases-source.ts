@@ -1,12 +1,12 @@
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../../core/index.js';
 import { deriveTools, type AppTool } from '../../world/index.js';
-import { BUILD_WORK, type FetchAnswer, type FetchPayload } from '../../world-worker/builds/index.js';
+import { BUILD_WORK, type FetchAnswer, type FetchPayload } from '../../world-worker/index.js';
 import { getArchive, putArchive } from '../applications/index.js';
 import { describeFailure, type JobPhase } from '../jobs/index.js';
 import { need, type BuildInput, type BuildState } from './build-state.js';
 import { callWorker } from './worker-calls.js';
 import { authorWorld } from './authoring.js';
-import { isBuiltinModel, parseModelChain } from '../../core/models/index.js';
+import { isBuiltinModel, parseModelChain } from '../../core/index.js';
 
 /**
  * fetch_source: a world-worker fetches the pinned source (git at its commit, the local

@@ -1,5 +1,5 @@
-import { ServiceError, type FieldProblem } from '../../core/errors.js';
-import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../../core/models/index.js';
+import { ServiceError, type FieldProblem } from '../../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../../core/index.js';
 import { crossCheck, instantiate, validateTemplate, type Scenario, type ScenarioTemplate } from '../../world/index.js';
 import type { PhaseContext } from '../jobs/index.js';
 import { need, type BuildState } from './build-state.js';

@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-worker/builds/index.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-worker/index.js';
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { reportOf } from './publish.js';
 import type { ScenarioDoc, ScenarioStatus, WorldVersionDoc } from './types.js';
@@ -37,7 +37,7 @@ export function unfairness(verdict: ScenarioVerdict, trial: TrialResult | undefi
 
 async function versionOf(ctx: PhaseContext): Promise<WorldVersionDoc> {
   const { world_version_id } = ctx.input as unknown as ValidationInput;
-  const wv = await ctx.deps.adapters.store.get<WorldVersionDoc>(C.worldVersions, world_version_id);
+  const wv = await ctx.deps.adapters.store.get<WorldVersionDoc>(Collections.worldVersions, world_version_id);
   if (!wv?.compiled || !wv.source_digest)
     throw new ServiceError('gone', `world version ${world_version_id} is not a published version any more`);
   return wv;
@@ -66,7 +66,7 @@ export const worldValidationKind: JobKind = {
           const saved = ctx.checkpoint<ValidationState>().verdicts ?? {};
           if (saved[id]) continue;
           await ctx.stopIfRequested();
-          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
+          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(Collections.scenarios, id);
           if (!sc) continue;
           const { verdicts } = await callWorker(
             ctx,
@@ -113,7 +113,7 @@ export const worldValidationKind: JobKind = {
           const saved = ctx.checkpoint<ValidationState>().trials ?? {};
           if (saved[id]) continue;
           await ctx.stopIfRequested();
-          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
+          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(Collections.scenarios, id);
           if (!sc) continue;
           const { trials } = await callWorker(
             ctx,
@@ -147,7 +147,7 @@ export const worldValidationKind: JobKind = {
         const withdrawn: Array<{ scenario_id: string; reasons: string[] }> = [];
         const outcome: Array<{ id: string; scenario_id: string; status: ScenarioStatus }> = [];
         for (const id of scenario_ids) {
-          const sc = await store.get<ScenarioDoc>(C.scenarios, id);
+          const sc = await store.get<ScenarioDoc>(Collections.scenarios, id);
           const verdict = verdicts[id];
           if (!sc || !verdict) continue;
           const trial = trials[id];
@@ -163,14 +163,14 @@ export const worldValidationKind: JobKind = {
             passed: reasons.length === 0,
             problems: reasons,
           };
-          await store.update(C.scenarios, id, { status, validation_report: report, updated_at: nowIso() });
+          await store.update(Collections.scenarios, id, { status, validation_report: report, updated_at: nowIso() });
           outcome.push({ id, scenario_id: sc.scenario_id, status });
         }
         const report = {
           ...(wv.validation_report ?? {}),
           last_validation: { job_id: ctx.job._id, mode, at: nowIso(), validated: outcome.length, withdrawn },
         };
-        await store.update(C.worldVersions, wv._id, { validation_report: report, updated_at: nowIso() });
+        await store.update(Collections.worldVersions, wv._id, { validation_report: report, updated_at: nowIso() });
         ctx.setResult({ world_version_id: wv._id, validated: outcome.length, withdrawn, scenarios: outcome });
       },
     },

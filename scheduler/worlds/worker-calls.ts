@@ -1,4 +1,4 @@
-import { ServiceError, toServiceError } from '../../core/errors.js';
+import { ServiceError, toServiceError } from '../../core/index.js';
 import { getArchive } from '../applications/index.js';
 import type { WorkAnswer, WorkKind, WorkPayload } from '../../world-worker/index.js';
 import type { PhaseContext } from '../jobs/index.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { buildAndWait, events } from '../support/builds.js';
 import { startModelServer, type ChatRequestBody, type ModelServer } from '../support/model-server.js';
 import { client, startTestService, type TestService } from '../support/service.js';
@@ -118,7 +118,7 @@ describe('world builds from an application without world.yaml: the compiler read
       SERVICE_SOURCE_ROOTS: roots,
     });
     const ws = await t.workspace('Authoring');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
     await admin.post('/v1/credentials', { name: 'provider', kind: 'model_provider', env_var: KEY_VAR });
     appId = (await admin.post('/v1/applications', { name: 'notes', source: { kind: 'local_path', path: 'notes' } }))

@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { newId } from '../../core/ids.js';
+import { newId } from '../../core/index.js';
 import {
   ApplicationClient,
   canonicalJson,

@@ -1,7 +1,7 @@
 import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../../core/index.js';
 import { listTree } from './tree.js';
 
 /** How a service of the source says it starts, and where that was read. */

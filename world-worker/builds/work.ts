@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { Config } from '../../core/config.js';
-import { ServiceError } from '../../core/errors.js';
-import type { Logger } from '../../core/log.js';
+import type { Config } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import type { Logger } from '../../core/index.js';
 import { loadApplicationSource, type ApplicationSource, type Scenario } from '../../world/index.js';
 import { chooseSandboxes, type Sandboxes } from '../sandboxes/index.js';
 import type { WorldWorkerService } from '../service.js';

@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { ServiceError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import type { ServiceSpec, WorldManifest } from '../../world/types.js';
+import { ServiceError } from '../../core/index.js';
+import { newId } from '../../core/index.js';
+import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import {
   fillEnv,
   waitHealthy,

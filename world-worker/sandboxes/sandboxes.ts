@@ -1,4 +1,4 @@
-import type { WorldManifest } from '../../world/types.js';
+import type { WorldManifest } from '../../world/index.js';
 
 /** One service of a running sandbox. */
 export interface SandboxService {

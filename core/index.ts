@@ -1,0 +1,34 @@
+/** The public surface of core/: other folders import only from here. */
+export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-text.js';
+export { chooseAdapters } from './choose-adapters.js';
+export { Collections } from './collections.js';
+export { loadConfig, readEnvVar } from './config.js';
+export type { Config } from './config.js';
+export { clientWheelPath, downloadsDir } from './downloads.js';
+export { ServiceError, conflict, invalid, notFound, toServiceError } from './errors.js';
+export type { FieldProblem } from './errors.js';
+export { EventLog } from './event-log.js';
+export type { EventInput, ServiceEvent } from './event-log.js';
+export { ENDED_STATUSES } from './event-types.js';
+export type { EventType } from './event-types.js';
+export { bindServer, channelOptions, grpc, handleUnary, schedulerProto, unary, workerProto } from './grpc.js';
+export { newId, nowIso, randomToken } from './ids.js';
+export { createLogger } from './log.js';
+export type { Logger } from './log.js';
+export {
+  DEFAULT_PRICE_FILE,
+  ModelChain,
+  ModelCallError,
+  OpenAiModelClient,
+  PriceTable,
+  isBuiltinModel,
+  parseModelChain,
+  priceTable,
+  resolveModelApiKey,
+} from './models/index.js';
+export type { MarketRange, ModelClient, ModelMessage, ModelPrice } from './models/index.js';
+export { accepted, body, created, ok, param, requirePrincipal } from './operations.js';
+export type { HandlerDeps, HandlerTable, OperationContext, OperationHandler, Reply } from './operations.js';
+export type { Adapters, BusSubscription, Doc, DocumentStore, Filter, LeaseStore } from './ports.js';
+export { ACCESS_RULES, scopesAllow } from './principal.js';
+export type { AccessRule, Principal, Scope } from './principal.js';
