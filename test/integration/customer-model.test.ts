@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { ModelChain, OpenAiModelClient } from '../../core/models/index.js';
-import { modelCustomer, type AgentDecision, type AgentPolicy, type CustomerFactory } from '../../episode-actor/index.js';
+import {
+  modelCustomer,
+  type AgentDecision,
+  type AgentPolicy,
+  type CustomerFactory,
+} from '../../episode-actor/index.js';
 import { scoreBlock } from '../../scheduler/runs/summary.js';
 import type { RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { deskEpisode, deskScenario } from '../support/episode-fixture.js';
