@@ -4,6 +4,7 @@ import { ServiceError, toServiceError } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { Authenticator } from './auth.js';
+import { consoleHandler } from './console.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
@@ -70,19 +71,21 @@ export async function createGatewayApp(opts: {
   });
   app.use('/api/docs', docsRouter());
   app.use('/downloads', express.static(downloadsDir(), { index: false, fallthrough: true }));
-  app.get('/', (_req, res) => {
-    res.json({
+
+  // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
+  if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
+  // the web console at / and its deep links; `/` still answers this description to clients asking for JSON
+  app.use(
+    consoleHandler(() => ({
       service: 'crucible',
       version: '0.1.2',
       api: '/v1',
       openapi: '/openapi.json',
       docs: '/api/docs',
       health: '/v1/health',
-    });
-  });
-
-  // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
-  if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
+      console: '/',
+    })),
+  );
   app.use((req, _res, next) => next(new ServiceError('not_found', `nothing at ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
   return { app, auth, local, close: () => externalAgents.close() };

@@ -71,7 +71,10 @@ export class EpisodeWorlds {
     await mkdir(dataDir, { recursive: true });
     let handle: SandboxHandle;
     try {
-      handle = await this.#sandboxes.start(sourceDir, p.world.manifest, dataDir, { images: p.images });
+      handle = await this.#sandboxes.start(sourceDir, p.world.manifest, dataDir, {
+        images: p.images,
+        labels: { 'crucible.episode': p.episode_id },
+      });
     } catch (err) {
       await rm(dataDir, { recursive: true, force: true });
       return { error: `the application's services did not start: ${toServiceError(err).message}` };

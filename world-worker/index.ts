@@ -9,6 +9,7 @@ import type { WorkerInfo } from '../proto/index.js';
 import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
+import { chooseSandboxes } from './sandboxes/index.js';
 
 export { WorldWorkerService } from './service.js';
 export { LocalWorkers } from './local-workers.js';
@@ -16,6 +17,7 @@ export { WorldWorkerClients, type HostedEpisode } from './client.js';
 export type { WorkAnswer, WorkHandler, WorkKind, WorkKinds, WorkPayload } from './work-kinds.js';
 import type { LocalWorkers } from './local-workers.js';
 export { EpisodeHost } from './episode-host.js';
+export { assertMayRun, trustOfSource, type SourceTrust } from './sandboxes/index.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
 export interface RunningWorker {
@@ -46,11 +48,16 @@ export async function startWorker(opts: {
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
   const server = new grpc.Server(channelOptions);
-  const buildWork = registerBuildWork(service, { config: opts.config, logger });
+  // one driver for builds and episodes; what a killed run of this worker left goes first
+  const sandboxes = chooseSandboxes(opts.config);
+  const reaped = await sandboxes.reap();
+  if (reaped > 0) logger.warn({ reaped }, 'removed sandboxes a previous run of this worker left behind');
+  const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes });
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
   const episodes = new EpisodeHost({
     workerId: id,
     config: opts.config,
+    sandboxes,
     adapters,
     logger,
     capacity: opts.config.workerCapacity,
@@ -110,11 +117,8 @@ export async function startWorker(opts: {
 }
 
 export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } from './builds/index.js';
-export type {
-  AnalyseAnswer,
-  FetchAnswer,
-  FetchPayload,
-  ScenarioVerdict,
-  SourceSurvey,
-  TrialResult,
-} from './builds/index.js';
+export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './builds/index.js';
+
+export type { AnalyseAnswer, SourceSurvey } from './builds/index.js';
+
+export { extractArchive, inspectArchive } from './builds/index.js';

@@ -3,6 +3,7 @@ import { ServiceError, invalid } from '../../core/index.js';
 import { newId, nowIso } from '../../core/index.js';
 import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
 import { SCRIPTED_CUSTOMER_MODEL } from '../../episode-actor/index.js';
+import { assertMayRun } from '../../world-worker/index.js';
 import { loadApplication } from '../applications/index.js';
 import { assertAllowanceLeft } from '../../billing/index.js';
 import { checkBuildAllowed } from '../../billing/index.js';
@@ -55,6 +56,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const b = body<BuildBody>(ctx);
   const store = deps.adapters.store;
   const app = await loadApplication(store, p.projectId, b.application_id);
+  assertMayRun(deps.config, app);
   await checkBuildAllowed(store, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {
@@ -132,6 +134,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
       images: app.images ?? {},
       upload_digest: app.upload?.digest ?? null,
       catalog: app.catalog,
+      policies: app.policies ?? '',
     },
     options,
   };
@@ -139,7 +142,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
     id: jobId,
     projectId: p.projectId,
     kind: 'world_build',
-    input: input as unknown as Record<string, unknown>,
+    input,
     budgetUsd: options.budget_usd,
   });
   return accepted({ job_id: jobId, world_id: world._id, world_version_id: wv._id, version });

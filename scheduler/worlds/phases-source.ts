@@ -13,10 +13,10 @@ import { isBuiltinModel, parseModelChain } from '../../core/index.js';
  * folder, or the uploaded archive) and digests it; a git or local source comes back packed
  * and is kept in the store under its digest, so every later step and run gets exactly it.
  */
-export const fetchSourcePhase: JobPhase = {
+export const fetchSourcePhase: JobPhase<BuildInput> = {
   name: 'fetch_source',
   async run(ctx) {
-    const { application: app } = ctx.input as unknown as BuildInput;
+    const { application: app } = ctx.input;
     let payload: FetchPayload;
     if (app.source.kind === 'git')
       payload = { source: { kind: 'git', url: app.source.url!, commit: app.source.commit! } };
@@ -49,7 +49,7 @@ export const fetchSourcePhase: JobPhase = {
 };
 
 /** analyse: the worker reads and validates world.yaml, the OpenAPI documents, policies, seed and templates. */
-export const analysePhase: JobPhase = {
+export const analysePhase: JobPhase<BuildInput> = {
   name: 'analyse',
   async run(ctx) {
     const { options } = ctx.input as unknown as BuildInput;
@@ -108,7 +108,7 @@ export const analysePhase: JobPhase = {
 };
 
 /** derive_tools: one tool per OpenAPI operation of every service (docs/worlds.md, Tools). */
-export const deriveToolsPhase: JobPhase = {
+export const deriveToolsPhase: JobPhase<BuildInput> = {
   name: 'derive_tools',
   async run(ctx) {
     const { manifest, openapi } = need(ctx.checkpoint<BuildState>(), 'analysis');

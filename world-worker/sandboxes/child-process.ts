@@ -110,6 +110,11 @@ export class ChildProcessSandboxes implements Sandboxes {
     await Promise.all([...this.#handles].map((h) => h.stop()));
   }
 
+  /** Nothing to find: process groups of a killed worker are not tracked across runs (see docs/security.md). */
+  async reap(): Promise<number> {
+    return 0;
+  }
+
   async #startService(spec: ServiceSpec, cwd: string, data: string, timeoutMs: number): Promise<Running> {
     // a port can be taken between freePort() and the service's bind: try a few times
     for (let attempt = 1; ; attempt++) {
