@@ -18,6 +18,8 @@ export interface Config {
   readonly sourceRoots: readonly string[];
   /** SERVICE_SIGNUP (open): `closed` removes account creation. */
   readonly signup: 'open' | 'closed';
+  /** SERVICE_QUIET_HOURS_UTC (22:00-06:00): the nightly window in which runs of `quiet_hours_only` organizations start. */
+  readonly quietHoursUtc: { readonly start: string; readonly end: string };
   /** SERVICE_IDP_CLIENT_ID (empty): the identity provider's client id (ID token audience). */
   readonly idpClientId: string;
   /** SERVICE_IDP_ISSUER (https://accounts.google.com): accepted ID token issuer. */
@@ -41,9 +43,9 @@ export interface Config {
   readonly redisUrl: string | null;
   /** REDIS_PREFIX (crucible:): prefix of every Redis key, so several installations (or test runs) can share one Redis. */
   readonly redisPrefix: string;
-  /** DOCKER_HOST (unset): the container engine's API, `unix:///<path>` (Docker, or podman's compatible service). */
+  /** DOCKER_HOST (unix:///var/run/docker.sock): the container engine's API with SANDBOX=container (Docker, or podman's compatible service). */
   readonly dockerHost: string | null;
-  /** SANDBOX (`container` when DOCKER_HOST is set, else `process`): where application services run. */
+  /** SANDBOX (process): where application services run: `process` (child processes) or `container` (on DOCKER_HOST). */
   readonly sandbox: 'process' | 'container';
   /**
    * SANDBOX_RUNTIME_IMAGE (unset): a digest-pinned image holding /usr/bin/node
@@ -147,7 +149,8 @@ export function loadConfig(env: Env = process.env): Config {
     .map((r) => r.trim())
     .filter(Boolean)
     .map((r) => path.resolve(r));
-  const sandbox = (env.SANDBOX?.trim() || (url(env, 'DOCKER_HOST') ? 'container' : 'process')) as Config['sandbox'];
+  // explicit only: DOCKER_HOST is the Docker CLI's variable too, and may be set for other reasons
+  const sandbox = (env.SANDBOX?.trim() || 'process') as Config['sandbox'];
   if (sandbox !== 'process' && sandbox !== 'container')
     throw new ServiceError('bad_request', `SANDBOX must be "process" or "container", got "${env.SANDBOX}"`);
   if (sandbox === 'container' && !url(env, 'SANDBOX_RUNTIME_IMAGE'))
@@ -195,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerAdvertiseHost: env.WORKER_ADVERTISE_HOST?.trim() || '127.0.0.1',
     workerId: env.WORKER_ID?.trim() || null,
     workerCapacity: int(env, 'WORKER_CAPACITY', 8, 1, 10000),
+    quietHoursUtc: quietWindow(env.SERVICE_QUIET_HOURS_UTC),
     maxBodyBytes: int(env, 'SERVICE_MAX_BODY_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxUploadBytes: int(env, 'SERVICE_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
     externalTurnTimeoutMs: int(env, 'SERVICE_EXTERNAL_TURN_TIMEOUT_MS', 600_000, 10, 24 * 3600_000),
@@ -215,4 +219,16 @@ export function loadConfig(env: Env = process.env): Config {
 /** Reads one variable by name for adapters that take secrets by reference (credential `env_var`). */
 export function readEnvVar(name: string, env: Env = process.env): string | undefined {
   return env[name];
+}
+
+/** Parses SERVICE_QUIET_HOURS_UTC, `HH:MM-HH:MM` (UTC; may wrap past midnight); default 22:00-06:00. */
+function quietWindow(raw: string | undefined): { start: string; end: string } {
+  const text = raw?.trim() || '22:00-06:00';
+  const m = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
+  if (!m || text.slice(0, 5) === text.slice(6))
+    throw new ServiceError(
+      'bad_request',
+      `SERVICE_QUIET_HOURS_UTC must be HH:MM-HH:MM (UTC, start != end), got "${text}"`,
+    );
+  return { start: text.slice(0, 5), end: text.slice(6) };
 }

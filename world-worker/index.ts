@@ -9,7 +9,6 @@ import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
 import { chooseSandboxes } from './sandboxes/index.js';
-import { SandboxPidFiles, sandboxPidDir } from './sandboxes/index.js';
 import { SchedulerLink } from './scheduler-link.js';
 
 export { WorldWorkerService } from './service.js';
@@ -48,10 +47,6 @@ export async function startWorker(opts: {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
-  if (opts.config.sandbox !== 'container') {
-    const reaped = new SandboxPidFiles(sandboxPidDir(opts.config.dataDir)).reapOrphans();
-    if (reaped > 0) logger.warn({ reaped }, 'reaped sandboxes a killed world-worker left behind');
-  }
   // a new value on every start: schedulers drop cached connections to the previous process
   const incarnation = newId('inc');
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
@@ -100,3 +95,5 @@ export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } f
 export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './builds/index.js';
 
 export type { AnalyseAnswer, SourceSurvey } from './builds/index.js';
+
+export { extractArchive, inspectArchive } from './builds/index.js';

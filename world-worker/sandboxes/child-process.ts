@@ -115,9 +115,9 @@ export class ChildProcessSandboxes implements Sandboxes {
     await Promise.all([...this.#handles].map((h) => h.stop()));
   }
 
-  /** Nothing to find: process groups of a killed worker are not tracked across runs (see docs/security.md). */
+  /** Kills the process groups a killed predecessor on the same data folder recorded (with `pidFiles`). */
   async reap(): Promise<number> {
-    return 0;
+    return this.#pidFiles?.reapOrphans() ?? 0;
   }
 
   async #startService(spec: ServiceSpec, cwd: string, data: string, timeoutMs: number): Promise<Running> {

@@ -19,21 +19,23 @@ import type { Config } from '../../core/index.js';
 import type { Sandboxes } from './sandboxes.js';
 import { ChildProcessSandboxes } from './child-process.js';
 import { DockerSandboxes } from './docker.js';
-import { SandboxPidFiles } from './pid-files.js';
 import { sandboxOwner } from './trust.js';
+import { SandboxPidFiles } from './pid-files.js';
 
 /** Where a worker records its child-process sandboxes (world-worker/sandboxes/pid-files.ts). */
 export const sandboxPidDir = (dataDir: string): string => path.join(dataDir, 'sandboxes', '.pids');
 
 /**
  * The configured driver (SANDBOX): containers on DOCKER_HOST, or child processes (their
- * process groups recorded under the data folder, for reaping after a crash of the worker).
+ * process groups recorded under the data folder, for reaping after a crash).
  */
 export function chooseSandboxes(
   config: Pick<Config, 'sandbox' | 'dockerHost' | 'sandboxRuntimeImage' | 'sandboxLimits' | 'workerId' | 'dataDir'>,
 ): Sandboxes {
   if (config.sandbox !== 'container')
-    return new ChildProcessSandboxes({ pidFiles: new SandboxPidFiles(sandboxPidDir(config.dataDir)) });
+    return new ChildProcessSandboxes(
+      config.dataDir ? { pidFiles: new SandboxPidFiles(sandboxPidDir(config.dataDir)) } : {},
+    );
   return new DockerSandboxes({
     dockerHost: config.dockerHost ?? undefined,
     relayImage: config.sandboxRuntimeImage!,
