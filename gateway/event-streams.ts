@@ -9,6 +9,7 @@ import type { Principal } from '../core/principal.js';
 import { EventStreamHub } from './event-stream-hub.js';
 import { EventStreamSession, type StreamTarget } from './event-stream-session.js';
 import type { LocalHandler } from './pipeline.js';
+import { nextLink } from '../core/paging.js';
 
 /** The collection holding each kind of stream's job or run. */
 const COLLECTIONS = { job: C.jobs, run: C.runs } as const;
@@ -74,14 +75,20 @@ export function registerEventStreams(
 
   local.set('stream_job_events', stream('job', 'job_id'));
   local.set('stream_run_events', stream('run', 'run_id'));
-  local.set('get_events_page', async (call, _req, res) => {
+  local.set('get_events_page', async (call, req, res) => {
     const id = call.params.stream;
     const found = (await target('job', id, call.principal)) ?? (await target('run', id, call.principal));
     if (!found)
       throw new ServiceError('not_found', `stream ${id} not found in this project: it names no job or run of it`);
     const cursor = Number(call.query.cursor ?? 0);
     const limit = Number(call.query.limit ?? 500);
-    res.json(await log.page(found.stream, cursor, limit, found.projectId));
+    // one more than asked says whether a next page exists (Link rel="next", CLARIFICATIONS.md 9)
+    const events = await log.page(found.stream, cursor, limit + 1, found.projectId);
+    if (events.length > limit) {
+      events.length = limit;
+      res.setHeader('link', nextLink(req.originalUrl, String(events[limit - 1]!.event_id)));
+    }
+    res.json(events);
   });
 }
 

@@ -3,6 +3,7 @@ import multer from 'multer';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { Config } from '../core/config.js';
 import { ServiceError } from '../core/errors.js';
+import { NEXT_CURSOR_HEADER, nextLink } from '../core/paging.js';
 import type { Principal } from '../core/principal.js';
 import { authorize } from './access.js';
 import type { Authenticator } from './auth.js';
@@ -126,8 +127,10 @@ export function apiPipeline(opts: {
         user_agent: req.get('user-agent') ?? '',
       });
       // A cookie set over https (directly or behind a trusted proxy) is marked Secure.
-      for (const [k, v] of Object.entries(reply.headers ?? {}))
-        res.setHeader(k, k.toLowerCase() === 'set-cookie' && req.secure ? `${v}; Secure` : v);
+      for (const [k, v] of Object.entries(reply.headers ?? {})) {
+        if (k === NEXT_CURSOR_HEADER) res.setHeader('link', nextLink(req.originalUrl, v));
+        else res.setHeader(k, k.toLowerCase() === 'set-cookie' && req.secure ? `${v}; Secure` : v);
+      }
       res.status(reply.status || 200);
       if (reply.body_bytes.length > 0 || reply.content_type) {
         res.type(reply.content_type || 'application/octet-stream');

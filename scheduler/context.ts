@@ -1,6 +1,7 @@
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/log.js';
 import type { Adapters } from '../core/ports.js';
+import { NEXT_CURSOR_HEADER } from '../core/paging.js';
 import type { Principal } from '../core/principal.js';
 import type { WorkerRegistry } from './workers.js';
 
@@ -51,5 +52,11 @@ export type OperationHandler = (ctx: OperationContext, deps: SchedulerDeps) => P
 export type HandlerTable = Readonly<Record<string, OperationHandler>>;
 
 export const ok = (body: unknown): Reply => ({ status: 200, body });
+/** A 200 list answer that says where the next page starts (the gateway writes `Link`). */
+export const okPage = (items: unknown[], next: string | null): Reply => ({
+  status: 200,
+  body: items,
+  ...(next ? { headers: { [NEXT_CURSOR_HEADER]: next } } : {}),
+});
 export const created = (body: unknown): Reply => ({ status: 201, body });
 export const accepted = (body: unknown): Reply => ({ status: 202, body });

@@ -2,8 +2,9 @@ import { C } from '../../core/collections.js';
 import { ServiceError, notFound } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { Doc, DocumentStore } from '../../core/ports.js';
-import { created, ok, type HandlerTable } from '../context.js';
+import { created, ok, okPage, type HandlerTable } from '../context.js';
 import { body, param, requirePrincipal } from '../principal.js';
+import { pageOf, pageRequest } from '../../core/paging.js';
 
 export const CREDENTIAL_KINDS = ['model_provider', 'application', 'training'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
@@ -38,12 +39,14 @@ export function findCredential(store: DocumentStore, projectId: string, name: st
 export const credentialHandlers: HandlerTable = {
   async list_credentials(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
-    const all = await adapters.store.find<CredentialDoc>(
+    const page = await pageOf<CredentialDoc>(
+      adapters.store,
       C.credentials,
       { project_id: p.projectId },
-      { sort: { field: 'name', direction: 'asc' } },
+      [{ field: 'name', direction: 'asc' }],
+      pageRequest(ctx.query),
     );
-    return ok(all.map(credentialView));
+    return okPage(page.items.map(credentialView), page.next);
   },
 
   /** Adds a reference; a name already used in the project answers 409. */

@@ -3,10 +3,11 @@ import { C } from '../../core/collections.js';
 import { ServiceError, notFound, type FieldProblem } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { DocumentStore } from '../../core/ports.js';
-import { created, ok, type HandlerTable } from '../context.js';
+import { created, ok, okPage, type HandlerTable } from '../context.js';
 import { body, param, requirePrincipal } from '../principal.js';
 import { planOf, type OrganizationDoc, type UserDoc } from '../workspaces.js';
 import { monthOf, organizationUsage, type CreditDoc } from './organization-usage.js';
+import { pageOf, pageRequest } from '../../core/paging.js';
 
 /** Limits an operator may override: the numeric ones (null = no limit). */
 const NUMERIC_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits>).filter(
@@ -59,13 +60,15 @@ function checkLimitsOverride(override: Record<string, number | null>): void {
  * these handlers act across all organizations.
  */
 export const operatorAdminHandlers: HandlerTable = {
-  async admin_list_organizations(_ctx, { adapters }) {
-    const orgs = await adapters.store.find<OrganizationDoc>(
+  async admin_list_organizations(ctx, { adapters }) {
+    const page = await pageOf<OrganizationDoc>(
+      adapters.store,
       C.organizations,
       {},
-      { sort: { field: 'created_at', direction: 'asc' } },
+      [{ field: 'created_at', direction: 'asc' }],
+      pageRequest(ctx.query),
     );
-    return ok(await Promise.all(orgs.map((o) => organizationView(adapters.store, o))));
+    return okPage(await Promise.all(page.items.map((o) => organizationView(adapters.store, o))), page.next);
   },
 
   /**

@@ -2,7 +2,7 @@ import { C } from '../../core/collections.js';
 import { invalid, ServiceError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { Filter } from '../../core/ports.js';
-import { accepted, ok, type HandlerTable, type OperationContext, type SchedulerDeps } from '../context.js';
+import { accepted, ok, okPage, type HandlerTable, type OperationContext, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
 import { body, param, requirePrincipal } from '../principal.js';
 import { loadRun } from '../runs/index.js';
@@ -19,6 +19,7 @@ import {
   type BundleSource,
   type DatasetSource,
 } from './types.js';
+import { pageOf, pageRequest } from '../../core/paging.js';
 
 /** Stores the `pending` artifact first (it names its job), then starts the job. */
 async function startExport(
@@ -121,10 +122,14 @@ async function listArtifacts(ctx: OperationContext, deps: SchedulerDeps) {
       throw invalid('kind', `must be one of ${ARTIFACT_KINDS.join(', ')}`);
     filter.kind = kind as string;
   }
-  const docs = await deps.adapters.store.find<ArtifactDoc>(C.artifacts, filter, {
-    sort: { field: 'created_at', direction: 'desc' },
-  });
-  return ok(docs.map(artifactView));
+  const page = await pageOf<ArtifactDoc>(
+    deps.adapters.store,
+    C.artifacts,
+    filter,
+    [{ field: 'created_at', direction: 'desc' }],
+    pageRequest(ctx.query),
+  );
+  return okPage(page.items.map(artifactView), page.next);
 }
 
 /** GET /v1/artifacts/{id}/download: 409 until the file is ready. */

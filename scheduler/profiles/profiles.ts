@@ -2,8 +2,9 @@ import { C } from '../../core/collections.js';
 import { ServiceError, notFound } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { Doc, DocumentStore } from '../../core/ports.js';
-import { created, ok, type HandlerTable } from '../context.js';
+import { created, ok, okPage, type HandlerTable } from '../context.js';
 import { body, param, requirePrincipal } from '../principal.js';
+import { pageOf, pageRequest } from '../../core/paging.js';
 
 /** A stored agent profile version. A profile's identity is (project, name, version). */
 export interface ProfileDoc extends Doc {
@@ -105,9 +106,17 @@ export async function loadProfile(store: DocumentStore, projectId: string, id: s
 export const profileHandlers: HandlerTable = {
   async list_agent_profiles(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
-    const all = await adapters.store.find<ProfileDoc>(C.profiles, { project_id: p.projectId });
-    all.sort((a, b) => a.name.localeCompare(b.name) || b.version - a.version);
-    return ok(all.map(profileView));
+    const page = await pageOf<ProfileDoc>(
+      adapters.store,
+      C.profiles,
+      { project_id: p.projectId },
+      [
+        { field: 'name', direction: 'asc' },
+        { field: 'version', direction: 'desc' },
+      ],
+      pageRequest(ctx.query),
+    );
+    return okPage(page.items.map(profileView), page.next);
   },
 
   async create_agent_profile(ctx, { adapters }) {

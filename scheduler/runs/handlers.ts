@@ -1,16 +1,17 @@
 import { C } from '../../core/collections.js';
 import { conflict } from '../../core/errors.js';
 import { EventLog } from '../../core/event-log.js';
-import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
+import { ok, okPage, type HandlerTable, type SchedulerDeps } from '../context.js';
 import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../jobs/index.js';
 import { body, param, requirePrincipal } from '../principal.js';
 import { createEvaluation } from './create.js';
 import { computeSummary, runEpisodes } from './summary.js';
-import { RUN_ENDED, type RunDoc, type RunSummary } from './types.js';
+import { RUN_ENDED, type RunDoc, type RunEpisodeDoc, type RunSummary } from './types.js';
 import { episodeItemView, loadRun, runView } from './views.js';
+import { pageOf, pageRequest } from '../../core/paging.js';
 
-/** Largest list answer of GET /v1/runs. */
-const LIST_LIMIT = 500;
+/** GET /v1/runs/{id}/episodes: list items are small, so pages may be longer. */
+const EPISODE_PAGE = { default: 100, max: 1000 };
 
 /** The summary as of now: stored for an ended run, computed fresh while it runs. */
 async function currentSummary(deps: SchedulerDeps, run: RunDoc): Promise<RunSummary> {
@@ -24,12 +25,17 @@ export const runHandlers: HandlerTable = {
 
   async list_runs(ctx, deps) {
     const p = requirePrincipal(ctx);
-    const runs = await deps.adapters.store.find<RunDoc>(
+    const page = await pageOf<RunDoc>(
+      deps.adapters.store,
       C.runs,
       { project_id: p.projectId },
-      { sort: { field: 'created_at', direction: 'desc' }, limit: LIST_LIMIT },
+      [{ field: 'created_at', direction: 'desc' }],
+      pageRequest(ctx.query),
     );
-    return ok(runs.map((r) => runView(r)));
+    return okPage(
+      page.items.map((r) => runView(r)),
+      page.next,
+    );
   },
 
   async get_run(ctx, deps) {
@@ -41,7 +47,17 @@ export const runHandlers: HandlerTable = {
   async list_run_episodes(ctx, deps) {
     const p = requirePrincipal(ctx);
     const run = await loadRun(deps.adapters.store, p.projectId, param(ctx, 'run_id'));
-    return ok((await runEpisodes(deps.adapters.store, run._id)).map(episodeItemView));
+    const page = await pageOf<RunEpisodeDoc>(
+      deps.adapters.store,
+      C.runEpisodes,
+      { run_id: run._id },
+      [
+        { field: 'slot', direction: 'asc' },
+        { field: 'attempt', direction: 'asc' },
+      ],
+      pageRequest(ctx.query, EPISODE_PAGE),
+    );
+    return okPage(page.items.map(episodeItemView), page.next);
   },
 
   /**

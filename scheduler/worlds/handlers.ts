@@ -2,7 +2,7 @@ import { C } from '../../core/collections.js';
 import { conflict } from '../../core/errors.js';
 import { nowIso } from '../../core/ids.js';
 import type { DocumentStore } from '../../core/ports.js';
-import { ok, type HandlerTable } from '../context.js';
+import { ok, okPage, type HandlerTable } from '../context.js';
 import { param, requirePrincipal } from '../principal.js';
 import { createWorldBuild } from './build-create.js';
 import { createScenario, validateWorldVersion } from './validation-create.js';
@@ -16,6 +16,7 @@ import {
   type WorldDoc,
   type WorldVersionDoc,
 } from './types.js';
+import { pageOf, pageRequest } from '../../core/paging.js';
 
 /** Which statuses a scenario may be approved or rejected from, and why not otherwise. */
 const REFUSALS: Record<'approve' | 'reject', Partial<Record<ScenarioStatus, string>>> = {
@@ -36,17 +37,24 @@ export const worldHandlers: HandlerTable = {
   async list_worlds(ctx, deps) {
     const p = requirePrincipal(ctx);
     const store = deps.adapters.store;
-    const worlds = await store.find<WorldDoc>(
+    const page = await pageOf<WorldDoc>(
+      store,
       C.worlds,
       { project_id: p.projectId },
-      { sort: { field: 'created_at', direction: 'desc' } },
+      [{ field: 'created_at', direction: 'desc' }],
+      pageRequest(ctx.query),
     );
-    const versions = await store.find<WorldVersionDoc>(
-      C.worldVersions,
-      { project_id: p.projectId },
-      { sort: { field: 'version', direction: 'desc' } },
-    );
-    return ok(
+    const worlds = page.items;
+    // only the versions of this page's worlds
+    const versions =
+      worlds.length === 0
+        ? []
+        : await store.find<WorldVersionDoc>(
+            C.worldVersions,
+            { project_id: p.projectId, world_id: { $in: worlds.map((w) => w._id) } },
+            { sort: { field: 'version', direction: 'desc' } },
+          );
+    return okPage(
       worlds.map((w) => ({
         id: w._id,
         name: w.name,
@@ -64,6 +72,7 @@ export const worldHandlers: HandlerTable = {
             published_at: v.published_at,
           })),
       })),
+      page.next,
     );
   },
 
@@ -75,12 +84,14 @@ export const worldHandlers: HandlerTable = {
   async list_scenarios(ctx, deps) {
     const p = requirePrincipal(ctx);
     const wv = await loadWorldVersion(deps.adapters.store, p.projectId, param(ctx, 'wv_id'));
-    const docs = await deps.adapters.store.find<ScenarioDoc>(
+    const page = await pageOf<ScenarioDoc>(
+      deps.adapters.store,
       C.scenarios,
       { world_version_id: wv._id },
-      { sort: { field: 'scenario_id', direction: 'asc' } },
+      [{ field: 'scenario_id', direction: 'asc' }],
+      pageRequest(ctx.query),
     );
-    return ok(docs.map(scenarioView));
+    return okPage(page.items.map(scenarioView), page.next);
   },
 
   async get_scenario(ctx, deps) {
