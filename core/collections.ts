@@ -17,6 +17,8 @@ export const C = {
   runs: 'runs',
   episodes: 'episodes',
   runEpisodes: 'run_episodes',
+  runTallies: 'run_tallies',
+  runShardTallies: 'run_shard_tallies',
   actions: 'actions',
   events: 'events',
   artifacts: 'artifacts',

@@ -144,3 +144,16 @@ export function nextLink(originalUrl: string, cursor: string): string {
   u.searchParams.set('cursor', cursor);
   return `<${u.pathname}${u.search}>; rel="next"`;
 }
+
+/**
+ * One page of a list held in memory (a small registry such as the world-workers), ordered
+ * by `keyOf` ascending (unique keys); the cursor is the last key of the page.
+ */
+export function pageArray<T>(items: T[], keyOf: (item: T) => string, req: PageRequest): Page<T> {
+  const sorted = [...items].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const after = req.cursor === null ? null : String(decodeCursor(req.cursor, 0)[0]);
+  const rest = after === null ? sorted : sorted.filter((x) => keyOf(x) > after);
+  if (rest.length <= req.limit) return { items: rest, next: null };
+  const page = rest.slice(0, req.limit);
+  return { items: page, next: encodeCursor([keyOf(page[page.length - 1]!)]) };
+}

@@ -1,4 +1,8 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { Registry } from 'prom-client';
+import { C } from '../core/collections.js';
+import { RoleMetrics } from '../core/metrics.js';
+import { answerOps, readiness } from '../core/ops-server.js';
 import type { Config } from '../core/config.js';
 import { ServiceError, toServiceError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
@@ -19,6 +23,9 @@ import { registerEpisodeFastPath } from '../scheduler/episodes/index.js';
 export interface GatewayParts {
   app: Express;
   auth: Authenticator;
+  /** The gateway's metrics; `opsRegistries` are what `/metrics` serves (the embedded shape adds the other roles'). */
+  metrics: RoleMetrics;
+  opsRegistries: Registry[];
   /** Operations the gateway answers itself (event streams); keyed by operationId. */
   local: Map<string, LocalHandler>;
 }
@@ -35,7 +42,12 @@ export async function createGatewayApp(opts: {
   const auth = new Authenticator(adapters.store);
   auth.useSessions(sessionResolver(adapters.store, config));
   const local = new Map<string, LocalHandler>();
-  registerEventStreams(local, { adapters, config, logger });
+  const metrics = new RoleMetrics('gateway', { processMetrics: true });
+  const opsRegistries: Registry[] = [metrics.registry];
+  const hub = registerEventStreams(local, { adapters, config, logger });
+  metrics.gauge('crucible_sse_clients', 'Event stream (SSE) clients connected to this gateway', [], (g) =>
+    g.set(hub.clients),
+  );
   registerEpisodeFastPath(local, { adapters, logger });
   local.set('get_me', async (call, _req, res) => {
     res.json(await identityOf(adapters.store, call.principal!));
@@ -44,6 +56,23 @@ export async function createGatewayApp(opts: {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
+
+  // operator endpoints (docs/operations.md): liveness, readiness (store and scheduler answer), metrics
+  app.get(['/healthz', '/readyz', '/metrics'], (req, res, next) => {
+    answerOps(
+      {
+        registries: () => opsRegistries,
+        ready: () =>
+          readiness({
+            store: async () => (await adapters.store.get(C.organizations, '_readiness'), 'ok'),
+            leases: async () => (await adapters.leases.get('crucible:readiness'), 'ok'),
+            scheduler: async () => (await scheduler.health(), 'ok'),
+          }),
+      },
+      req.path,
+      res,
+    ).catch(next);
+  });
 
   // The payment provider signs the exact bytes it sends, so billing_webhook gets its body as raw text plus the signature header.
   app.post('/v1/billing/webhook', express.text({ type: () => true, limit: config.maxBodyBytes }), (req, res, next) => {
@@ -56,7 +85,7 @@ export async function createGatewayApp(opts: {
   app.use(
     '/v1',
     express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }),
-    apiPipeline({ api, auth, scheduler, config, local }),
+    apiPipeline({ api, auth, scheduler, config, local, metrics }),
   );
 
   // After /v1, so the API's requests (nearly all of them) do not walk these layers first.
@@ -80,7 +109,7 @@ export async function createGatewayApp(opts: {
   if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
   app.use((req, _res, next) => next(new ServiceError('not_found', `nothing at ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
-  return { app, auth, local };
+  return { app, auth, local, metrics, opsRegistries };
 }
 
 /** The one place errors become HTTP answers: `{detail}` with the status of the error table. */

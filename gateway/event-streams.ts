@@ -32,7 +32,7 @@ const COLLECTIONS = { job: C.jobs, run: C.runs } as const;
 export function registerEventStreams(
   local: Map<string, LocalHandler>,
   deps: { adapters: Adapters; config: Config; logger: Logger },
-): void {
+): EventStreamHub {
   const logger = deps.logger.child({ component: 'event-streams' });
   const store = deps.adapters.store;
   const log = new EventLog(store, deps.adapters.bus, { logger });
@@ -90,6 +90,7 @@ export function registerEventStreams(
     }
     res.json(events);
   });
+  return hub;
 }
 
 function projectOf(principal: Principal | null): string {

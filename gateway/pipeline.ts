@@ -3,6 +3,7 @@ import multer from 'multer';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { Config } from '../core/config.js';
 import { ServiceError } from '../core/errors.js';
+import type { RoleMetrics } from '../core/metrics.js';
 import { NEXT_CURSOR_HEADER, nextLink } from '../core/paging.js';
 import type { Principal } from '../core/principal.js';
 import { authorize } from './access.js';
@@ -36,8 +37,14 @@ export function apiPipeline(opts: {
   scheduler: SchedulerClient;
   config: Config;
   local: Map<string, LocalHandler>;
+  metrics: RoleMetrics;
 }): RequestHandler {
   const { api, auth, scheduler, config, local } = opts;
+  const latency = opts.metrics.histogram(
+    'crucible_http_request_duration_seconds',
+    'Time to answer an API operation (event streams excluded: they last as long as their run)',
+    ['operation', 'status'],
+  );
   const router = new OperationRouter(api);
   const upload = multer({
     storage: multer.memoryStorage(),
@@ -59,6 +66,10 @@ export function apiPipeline(opts: {
         throw new ServiceError('not_found', `no operation at ${req.method} ${path}; see /openapi.json`);
       }
       const { operation } = route;
+      if (!operation.operationId!.startsWith('stream_')) {
+        const end = latency.startTimer({ operation: operation.operationId! });
+        res.once('finish', () => end({ status: String(res.statusCode) }));
+      }
       const rule = accessOf(operation);
       const principal = rule === 'none' ? await auth.authenticate(req).catch(() => null) : await auth.authenticate(req);
       refuseCrossSite(req, operation.operationId!, config);

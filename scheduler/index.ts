@@ -15,6 +15,11 @@ import { improvementHandlers, improvementJobKinds } from './improvements/index.j
 import { ensureProfileIndexes, profileHandlers } from './profiles/index.js';
 import { ensureRunIndexes, runHandlers, runJobKinds } from './runs/index.js';
 import { SchedulerService } from './service.js';
+import { workerAdminHandlers } from './workers-admin.js';
+export { setWorkerDraining, workerView } from './workers-admin.js';
+import { schedulerMetrics } from './metrics.js';
+import type { RoleMetrics } from '../core/metrics.js';
+import { readiness, type Readiness } from '../core/ops-server.js';
 import { trainingHandlers } from './training.js';
 import { WorkerRegistry } from './workers.js';
 import { ensureWorldIndexes, worldHandlers, worldJobKinds } from './worlds/index.js';
@@ -41,6 +46,7 @@ export function allHandlers(): HandlerTable {
     ...exportHandlers,
     ...improvementHandlers,
     ...billingHandlers,
+    ...workerAdminHandlers,
   };
 }
 
@@ -48,6 +54,10 @@ export interface RunningScheduler {
   /** host:port of the gRPC server. */
   address: string;
   deps: SchedulerDeps;
+  /** `/metrics` figures of this scheduler (docs/operations.md). */
+  metrics: RoleMetrics;
+  /** `/readyz`: its store and lease store answer and its job engine runs. */
+  ready(): Promise<Readiness>;
   close(): Promise<void>;
 }
 
@@ -80,10 +90,19 @@ export async function startScheduler(opts: {
     ...exportJobKinds,
     ...improvementJobKinds,
   ]);
+  let closing = false;
   return {
     address,
     deps,
+    metrics: schedulerMetrics(deps).metrics,
+    ready: () =>
+      readiness({
+        jobs: async () => (closing ? 'shutting down' : 'ok'),
+        store: async () => (await opts.adapters.store.get('jobs', '_readiness'), 'ok'),
+        leases: async () => (await opts.adapters.leases.get('crucible:readiness'), 'ok'),
+      }),
     async close() {
+      closing = true;
       await jobs.close();
       workers.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));

@@ -9,6 +9,8 @@ import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
 import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
+import { RoleMetrics } from '../core/metrics.js';
+import { readiness, type Readiness } from '../core/ops-server.js';
 
 export { WorldWorkerService, inProcessWorker, type WorkHandler } from './service.js';
 export { EpisodeHost } from './episode-host.js';
@@ -18,6 +20,10 @@ export interface RunningWorker {
   id: string;
   address: string;
   service: WorldWorkerService;
+  /** `/metrics` figures of this worker (capacity, hosted episodes, sandbox starts, action latency). */
+  metrics: RoleMetrics;
+  /** `/readyz`: registered with a scheduler, not shutting down, its store answering. */
+  ready(): Promise<Readiness>;
   close(): Promise<void>;
 }
 
@@ -42,7 +48,19 @@ export async function startWorker(opts: {
   const server = new grpc.Server(channelOptions);
   const buildWork = registerBuildWork(service, { config: opts.config, logger });
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
+  const metrics = new RoleMetrics('worker', { processMetrics: !opts.adapters });
+  metrics.gauge(
+    'crucible_worker_slots',
+    'Episodes this worker can host (capacity) and hosts now (active)',
+    ['kind'],
+    (g) => {
+      g.set({ kind: 'capacity' }, service.capacity);
+      g.set({ kind: 'active' }, service.active);
+    },
+  );
+  let leaving = false;
   const episodes = new EpisodeHost({
+    metrics,
     workerId: id,
     config: opts.config,
     adapters,
@@ -91,7 +109,14 @@ export async function startWorker(opts: {
     id,
     address,
     service,
+    metrics,
+    ready: () =>
+      readiness({
+        registered: async () => (leaving ? 'shutting down' : 'ok'),
+        store: async () => (await adapters.store.get('jobs', '_readiness'), 'ok'),
+      }),
     async close() {
+      leaving = true;
       service.leave(address);
       clearInterval(timer);
       scheduler.close();

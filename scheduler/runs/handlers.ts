@@ -5,7 +5,6 @@ import { ok, okPage, type HandlerTable, type SchedulerDeps } from '../context.js
 import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../jobs/index.js';
 import { body, param, requirePrincipal } from '../principal.js';
 import { createEvaluation } from './create.js';
-import { computeSummary, runEpisodes } from './summary.js';
 import { RUN_ENDED, type RunDoc, type RunEpisodeDoc, type RunSummary } from './types.js';
 import { episodeItemView, loadRun, runView } from './views.js';
 import { pageOf, pageRequest } from '../../core/paging.js';
@@ -13,10 +12,12 @@ import { pageOf, pageRequest } from '../../core/paging.js';
 /** GET /v1/runs/{id}/episodes: list items are small, so pages may be longer. */
 const EPISODE_PAGE = { default: 100, max: 1000 };
 
-/** The summary as of now: stored for an ended run, computed fresh while it runs. */
-async function currentSummary(deps: SchedulerDeps, run: RunDoc): Promise<RunSummary> {
-  if (RUN_ENDED.includes(run.status)) return run.summary;
-  return computeSummary(run, await runEpisodes(deps.adapters.store, run._id));
+/**
+ * The stored summary: final for an ended run, kept current as episodes change while it
+ * runs (summary-refresh.ts), so reading a run never reads its episodes.
+ */
+async function currentSummary(_deps: SchedulerDeps, run: RunDoc): Promise<RunSummary> {
+  return run.summary;
 }
 
 /** Evaluations and runs (spec section 4, "Evaluations and runs"). */

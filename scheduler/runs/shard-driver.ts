@@ -10,6 +10,7 @@ import { OrganizationSlots } from './organization-slots.js';
 import { Placement } from './placement.js';
 import type { RunWorld } from './run-world.js';
 import { scheduleSummary } from './summary-refresh.js';
+import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
 import type { RunEpisodeDoc } from './types.js';
 
 /** Deadline of one `episode.run` call: longer than any episode; a call that reaches it re-attaches. */
@@ -59,6 +60,7 @@ export class ShardDriver {
   #lastWorkerCheck = 0;
   #noWorkerSince: number | null = null;
   #spent = 0;
+  readonly #metrics: SchedulerMetrics;
 
   constructor(ctx: PhaseContext, rw: RunWorld) {
     this.#ctx = ctx;
@@ -66,10 +68,26 @@ export class ShardDriver {
     this.#placement = new Placement(ctx.deps);
     this.#organizations = new OrganizationSlots(ctx.deps);
     this.#spent = Number(ctx.checkpoint<{ spent_usd?: number }>().spent_usd ?? 0);
+    this.#metrics = schedulerMetrics(ctx.deps);
   }
 
   async drive(): Promise<void> {
+    const queue = { queued: 0, running: 0 };
+    Object.defineProperties(queue, {
+      queued: { get: () => this.#pending.length },
+      running: { get: () => this.#inflight.size },
+    });
+    this.#metrics.queues.add(queue);
+    try {
+      await this.#drive();
+    } finally {
+      this.#metrics.queues.delete(queue);
+    }
+  }
+
+  async #drive(): Promise<void> {
     await this.#restore();
+    scheduleSummary(this.#ctx.deps, { run_id: this.#rw.run._id, shard_id: this.#ctx.job._id });
     for (;;) {
       if (await this.#ctx.shouldStop()) {
         const job = this.#ctx.job;
@@ -104,12 +122,16 @@ export class ShardDriver {
     // the plan's concurrent_episodes: what the organization may start now, and no more; the
     // rest wait in the queue for the next tick
     const gate = await this.#organizations.enter(this.#ctx.job.project_id);
+    const before = this.#inflight.size;
     try {
       for (let room = gate.room ?? Infinity; room > 0 && this.#pending.length > 0; room--) {
         if (!(await this.#placeOne())) return;
       }
     } finally {
       gate.leave();
+      // placed episodes count as running in the summary
+      if (this.#inflight.size !== before)
+        scheduleSummary(this.#ctx.deps, { run_id: this.#rw.run._id, shard_id: this.#ctx.job._id });
     }
   }
 
@@ -143,6 +165,8 @@ export class ShardDriver {
       this.#placement.release(worker.id);
       return true;
     }
+    const waited = (Date.now() - Date.parse(placed.created_at)) / 1000;
+    if (Number.isFinite(waited)) this.#metrics.placementWait.observe(Math.max(0, waited));
     this.#call(placed, { ep: placed, workerId: worker.id, address: worker.address }, EPISODE_WORK.run);
     return true;
   }
@@ -190,12 +214,13 @@ export class ShardDriver {
     else if (o.not_started) await this.#requeue(ep, o.environment_error ?? 'the world did not start', true);
     else {
       await recordOutcome(this.#ctx.deps.adapters.store, ep, o);
+      this.#metrics.episodesEnded.inc({ status: o.status });
       if (o.cost_usd > 0) {
         this.#spent = Math.round((this.#spent + o.cost_usd) * 1e6) / 1e6;
         await this.#ctx.save({ spent_usd: this.#spent });
       }
     }
-    scheduleSummary(this.#ctx.deps, ep.run_id);
+    scheduleSummary(this.#ctx.deps, ep);
   }
 
   /** An `episode.run` or `episode.await` call failed: capacity, a missing source, or the worker. */
@@ -297,7 +322,7 @@ export class ShardDriver {
       const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
       if (recorded) await recordOutcome(this.#ctx.deps.adapters.store, ep, recorded);
     }
-    scheduleSummary(this.#ctx.deps, ep.run_id);
+    scheduleSummary(this.#ctx.deps, ep);
   }
 
   /** Fails over episodes whose worker stopped heartbeating, without waiting for their calls to fail. */

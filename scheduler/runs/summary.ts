@@ -1,10 +1,7 @@
 import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
+import { renderSummary, tallyOf } from './summary-tally.js';
 import type { DocumentStore } from '../../core/ports.js';
-import type { Split } from '../../world-worker/compiler/index.js';
-import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
-
-const SPLITS: Split[] = ['train', 'dev', 'holdout'];
+import type { RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
 
 const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits;
 const share = (part: number, whole: number): number | null => (whole === 0 ? null : round(part / whole));
@@ -62,40 +59,15 @@ export function scoreBlock(all: RunEpisodeDoc[], k: number): ScoreBlock {
   };
 }
 
-/** The summary of a run from its episode attempts; `summary.profiles` is keyed `<name>@v<N>`. */
+/**
+ * The summary of a run from its episode attempts; `summary.profiles` is keyed `<name>@v<N>`.
+ * The same rules as `scoreBlock`, through the tally the stored summary is kept with.
+ */
 export function computeSummary(
   run: Pick<RunDoc, 'profiles' | 'episodes' | 'config'>,
   episodes: RunEpisodeDoc[],
 ): RunSummary {
-  const k = run.config.repeats;
-  const profiles: Record<string, ProfileSummary> = {};
-  for (const p of run.profiles) {
-    const mine = episodes.filter((e) => e.profile_id === p.id);
-    const by_split: ProfileSummary['by_split'] = {};
-    for (const split of SPLITS) {
-      const inSplit = mine.filter((e) => e.split === split);
-      if (inSplit.length > 0) by_split[split] = scoreBlock(inSplit, k);
-    }
-    profiles[p.label] = { profile_id: p.id, ...scoreBlock(mine, k), by_split };
-  }
-  const count = (s: RunEpisodeDoc['status']) => episodes.filter((e) => e.status === s).length;
-  return {
-    profiles,
-    episodes: {
-      planned: run.episodes,
-      attempts: episodes.length,
-      queued: count('queued'),
-      running: count('running'),
-      finished: count('finished'),
-      failed: count('failed'),
-      cancelled: count('cancelled'),
-    },
-    cost_usd: round(
-      episodes.reduce((a, e) => a + (e.cost_usd ?? 0), 0),
-      6,
-    ),
-    updated_at: nowIso(),
-  };
+  return renderSummary(run, tallyOf(episodes));
 }
 
 /** The summary of a run that has not started an episode yet. */
@@ -108,11 +80,4 @@ export function runEpisodes(store: DocumentStore, runId: string): Promise<RunEpi
   return store
     .find<RunEpisodeDoc>(C.runEpisodes, { run_id: runId }, { sort: { field: 'slot', direction: 'asc' } })
     .then((xs) => xs.sort((a, b) => a.slot - b.slot || a.attempt - b.attempt));
-}
-
-/** Recomputes a run's summary from its episodes and stores it; returns it. */
-export async function refreshSummary(store: DocumentStore, run: RunDoc): Promise<RunSummary> {
-  const summary = computeSummary(run, await runEpisodes(store, run._id));
-  await store.update(C.runs, run._id, { summary, updated_at: nowIso() });
-  return summary;
 }
