@@ -72,8 +72,12 @@ export class RoleMetrics {
   static readonly waitBuckets = WAIT_BUCKETS;
 }
 
-/** The text of one scrape of several registries (the embedded shape serves all roles at once). */
+/**
+ * The text of one scrape of several registries (the embedded shape serves all roles at
+ * once): each registry's own text, so each keeps its `role` label (metric names differ
+ * between roles, so none is written twice).
+ */
 export async function scrape(registries: Registry[]): Promise<{ contentType: string; text: string }> {
-  const merged = registries.length === 1 ? registries[0]! : Registry.merge(registries);
-  return { contentType: merged.contentType, text: await merged.metrics() };
+  const texts = await Promise.all(registries.map((r) => r.metrics()));
+  return { contentType: registries[0]?.contentType ?? Registry.PROMETHEUS_CONTENT_TYPE, text: texts.join('\n') };
 }
