@@ -143,6 +143,12 @@ async function commandView(deps: SchedulerDeps, run: RunDoc, command: JobCommand
     run_id: run._id,
     command,
     status: run.status,
+    ...(command === 'stop' && !RUN_ENDED.includes(run.status)
+      ? {
+          detail:
+            'every running episode of the run is asked to stop, and queued ones are cancelled; the run becomes cancelled once each has ended and is recorded, however long that takes',
+        }
+      : {}),
     pause_requested: coordinator?.pause_requested ?? false,
     cancel_requested: coordinator?.cancel_requested ?? false,
     job_id: run.job_id,

@@ -20,6 +20,10 @@ const NO_WORKER_FAIL_MS = 120_000;
 /** How often running episodes' workers are checked for lost heartbeats. */
 const WORKER_CHECK_MS = 1_000;
 const TICK_MS = 500;
+/** A stop not answered by the episode's end within this long is asked again. */
+const STOP_AGAIN_MS = 10_000;
+/** While a stop waits for episodes to end, the log says so this often. */
+const STOP_REPORT_MS = 30_000;
 /** Pause before asking a reachable worker again about an episode whose call broke. */
 const REATTACH_DELAY_MS = 250;
 
@@ -344,24 +348,44 @@ export class ShardDriver {
     }
   }
 
-  /** The run was stopped: end running episodes (termination `stopped`) and queued ones, then cancel. */
+  /**
+   * The run was stopped: end running episodes (termination `stopped`) and queued ones, then
+   * cancel. There is no deadline: the stop is asked of each episode's worker again every
+   * STOP_AGAIN_MS until the episode ended (a lost worker's episodes end as lost), so the
+   * run is `cancelled` only once every episode it was running is recorded as ended. The log
+   * says how many are still being stopped.
+   */
   async #stopAll(): Promise<never> {
     for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep);
-    const deadline = Date.now() + 60_000;
+    const asked = new Map<string, number>();
+    const logger = this.#ctx.deps.logger;
+    let lastReport = Date.now();
     while (this.#inflight.size > 0 || this.#settled.length > 0) {
+      // this scheduler shuts down: the stop stays asked on the job, its next owner carries it on
+      if (jobsOf(this.#ctx.deps).isClosing()) throw new JobInterrupted();
       for (const f of this.#inflight.values()) {
-        if (this.#stopping.has(f.ep._id)) continue;
+        if (Date.now() - (asked.get(f.ep._id) ?? -Infinity) < STOP_AGAIN_MS) continue;
+        asked.set(f.ep._id, Date.now());
         this.#stopping.add(f.ep._id);
         this.#ctx.deps.workers
           .execute(f.address, EPISODE_WORK.stop, { episode_id: f.ep._id }, 10_000)
-          .catch(() => undefined);
+          .catch((err: unknown) =>
+            logger.warn({ err, episode: f.ep._id }, 'asking a worker to stop an episode failed'),
+          );
       }
       await this.#checkWorkers();
       await this.#drain();
       for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep);
-      if (Date.now() > deadline) break;
+      if (this.#inflight.size > 0 && Date.now() - lastReport > STOP_REPORT_MS) {
+        lastReport = Date.now();
+        logger.info(
+          { shard: this.#ctx.job._id, still_running: this.#inflight.size },
+          'the run is stopping: waiting for its episodes to end',
+        );
+      }
       await this.#idle(TICK_MS);
     }
+    logger.info({ shard: this.#ctx.job._id, stopped: asked.size }, 'every episode of the stopped shard has ended');
     throw new JobInterrupted();
   }
 
