@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { EmbeddedService } from '../cli/roles.js';
 import { chooseAdapters } from '../core/choose-adapters.js';
-import { C } from '../core/collections.js';
+import { Collections } from '../core/collections.js';
 import { loadConfig } from '../core/config.js';
 import { createLogger } from '../core/log.js';
 import { startGateway } from '../gateway/index.js';
@@ -191,7 +191,7 @@ let liveStart = 0;
 try {
   const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 3 });
   // the team plan runs 128 episodes at once in an organization; this bench needs them all live
-  await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
+  await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
   const wv = cw.worlds.get('shop-support')!;
   const scenario = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body[0];
   const profileCount = Math.ceil(EPISODES / 20);

@@ -22,8 +22,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { entryDir, readCatalogIndex } from '../catalog/index.js';
-import { C } from '../core/collections.js';
-import { loadApplicationSource } from '../world-worker/compiler/index.js';
+import { Collections } from '../core/collections.js';
+import { loadApplicationSource } from '../world/index.js';
 import { ChildProcessSandboxes, freePort } from '../world-worker/sandboxes/index.js';
 import { buildAndWait, events } from '../test/support/builds.js';
 import { client, startTestService } from '../test/support/service.js';
@@ -56,7 +56,7 @@ async function measureBuilds(): Promise<BuildFigure[]> {
   const t = await startTestService();
   try {
     const ws = await t.workspace('Bench');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     const c = client(t.url, ws.key);
     const apps = (await c.post('/v1/applications/import-catalog')).body.registered as Array<{
       id: string;

@@ -26,7 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { entryDir, readCatalogIndex } from '../catalog/index.js';
 import { MemoryBus, SqliteStore } from '../core/adapters/index.js';
-import { C } from '../core/collections.js';
+import { Collections } from '../core/collections.js';
 import { EventLog } from '../core/event-log.js';
 import {
   EpisodeActor,
@@ -45,7 +45,7 @@ import {
   loadApplicationSource,
   replayReferencePlan,
   type ToolCaller,
-} from '../world-worker/compiler/index.js';
+} from '../world/index.js';
 import { ChildProcessSandboxes } from '../world-worker/sandboxes/index.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun } from '../test/support/runs.js';
 import { AgentClient } from '../test/support/http-agent.js';
@@ -98,7 +98,7 @@ async function serviceFigures(): Promise<void> {
   try {
     const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
     // room for any --capacity (the team plan runs at most 128 episodes at once)
-    await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
+    await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
     const wv = cw.worlds.get('shop-support')!;
     const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
     const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });

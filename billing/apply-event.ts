@@ -1,8 +1,8 @@
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import type { DocumentStore } from '../core/ports.js';
-import { monthOf, type CreditDoc } from '../scheduler/accounts/organization-usage.js';
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import { Collections } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import { monthOf, type CreditDoc } from './organization-usage.js';
+import type { BilledOrganization } from './organizations.js';
 import { ITEMS } from './items.js';
 import type { PaymentEvent } from './payment-provider.js';
 import { DEFAULT_PLAN } from './plans.js';
@@ -12,10 +12,10 @@ const nowIso = (): string => new Date().toISOString();
 
 /**
  * The one place a payment changes an organization: a completed checkout sets the plan (and
- * records the subscription) or adds the top-up's credits to this month's C.credits; a
+ * records the subscription) or adds the top-up's credits to this month's Collections.credits; a
  * subscription change moves or ends the plan. Idempotent: a checkout applies once per
  * session (whether it arrives by notification, a repeated notification or `billing_sync`),
- * any other event once per event id, using an insert-once marker in C.billingEvents.
+ * any other event once per event id, using an insert-once marker in Collections.billingEvents.
  * Returns whether this call changed anything.
  */
 export async function applyPaymentEvent(
@@ -24,11 +24,11 @@ export async function applyPaymentEvent(
   event: PaymentEvent,
 ): Promise<{ applied: boolean }> {
   if (event.type === 'other') return { applied: false };
-  const org = await store.get<OrganizationDoc>(C.organizations, event.organization_id);
+  const org = await store.get<BilledOrganization>(Collections.organizations, event.organization_id);
   if (!org) return { applied: false };
   const marker = event.type === 'checkout_completed' ? `checkout:${event.session_id}` : `event:${event.id}`;
   try {
-    await store.insert(C.billingEvents, {
+    await store.insert(Collections.billingEvents, {
       _id: marker,
       event_id: event.id,
       type: event.type,
@@ -46,7 +46,7 @@ export async function applyPaymentEvent(
     return { applied: true };
   } catch (err) {
     // let a retry of the same notification apply it
-    await store.delete(C.billingEvents, marker);
+    await store.delete(Collections.billingEvents, marker);
     throw err;
   }
 }
@@ -54,7 +54,7 @@ export async function applyPaymentEvent(
 async function applyCheckout(
   store: DocumentStore,
   provider: string,
-  org: OrganizationDoc,
+  org: BilledOrganization,
   e: Extract<PaymentEvent, { type: 'checkout_completed' }>,
 ): Promise<void> {
   const spec = ITEMS[e.item];
@@ -72,7 +72,7 @@ async function applyCheckout(
       current_period_end: e.current_period_end,
       updated_at: at,
     });
-    await store.update(C.organizations, org._id, { plan: spec.plan });
+    await store.update(Collections.organizations, org._id, { plan: spec.plan });
   } else {
     const month = monthOf().month;
     credited = { kind: spec.credit, quantity: spec.per_unit * e.quantity, month };
@@ -86,12 +86,12 @@ async function applyCheckout(
       created_by: null,
       created_at: at,
     };
-    await store.insert(C.credits, credit);
+    await store.insert(Collections.credits, credit);
   }
   const done = { status: 'completed', completed_at: at, credited };
-  const existing = await store.update(C.billingCheckouts, e.session_id, done);
+  const existing = await store.update(Collections.billingCheckouts, e.session_id, done);
   if (!existing)
-    await store.insert<CheckoutDoc>(C.billingCheckouts, {
+    await store.insert<CheckoutDoc>(Collections.billingCheckouts, {
       _id: e.session_id,
       organization_id: org._id,
       provider,
@@ -106,7 +106,7 @@ async function applyCheckout(
 async function applySubscriptionChange(
   store: DocumentStore,
   provider: string,
-  org: OrganizationDoc,
+  org: BilledOrganization,
   e: Extract<PaymentEvent, { type: 'subscription_changed' }>,
 ): Promise<void> {
   const previous = await subscriptionOf(store, org._id);
@@ -124,7 +124,7 @@ async function applySubscriptionChange(
     updated_at: at,
   });
   const spec = ITEMS[item];
-  if (e.status === 'canceled') await store.update(C.organizations, org._id, { plan: DEFAULT_PLAN });
+  if (e.status === 'canceled') await store.update(Collections.organizations, org._id, { plan: DEFAULT_PLAN });
   else if (e.status === 'active' && spec.kind === 'plan')
-    await store.update(C.organizations, org._id, { plan: spec.plan });
+    await store.update(Collections.organizations, org._id, { plan: spec.plan });
 }

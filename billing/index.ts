@@ -1,2 +1,27 @@
+import type { HandlerTable } from '../core/index.js';
+import { paymentHandlers } from './payment-handlers.js';
+import { usageHandlers } from './usage-handlers.js';
+
+export { assertAllowanceLeft } from './allowance.js';
+export { providerOf } from './payment-handlers.js';
+
+/** Every usage and billing operation of spec section 4. */
+export const billingHandlers: HandlerTable = { ...usageHandlers, ...paymentHandlers };
+
 export { PLANS, PLAN_NAMES, DEFAULT_PLAN, effectiveLimits, isPlanName } from './plans.js';
 export type { Plan, PlanLimits, PlanName } from './plans.js';
+export {
+  limitsOf,
+  organizationOfProject,
+  planOf,
+  type BilledOrganization,
+  type BilledProject,
+} from './organizations.js';
+export { organizationReport, planView } from './usage-handlers.js';
+export { usageView, type UsageReport } from './usage.js';
+
+export { localBillingPages } from './local-pages.js';
+export { monthOf, organizationUsage } from './organization-usage.js';
+export type { CreditDoc } from './organization-usage.js';
+export { checkBuildAllowed, checkRunAllowed } from './plan-limits.js';
+export { publicUrlOf } from './provider.js';

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
-import { C } from '../core/collections.js';
-import type { DocumentStore } from '../core/ports.js';
+import { Collections } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import { ITEMS } from './items.js';
 import { LocalPaymentProvider } from './local-provider.js';
 import { subscriptionOf, topUpsOf, type CheckoutDoc } from './records.js';
@@ -23,7 +23,7 @@ export function localBillingPages(store: DocumentStore, publicUrl: string): Rout
 
   router.get('/billing/local-checkout/:session', async (req, res, next) => {
     try {
-      const co = await store.get<CheckoutDoc>(C.billingCheckouts, req.params.session);
+      const co = await store.get<CheckoutDoc>(Collections.billingCheckouts, req.params.session);
       if (!co || co.provider !== 'local') return next();
       const spec = ITEMS[co.item];
       const price = ((spec.unit_amount_cents * (spec.kind === 'plan' ? 1 : co.quantity)) / 100).toFixed(2);
@@ -46,7 +46,7 @@ export function localBillingPages(store: DocumentStore, publicUrl: string): Rout
 
   router.post('/billing/local-checkout/:session', async (req, res, next) => {
     try {
-      const co = await store.get<CheckoutDoc>(C.billingCheckouts, req.params.session);
+      const co = await store.get<CheckoutDoc>(Collections.billingCheckouts, req.params.session);
       if (!co || co.provider !== 'local') return next();
       const n = await provider.completionNotification(co._id);
       const answer = await fetch(`${req.protocol}://${req.get('host')}/v1/billing/webhook`, {
@@ -73,7 +73,7 @@ export function localBillingPages(store: DocumentStore, publicUrl: string): Rout
 
   router.get('/billing/local-portal/:organization', async (req, res, next) => {
     try {
-      const org = await store.get(C.organizations, req.params.organization);
+      const org = await store.get(Collections.organizations, req.params.organization);
       if (!org) return next();
       const sub = await subscriptionOf(store, org._id);
       const topups = await topUpsOf(store, org._id);

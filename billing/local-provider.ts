@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import { newId } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import { Collections } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { newId } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { BilledOrganization } from './organizations.js';
 import { ITEMS, type BillingItem } from './items.js';
 import type { CheckoutRequest, PaymentEvent, PaymentProvider, SubscriptionView } from './payment-provider.js';
 import { subscriptionOf, type CheckoutDoc } from './records.js';
@@ -13,7 +13,7 @@ const SECRET_ID = 'local_webhook_secret';
 
 /**
  * The embedded payment provider, used when no STRIPE_SECRET_KEY is configured: no money
- * moves. Checkouts are recorded in C.billingCheckouts and completed by a notification this
+ * moves. Checkouts are recorded in Collections.billingCheckouts and completed by a notification this
  * provider signs exactly as Stripe does (`t=...,v1=...`, HMAC-SHA256 with a secret kept in
  * the store), so the webhook takes the same verification and apply path either way.
  */
@@ -29,7 +29,7 @@ export class LocalPaymentProvider implements PaymentProvider {
 
   async createCheckout(req: CheckoutRequest): Promise<{ url: string; session_id: string }> {
     const session = newId('cs_local');
-    await this.#store.insert<CheckoutDoc>(C.billingCheckouts, {
+    await this.#store.insert<CheckoutDoc>(Collections.billingCheckouts, {
       _id: session,
       organization_id: req.organization._id,
       provider: this.name,
@@ -44,7 +44,7 @@ export class LocalPaymentProvider implements PaymentProvider {
   }
 
   async changeSubscription(
-    org: OrganizationDoc,
+    org: BilledOrganization,
     item: BillingItem,
   ): Promise<SubscriptionView & { subscription_id: string }> {
     const sub = await subscriptionOf(this.#store, org._id);
@@ -62,7 +62,7 @@ export class LocalPaymentProvider implements PaymentProvider {
     };
   }
 
-  async portal(org: OrganizationDoc): Promise<{ url: string }> {
+  async portal(org: BilledOrganization): Promise<{ url: string }> {
     return { url: `${this.#publicUrl}/billing/local-portal/${org._id}` };
   }
 
@@ -81,7 +81,7 @@ export class LocalPaymentProvider implements PaymentProvider {
    * POST /v1/billing/webhook; tests use it to act as the provider.
    */
   async completionNotification(sessionId: string): Promise<{ body: string; signature: string }> {
-    const co = await this.#store.get<CheckoutDoc>(C.billingCheckouts, sessionId);
+    const co = await this.#store.get<CheckoutDoc>(Collections.billingCheckouts, sessionId);
     if (!co) throw new ServiceError('not_found', `no local checkout ${sessionId}`);
     const plan = ITEMS[co.item].kind === 'plan';
     const event = {
@@ -110,16 +110,16 @@ export class LocalPaymentProvider implements PaymentProvider {
 
   /** The signing secret, made once per store and kept there so every process agrees on it. */
   async webhookSecret(): Promise<string> {
-    const found = await this.#store.get<Doc & { secret: string }>(C.billingSettings, SECRET_ID);
+    const found = await this.#store.get<Doc & { secret: string }>(Collections.billingSettings, SECRET_ID);
     if (found) return found.secret;
     try {
-      await this.#store.insert(C.billingSettings, {
+      await this.#store.insert(Collections.billingSettings, {
         _id: SECRET_ID,
         secret: `whsec_${randomBytes(24).toString('hex')}`,
       });
     } catch (err) {
       if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
     }
-    return (await this.#store.get<Doc & { secret: string }>(C.billingSettings, SECRET_ID))!.secret;
+    return (await this.#store.get<Doc & { secret: string }>(Collections.billingSettings, SECRET_ID))!.secret;
   }
 }

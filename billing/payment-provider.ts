@@ -1,4 +1,4 @@
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import type { BilledOrganization } from './organizations.js';
 import type { BillingItem } from './items.js';
 
 /** The organization's subscription as the API shows it (`subscription` of GET /v1/billing). */
@@ -20,7 +20,7 @@ export interface TopUpView {
 }
 
 export interface CheckoutRequest {
-  organization: OrganizationDoc;
+  organization: BilledOrganization;
   item: BillingItem;
   /** 1..50; only top-ups take more than one. */
   quantity: number;
@@ -69,14 +69,17 @@ export interface PaymentProvider {
   /** Opens a checkout page for a plan (subscription) or a top-up (one-time payment). */
   createCheckout(req: CheckoutRequest): Promise<{ url: string; session_id: string }>;
   /** Moves the active subscription to another plan item now, prorating the difference. */
-  changeSubscription(org: OrganizationDoc, item: BillingItem): Promise<SubscriptionView & { subscription_id: string }>;
+  changeSubscription(
+    org: BilledOrganization,
+    item: BillingItem,
+  ): Promise<SubscriptionView & { subscription_id: string }>;
   /** The provider's customer portal for the organization. */
-  portal(org: OrganizationDoc, returnUrl: string): Promise<{ url: string }>;
+  portal(org: BilledOrganization, returnUrl: string): Promise<{ url: string }>;
   /**
    * Reads the subscription and paid top-ups back from the provider, as notifications would
    * have reported them (`events`, for billing/apply-event.ts to apply idempotently).
    */
-  sync(org: OrganizationDoc): Promise<{ events: PaymentEvent[] }>;
+  sync(org: BilledOrganization): Promise<{ events: PaymentEvent[] }>;
   /**
    * Checks `signatureHeader` (Stripe's `t=<unix>,v1=<hex hmac-sha256>` format) against the
    * raw body and returns the event; throws ServiceError `bad_request` with the reason when

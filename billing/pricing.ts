@@ -1,4 +1,4 @@
-import { PRICE_TABLE, priceFor } from '../core/models/prices.js';
+import { PRICE_TABLE, priceFor } from '../core/index.js';
 
 /** One model's price per million tokens and where the figure comes from. */
 export interface PricingEntry {

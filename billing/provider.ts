@@ -1,5 +1,5 @@
-import type { Config } from '../core/config.js';
-import type { DocumentStore } from '../core/ports.js';
+import type { Config } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import { LocalPaymentProvider } from './local-provider.js';
 import type { PaymentProvider } from './payment-provider.js';
 import { StripePaymentProvider } from './stripe-provider.js';

@@ -1,6 +1,6 @@
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { Collections } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import type { BillingItem } from './items.js';
 import type { SubscriptionView, TopUpView } from './payment-provider.js';
 
@@ -34,16 +34,17 @@ export function subscriptionView(doc: SubscriptionDoc | null): SubscriptionView 
 }
 
 export const subscriptionOf = (store: DocumentStore, organizationId: string): Promise<SubscriptionDoc | null> =>
-  store.get<SubscriptionDoc>(C.billingSubscriptions, organizationId);
+  store.get<SubscriptionDoc>(Collections.billingSubscriptions, organizationId);
 
 /** Writes the whole subscription record of an organization (insert or replace). */
 export async function saveSubscription(store: DocumentStore, doc: SubscriptionDoc): Promise<void> {
-  if (await store.replace(C.billingSubscriptions, doc)) return;
+  if (await store.replace(Collections.billingSubscriptions, doc)) return;
   try {
-    await store.insert(C.billingSubscriptions, doc);
+    await store.insert(Collections.billingSubscriptions, doc);
   } catch (err) {
     // another writer created it between our replace and insert: the later write wins
-    if (err instanceof ServiceError && err.code === 'conflict') await store.replace(C.billingSubscriptions, doc);
+    if (err instanceof ServiceError && err.code === 'conflict')
+      await store.replace(Collections.billingSubscriptions, doc);
     else throw err;
   }
 }
@@ -51,7 +52,7 @@ export async function saveSubscription(store: DocumentStore, doc: SubscriptionDo
 /** The organization's completed top-ups, newest first. */
 export async function topUpsOf(store: DocumentStore, organizationId: string): Promise<TopUpView[]> {
   const docs = await store.find<CheckoutDoc>(
-    C.billingCheckouts,
+    Collections.billingCheckouts,
     { organization_id: organizationId, status: 'completed' },
     { sort: { field: 'completed_at', direction: 'desc' } },
   );

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { ServiceError } from '../core/errors.js';
+import { ServiceError } from '../core/index.js';
 import { isBillingItem } from './items.js';
 import type { PaymentEvent, SubscriptionView } from './payment-provider.js';
 

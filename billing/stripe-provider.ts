@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
-import { ServiceError } from '../core/errors.js';
-import type { DocumentStore } from '../core/ports.js';
-import type { OrganizationDoc } from '../scheduler/workspaces.js';
+import { ServiceError } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import type { BilledOrganization } from './organizations.js';
 import { ITEMS, isBillingItem, type BillingItem, type ItemSpec } from './items.js';
 import type { CheckoutRequest, PaymentEvent, PaymentProvider, SubscriptionView } from './payment-provider.js';
 import { subscriptionOf } from './records.js';
@@ -46,7 +46,7 @@ export class StripePaymentProvider implements PaymentProvider {
   }
 
   async changeSubscription(
-    org: OrganizationDoc,
+    org: BilledOrganization,
     item: BillingItem,
   ): Promise<SubscriptionView & { subscription_id: string }> {
     const sub = await this.#activeSubscription(org);
@@ -76,7 +76,7 @@ export class StripePaymentProvider implements PaymentProvider {
     };
   }
 
-  async portal(org: OrganizationDoc, returnUrl: string): Promise<{ url: string }> {
+  async portal(org: BilledOrganization, returnUrl: string): Promise<{ url: string }> {
     const sub = await subscriptionOf(this.#store, org._id);
     if (!sub?.customer_id)
       throw new ServiceError(
@@ -90,7 +90,7 @@ export class StripePaymentProvider implements PaymentProvider {
   }
 
   /** Paid checkouts of the organization's customer and its subscriptions, as events. */
-  async sync(org: OrganizationDoc): Promise<{ events: PaymentEvent[] }> {
+  async sync(org: BilledOrganization): Promise<{ events: PaymentEvent[] }> {
     const sub = await subscriptionOf(this.#store, org._id);
     if (!sub?.customer_id) return { events: [] };
     const events: PaymentEvent[] = [];
@@ -132,7 +132,7 @@ export class StripePaymentProvider implements PaymentProvider {
     return toPaymentEvent(verifiedStripeEvent(rawBody, signatureHeader, this.#webhookSecret));
   }
 
-  async #activeSubscription(org: OrganizationDoc) {
+  async #activeSubscription(org: BilledOrganization) {
     const sub = await subscriptionOf(this.#store, org._id);
     if (!sub || sub.status === 'canceled')
       throw new ServiceError(

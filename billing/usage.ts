@@ -1,12 +1,7 @@
-import { C } from '../core/collections.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import {
-  monthOf,
-  organizationUsage,
-  type Month,
-  type OrganizationUsage,
-} from '../scheduler/accounts/organization-usage.js';
-import type { ProjectDoc } from '../scheduler/workspaces.js';
+import { Collections } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import { monthOf, organizationUsage, type Month, type OrganizationUsage } from './organization-usage.js';
+import type { BilledProject } from './organizations.js';
 import type { PlanLimits } from './plans.js';
 
 /**
@@ -72,16 +67,18 @@ export async function usageOf(
     other: 0,
   };
   const counts = await organizationUsage(store, organizationId, month);
-  const projectIds = (await store.find<ProjectDoc>(C.projects, { organization_id: organizationId })).map((p) => p._id);
+  const projectIds = (await store.find<BilledProject>(Collections.projects, { organization_id: organizationId })).map(
+    (p) => p._id,
+  );
   if (projectIds.length > 0) {
     const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
-    for (const job of await store.find<Doc & { kind?: string; spent_usd?: unknown }>(C.jobs, inMonth)) {
+    for (const job of await store.find<Doc & { kind?: string; spent_usd?: unknown }>(Collections.jobs, inMonth)) {
       const kind = String(job.kind ?? '');
       if (EPISODE_JOB_KINDS.has(kind)) continue;
       const bucket = BUCKET_OF_JOB_KIND[kind] ?? 'other';
       by_kind[bucket] = (by_kind[bucket] ?? 0) + money(job.spent_usd);
     }
-    for (const ep of await store.find<Doc & { cost_usd?: unknown }>(C.runEpisodes, inMonth))
+    for (const ep of await store.find<Doc & { cost_usd?: unknown }>(Collections.runEpisodes, inMonth))
       by_kind.episodes! += money(ep.cost_usd);
   }
   for (const k of Object.keys(by_kind)) by_kind[k] = round(by_kind[k]!);

@@ -1,17 +1,11 @@
-import { chooseAdapters } from '../core/choose-adapters.js';
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import { ServiceError } from '../core/errors.js';
-import { newId, nowIso } from '../core/ids.js';
-import { createLogger } from '../core/log.js';
-import {
-  createUser,
-  ensureAccountIndexes,
-  findUserByEmail,
-  hashPassword,
-  normalizeEmail,
-} from '../scheduler/accounts/index.js';
-import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../scheduler/workspaces.js';
+import { chooseAdapters } from '../core/index.js';
+import { Collections } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { newId, nowIso } from '../core/index.js';
+import { createLogger } from '../core/index.js';
+import { createUser, ensureAccountIndexes, findUserByEmail, hashPassword, normalizeEmail } from '../accounts/index.js';
+import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../accounts/index.js';
 
 export const MEMBER_ROLES = ['member', 'admin', 'owner'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -67,7 +61,10 @@ export async function adminAddUser(
     });
     let user = await findUserByEmail(store, email);
     const createdUser = !user;
-    if (user && (await store.findOne<MembershipDoc>(C.memberships, { user_id: user._id, project_id: project._id }))) {
+    if (
+      user &&
+      (await store.findOne<MembershipDoc>(Collections.memberships, { user_id: user._id, project_id: project._id }))
+    ) {
       throw new Error(`${email} is already a member of project ${project._id}`);
     }
     if (!user) {
@@ -79,7 +76,7 @@ export async function adminAddUser(
       }
       user = await createUser(store, { email, name, passwordHash });
     }
-    await store.insert<MembershipDoc>(C.memberships, {
+    await store.insert<MembershipDoc>(Collections.memberships, {
       _id: newId('mem'),
       user_id: user._id,
       organization_id: organization._id,

@@ -1,6 +1,4 @@
-import type { Config } from '../core/config.js';
-import { chooseAdapters } from '../core/choose-adapters.js';
-import { createLogger } from '../core/log.js';
+import { chooseAdapters, createLogger, type Config } from '../core/index.js';
 import { WorkerRegistry, setWorkerDraining, workerView } from '../scheduler/index.js';
 
 /**

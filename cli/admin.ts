@@ -1,9 +1,9 @@
-import { chooseAdapters } from '../core/choose-adapters.js';
-import type { Config } from '../core/config.js';
-import { createLogger } from '../core/log.js';
+import { chooseAdapters } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { createLogger } from '../core/index.js';
 import { createApiKey, createWorkspace } from '../scheduler/index.js';
-import { ensureApiKeyIndexes } from '../scheduler/api-keys.js';
-import { ensureWorkspaceIndexes } from '../scheduler/workspaces.js';
+import { ensureApiKeyIndexes } from '../accounts/index.js';
+import { ensureWorkspaceIndexes } from '../accounts/index.js';
 
 export interface CreateWorkspaceOptions {
   organization: string;

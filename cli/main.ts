@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../core/index.js';
 import type { MemberRole } from './admin-users.js';
 import { registerClientCommands } from './commands/index.js';
 
@@ -48,6 +48,7 @@ program
       [
         '',
         `Crucible 0.1.2 is running.`,
+        `  Console        ${base}/   (sign up, build worlds, run and compare evaluations in the browser)`,
         `  API            ${base}/v1`,
         `  API reference  ${base}/api/docs   (machine-readable: ${base}/openapi.json)`,
         `  Health         ${base}/v1/health`,
@@ -57,9 +58,7 @@ program
         `  npx crucible admin create-workspace --organization "My team" --email you@example.com`,
         'then call the API with it:',
         `  curl -H "Authorization: Bearer <key>" ${base}/v1/me`,
-        ...(config.signup === 'open'
-          ? ['or sign up over HTTP as a browser does: see "Sign up in the browser flow" in README.md.']
-          : []),
+        ...(config.signup === 'open' ? [`or open the console at ${base}/ and sign up there.`] : []),
         'Then the CLI: npx crucible --help (quickstart in README.md).',
         '',
       ].join('\n'),

@@ -1,12 +1,8 @@
-import { chooseAdapters } from '../core/choose-adapters.js';
-import type { Config } from '../core/config.js';
-import { createLogger, type Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import { RoleMetrics, chooseAdapters, createLogger, startOpsServer, type OpsEndpoints } from '../core/index.js';
+import type { Adapters, Config, Logger } from '../core/index.js';
 import { startGateway, type RunningGateway } from '../gateway/index.js';
 import { startScheduler, type RunningScheduler } from '../scheduler/index.js';
-import { startWorker, type RunningWorker } from '../world-worker/index.js';
-import { RoleMetrics } from '../core/metrics.js';
-import { startOpsServer, type OpsEndpoints } from '../core/ops-server.js';
+import { LocalWorkers, startWorker, type RunningWorker } from '../world-worker/index.js';
 
 /** Everything `crucible start` runs in one process: the embedded shape. */
 export interface EmbeddedService {
@@ -25,8 +21,15 @@ export interface EmbeddedService {
 export async function startEmbedded(config: Config, logger = createLogger(config.logLevel)): Promise<EmbeddedService> {
   const adapters = await chooseAdapters(config, logger);
   const scheduler = await startScheduler({ config, adapters, logger });
-  const worker = await startWorker({ config, logger, schedulerAddr: scheduler.address, adapters });
-  const gateway = await startGateway({ config, adapters, logger, schedulerAddr: scheduler.address });
+  const local = new LocalWorkers();
+  const worker = await startWorker({ config, logger, schedulerAddr: scheduler.address, adapters, local });
+  const gateway = await startGateway({
+    config,
+    adapters,
+    logger,
+    schedulerAddr: scheduler.address,
+    localWorkers: local,
+  });
   // one process, one /metrics: the gateway's port serves every role's figures
   gateway.opsRegistries.push(scheduler.metrics.registry, worker.metrics.registry);
   return {

@@ -1,5 +1,5 @@
-/** Names of the document store's collections, in one place. */
-export const C = {
+/** The document store's collection names, in one place: `Collections.runEpisodes` is `"run_episodes"`. */
+export const Collections = {
   organizations: 'organizations',
   projects: 'projects',
   users: 'users',

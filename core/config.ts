@@ -34,8 +34,25 @@ export interface Config {
   readonly natsUrl: string | null;
   /** REDIS_URL (unset: in-process leases). */
   readonly redisUrl: string | null;
-  /** DOCKER_HOST (unset: child-process sandboxes). */
+  /** DOCKER_HOST (unset): the container engine's API, `unix:///<path>` (Docker, or podman's compatible service). */
   readonly dockerHost: string | null;
+  /** SANDBOX (`container` when DOCKER_HOST is set, else `process`): where application services run. */
+  readonly sandbox: 'process' | 'container';
+  /**
+   * SANDBOX_RUNTIME_IMAGE (unset): a digest-pinned image holding /usr/bin/node
+   * (`name:tag@sha256:...`, scripts/podman-up.sh builds one). Catalog applications get it
+   * for every service and the container sandbox runs its relays on it; required with
+   * SANDBOX=container.
+   */
+  readonly sandboxRuntimeImage: string | null;
+  /** SANDBOX_MEMORY_MB (512), SANDBOX_PIDS (256), SANDBOX_CPUS (1): each container service's limits. */
+  readonly sandboxLimits: { memoryMb: number; pids: number; cpus: number };
+  /**
+   * SANDBOX_TRUST_TENANT_CODE (false): let tenant code (uploads and git sources) build and
+   * run in child-process sandboxes, as the service's own user. Only for installations
+   * whose every user is trusted; see docs/security.md.
+   */
+  readonly trustTenantCode: boolean;
   /** SCHEDULER_ADDR (unset: the scheduler runs in this process): host:port of the scheduler's gRPC server. */
   readonly schedulerAddr: string | null;
   /** SCHEDULER_PORT (0 = any free loopback port in the embedded shape; 7070 for `crucible scheduler`). */
@@ -90,6 +107,22 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || ['0', 'false', 'no'].includes(raw)) return false;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  throw new ServiceError('bad_request', `${name} must be true or false, got "${env[name]}"`);
+}
+
+function cpus(env: Env): number {
+  const raw = env.SANDBOX_CPUS?.trim();
+  if (!raw) return 1;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0.01 || n > 1024)
+    throw new ServiceError('bad_request', `SANDBOX_CPUS must be a number from 0.01 to 1024, got "${raw}"`);
+  return n;
+}
+
 function url(env: Env, name: string): string | null {
   const raw = env[name]?.trim();
   if (!raw) return null;
@@ -109,6 +142,14 @@ export function loadConfig(env: Env = process.env): Config {
     .map((r) => r.trim())
     .filter(Boolean)
     .map((r) => path.resolve(r));
+  const sandbox = (env.SANDBOX?.trim() || (url(env, 'DOCKER_HOST') ? 'container' : 'process')) as Config['sandbox'];
+  if (sandbox !== 'process' && sandbox !== 'container')
+    throw new ServiceError('bad_request', `SANDBOX must be "process" or "container", got "${env.SANDBOX}"`);
+  if (sandbox === 'container' && !url(env, 'SANDBOX_RUNTIME_IMAGE'))
+    throw new ServiceError(
+      'bad_request',
+      'SANDBOX=container needs SANDBOX_RUNTIME_IMAGE (a digest-pinned image with /usr/bin/node; scripts/podman-up.sh prints one)',
+    );
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) {
@@ -133,6 +174,14 @@ export function loadConfig(env: Env = process.env): Config {
     natsUrl: url(env, 'NATS_URL'),
     redisUrl: url(env, 'REDIS_URL'),
     dockerHost: url(env, 'DOCKER_HOST'),
+    sandbox,
+    sandboxRuntimeImage: url(env, 'SANDBOX_RUNTIME_IMAGE'),
+    sandboxLimits: {
+      memoryMb: int(env, 'SANDBOX_MEMORY_MB', 512, 32, 1024 * 1024),
+      pids: int(env, 'SANDBOX_PIDS', 256, 16, 1_000_000),
+      cpus: cpus(env),
+    },
+    trustTenantCode: flag(env, 'SANDBOX_TRUST_TENANT_CODE'),
     schedulerAddr: url(env, 'SCHEDULER_ADDR'),
     schedulerPort: int(env, 'SCHEDULER_PORT', 0, 0, 65535),
     workerPort: int(env, 'WORKER_PORT', 0, 0, 65535),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { C } from './collections.js';
+import { Collections } from './collections.js';
 import { ServiceError } from './errors.js';
 import { checkEventData, type EventType } from './event-types.js';
 import { nowIso } from './ids.js';
@@ -105,7 +105,7 @@ export class EventLog {
   }
 
   static async ensureIndexes(store: DocumentStore): Promise<void> {
-    await store.ensureIndexes(C.events, [{ fields: ['stream', 'event_id'], unique: true }]);
+    await store.ensureIndexes(Collections.events, [{ fields: ['stream', 'event_id'], unique: true }]);
   }
 
   /**
@@ -194,7 +194,7 @@ export class EventLog {
     await this.#state.indexes;
     const filter: Filter = { stream, event_id: { $gt: cursor } };
     if (projectId !== undefined) filter.project_id = projectId;
-    const docs = await this.#store.find<EventDoc>(C.events, filter, {
+    const docs = await this.#store.find<EventDoc>(Collections.events, filter, {
       sort: { field: 'event_id', direction: 'asc' },
       limit,
     });
@@ -205,7 +205,7 @@ export class EventLog {
   async lastEvent(stream: string): Promise<ServiceEvent | null> {
     await this.#state.indexes;
     const [doc] = await this.#store.find<EventDoc>(
-      C.events,
+      Collections.events,
       { stream },
       { sort: { field: 'event_id', direction: 'desc' }, limit: 1 },
     );
@@ -246,7 +246,7 @@ export class EventLog {
         }
       }
       try {
-        return await this.#store.insertMany(C.events, marked);
+        return await this.#store.insertMany(Collections.events, marked);
       } catch (err) {
         failure = err;
         this.#logger?.warn({ err, attempt }, 'storing events failed; trying again');
@@ -271,7 +271,7 @@ export class EventLog {
   async #landed(docs: Doc[], write: string): Promise<number> {
     let n = 0;
     for (const d of docs) {
-      const found = await this.#store.get<Doc & { write?: string }>(C.events, d._id);
+      const found = await this.#store.get<Doc & { write?: string }>(Collections.events, d._id);
       if (found?.write !== write) break;
       n++;
     }
@@ -282,7 +282,7 @@ export class EventLog {
     await this.#state.indexes;
     const event = this.#event({ ...input, data }, event_id);
     try {
-      await this.#store.insert<EventDoc>(C.events, {
+      await this.#store.insert<EventDoc>(Collections.events, {
         _id: `${input.stream}:${event_id}`,
         project_id: input.project_id,
         ...event,

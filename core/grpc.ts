@@ -3,8 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type { ProtoGrpcType as SchedulerProto } from '../proto/generated/scheduler.js';
-import type { ProtoGrpcType as WorkerProto } from '../proto/generated/world_worker.js';
+import type { SchedulerProtoGrpcType as SchedulerProto, WorkerProtoGrpcType as WorkerProto } from '../proto/index.js';
 import { fromGrpcError, toGrpcError } from './errors.js';
 
 /** The loader flags; scripts/gen-proto.mjs generates the committed types with the same ones. */

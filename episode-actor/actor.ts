@@ -1,11 +1,5 @@
-import { ServiceError, toServiceError } from '../core/errors.js';
-import {
-  runSeed,
-  scenarioContext,
-  takeSnapshots,
-  unchangedChecks,
-  type JsonObject,
-} from '../world-worker/compiler/index.js';
+import { ServiceError, toServiceError } from '../core/index.js';
+import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type JsonObject } from '../world/index.js';
 import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore } from './core.js';
 import { executeAction, uncertainOutcome } from './execute.js';

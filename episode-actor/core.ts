@@ -1,5 +1,5 @@
-import type { Logger } from '../core/log.js';
-import { scenarioContext, type Json, type ToolCaller } from '../world-worker/compiler/index.js';
+import type { Logger } from '../core/index.js';
+import { scenarioContext, type Json, type ToolCaller } from '../world/index.js';
 import { customerFacingRoles, deliverCustomerMessages } from './customer/channel.js';
 import { CustomerSimulator, type CustomerMessage } from './customer/simulator.js';
 import { systemClock, type Clock, type EpisodeActorDeps, type EpisodeEvent } from './ports.js';

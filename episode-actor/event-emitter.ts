@@ -1,4 +1,4 @@
-import type { EventInput, EventLog } from '../core/event-log.js';
+import type { EventInput, EventLog } from '../core/index.js';
 import type { EpisodeEvent, EpisodeEvents } from './ports.js';
 
 /**

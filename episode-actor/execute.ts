@@ -1,4 +1,4 @@
-import { isBuiltinTool, type Json, type JsonObject } from '../world-worker/compiler/index.js';
+import { isBuiltinTool, type Json, type JsonObject } from '../world/index.js';
 import { hasUnreadCustomerMessage, markCustomerRead } from './customer/channel.js';
 import type { CustomerMessage } from './customer/simulator.js';
 import { clip, type EpisodeCore } from './core.js';

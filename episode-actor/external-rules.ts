@@ -1,5 +1,5 @@
-import { ServiceError } from '../core/errors.js';
-import { canonicalJson, type JsonObject } from '../world-worker/compiler/index.js';
+import { ServiceError } from '../core/index.js';
+import { canonicalJson, type JsonObject } from '../world/index.js';
 import type { ActionRecord, EpisodeState } from './types.js';
 
 /** An action sent by an external agent (POST /v1/episodes/{id}/actions). */

@@ -1,4 +1,4 @@
-import { toServiceError } from '../core/errors.js';
+import { toServiceError } from '../core/index.js';
 import type { EpisodeCore } from './core.js';
 import { environmentErrorOracle, runOracle } from './oracle.js';
 import { computeReward } from './reward.js';

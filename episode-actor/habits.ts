@@ -1,4 +1,4 @@
-import type { Json } from '../world-worker/compiler/index.js';
+import type { Json } from '../world/index.js';
 import type { Habits, HabitViolation } from './oracle-types.js';
 import type { ActionRecord, EpisodeState, EpisodeWorld } from './types.js';
 

@@ -1,5 +1,5 @@
-import { ServiceError, type FieldProblem } from '../core/errors.js';
-import { isBuiltinTool } from '../world-worker/compiler/index.js';
+import { ServiceError, type FieldProblem } from '../core/index.js';
+import { isBuiltinTool } from '../world/index.js';
 import { clip, type EpisodeCore } from './core.js';
 import { ToolProxy } from './tool-proxy.js';
 import { completeHolder, toolNamesFor } from './turns.js';

@@ -1,4 +1,4 @@
-import type { CheckResult, JsonObject } from '../world-worker/compiler/index.js';
+import type { CheckResult, JsonObject } from '../world/index.js';
 
 /** A write carried out more than once with the same effective arguments. */
 export interface DuplicateEffect {

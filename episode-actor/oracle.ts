@@ -5,7 +5,7 @@ import {
   type Scenario,
   type ToolCaller,
   type WriteRecord,
-} from '../world-worker/compiler/index.js';
+} from '../world/index.js';
 import { judgeHabits } from './habits.js';
 import type { DuplicateEffect, Habits, Oracle } from './oracle-types.js';
 import type { EpisodeState, EpisodeWorld } from './types.js';

@@ -1,12 +1,12 @@
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
+import { Collections } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
 import type { EpisodePersistence } from './ports.js';
 import { migrateState } from './state.js';
 import { StateSerializer } from './state-json.js';
 import type { ActionRecord, EpisodeState } from './types.js';
 
-/** An action as stored in C.actions, readable by idempotency key without the actor. */
+/** An action as stored in Collections.actions, readable by idempotency key without the actor. */
 export interface ActionDoc extends Doc, Omit<ActionRecord, 'rev'> {
   episode_id: string;
 }
@@ -37,19 +37,19 @@ interface Known {
   rev: number;
   /** The document's other fields (run, profile, split... written by the scheduler when it queued the attempt). */
   base: Record<string, unknown>;
-  /** Ids of the C.actions documents known to exist. */
+  /** Ids of the Collections.actions documents known to exist. */
   actions: Set<string>;
   /** Writes the state reusing the text of what did not change. */
   serializer: StateSerializer;
 }
 
 /**
- * {@link EpisodePersistence} on the DocumentStore. The episode document (C.episodes, `_id` =
+ * {@link EpisodePersistence} on the DocumentStore. The episode document (Collections.episodes, `_id` =
  * episode id) gets the whole state under `actor_state` plus the fields listings read
  * (`status`, `termination`, `reward`, `oracle`, `cost_usd`, `tokens`, `goal_version`);
  * other fields of the document (run, profile, split... written by the scheduler) are read
  * once and kept. Each external agent's action changed since the last save is written to
- * C.actions as well, so `GET .../actions/{key}` is answered from the store by key (the
+ * Collections.actions as well, so `GET .../actions/{key}` is answered from the store by key (the
  * built-in and model agents' actions are found in the state: {@link findAction}).
  *
  * A save writes the document whole (`putJson`: the state's text reuses what did not change,
@@ -74,7 +74,7 @@ export class StoreEpisodePersistence implements EpisodePersistence {
   }
 
   static async ensureIndexes(store: DocumentStore): Promise<void> {
-    await store.ensureIndexes(C.actions, [{ fields: ['episode_id', 'index'] }]);
+    await store.ensureIndexes(Collections.actions, [{ fields: ['episode_id', 'index'] }]);
   }
 
   async save(state: EpisodeState): Promise<void> {
@@ -99,21 +99,21 @@ export class StoreEpisodePersistence implements EpisodePersistence {
       goal_version: state.goal_version,
     });
     const json = `${listing.slice(0, -1)},"actor_state":${known.serializer.serialize(state)}}`;
-    if (!(await this.#store.putJson(C.episodes, id, json, { state_rev: known.rev < 0 ? null : known.rev }))) {
-      const existing = await this.#store.get<EpisodeDoc>(C.episodes, id);
+    if (!(await this.#store.putJson(Collections.episodes, id, json, { state_rev: known.rev < 0 ? null : known.rev }))) {
+      const existing = await this.#store.get<EpisodeDoc>(Collections.episodes, id);
       if (existing)
         throw new ServiceError(
           'conflict',
           `episode ${id} was saved by another actor (revision ${existing.state_rev ?? 'none'}, expected ${known.rev})`,
         );
-      await this.#store.insert(C.episodes, JSON.parse(json) as EpisodeDoc);
+      await this.#store.insert(Collections.episodes, JSON.parse(json) as EpisodeDoc);
     }
     known.rev = state.rev;
     this.#known.set(id, known);
   }
 
   async load(episodeId: string): Promise<EpisodeState | null> {
-    const doc = await this.#store.get<EpisodeDoc>(C.episodes, episodeId);
+    const doc = await this.#store.get<EpisodeDoc>(Collections.episodes, episodeId);
     if (!doc?.actor_state) return null;
     const state = migrateState(doc.actor_state);
     // actions are saved before the state that lists them: every one listed has its document
@@ -129,7 +129,7 @@ export class StoreEpisodePersistence implements EpisodePersistence {
 
   /** The first save of an episode this instance has not loaded: the scheduler's fields, unless it was fenced. */
   async #first(id: string): Promise<Known> {
-    const existing = await this.#store.get<EpisodeDoc>(C.episodes, id);
+    const existing = await this.#store.get<EpisodeDoc>(Collections.episodes, id);
     if (existing?.state_rev === -1)
       throw new ServiceError('conflict', `episode ${id} was ended by the scheduler; its actor may not save`);
     // -1 here means "no revision yet": the compare-and-set then expects none
@@ -144,13 +144,16 @@ export class StoreEpisodePersistence implements EpisodePersistence {
   async #saveAction(episodeId: string, a: ActionRecord, known: Known): Promise<void> {
     const { rev: _rev, ...fields } = a;
     const doc: ActionDoc = { _id: actionDocId(episodeId, a.idempotency_key), episode_id: episodeId, ...fields };
-    if (!known.actions.has(doc._id) || !(await this.#store.putJson(C.actions, doc._id, JSON.stringify(doc)))) {
+    if (
+      !known.actions.has(doc._id) ||
+      !(await this.#store.putJson(Collections.actions, doc._id, JSON.stringify(doc)))
+    ) {
       try {
-        await this.#store.insert(C.actions, doc);
+        await this.#store.insert(Collections.actions, doc);
       } catch (err) {
         // written before (an earlier actor of this episode): replace it
         if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
-        await this.#store.putJson(C.actions, doc._id, JSON.stringify(doc));
+        await this.#store.putJson(Collections.actions, doc._id, JSON.stringify(doc));
       }
     }
     known.actions.add(doc._id);
@@ -165,10 +168,10 @@ function baseOf(doc: EpisodeDoc): Record<string, unknown> {
 
 /** Reads one action by idempotency key from the store (for answering without the actor). */
 export async function findAction(store: DocumentStore, episodeId: string, key: string): Promise<ActionDoc | null> {
-  const doc = await store.get<ActionDoc>(C.actions, actionDocId(episodeId, key));
+  const doc = await store.get<ActionDoc>(Collections.actions, actionDocId(episodeId, key));
   if (doc) return doc;
   // the agent's own actions (driver llm) are kept only in the episode's state
-  const a = (await store.get<EpisodeDoc>(C.episodes, episodeId))?.actor_state?.actions.find(
+  const a = (await store.get<EpisodeDoc>(Collections.episodes, episodeId))?.actor_state?.actions.find(
     (x) => x.idempotency_key === key,
   );
   if (!a) return null;

@@ -3,9 +3,9 @@
  * the wiring (world-worker, scheduler) connects them to the document store, the event
  * log, the sandbox's application client and the model chain.
  */
-import type { EventType } from '../core/event-types.js';
-import type { Logger } from '../core/log.js';
-import type { ToolCaller } from '../world-worker/compiler/index.js';
+import type { EventType } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { ToolCaller } from '../world/index.js';
 import type { AgentPolicy } from './agents/policy.js';
 import type { EpisodeState } from './types.js';
 

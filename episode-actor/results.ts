@@ -2,7 +2,7 @@
  * The texts agents are shown as tool results. They are part of the contract with agents
  * (spec section 7 rule 6 fixes the refusal text), so they live in one place.
  */
-import type { Json } from '../world-worker/compiler/index.js';
+import type { Json } from '../world/index.js';
 import type { ActionResult } from './types.js';
 
 /** Spec section 7 rule 6, word for word. */

@@ -1,5 +1,5 @@
-import { ServiceError } from '../core/errors.js';
-import type { Scenario } from '../world-worker/compiler/index.js';
+import { ServiceError } from '../core/index.js';
+import type { Scenario } from '../world/index.js';
 import { customerFacingRoles } from './customer/channel.js';
 import { initialCustomerState } from './customer/simulator.js';
 import {

@@ -1,5 +1,5 @@
-import { ServiceError } from '../core/errors.js';
-import type { AppTool, Json, JsonObject, ToolCaller } from '../world-worker/compiler/index.js';
+import { ServiceError } from '../core/index.js';
+import type { AppTool, Json, JsonObject, ToolCaller } from '../world/index.js';
 import { appResult, errorResult, unknownResult } from './results.js';
 import type { ActionResult, FaultMode, OperationState, ProxyState } from './types.js';
 

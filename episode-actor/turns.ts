@@ -5,7 +5,7 @@ import {
   toFunctionTool,
   type FunctionTool,
   type RoleSpec,
-} from '../world-worker/compiler/index.js';
+} from '../world/index.js';
 import { introMessage } from './agents/prompt.js';
 import type { ActorState, EpisodeProfile, EpisodeState, EpisodeWorld, TurnState } from './types.js';
 

@@ -3,15 +3,7 @@
  * persisted state (versioned by `schemaVersion`), and the records inside it. Every field
  * is plain JSON so the whole state can be saved and an actor rebuilt from it.
  */
-import type {
-  AppTool,
-  FunctionTool,
-  Json,
-  JsonObject,
-  Scenario,
-  Snapshots,
-  WorldManifest,
-} from '../world-worker/compiler/index.js';
+import type { AppTool, FunctionTool, Json, JsonObject, Scenario, Snapshots, WorldManifest } from '../world/index.js';
 import type { Oracle } from './oracle-types.js';
 
 export const EPISODE_SCHEMA_VERSION = 1;

@@ -1,5 +1,5 @@
-import { ServiceError } from '../core/errors.js';
-import { scopesAllow, type AccessRule, type Principal } from '../core/principal.js';
+import { ServiceError } from '../core/index.js';
+import { scopesAllow, type AccessRule, type Principal } from '../core/index.js';
 
 const NEEDS: Record<AccessRule, string> = {
   none: '',

@@ -1,33 +1,34 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Registry } from 'prom-client';
-import { C } from '../core/collections.js';
-import { RoleMetrics } from '../core/metrics.js';
-import { answerOps, readiness } from '../core/ops-server.js';
-import type { Config } from '../core/config.js';
-import { ServiceError, toServiceError } from '../core/errors.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import { Collections, RoleMetrics, answerOps, readiness } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { ServiceError, toServiceError } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
 import { Authenticator } from './auth.js';
+import { consoleHandler } from './console.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
-import { sessionResolver } from './sessions.js';
+import { identityOf, sessionResolver } from '../accounts/index.js';
+import { externalAgentPath } from './external-agent.js';
+import type { LocalWorkers } from '../world-worker/index.js';
 import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
-import { localBillingPages } from '../billing/local-pages.js';
-import { publicUrlOf } from '../billing/provider.js';
-import { downloadsDir } from '../scheduler/downloads.js';
-import { identityOf } from '../scheduler/identity.js';
-import { registerEpisodeFastPath } from '../scheduler/episodes/index.js';
+import { localBillingPages } from '../billing/index.js';
+import { publicUrlOf } from '../billing/index.js';
+import { downloadsDir } from '../core/index.js';
 
 export interface GatewayParts {
   app: Express;
   auth: Authenticator;
+  /** Operations the gateway answers itself (event streams); keyed by operationId. */
+  local: Map<string, LocalHandler>;
   /** The gateway's metrics; `opsRegistries` are what `/metrics` serves (the embedded shape adds the other roles'). */
   metrics: RoleMetrics;
   opsRegistries: Registry[];
-  /** Operations the gateway answers itself (event streams); keyed by operationId. */
-  local: Map<string, LocalHandler>;
+  /** Closes what the app holds (world-worker connections). */
+  close(): void;
 }
 
 /** Builds the gateway's Express app; `startGateway` puts it on a port. */
@@ -36,6 +37,8 @@ export async function createGatewayApp(opts: {
   adapters: Adapters;
   logger: Logger;
   scheduler: SchedulerClient;
+  /** World-workers of this process (embedded shape): the external-agent path calls them directly. */
+  localWorkers?: LocalWorkers;
 }): Promise<GatewayParts> {
   const { config, adapters, logger, scheduler } = opts;
   const api = await createApiBackend();
@@ -48,7 +51,8 @@ export async function createGatewayApp(opts: {
   metrics.gauge('crucible_sse_clients', 'Event stream (SSE) clients connected to this gateway', [], (g) =>
     g.set(hub.clients),
   );
-  registerEpisodeFastPath(local, { adapters, logger });
+  const externalAgents = externalAgentPath(adapters.store, logger, opts.localWorkers);
+  externalAgents.register(local);
   local.set('get_me', async (call, _req, res) => {
     res.json(await identityOf(adapters.store, call.principal!));
   });
@@ -64,7 +68,7 @@ export async function createGatewayApp(opts: {
         registries: () => opsRegistries,
         ready: () =>
           readiness({
-            store: async () => (await adapters.store.get(C.organizations, '_readiness'), 'ok'),
+            store: async () => (await adapters.store.get(Collections.organizations, '_readiness'), 'ok'),
             leases: async () => (await adapters.leases.get('crucible:readiness'), 'ok'),
             scheduler: async () => (await scheduler.health(), 'ok'),
           }),
@@ -94,22 +98,24 @@ export async function createGatewayApp(opts: {
   });
   app.use('/api/docs', docsRouter());
   app.use('/downloads', express.static(downloadsDir(), { index: false, fallthrough: true }));
-  app.get('/', (_req, res) => {
-    res.json({
+
+  // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
+  if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
+  // the web console at / and its deep links; `/` still answers this description to clients asking for JSON
+  app.use(
+    consoleHandler(() => ({
       service: 'crucible',
       version: '0.1.2',
       api: '/v1',
       openapi: '/openapi.json',
       docs: '/api/docs',
       health: '/v1/health',
-    });
-  });
-
-  // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
-  if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
+      console: '/',
+    })),
+  );
   app.use((req, _res, next) => next(new ServiceError('not_found', `nothing at ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
-  return { app, auth, local, metrics, opsRegistries };
+  return { app, auth, local, metrics, opsRegistries, close: () => externalAgents.close() };
 }
 
 /** The one place errors become HTTP answers: `{detail}` with the status of the error table. */

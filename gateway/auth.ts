@@ -1,16 +1,12 @@
 import type { Request } from 'express';
-import { hashKeyText, hashesEqual, keyPrefix } from '../core/api-key-text.js';
-import { C } from '../core/collections.js';
-import { ServiceError } from '../core/errors.js';
-import { nowIso } from '../core/ids.js';
-import type { Doc, DocumentStore } from '../core/ports.js';
-import type { Principal, Scope } from '../core/principal.js';
+import { hashKeyText, hashesEqual, keyPrefix } from '../core/index.js';
+import { Collections } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { nowIso } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Principal, Scope } from '../core/index.js';
 
-/** The console's session cookie. */
-export const SESSION_COOKIE = 'crucible_session';
-
-/** Resolves a console session cookie to a principal (accounts add this); null when unknown. */
-export type SessionResolver = (sessionToken: string, req: Request) => Promise<Principal | null>;
+import { SESSION_COOKIE, type SessionResolver } from '../accounts/index.js';
 
 interface KeyRecord extends Doc {
   _id: string;
@@ -66,7 +62,7 @@ export class Authenticator {
   async #fromKey(text: string): Promise<Principal> {
     const prefix = keyPrefix(text);
     if (!prefix) throw new ServiceError('unauthenticated', 'invalid API key');
-    const key = await this.#store.findOne<KeyRecord>(C.apiKeys, { prefix });
+    const key = await this.#store.findOne<KeyRecord>(Collections.apiKeys, { prefix });
     if (!key || !hashesEqual(key.hash, hashKeyText(text))) throw new ServiceError('unauthenticated', 'invalid API key');
     if (key.revoked_at) throw new ServiceError('unauthenticated', 'this API key was revoked');
     this.#touch(key._id);
@@ -86,7 +82,9 @@ export class Authenticator {
     if (now - (this.#lastUsedWritten.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
     this.#lastUsedWritten.set(keyId, now);
     // Not awaited: recording use must not slow or fail the request.
-    this.#store.update(C.apiKeys, keyId, { last_used_at: nowIso() }).catch(() => this.#lastUsedWritten.delete(keyId));
+    this.#store
+      .update(Collections.apiKeys, keyId, { last_used_at: nowIso() })
+      .catch(() => this.#lastUsedWritten.delete(keyId));
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
-import type { Config } from '../core/config.js';
-import { ServiceError } from '../core/errors.js';
-import { SESSION_COOKIE, readCookie } from './auth.js';
+import type { Config } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { SESSION_COOKIE } from '../accounts/index.js';
+import { readCookie } from './auth.js';
 
 /** Methods that change nothing; browsers may send them cross-site freely. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

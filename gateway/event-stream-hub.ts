@@ -1,6 +1,6 @@
-import type { EventLog, ServiceEvent } from '../core/event-log.js';
-import type { Logger } from '../core/log.js';
-import type { BusSubscription } from '../core/ports.js';
+import type { EventLog, ServiceEvent } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { BusSubscription } from '../core/index.js';
 
 /** Receives the live events of one stream. */
 export type StreamListener = (event: ServiceEvent) => void;

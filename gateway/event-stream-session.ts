@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import type { EventLog, ServiceEvent } from '../core/event-log.js';
-import { ENDED_STATUSES } from '../core/event-types.js';
-import type { Logger } from '../core/log.js';
+import type { EventLog, ServiceEvent } from '../core/index.js';
+import { ENDED_STATUSES } from '../core/index.js';
+import type { Logger } from '../core/index.js';
 import type { EventStreamHub } from './event-stream-hub.js';
 
 /** The job or run a connection watches; its project was checked before. */

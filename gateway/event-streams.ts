@@ -1,18 +1,18 @@
 import type { Request } from 'express';
-import { C } from '../core/collections.js';
-import type { Config } from '../core/config.js';
-import { ServiceError } from '../core/errors.js';
-import { EventLog } from '../core/event-log.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters, Doc } from '../core/ports.js';
-import type { Principal } from '../core/principal.js';
+import { Collections } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import { EventLog } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Adapters, Doc } from '../core/index.js';
+import type { Principal } from '../core/index.js';
 import { EventStreamHub } from './event-stream-hub.js';
 import { EventStreamSession, type StreamTarget } from './event-stream-session.js';
 import type { LocalHandler } from './pipeline.js';
-import { nextLink } from '../core/paging.js';
+import { nextLink } from '../core/index.js';
 
 /** The collection holding each kind of stream's job or run. */
-const COLLECTIONS = { job: C.jobs, run: C.runs } as const;
+const COLLECTIONS = { job: Collections.jobs, run: Collections.runs } as const;
 
 /**
  * Registers the event operations the gateway answers itself, because they hold the HTTP

@@ -1,12 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from '../core/config.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import type { Config } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
 import { createGatewayApp, type GatewayParts } from './app.js';
 import { SchedulerClient } from './scheduler-client.js';
+import type { LocalWorkers } from '../world-worker/index.js';
 
-export { SESSION_COOKIE, readCookie, type SessionResolver } from './auth.js';
+export { readCookie } from './auth.js';
 export type { LocalHandler, LocalCall } from './pipeline.js';
 
 export interface RunningGateway extends GatewayParts {
@@ -23,10 +24,18 @@ export async function startGateway(opts: {
   schedulerAddr: string;
   host?: string;
   port?: number;
+  /** World-workers of this process (embedded shape), reached without gRPC by the external-agent path. */
+  localWorkers?: LocalWorkers;
 }): Promise<RunningGateway> {
   const logger = opts.logger.child({ component: 'gateway' });
   const scheduler = new SchedulerClient(opts.schedulerAddr);
-  const parts = await createGatewayApp({ config: opts.config, adapters: opts.adapters, logger, scheduler });
+  const parts = await createGatewayApp({
+    config: opts.config,
+    adapters: opts.adapters,
+    logger,
+    scheduler,
+    localWorkers: opts.localWorkers,
+  });
   const server = http.createServer(parts.app);
   // SSE streams stay open for as long as a run; idle keep-alive sockets close as usual.
   server.requestTimeout = 0;
@@ -48,6 +57,7 @@ export async function startGateway(opts: {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       scheduler.close();
+      parts.close();
     },
   };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
-import { ACCESS_RULES, type AccessRule } from '../core/principal.js';
+import { ACCESS_RULES, type AccessRule } from '../core/index.js';
 import { OPENAPI_BACKEND_OPTIONS } from './validation-errors.js';
 
 /** gateway/openapi.yaml, found from the sources or from dist/. */

@@ -1,11 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import type { OpenAPIBackend } from 'openapi-backend';
-import type { Config } from '../core/config.js';
-import { ServiceError } from '../core/errors.js';
-import type { RoleMetrics } from '../core/metrics.js';
-import { NEXT_CURSOR_HEADER, nextLink } from '../core/paging.js';
-import type { Principal } from '../core/principal.js';
+import type { Config } from '../core/index.js';
+import { NEXT_CURSOR_HEADER, ServiceError, nextLink, type RoleMetrics } from '../core/index.js';
+import type { Principal } from '../core/index.js';
 import { authorize } from './access.js';
 import type { Authenticator } from './auth.js';
 import { refuseCrossSite } from './csrf.js';

@@ -1,8 +1,8 @@
-import { channelOptions, grpc, schedulerProto, unary } from '../core/grpc.js';
-import type { DispatchRequest } from '../proto/generated/crucible/v1/DispatchRequest.js';
-import type { DispatchResponse__Output } from '../proto/generated/crucible/v1/DispatchResponse.js';
-import type { HealthResponse__Output } from '../proto/generated/crucible/v1/HealthResponse.js';
-import type { SchedulerClient as GrpcSchedulerClient } from '../proto/generated/crucible/v1/Scheduler.js';
+import { channelOptions, grpc, schedulerProto, unary } from '../core/index.js';
+import type { DispatchRequest } from '../proto/index.js';
+import type { DispatchResponse__Output } from '../proto/index.js';
+import type { HealthResponse__Output } from '../proto/index.js';
+import type { SchedulerClient as GrpcSchedulerClient } from '../proto/index.js';
 
 /** The gateway's handle on the scheduler's gRPC service. */
 export class SchedulerClient {

@@ -1,62 +1,53 @@
-import type { Config } from '../core/config.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
-import { NEXT_CURSOR_HEADER } from '../core/paging.js';
-import type { Principal } from '../core/principal.js';
+import type { HandlerDeps, HandlerTable as AnyHandlerTable, OperationHandler as AnyHandler } from '../core/index.js';
 import type { WorkerRegistry } from './workers.js';
 
-/** What every scheduler component is built from. */
-export interface SchedulerDeps {
-  readonly config: Config;
-  readonly adapters: Adapters;
-  readonly logger: Logger;
+export { accepted, created, ok, okPage, type OperationContext, type Reply } from '../core/index.js';
+
+/** What every scheduler component is built from: the handler deps plus the worker registry. */
+export interface SchedulerDeps extends HandlerDeps {
   readonly workers: WorkerRegistry;
+  /** What this scheduler keeps across its shards and handlers. */
+  readonly state: SchedulerState;
 }
+
+/** A handler of the scheduler's own operations (it may use the worker registry). */
+export type OperationHandler = AnyHandler<SchedulerDeps>;
+
+/** Operation id -> scheduler handler; tables written for plain `HandlerDeps` fit too. */
+export type HandlerTable = AnyHandlerTable<SchedulerDeps>;
 
 /**
- * State kept once per scheduler (one `deps` object) in `states`, made by `create` the
- * first time: what every shard of a scheduler shares (placements, organization gates).
+ * A piece of state that one scheduler keeps for all its shards and handlers (placements,
+ * organization gates, summary timers, the job engine). A module declares its key once;
+ * the value lives in the scheduler's {@link SchedulerState}, made the first time it is asked for.
  */
-export function perScheduler<T>(states: WeakMap<SchedulerDeps, T>, deps: SchedulerDeps, create: () => T): T {
-  let state = states.get(deps);
-  if (state === undefined) states.set(deps, (state = create()));
-  return state;
+export interface StateKey<T> {
+  readonly name: string;
+  readonly create: () => T;
 }
 
-/** One authenticated, validated /v1 call as the scheduler sees it. */
-export interface OperationContext {
-  operationId: string;
-  principal: Principal | null;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-  attachment: Buffer | null;
-  attachmentName: string | null;
-  clientAddress: string;
-  userAgent: string;
+export const stateKey = <T>(name: string, create: () => T): StateKey<T> => ({ name, create });
+
+/**
+ * The state of one scheduler, built by its composition root (`startScheduler`) and carried
+ * in its deps: two schedulers in one process (tests, benchmarks) share nothing.
+ */
+export class SchedulerState {
+  readonly #values = new Map<StateKey<unknown>, unknown>();
+
+  /** The value of `key`, made by its `create` the first time. */
+  get<T>(key: StateKey<T>): T {
+    if (!this.#values.has(key)) this.#values.set(key, key.create());
+    return this.#values.get(key) as T;
+  }
+
+  /** Whether `key` has a value yet. */
+  has(key: StateKey<unknown>): boolean {
+    return this.#values.has(key);
+  }
+
+  /** Sets `key` (state made elsewhere, such as the job engine). */
+  set<T>(key: StateKey<T>, value: T): void {
+    this.#values.set(key, value);
+  }
 }
-
-/** The answer of an operation. `body` is JSON; `bytes` is a file download instead. */
-export interface Reply {
-  status: number;
-  body?: unknown;
-  bytes?: Buffer;
-  contentType?: string;
-  fileName?: string;
-  headers?: Record<string, string>;
-}
-
-export type OperationHandler = (ctx: OperationContext, deps: SchedulerDeps) => Promise<Reply>;
-
-/** Operation id -> handler. Each area of the API contributes one such table. */
-export type HandlerTable = Readonly<Record<string, OperationHandler>>;
-
-export const ok = (body: unknown): Reply => ({ status: 200, body });
-/** A 200 list answer that says where the next page starts (the gateway writes `Link`). */
-export const okPage = (items: unknown[], next: string | null): Reply => ({
-  status: 200,
-  body: items,
-  ...(next ? { headers: { [NEXT_CURSOR_HEADER]: next } } : {}),
-});
-export const created = (body: unknown): Reply => ({ status: 201, body });
-export const accepted = (body: unknown): Reply => ({ status: 202, body });

@@ -1,13 +1,14 @@
-import type { Config } from '../core/config.js';
-import { bindServer, channelOptions, grpc } from '../core/grpc.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
-import { accountHandlers, ensureAccountIndexes } from './accounts/index.js';
-import { apiKeyHandlers, ensureApiKeyIndexes } from './api-keys.js';
+import type { Config } from '../core/index.js';
+import { bindServer, channelOptions, grpc } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
+import { accountHandlers, ensureAccountIndexes } from '../accounts/index.js';
+import { apiKeyHandlers, ensureApiKeyIndexes } from '../accounts/index.js';
 import { applicationHandlers, ensureApplicationIndexes } from './applications/index.js';
-import { billingHandlers } from './billing/index.js';
-import type { HandlerTable, SchedulerDeps } from './context.js';
-import { identityHandlers } from './identity.js';
+import { billingHandlers } from '../billing/index.js';
+import { dashboardHandlers } from './dashboard.js';
+import { SchedulerState, type HandlerTable, type SchedulerDeps } from './context.js';
+import { healthHandlers } from './health.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
 import { episodeHandlers } from './episodes/index.js';
 import { ensureExportIndexes, exportHandlers, exportJobKinds } from './exports/index.js';
@@ -15,25 +16,25 @@ import { improvementHandlers, improvementJobKinds } from './improvements/index.j
 import { ensureProfileIndexes, profileHandlers } from './profiles/index.js';
 import { ensureRunIndexes, runHandlers, runJobKinds } from './runs/index.js';
 import { SchedulerService } from './service.js';
-import { workerAdminHandlers } from './workers-admin.js';
-export { setWorkerDraining, workerView } from './workers-admin.js';
-import { schedulerMetrics } from './metrics.js';
-import type { RoleMetrics } from '../core/metrics.js';
-import { readiness, type Readiness } from '../core/ops-server.js';
 import { trainingHandlers } from './training.js';
 import { WorkerRegistry } from './workers.js';
 import { ensureWorldIndexes, worldHandlers, worldJobKinds } from './worlds/index.js';
-import { ensureWorkspaceIndexes } from './workspaces.js';
+import { ensureWorkspaceIndexes } from '../accounts/index.js';
+import { workerAdminHandlers } from './workers-admin.js';
+import { schedulerMetrics } from './metrics.js';
+import { readiness, type Readiness, type RoleMetrics } from '../core/index.js';
 
 export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
-export { createApiKey } from './api-keys.js';
-export { createWorkspace, loadProject } from './workspaces.js';
+export { SchedulerState } from './context.js';
+export { setWorkerDraining, workerView } from './workers-admin.js';
 export { WorkerRegistry } from './workers.js';
+export { createApiKey } from '../accounts/index.js';
+export { createWorkspace, loadProject } from '../accounts/index.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
   return {
-    ...identityHandlers,
+    ...healthHandlers,
     ...apiKeyHandlers,
     ...accountHandlers,
     ...trainingHandlers,
@@ -46,6 +47,7 @@ export function allHandlers(): HandlerTable {
     ...exportHandlers,
     ...improvementHandlers,
     ...billingHandlers,
+    ...dashboardHandlers,
     ...workerAdminHandlers,
   };
 }
@@ -69,7 +71,13 @@ export async function startScheduler(opts: {
 }): Promise<RunningScheduler> {
   const logger = opts.logger.child({ component: 'scheduler' });
   const workers = new WorkerRegistry(opts.adapters.leases, logger);
-  const deps: SchedulerDeps = { config: opts.config, adapters: opts.adapters, logger, workers };
+  const deps: SchedulerDeps = {
+    config: opts.config,
+    adapters: opts.adapters,
+    logger,
+    workers,
+    state: new SchedulerState(),
+  };
   await ensureWorkspaceIndexes(opts.adapters.store);
   await ensureApiKeyIndexes(opts.adapters.store);
   await ensureAccountIndexes(opts.adapters.store);

@@ -1,8 +1,6 @@
 import type { Counter, Histogram } from 'prom-client';
-import { C } from '../core/collections.js';
-import { RoleMetrics } from '../core/metrics.js';
-import type { Doc } from '../core/ports.js';
-import { perScheduler, type SchedulerDeps } from './context.js';
+import { Collections as C, RoleMetrics, type Doc } from '../core/index.js';
+import type { SchedulerDeps } from './context.js';
 
 /** What a shard driver reports about its episodes when scraped. */
 export interface EpisodeQueue {
@@ -21,7 +19,18 @@ export interface SchedulerMetrics {
   queues: Set<EpisodeQueue>;
 }
 
+/** The metrics per scheduler deps object (a scheduler's deps, made once by its composition root). */
 const states = new WeakMap<SchedulerDeps, SchedulerMetrics>();
+
+function perScheduler(
+  map: WeakMap<SchedulerDeps, SchedulerMetrics>,
+  deps: SchedulerDeps,
+  create: () => SchedulerMetrics,
+) {
+  let m = map.get(deps);
+  if (!m) map.set(deps, (m = create()));
+  return m;
+}
 const LIVE_JOB = ['queued', 'running', 'paused'];
 
 /**

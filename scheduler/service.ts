@@ -1,11 +1,11 @@
-import { ServiceError, toServiceError } from '../core/errors.js';
-import { grpc, handleUnary, schedulerProto } from '../core/grpc.js';
-import type { Principal, Scope } from '../core/principal.js';
-import type { DispatchRequest__Output } from '../proto/generated/crucible/v1/DispatchRequest.js';
-import type { DispatchResponse } from '../proto/generated/crucible/v1/DispatchResponse.js';
-import type { HealthResponse } from '../proto/generated/crucible/v1/HealthResponse.js';
-import type { RegisterWorkerResponse } from '../proto/generated/crucible/v1/RegisterWorkerResponse.js';
-import type { WorkerInfo__Output } from '../proto/generated/crucible/v1/WorkerInfo.js';
+import { ServiceError, toServiceError } from '../core/index.js';
+import { grpc, handleUnary, schedulerProto } from '../core/index.js';
+import type { Principal, Scope } from '../core/index.js';
+import type { DispatchRequest__Output } from '../proto/index.js';
+import type { DispatchResponse } from '../proto/index.js';
+import type { HealthResponse } from '../proto/index.js';
+import type { RegisterWorkerResponse } from '../proto/index.js';
+import type { WorkerInfo__Output } from '../proto/index.js';
 import type { HandlerTable, OperationContext, SchedulerDeps } from './context.js';
 import { HEARTBEAT_INTERVAL_MS } from './workers.js';
 

@@ -1,7 +1,7 @@
-import { notFound } from '../core/errors.js';
+import { notFound } from '../core/index.js';
 import { accepted, ok, type HandlerTable } from './context.js';
-import { param } from './principal.js';
-import { decodeCursor, pageRequest } from '../core/paging.js';
+import { param } from '../core/index.js';
+import { decodeCursor, pageRequest } from '../core/index.js';
 
 /**
  * Training jobs are announced but not built (spec section 1): creating one answers that

@@ -1,7 +1,5 @@
-import { notFound } from '../core/errors.js';
-import { pageArray, pageRequest } from '../core/paging.js';
-import { ok, okPage, type HandlerTable, type SchedulerDeps } from './context.js';
-import { param } from './principal.js';
+import { notFound, ok, okPage, pageArray, pageRequest, param } from '../core/index.js';
+import type { HandlerTable, SchedulerDeps } from './context.js';
 import type { WorkerRecord } from './workers.js';
 
 /** A world-worker as operators see it: `up` while its heartbeat is current, else `lost`; `draining` when drained. */

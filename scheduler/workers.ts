@@ -1,13 +1,8 @@
-import type { Logger } from '../core/log.js';
-import type { LeaseStore } from '../core/ports.js';
-import { grpc, workerProto, channelOptions, unary } from '../core/grpc.js';
-import type { WorldWorkerClient } from '../proto/generated/crucible/v1/WorldWorker.js';
-import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
-import type { PingResponse__Output } from '../proto/generated/crucible/v1/PingResponse.js';
-import type { WorkRequest } from '../proto/generated/crucible/v1/WorkRequest.js';
-import type { WorkResponse__Output } from '../proto/generated/crucible/v1/WorkResponse.js';
-import { ServiceError } from '../core/errors.js';
-import { inProcessWorker } from '../world-worker/service.js';
+import type { Logger } from '../core/index.js';
+import type { LeaseStore } from '../core/index.js';
+import type { WorkerInfo } from '../proto/index.js';
+import { ServiceError } from '../core/index.js';
+import { WorldWorkerClients, type WorkAnswer, type WorkKind, type WorkPayload } from '../world-worker/index.js';
 
 const REGISTRY_KEY = 'crucible:workers';
 /** Workers an operator drains (`crucible admin workers drain`): id -> when, kept apart from heartbeats. */
@@ -37,14 +32,12 @@ export interface WorkerStatus extends WorkerRecord {
 export class WorkerRegistry {
   readonly #leases: LeaseStore;
   readonly #logger: Logger;
-  readonly #clients = new Map<string, WorldWorkerClient>();
-  readonly #proto = workerProto();
-  readonly #inProcess: boolean;
+  /** The gRPC clients of the workers; their calls are typed by the world-worker's WorkKinds. */
+  readonly clients = new WorldWorkerClients();
 
-  constructor(leases: LeaseStore, logger: Logger, options: { inProcess?: boolean } = {}) {
+  constructor(leases: LeaseStore, logger: Logger) {
     this.#leases = leases;
     this.#logger = logger;
-    this.#inProcess = options.inProcess ?? false;
   }
 
   async upsert(info: WorkerInfo): Promise<void> {
@@ -93,15 +86,6 @@ export class WorkerRegistry {
     return (await this.list()).filter((w) => now - w.last_seen_ms <= WORKER_LOST_AFTER_MS);
   }
 
-  client(address: string): WorldWorkerClient {
-    let c = this.#clients.get(address);
-    if (!c) {
-      c = new this.#proto.crucible.v1.WorldWorker(address, grpc.credentials.createInsecure(), channelOptions);
-      this.#clients.set(address, c);
-    }
-    return c;
-  }
-
   /** Pings every registered worker live; this is what /v1/health reports. */
   async probe(timeoutMs = 2_000): Promise<WorkerStatus[]> {
     const now = Date.now();
@@ -109,8 +93,7 @@ export class WorkerRegistry {
       (await this.list()).map(async (w): Promise<WorkerStatus> => {
         if (now - w.last_seen_ms > WORKER_LOST_AFTER_MS) return { ...w, status: 'lost' };
         try {
-          const c = this.client(w.address);
-          const pong = await unary<object, PingResponse__Output>(c.Ping, c, {}, timeoutMs);
+          const pong = await this.clients.ping(w.address, timeoutMs);
           return { ...w, capacity: pong.capacity, active: pong.active, status: 'up' };
         } catch (err) {
           this.#logger.warn({ worker: w.id, err }, 'worker did not answer ping');
@@ -120,25 +103,17 @@ export class WorkerRegistry {
     );
   }
 
-  /**
-   * Runs one unit of work on a worker. With `inProcess` (the gateway's fast path), a worker
-   * of this very process is called directly instead of over loopback gRPC.
-   */
-  async execute(address: string, kind: string, payload: unknown, timeoutMs = 600_000): Promise<unknown> {
-    const local = this.#inProcess ? inProcessWorker(address) : undefined;
-    if (local) return local.executeInProcess(kind, payload, timeoutMs);
-    const c = this.client(address);
-    const res = await unary<WorkRequest, WorkResponse__Output>(
-      c.Execute,
-      c,
-      { kind, payload_json: JSON.stringify(payload ?? null) },
-      timeoutMs,
-    );
-    return res.result_json ? JSON.parse(res.result_json) : null;
+  /** Runs one unit of work on a worker. */
+  execute<K extends WorkKind>(
+    address: string,
+    kind: K,
+    payload: WorkPayload<K>,
+    timeoutMs = 600_000,
+  ): Promise<WorkAnswer<K>> {
+    return this.clients.execute(address, kind, payload, timeoutMs);
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
+    this.clients.close();
   }
 }

@@ -42,6 +42,37 @@ if (
   totals.failed++;
 } else totals.passed++;
 
+// The layout's rules (.dependency-cruiser.cjs): components are entered through their index.ts only, no cycles between them.
+const components = [
+  'accounts',
+  'billing',
+  'catalog',
+  'cli',
+  'core',
+  'episode-actor',
+  'gateway',
+  'proto',
+  'scheduler',
+  'world',
+  'world-worker',
+];
+if (
+  !run('dependency rules (dependency-cruiser)', process.execPath, [
+    'node_modules/dependency-cruiser/bin/dependency-cruise.mjs',
+    '--config',
+    '.dependency-cruiser.cjs',
+    '--output-type',
+    'err',
+    ...components,
+    'test',
+    'bench',
+    'examples',
+  ])
+) {
+  broken = true;
+  totals.failed++;
+} else totals.passed++;
+
 const stats = path.join(tmp, 'mocha-stats.json');
 rmSync(stats, { force: true });
 const extra = process.argv.slice(2);

@@ -1,9 +1,9 @@
-import type { Config } from '../core/config.js';
-import { ServiceError, toServiceError } from '../core/errors.js';
-import { EventLog } from '../core/event-log.js';
-import { nowIso } from '../core/ids.js';
-import type { Logger } from '../core/log.js';
-import type { Adapters } from '../core/ports.js';
+import type { Config } from '../core/index.js';
+import { ServiceError, toServiceError } from '../core/index.js';
+import { EventLog } from '../core/index.js';
+import { nowIso } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
 import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episode-actor/index.js';
 import { chooseSandboxes, type Sandboxes } from './sandboxes/index.js';
 import type { WorldWorkerService } from './service.js';
@@ -16,7 +16,7 @@ import {
   type EpisodeRunPayload,
   type EpisodeTarget,
 } from './episode-work.js';
-import type { RoleMetrics } from '../core/metrics.js';
+import type { RoleMetrics } from '../core/index.js';
 
 /** One episode this worker hosts. */
 interface Hosted {

@@ -12,7 +12,7 @@ import type {
   Oracle,
   TokenCounts,
 } from '../episode-actor/index.js';
-import type { Scenario } from './compiler/index.js';
+import type { Scenario } from '../world/index.js';
 
 export const EPISODE_WORK = {
   /**

@@ -1,9 +1,9 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../core/config.js';
-import { toServiceError } from '../core/errors.js';
-import type { DocumentStore } from '../core/ports.js';
-import { OpenAiModelClient, resolveModelApiKey } from '../core/models/index.js';
+import type { Config } from '../core/index.js';
+import { toServiceError } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import { OpenAiModelClient, resolveModelApiKey } from '../core/index.js';
 import {
   createAgentPolicy,
   needsModelProvider,
@@ -11,7 +11,7 @@ import {
   type EpisodeProfile,
 } from '../episode-actor/index.js';
 import { SourceCache } from './builds/index.js';
-import { ApplicationClient } from './compiler/index.js';
+import { ApplicationClient } from '../world/index.js';
 import type { SandboxHandle, Sandboxes } from './sandboxes/index.js';
 import type { EpisodeRunPayload } from './episode-work.js';
 
@@ -65,7 +65,10 @@ export class EpisodeWorlds {
     await mkdir(dataDir, { recursive: true });
     let handle: SandboxHandle;
     try {
-      handle = await this.#sandboxes.start(sourceDir, p.world.manifest, dataDir, { images: p.images });
+      handle = await this.#sandboxes.start(sourceDir, p.world.manifest, dataDir, {
+        images: p.images,
+        labels: { 'crucible.episode': p.episode_id },
+      });
     } catch (err) {
       await rm(dataDir, { recursive: true, force: true });
       return { error: `the application's services did not start: ${toServiceError(err).message}` };

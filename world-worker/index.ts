@@ -1,30 +1,35 @@
-import type { Config } from '../core/config.js';
-import { bindServer, channelOptions, grpc, schedulerProto, unary } from '../core/grpc.js';
-import { newId } from '../core/ids.js';
-import type { Logger } from '../core/log.js';
-import { chooseAdapters } from '../core/choose-adapters.js';
-import type { Adapters } from '../core/ports.js';
-import type { RegisterWorkerResponse__Output } from '../proto/generated/crucible/v1/RegisterWorkerResponse.js';
-import type { WorkerInfo } from '../proto/generated/crucible/v1/WorkerInfo.js';
+import type { Config } from '../core/index.js';
+import { bindServer, channelOptions, grpc, schedulerProto, unary } from '../core/index.js';
+import { newId } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import { chooseAdapters } from '../core/index.js';
+import type { Adapters } from '../core/index.js';
+import type { RegisterWorkerResponse__Output } from '../proto/index.js';
+import type { WorkerInfo } from '../proto/index.js';
 import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
-import { RoleMetrics } from '../core/metrics.js';
-import { readiness, type Readiness } from '../core/ops-server.js';
+import { chooseSandboxes } from './sandboxes/index.js';
+import { RoleMetrics, readiness, type Readiness } from '../core/index.js';
 
-export { WorldWorkerService, inProcessWorker, type WorkHandler } from './service.js';
+export { WorldWorkerService } from './service.js';
+export { LocalWorkers } from './local-workers.js';
+export { WorldWorkerClients, type HostedEpisode } from './client.js';
+export type { WorkAnswer, WorkHandler, WorkKind, WorkKinds, WorkPayload } from './work-kinds.js';
+import type { LocalWorkers } from './local-workers.js';
 export { EpisodeHost } from './episode-host.js';
+export { assertMayRun, trustOfSource, type SourceTrust } from './sandboxes/index.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
 export interface RunningWorker {
   id: string;
   address: string;
   service: WorldWorkerService;
+  close(): Promise<void>;
   /** `/metrics` figures of this worker (capacity, hosted episodes, sandbox starts, action latency). */
   metrics: RoleMetrics;
   /** `/readyz`: registered with a scheduler, not shutting down, its store answering. */
   ready(): Promise<Readiness>;
-  close(): Promise<void>;
 }
 
 /**
@@ -40,13 +45,19 @@ export async function startWorker(opts: {
   host?: string;
   registerAttempts?: number;
   adapters?: Adapters;
+  /** The process's registry of in-process workers (embedded shape): this worker joins it. */
+  local?: LocalWorkers;
 }): Promise<RunningWorker> {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
   const server = new grpc.Server(channelOptions);
-  const buildWork = registerBuildWork(service, { config: opts.config, logger });
+  // one driver for builds and episodes; what a killed run of this worker left goes first
+  const sandboxes = chooseSandboxes(opts.config);
+  const reaped = await sandboxes.reap();
+  if (reaped > 0) logger.warn({ reaped }, 'removed sandboxes a previous run of this worker left behind');
+  const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes });
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
   const metrics = new RoleMetrics('worker', { processMetrics: !opts.adapters });
   metrics.gauge(
@@ -63,6 +74,7 @@ export async function startWorker(opts: {
     metrics,
     workerId: id,
     config: opts.config,
+    sandboxes,
     adapters,
     logger,
     capacity: opts.config.workerCapacity,
@@ -71,7 +83,7 @@ export async function startWorker(opts: {
   service.addToServer(server);
   const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
-  service.advertise(address);
+  opts.local?.join(address, service);
 
   const proto = schedulerProto();
   const scheduler = new proto.crucible.v1.Scheduler(
@@ -117,7 +129,7 @@ export async function startWorker(opts: {
       }),
     async close() {
       leaving = true;
-      service.leave(address);
+      opts.local?.leave(address, service);
       clearInterval(timer);
       scheduler.close();
       await episodes.close();
@@ -127,3 +139,6 @@ export async function startWorker(opts: {
     },
   };
 }
+
+export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } from './builds/index.js';
+export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './builds/index.js';

@@ -1,24 +1,9 @@
-import { ServiceError } from '../core/errors.js';
-import { grpc, handleUnary, workerProto } from '../core/grpc.js';
-import type { PingResponse } from '../proto/generated/crucible/v1/PingResponse.js';
-import type { WorkRequest__Output } from '../proto/generated/crucible/v1/WorkRequest.js';
-import type { WorkResponse } from '../proto/generated/crucible/v1/WorkResponse.js';
-
-/**
- * The world-workers running in this process, by the address they advertise. A caller in
- * the same process (the gateway's external-agent fast path in the embedded shape) reaches
- * them without the gRPC round trip (docs/architecture.md); everything else, and every
- * caller in another process, goes through gRPC.
- */
-const inProcess = new Map<string, WorldWorkerService>();
-
-/** The world-worker of this process advertising `address`, if any. */
-export function inProcessWorker(address: string): WorldWorkerService | undefined {
-  return inProcess.get(address);
-}
-
-/** A kind of work a world-worker carries out (a build phase, hosting an episode...). */
-export type WorkHandler = (payload: unknown) => Promise<unknown>;
+import { ServiceError } from '../core/index.js';
+import { grpc, handleUnary, workerProto } from '../core/index.js';
+import type { PingResponse } from '../proto/index.js';
+import type { WorkRequest__Output } from '../proto/index.js';
+import type { WorkResponse } from '../proto/index.js';
+import type { WorkHandler, WorkKind } from './work-kinds.js';
 
 /**
  * The world-worker's gRPC face: Ping for health and placement, Execute for work, each
@@ -28,7 +13,8 @@ export class WorldWorkerService {
   readonly #id: string;
   readonly #capacity: number;
   readonly #started = Date.now();
-  readonly #handlers = new Map<string, WorkHandler>();
+  /** Kind -> handler; `register` keeps each handler's payload and answer matched to its kind. */
+  readonly #handlers = new Map<string, (payload: unknown) => Promise<unknown>>();
   #active = 0;
 
   constructor(id: string, capacity: number) {
@@ -48,8 +34,10 @@ export class WorldWorkerService {
     return this.#capacity;
   }
 
-  register(kind: string, handler: WorkHandler): void {
-    this.#handlers.set(kind, handler);
+  register<K extends WorkKind>(kind: K, handler: WorkHandler<K>): void {
+    // The payload arrives as decoded JSON (or, in-process, as the caller's typed value): the
+    // kind names its shape, and the client side is typed against the same WorkKinds map.
+    this.#handlers.set(kind, handler as (payload: unknown) => Promise<unknown>);
   }
 
   async ping(): Promise<PingResponse> {
@@ -76,15 +64,6 @@ export class WorldWorkerService {
     } finally {
       this.#active--;
     }
-  }
-
-  /** Makes this worker reachable in-process under `address` (until {@link leave}). */
-  advertise(address: string): void {
-    inProcess.set(address, this);
-  }
-
-  leave(address: string): void {
-    if (inProcess.get(address) === this) inProcess.delete(address);
   }
 
   /**

@@ -4,7 +4,7 @@
  * the assistant tools over stdio.
  */
 import type { Command } from 'commander';
-import { runStdioServer } from '../../mcp/server.js';
+import { runStdioServer } from '../mcp/server.js';
 import { registerApplicationCommands } from './applications.js';
 import { registerAuthCommands } from './auth.js';
 import { registerBuildCommands } from './builds.js';

@@ -1,4 +1,4 @@
-import { C } from '../collections.js';
+import { Collections } from '../collections.js';
 import { readEnvVar } from '../config.js';
 import { ServiceError } from '../errors.js';
 import type { Doc, DocumentStore } from '../ports.js';
@@ -26,7 +26,7 @@ export async function resolveModelApiKey(
   env?: Record<string, string | undefined>,
 ): Promise<{ apiKey: string; credential: string }> {
   const docs = await store.find<CredentialDoc>(
-    C.credentials,
+    Collections.credentials,
     { project_id: projectId, kind: 'model_provider' },
     { sort: { field: 'created_at', direction: 'desc' }, limit: 1 },
   );

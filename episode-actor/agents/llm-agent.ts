@@ -1,5 +1,5 @@
-import type { ModelChain, ModelMessage } from '../../core/models/index.js';
-import type { JsonObject } from '../../world-worker/compiler/index.js';
+import type { ModelChain, ModelMessage } from '../../core/index.js';
+import type { JsonObject } from '../../world/index.js';
 import type { MemoryEntry } from '../types.js';
 import type { AgentDecision, AgentPolicy, AgentTurnInput } from './policy.js';
 

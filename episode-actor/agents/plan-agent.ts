@@ -1,4 +1,4 @@
-import type { Json, JsonObject, PlanStep } from '../../world-worker/compiler/index.js';
+import type { Json, JsonObject, PlanStep } from '../../world/index.js';
 import { REPEAT_PREFIX } from '../customer/simulator.js';
 import type { AgentDecision, AgentPolicy, AgentTurnInput, EpisodeView } from './policy.js';
 import { commonPrefix, guessArgs, planFor, resolveArgs, stepKey } from './plan-steps.js';

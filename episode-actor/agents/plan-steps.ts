@@ -1,4 +1,4 @@
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../../core/index.js';
 import {
   canonicalJson,
   collectRefs,
@@ -7,7 +7,7 @@ import {
   type JsonObject,
   type PlanStep,
   type Scenario,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 
 /**
  * The reference plan a built-in agent follows for a goal version: that version's plan, else

@@ -1,4 +1,4 @@
-import type { FunctionTool, Json, JsonObject, Scenario } from '../../world-worker/compiler/index.js';
+import type { FunctionTool, Json, JsonObject, Scenario } from '../../world/index.js';
 import type { ActionResult, EpisodeProfile, EpisodeWorld, MemoryEntry, TurnMessage } from '../types.js';
 
 /** The turn an agent policy answers (spec section 2, Turn). */

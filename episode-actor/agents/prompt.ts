@@ -1,4 +1,4 @@
-import type { RoleSpec } from '../../world-worker/compiler/index.js';
+import type { RoleSpec } from '../../world/index.js';
 import type { EpisodeProfile, EpisodeWorld } from '../types.js';
 
 /**

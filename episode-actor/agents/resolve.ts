@@ -1,5 +1,5 @@
-import { ServiceError } from '../../core/errors.js';
-import { ModelChain, isBuiltinModel, parseModelChain, type ModelClient } from '../../core/models/index.js';
+import { ServiceError } from '../../core/index.js';
+import { ModelChain, isBuiltinModel, parseModelChain, type ModelClient } from '../../core/index.js';
 import type { EpisodeProfile } from '../types.js';
 import { LlmAgent } from './llm-agent.js';
 import { createNaiveAgent, createReferenceAgent } from './plan-agent.js';

@@ -1,11 +1,11 @@
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../../core/index.js';
 import {
   customerSendArgs,
   type CustomerSpec,
   type RoleSpec,
   type ToolCaller,
   type WorldManifest,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 import type { ActorState, EpisodeState } from '../types.js';
 import type { CustomerMessage } from './simulator.js';
 

@@ -1,4 +1,4 @@
-import { substitute, type Scenario, type WorldManifest } from '../../world-worker/compiler/index.js';
+import { substitute, type Scenario, type WorldManifest } from '../../world/index.js';
 import type { CustomerState, EpisodeState } from '../types.js';
 
 export type CustomerMessageKind =

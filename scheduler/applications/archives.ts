@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 
 /** Raw bytes per stored chunk: well under MongoDB's 16 MB document limit once in base64. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -29,12 +29,12 @@ interface ArchiveChunk extends Doc {
  * first and the meta document last, so a meta document proves a complete archive.
  */
 export async function putArchive(store: DocumentStore, digest: string, bytes: Buffer): Promise<void> {
-  if (await store.get(C.sourceArchives, digest)) return;
+  if (await store.get(Collections.sourceArchives, digest)) return;
   const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK_BYTES));
   for (let i = 0; i < chunks; i++) {
     const data = bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES).toString('base64');
     await store
-      .replace<ArchiveChunk>(C.sourceArchives, { _id: `${digest}:${i}`, digest, index: i, data })
+      .replace<ArchiveChunk>(Collections.sourceArchives, { _id: `${digest}:${i}`, digest, index: i, data })
       .then(async (replaced) => {
         if (!replaced) await insertIgnoringRace(store, { _id: `${digest}:${i}`, digest, index: i, data });
       });
@@ -51,11 +51,11 @@ export async function putArchive(store: DocumentStore, digest: string, bytes: Bu
 
 /** The archive stored for `digest`, or null when none is; verifies its checksum. */
 export async function getArchive(store: DocumentStore, digest: string): Promise<Buffer | null> {
-  const meta = await store.get<ArchiveMeta>(C.sourceArchives, digest);
+  const meta = await store.get<ArchiveMeta>(Collections.sourceArchives, digest);
   if (!meta) return null;
   const parts: Buffer[] = [];
   for (let i = 0; i < meta.chunks; i++) {
-    const chunk = await store.get<ArchiveChunk>(C.sourceArchives, `${digest}:${i}`);
+    const chunk = await store.get<ArchiveChunk>(Collections.sourceArchives, `${digest}:${i}`);
     if (!chunk) throw new ServiceError('internal', `source archive ${digest} lost chunk ${i}`);
     parts.push(Buffer.from(chunk.data, 'base64'));
   }
@@ -67,7 +67,7 @@ export async function getArchive(store: DocumentStore, digest: string): Promise<
 
 async function insertIgnoringRace(store: DocumentStore, doc: Doc): Promise<void> {
   try {
-    await store.insert(C.sourceArchives, doc);
+    await store.insert(Collections.sourceArchives, doc);
   } catch (err) {
     // another scheduler stored the same content-addressed document first
     if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;

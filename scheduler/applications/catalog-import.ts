@@ -1,10 +1,10 @@
-import { entryDir, readCatalogIndex, type CatalogEntry } from '../../catalog/index.js';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import { packFolder } from '../../world-worker/builds/index.js';
+import { catalogImages, entryDir, readCatalogIndex, type CatalogEntry } from '../../catalog/index.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { packFolder } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
-import { limitsOf, loadProject, planOf } from '../workspaces.js';
+import { limitsOf, loadProject, planOf } from '../../accounts/index.js';
 import { putArchive } from './archives.js';
 import { registerApplication } from './register.js';
 import { applicationView, type ApplicationDoc } from './types.js';
@@ -18,7 +18,8 @@ const packed = new Map<string, Promise<{ archive: Buffer; files: number }>>();
  * application limit leaves room for (free: the first only), skipping names the project
  * already has. Each becomes an application of source kind `upload` whose archive is the
  * packaged folder (so builds, other workers and later runs get exactly that source), with
- * `catalog: {name, digest}`; the folder's digest must equal the index's.
+ * `catalog: {name, digest}`; the folder's digest must equal the index's. With a
+ * SANDBOX_RUNTIME_IMAGE every service is pinned to it, so the container sandbox runs them.
  */
 export async function importCatalog(deps: SchedulerDeps, projectId: string): Promise<Record<string, unknown>> {
   const store = deps.adapters.store;
@@ -29,7 +30,10 @@ export async function importCatalog(deps: SchedulerDeps, projectId: string): Pro
   const skipped: Array<{ name: string; reason: string; application_id?: string }> = [];
 
   for (const entry of entries) {
-    const existing = await store.findOne<ApplicationDoc>(C.applications, { project_id: projectId, name: entry.name });
+    const existing = await store.findOne<ApplicationDoc>(Collections.applications, {
+      project_id: projectId,
+      name: entry.name,
+    });
     if (existing) {
       skipped.push({
         name: entry.name,
@@ -38,7 +42,7 @@ export async function importCatalog(deps: SchedulerDeps, projectId: string): Pro
       });
       continue;
     }
-    if (limit !== null && (await store.count(C.applications, { project_id: projectId })) >= limit) {
+    if (limit !== null && (await store.count(Collections.applications, { project_id: projectId })) >= limit) {
       skipped.push({
         name: entry.name,
         reason: `the ${planOf(organization)} plan allows ${limit} application${limit === 1 ? '' : 's'}; change plan to import it`,
@@ -52,6 +56,7 @@ export async function importCatalog(deps: SchedulerDeps, projectId: string): Pro
         await registerApplication(deps, projectId, {
           name: entry.name,
           source: { kind: 'upload' },
+          images: deps.config.sandboxRuntimeImage ? await catalogImages(entry, deps.config.sandboxRuntimeImage) : null,
           notes: `${entry.title}. ${entry.summary}`,
           upload: { digest: entry.digest, files, bytes: archive.length, uploaded_at: nowIso() },
           catalog: { name: entry.name, digest: entry.digest },

@@ -1,13 +1,13 @@
-import { C } from '../../core/collections.js';
-import { invalid } from '../../core/errors.js';
-import { created, ok, okPage, type HandlerTable } from '../context.js';
+import { Collections } from '../../core/index.js';
+import { invalid } from '../../core/index.js';
+import { created, ok, type HandlerTable } from '../context.js';
 import { applyCommand, jobsOf, type JobDoc } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { importCatalog } from './catalog-import.js';
 import { registerApplication, type ApplicationInput } from './register.js';
 import { applicationView, loadApplication, type ApplicationDoc } from './types.js';
 import { acceptUpload } from './upload.js';
-import { pageOf, pageRequest } from '../../core/paging.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** Applications: spec section 4, "Applications". */
 export const applicationHandlers: HandlerTable = {
@@ -15,7 +15,7 @@ export const applicationHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const page = await pageOf<ApplicationDoc>(
       deps.adapters.store,
-      C.applications,
+      Collections.applications,
       { project_id: p.projectId },
       [{ field: 'created_at', direction: 'asc' }],
       pageRequest(ctx.query),
@@ -38,7 +38,7 @@ export const applicationHandlers: HandlerTable = {
   async delete_application(ctx, deps) {
     const p = requirePrincipal(ctx);
     const app = await loadApplication(deps.adapters.store, p.projectId, param(ctx, 'app_id'));
-    const builds = await deps.adapters.store.find<JobDoc>(C.jobs, {
+    const builds = await deps.adapters.store.find<JobDoc>(Collections.jobs, {
       project_id: p.projectId,
       kind: 'world_build',
       'input.application_id': app._id,
@@ -50,7 +50,7 @@ export const applicationHandlers: HandlerTable = {
       await applyCommand(engine, job, 'stop');
       stopped.push(job._id);
     }
-    await deps.adapters.store.delete(C.applications, app._id);
+    await deps.adapters.store.delete(Collections.applications, app._id);
     return ok({ id: app._id, deleted: true, stopped_builds: stopped });
   },
 

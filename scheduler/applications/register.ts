@@ -1,9 +1,9 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, invalid } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import { checkFileUrl, resolveLocalPath } from '../../world-worker/builds/index.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, invalid } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import { checkFileUrl, resolveLocalPath } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
-import { limitsOf, loadProject } from '../workspaces.js';
+import { limitsOf, loadProject } from '../../accounts/index.js';
 import type { ApplicationDoc, ApplicationSourceSpec, UploadInfo } from './types.js';
 
 /** What creating an application takes (POST /v1/applications body, defaults filled). */
@@ -80,12 +80,13 @@ export async function registerApplication(
       'payment_required',
       `the ${organization.plan_override ?? organization.plan} plan allows ${limit} application${limit === 1 ? '' : 's'} in a project; delete one or change plan`,
     );
-  if (limit !== null && (await store.count(C.applications, { project_id: projectId })) >= limit) throw refuse();
+  if (limit !== null && (await store.count(Collections.applications, { project_id: projectId })) >= limit)
+    throw refuse();
 
   const now = nowIso();
   let app: ApplicationDoc;
   try {
-    app = await store.insert<ApplicationDoc>(C.applications, {
+    app = await store.insert<ApplicationDoc>(Collections.applications, {
       _id: newId('app'),
       project_id: projectId,
       name: input.name,
@@ -106,12 +107,12 @@ export async function registerApplication(
   }
   if (limit !== null) {
     const mine = await store.find<ApplicationDoc>(
-      C.applications,
+      Collections.applications,
       { project_id: projectId },
       { sort: { field: 'created_at', direction: 'asc' } },
     );
     if (mine.findIndex((a) => a._id === app._id) >= limit) {
-      await store.delete(C.applications, app._id);
+      await store.delete(Collections.applications, app._id);
       throw refuse();
     }
   }

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 
 /** Where an application's source comes from (spec section 2, fields of `source`). */
 export interface ApplicationSourceSpec {
@@ -55,13 +55,13 @@ export function applicationView(a: ApplicationDoc): Record<string, unknown> {
 
 /** An application of the project; 404 for unknown ids and other projects' ones alike. */
 export async function loadApplication(store: DocumentStore, projectId: string, id: string): Promise<ApplicationDoc> {
-  const app = await store.get<ApplicationDoc>(C.applications, id);
+  const app = await store.get<ApplicationDoc>(Collections.applications, id);
   if (!app || app.project_id !== projectId) throw notFound(`application ${id}`);
   return app;
 }
 
 export async function ensureApplicationIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.applications, [
+  await store.ensureIndexes(Collections.applications, [
     { fields: ['project_id', 'name'], unique: true },
     { fields: ['project_id', 'created_at'] },
   ]);

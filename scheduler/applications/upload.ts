@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import { SourceCache } from '../../world-worker/builds/index.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { SourceCache } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { putArchive } from './archives.js';
 import type { ApplicationDoc, UploadInfo } from './types.js';
@@ -37,6 +37,6 @@ export async function acceptUpload(deps: SchedulerDeps, app: ApplicationDoc, byt
   const got = await schedulerSourceCache(deps).fetch({ kind: 'archive', archive: bytes });
   await putArchive(deps.adapters.store, got.digest, bytes);
   const upload: UploadInfo = { digest: got.digest, files: got.files, bytes: bytes.length, uploaded_at: nowIso() };
-  await deps.adapters.store.update(C.applications, app._id, { upload, updated_at: upload.uploaded_at });
+  await deps.adapters.store.update(Collections.applications, app._id, { upload, updated_at: upload.uploaded_at });
   return upload;
 }

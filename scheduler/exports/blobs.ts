@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 
 /** Largest artifact file kept (64 MiB): the store holds it as base64 chunks, not a file system. */
 export const MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
@@ -15,7 +15,7 @@ interface BlobChunk extends Doc {
 }
 
 /**
- * Stores an artifact's bytes in the document store (C.artifactBlobs, `<artifact id>:<i>`),
+ * Stores an artifact's bytes in the document store (Collections.artifactBlobs, `<artifact id>:<i>`),
  * so any gateway or scheduler on any machine can serve the download. Re-running an export
  * job overwrites the same chunk ids, so a retried job leaves no stray chunks behind for
  * the chunk count it records. Refuses files over {@link MAX_ARTIFACT_BYTES}.
@@ -39,7 +39,7 @@ export async function putBlob(
       index: i,
       data: bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES).toString('base64'),
     };
-    if (!(await store.replace(C.artifactBlobs, doc))) await store.insert(C.artifactBlobs, doc);
+    if (!(await store.replace(Collections.artifactBlobs, doc))) await store.insert(Collections.artifactBlobs, doc);
   }
   return { chunks, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
@@ -53,7 +53,7 @@ export async function getBlob(
 ): Promise<Buffer> {
   const parts: Buffer[] = [];
   for (let i = 0; i < chunks; i++) {
-    const chunk = await store.get<BlobChunk>(C.artifactBlobs, `${artifactId}:${i}`);
+    const chunk = await store.get<BlobChunk>(Collections.artifactBlobs, `${artifactId}:${i}`);
     if (!chunk) throw new ServiceError('internal', `artifact ${artifactId} lost chunk ${i}`);
     parts.push(Buffer.from(chunk.data, 'base64'));
   }

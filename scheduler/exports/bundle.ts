@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { create as createTar } from 'tar';
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
 import { getArchive } from '../applications/index.js';
 import type { JobKind } from '../jobs/index.js';
 import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';
@@ -109,22 +109,22 @@ export async function tarGz(files: Map<string, Buffer>): Promise<Buffer> {
  * scenarios (holdout included and marked: bundles are for evaluators), the application
  * source archive and, when asked, the pinned image references.
  */
-export const bundleKind: JobKind = {
+export const bundleKind: JobKind<ExportInput> = {
   kind: BUNDLE_JOB,
   phases: [
     {
       name: 'write',
       async run(ctx) {
-        const source = (ctx.input as unknown as ExportInput).source as BundleSource;
+        const source = ctx.input.source as BundleSource;
         const store = ctx.deps.adapters.store;
-        const wv = await store.get<WorldVersionDoc>(C.worldVersions, source.world_version_id);
+        const wv = await store.get<WorldVersionDoc>(Collections.worldVersions, source.world_version_id);
         if (!wv || wv.status !== 'published')
           throw new ServiceError(
             'gone',
             `world version ${source.world_version_id} is not a published version any more`,
           );
         const scenarios = await store.find<ScenarioDoc>(
-          C.scenarios,
+          Collections.scenarios,
           { world_version_id: wv._id, status: 'approved' },
           { sort: { field: 'scenario_id', direction: 'asc' } },
         );

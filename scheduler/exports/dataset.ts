@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/index.js';
 import type { EpisodeState, MemoryEntry, Oracle } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
 import type { RunDoc, RunEpisodeDoc } from '../runs/index.js';
@@ -113,23 +113,23 @@ export function datasetLine(run: RunDoc, e: RunEpisodeDoc, state: EpisodeState |
  * gzipped JSON Lines. Episodes still queued or running, environment errors and re-queued
  * attempts are left out; runs that have not ended export what has finished so far.
  */
-export const datasetExportKind: JobKind = {
+export const datasetExportKind: JobKind<ExportInput> = {
   kind: DATASET_JOB,
   phases: [
     {
       name: 'write',
       async run(ctx) {
-        const source = (ctx.input as unknown as ExportInput).source as DatasetSource;
+        const source = ctx.input.source as DatasetSource;
         const splits = source.splits.filter((s) => s === 'train' || s === 'dev');
         const store = ctx.deps.adapters.store;
         const lines: string[] = [];
         let skipped = 0;
         for (const runId of source.run_ids) {
           await ctx.stopIfRequested();
-          const run = await store.get<RunDoc>(C.runs, runId);
+          const run = await store.get<RunDoc>(Collections.runs, runId);
           if (!run) continue;
           const eps = await store.find<RunEpisodeDoc>(
-            C.runEpisodes,
+            Collections.runEpisodes,
             { run_id: runId, status: 'finished', replaced_by: null, split: { $in: splits } },
             { sort: { field: 'slot', direction: 'asc' } },
           );
@@ -139,7 +139,7 @@ export const datasetExportKind: JobKind = {
               skipped++;
               continue;
             }
-            const doc = await store.get<{ _id: string; actor_state?: EpisodeState }>(C.episodes, e._id);
+            const doc = await store.get<{ _id: string; actor_state?: EpisodeState }>(Collections.episodes, e._id);
             lines.push(JSON.stringify(datasetLine(run, e, doc?.actor_state ?? null)));
           }
         }

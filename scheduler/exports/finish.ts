@@ -1,5 +1,5 @@
-import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import type { JobDoc, PhaseContext } from '../jobs/index.js';
 import { putBlob } from './blobs.js';
@@ -10,16 +10,16 @@ import type { ArtifactDoc, ExportInput } from './types.js';
  * Compare-and-set on `pending`, so a job stopped meanwhile never revives a failed record.
  */
 export async function storeArtifact(
-  ctx: PhaseContext,
+  ctx: PhaseContext<ExportInput>,
   bytes: Buffer,
   contents: Record<string, unknown>,
 ): Promise<void> {
-  const { artifact_id } = ctx.input as unknown as ExportInput;
+  const { artifact_id } = ctx.input;
   const store = ctx.deps.adapters.store;
   await ctx.stopIfRequested();
   const blob = await putBlob(store, artifact_id, bytes);
   await store.update(
-    C.artifacts,
+    Collections.artifacts,
     artifact_id,
     {
       status: 'ready',
@@ -40,20 +40,20 @@ export async function storeArtifact(
  * artifact `failed` with the job's sentence; a retried job (queued again) makes it
  * `pending` again. A `ready` artifact never changes.
  */
-export async function mirrorJobStatus(job: JobDoc, deps: SchedulerDeps): Promise<void> {
-  const { artifact_id } = job.input as unknown as ExportInput;
+export async function mirrorJobStatus(job: JobDoc<ExportInput>, deps: SchedulerDeps): Promise<void> {
+  const { artifact_id } = job.input;
   const store = deps.adapters.store;
   if (job.status === 'failed' || job.status === 'cancelled') {
     const error = job.error ?? (job.status === 'cancelled' ? 'the export job was stopped' : 'the export job failed');
     await store.update<ArtifactDoc>(
-      C.artifacts,
+      Collections.artifacts,
       artifact_id,
       { status: 'failed', error, updated_at: nowIso() },
       { status: 'pending' },
     );
   } else if (job.status === 'queued' || job.status === 'running') {
     await store.update<ArtifactDoc>(
-      C.artifacts,
+      Collections.artifacts,
       artifact_id,
       { status: 'pending', error: null, updated_at: nowIso() },
       { status: 'failed' },

@@ -1,10 +1,10 @@
-import { C } from '../../core/collections.js';
-import { invalid, ServiceError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { Filter } from '../../core/ports.js';
-import { accepted, ok, okPage, type HandlerTable, type OperationContext, type SchedulerDeps } from '../context.js';
+import { Collections } from '../../core/index.js';
+import { invalid, ServiceError } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import type { Filter } from '../../core/index.js';
+import { accepted, ok, type HandlerTable, type OperationContext, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { loadRun } from '../runs/index.js';
 import { loadWorldVersion } from '../worlds/index.js';
 import { getBlob } from './blobs.js';
@@ -19,7 +19,7 @@ import {
   type BundleSource,
   type DatasetSource,
 } from './types.js';
-import { pageOf, pageRequest } from '../../core/paging.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** Stores the `pending` artifact first (it names its job), then starts the job. */
 async function startExport(
@@ -33,7 +33,7 @@ async function startExport(
   const artifactId = newId('art');
   const jobId = newId('job');
   const now = nowIso();
-  await deps.adapters.store.insert<ArtifactDoc>(C.artifacts, {
+  await deps.adapters.store.insert<ArtifactDoc>(Collections.artifacts, {
     _id: artifactId,
     project_id: projectId,
     kind,
@@ -124,7 +124,7 @@ async function listArtifacts(ctx: OperationContext, deps: SchedulerDeps) {
   }
   const page = await pageOf<ArtifactDoc>(
     deps.adapters.store,
-    C.artifacts,
+    Collections.artifacts,
     filter,
     [{ field: 'created_at', direction: 'desc' }],
     pageRequest(ctx.query),

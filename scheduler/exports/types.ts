@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 
 export const ARTIFACT_KINDS = ['dataset', 'bundle'] as const;
 export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
@@ -32,7 +32,7 @@ export interface ExportInput {
 }
 
 /**
- * An exported file's record (C.artifacts, `_id` = `art_…`). Only the export job moves
+ * An exported file's record (Collections.artifacts, `_id` = `art_…`). Only the export job moves
  * `status` from `pending`; `size_bytes` and `sha256` are set together with `ready`.
  */
 export interface ArtifactDoc extends Doc {
@@ -76,11 +76,11 @@ export function artifactView(a: ArtifactDoc): Record<string, unknown> {
 
 /** An artifact of the caller's project; 404 for unknown ids and other projects' artifacts alike. */
 export async function loadArtifact(store: DocumentStore, projectId: string, id: string): Promise<ArtifactDoc> {
-  const a = await store.get<ArtifactDoc>(C.artifacts, id);
+  const a = await store.get<ArtifactDoc>(Collections.artifacts, id);
   if (!a || a.project_id !== projectId) throw notFound(`artifact ${id}`);
   return a;
 }
 
 export async function ensureExportIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.artifacts, [{ fields: ['project_id', 'created_at'] }]);
+  await store.ensureIndexes(Collections.artifacts, [{ fields: ['project_id', 'created_at'] }]);
 }

@@ -1,7 +1,7 @@
-import { invalid, ServiceError } from '../../core/errors.js';
+import { invalid, ServiceError } from '../../core/index.js';
 import { accepted, type HandlerTable } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, requirePrincipal } from '../principal.js';
+import { body, requirePrincipal } from '../../core/index.js';
 import { loadProfile } from '../profiles/index.js';
 import { loadRun, runEpisodes } from '../runs/index.js';
 import { learningEpisodes } from './evidence.js';

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { conflict } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { conflict } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { JobEngine } from './engine.js';
 import { changeStatus } from './status.js';
 import { isEnded, type JobCommand, type JobDoc } from './types.js';
@@ -27,7 +27,7 @@ export async function applyCommand(engine: JobEngine, start: JobDoc, command: Jo
   for (let round = 0; round < 5; round++) {
     const done = await attempt(engine, job, command);
     if (done) return done;
-    const fresh = await engine.deps.adapters.store.get<JobDoc>(C.jobs, job._id);
+    const fresh = await engine.deps.adapters.store.get<JobDoc>(Collections.jobs, job._id);
     if (!fresh) return job;
     job = fresh;
   }
@@ -39,7 +39,7 @@ async function attempt(engine: JobEngine, job: JobDoc, command: JobCommand): Pro
   const kind = engine.kind(job.kind);
   const store = deps.adapters.store;
   const flag = (patch: Partial<JobDoc>, statuses: string[]) =>
-    store.update<JobDoc>(C.jobs, job._id, { ...patch, updated_at: nowIso() }, { status: { $in: statuses } });
+    store.update<JobDoc>(Collections.jobs, job._id, { ...patch, updated_at: nowIso() }, { status: { $in: statuses } });
 
   switch (command) {
     case 'pause':

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { JobRun, type RunHost } from './runner.js';
 import { changeStatus, emitJobEvent, notifyKind } from './status.js';
@@ -16,7 +16,8 @@ export interface JobEngineOptions {
 export interface NewJob {
   projectId: string;
   kind: string;
-  input: Record<string, unknown>;
+  /** The kind's input, stored as JSON (a kind's own input type, see JobKind). */
+  input: object;
   budgetUsd?: number | null;
   /** Initial checkpoint, e.g. ids the job's records already use. */
   checkpoint?: Record<string, unknown>;
@@ -65,7 +66,7 @@ export class JobEngine implements RunHost {
 
   /** Creates the indexes, picks up jobs left by a previous process and starts sweeping. */
   async start(): Promise<void> {
-    await this.deps.adapters.store.ensureIndexes(C.jobs, [
+    await this.deps.adapters.store.ensureIndexes(Collections.jobs, [
       { fields: ['project_id', 'created_at'] },
       { fields: ['status'] },
     ]);
@@ -82,7 +83,7 @@ export class JobEngine implements RunHost {
     const kind = this.#kinds.get(spec.kind);
     if (!kind) throw new ServiceError('internal', `no job kind ${spec.kind} is registered`);
     const now = nowIso();
-    const job = await this.deps.adapters.store.insert<JobDoc>(C.jobs, {
+    const job = await this.deps.adapters.store.insert<JobDoc>(Collections.jobs, {
       _id: spec.id ?? newId('job'),
       project_id: spec.projectId,
       kind: spec.kind,
@@ -96,7 +97,8 @@ export class JobEngine implements RunHost {
       error: null,
       pause_requested: false,
       cancel_requested: false,
-      input: spec.input,
+      // stored as JSON; the kind's phases read it back as their own input type
+      input: spec.input as Record<string, unknown>,
       owner: null,
       phase_starts: {},
       created_at: now,
@@ -136,7 +138,7 @@ export class JobEngine implements RunHost {
   async sweep(): Promise<void> {
     if (this.#closing) return;
     const jobs = await this.deps.adapters.store.find<JobDoc>(
-      C.jobs,
+      Collections.jobs,
       { status: { $in: ['queued', 'running'] } },
       { limit: 500 },
     );
@@ -178,7 +180,7 @@ export class JobEngine implements RunHost {
     );
     renew.unref();
     try {
-      const job = await store.get<JobDoc>(C.jobs, id);
+      const job = await store.get<JobDoc>(Collections.jobs, id);
       if (!job || (job.status !== 'queued' && job.status !== 'running')) return false;
       const kind = this.#kinds.get(job.kind);
       if (!kind) return false;
@@ -198,7 +200,7 @@ export class JobEngine implements RunHost {
     const store = this.deps.adapters.store;
     if (job.status === 'running') {
       return store.update<JobDoc>(
-        C.jobs,
+        Collections.jobs,
         job._id,
         { owner: this.owner, updated_at: nowIso() },
         { status: 'running', owner: job.owner },
@@ -227,7 +229,7 @@ export class JobEngine implements RunHost {
 
   async #requeueCheck(id: string): Promise<void> {
     try {
-      const job = await this.deps.adapters.store.get<JobDoc>(C.jobs, id);
+      const job = await this.deps.adapters.store.get<JobDoc>(Collections.jobs, id);
       if (job?.status === 'queued') this.kick(id);
     } catch {
       // the sweep picks it up

@@ -1,12 +1,12 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { Filter } from '../../core/ports.js';
-import { ok, okPage, type HandlerTable, type SchedulerDeps } from '../context.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { Collections } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { Filter } from '../../core/index.js';
+import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { applyCommand } from './commands.js';
 import { jobsOf } from './registry.js';
 import type { JobCommand, JobDoc } from './types.js';
-import { pageOf, pageRequest } from '../../core/paging.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** A job as the API shows it (spec section 2, Server job, plus the command flags and times). */
 export function jobView(job: JobDoc): Record<string, unknown> {
@@ -32,7 +32,7 @@ export function jobView(job: JobDoc): Record<string, unknown> {
 
 /** A job of the caller's project; 404 for unknown ids and other projects' jobs alike. */
 export async function loadJob(deps: SchedulerDeps, projectId: string, id: string): Promise<JobDoc> {
-  const job = await deps.adapters.store.get<JobDoc>(C.jobs, id);
+  const job = await deps.adapters.store.get<JobDoc>(Collections.jobs, id);
   if (!job || job.project_id !== projectId) throw notFound(`job ${id}`);
   return job;
 }
@@ -44,7 +44,7 @@ export const jobHandlers: HandlerTable = {
     if (typeof ctx.query.kind === 'string' && ctx.query.kind !== '') filter.kind = ctx.query.kind;
     const page = await pageOf<JobDoc>(
       deps.adapters.store,
-      C.jobs,
+      Collections.jobs,
       filter,
       [{ field: 'created_at', direction: 'desc' }],
       pageRequest(ctx.query),

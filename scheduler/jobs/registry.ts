@@ -1,9 +1,9 @@
-import { ServiceError } from '../../core/errors.js';
-import type { SchedulerDeps } from '../context.js';
+import { ServiceError } from '../../core/index.js';
+import { stateKey, type SchedulerDeps } from '../context.js';
 import { JobEngine, type JobEngineOptions } from './engine.js';
 import type { JobKind } from './types.js';
 
-const engines = new WeakMap<SchedulerDeps, JobEngine>();
+const ENGINE = stateKey<JobEngine | null>('job-engine', () => null);
 
 /**
  * Creates the scheduler's job engine with the given kinds, attaches it to `deps` (so
@@ -15,17 +15,17 @@ export async function startJobEngine(
   kinds: readonly JobKind[],
   opts: JobEngineOptions = {},
 ): Promise<JobEngine> {
-  if (engines.has(deps)) throw new Error('this scheduler already has a job engine');
+  if (deps.state.get(ENGINE)) throw new Error('this scheduler already has a job engine');
   const engine = new JobEngine(deps, opts);
   for (const k of kinds) engine.register(k);
-  engines.set(deps, engine);
+  deps.state.set(ENGINE, engine);
   await engine.start();
   return engine;
 }
 
 /** The job engine of this scheduler. */
 export function jobsOf(deps: SchedulerDeps): JobEngine {
-  const engine = engines.get(deps);
+  const engine = deps.state.get(ENGINE);
   if (!engine) throw new ServiceError('unavailable', 'the job engine of this scheduler is not running');
   return engine;
 }

@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, type FieldProblem } from '../../core/errors.js';
-import type { EventType } from '../../core/event-types.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, type FieldProblem } from '../../core/index.js';
+import type { EventType } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { changeStatus, emitJobEvent } from './status.js';
 import { BudgetReached, JobInterrupted, type JobDoc, type JobKind, type JobPhase, type PhaseContext } from './types.js';
@@ -130,7 +130,7 @@ export class JobRun {
 
   async #shouldStop(): Promise<boolean> {
     if (this.#lost || this.#host.isClosing()) return true;
-    const fresh = await this.#host.deps.adapters.store.get<JobDoc>(C.jobs, this.#job._id);
+    const fresh = await this.#host.deps.adapters.store.get<JobDoc>(Collections.jobs, this.#job._id);
     if (!fresh || fresh.owner !== this.#host.owner) {
       this.#lost = true;
       return true;
@@ -166,7 +166,7 @@ export class JobRun {
 
   async #write(patch: Partial<JobDoc>): Promise<void> {
     const updated = await this.#host.deps.adapters.store.update<JobDoc>(
-      C.jobs,
+      Collections.jobs,
       this.#job._id,
       { ...patch, updated_at: nowIso() },
       { owner: this.#host.owner, status: 'running' },

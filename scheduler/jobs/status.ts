@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
-import type { EventType } from '../../core/event-types.js';
-import { nowIso } from '../../core/ids.js';
-import type { Filter } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
+import type { EventType } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import type { Filter } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { isEnded, type JobDoc, type JobKind, type JobStatus } from './types.js';
 
@@ -43,7 +43,7 @@ export async function changeStatus(
   const now = nowIso();
   const ended = isEnded(to);
   const updated = await deps.adapters.store.update<JobDoc>(
-    C.jobs,
+    Collections.jobs,
     job._id,
     { ...patch, status: to, updated_at: now, ...(ended ? { ended_at: now, owner: null } : {}) },
     where,

@@ -1,10 +1,10 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, notFound } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
-import { created, ok, okPage, type HandlerTable } from '../context.js';
-import { body, param, requirePrincipal } from '../principal.js';
-import { pageOf, pageRequest } from '../../core/paging.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, notFound } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
+import { created, ok, type HandlerTable } from '../context.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** A stored agent profile version. A profile's identity is (project, name, version). */
 export interface ProfileDoc extends Doc {
@@ -35,7 +35,7 @@ export interface ProfileInput {
 export const profileLabel = (p: Pick<ProfileDoc, 'name' | 'version'>): string => `${p.name}@v${p.version}`;
 
 export async function ensureProfileIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.profiles, [
+  await store.ensureIndexes(Collections.profiles, [
     { fields: ['project_id', 'name', 'version'], unique: true },
     { fields: ['project_id'] },
   ]);
@@ -69,13 +69,13 @@ export async function createProfile(
 ): Promise<ProfileDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const latest = await store.find<ProfileDoc>(
-      C.profiles,
+      Collections.profiles,
       { project_id: projectId, name: input.name },
       { sort: { field: 'version', direction: 'desc' }, limit: 1 },
     );
     const version = (latest[0]?.version ?? 0) + 1;
     try {
-      return await store.insert<ProfileDoc>(C.profiles, {
+      return await store.insert<ProfileDoc>(Collections.profiles, {
         _id: newId('prof'),
         project_id: projectId,
         name: input.name,
@@ -98,7 +98,7 @@ export async function createProfile(
 
 /** A profile of the caller's project, or 404 (also for another project's id). */
 export async function loadProfile(store: DocumentStore, projectId: string, id: string): Promise<ProfileDoc> {
-  const p = await store.get<ProfileDoc>(C.profiles, id);
+  const p = await store.get<ProfileDoc>(Collections.profiles, id);
   if (!p || p.project_id !== projectId) throw notFound(`agent profile ${id}`);
   return p;
 }
@@ -108,7 +108,7 @@ export const profileHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const page = await pageOf<ProfileDoc>(
       adapters.store,
-      C.profiles,
+      Collections.profiles,
       { project_id: p.projectId },
       [
         { field: 'name', direction: 'asc' },

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { newId, nowIso } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
 import {
   environmentErrorOracle,
   isSuccess,
@@ -8,11 +8,11 @@ import {
   type EpisodeWorld,
   type Oracle,
 } from '../../episode-actor/index.js';
-import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
+import type { EpisodeOutcome } from '../../world-worker/index.js';
 import type { ScenarioDoc } from '../worlds/index.js';
 import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
 
-/** The C.episodes document as the scheduler creates it; the episode actor adds its state when it starts. */
+/** The Collections.episodes document as the scheduler creates it; the episode actor adds its state when it starts. */
 export interface EpisodeDoc extends Doc {
   project_id: string;
   run_id: string;
@@ -36,8 +36,8 @@ export interface AttemptSpec {
 }
 
 /**
- * Stores one queued episode attempt: its full record (C.episodes) and the scheduler's
- * compact record (C.runEpisodes, counted by the plan's monthly episode limit from
+ * Stores one queued episode attempt: its full record (Collections.episodes) and the scheduler's
+ * compact record (Collections.runEpisodes, counted by the plan's monthly episode limit from
  * `created_at`) under the same id.
  */
 export async function newAttempt(
@@ -69,8 +69,8 @@ export async function newAttempt(
     tokens: { prompt: 0, completion: 0, total: 0 },
     created_at: now,
   };
-  await store.insert<EpisodeDoc>(C.episodes, { _id: id, ...common });
-  return store.insert<RunEpisodeDoc>(C.runEpisodes, {
+  await store.insert<EpisodeDoc>(Collections.episodes, { _id: id, ...common });
+  return store.insert<RunEpisodeDoc>(Collections.runEpisodes, {
     _id: id,
     ...common,
     replaced_by: null,
@@ -90,7 +90,7 @@ export async function recordOutcome(
   ep: RunEpisodeDoc,
   o: EpisodeOutcome,
 ): Promise<RunEpisodeDoc | null> {
-  return store.update<RunEpisodeDoc>(C.runEpisodes, ep._id, {
+  return store.update<RunEpisodeDoc>(Collections.runEpisodes, ep._id, {
     status: o.status,
     termination: o.termination,
     reward: o.reward,
@@ -131,7 +131,7 @@ export interface EndWithoutActor {
 export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, end: EndWithoutActor): Promise<boolean> {
   for (let round = 0; round < 5; round++) {
     const now = nowIso();
-    const full = await store.get<EpisodeDoc>(C.episodes, ep._id);
+    const full = await store.get<EpisodeDoc>(Collections.episodes, ep._id);
     const open = ['queued', 'running', ...(end.overrideStop ? ['cancelled'] : [])];
     if (full && !open.includes(full.status)) return false;
     const st = full?.actor_state;
@@ -161,8 +161,8 @@ export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, e
         turn: null,
       };
     const where = full ? { status: full.status, state_rev: full.state_rev ?? null } : undefined;
-    if (full && !(await store.update(C.episodes, ep._id, patch, where))) continue;
-    await store.update<RunEpisodeDoc>(C.runEpisodes, ep._id, {
+    if (full && !(await store.update(Collections.episodes, ep._id, patch, where))) continue;
+    await store.update<RunEpisodeDoc>(Collections.runEpisodes, ep._id, {
       status: end.status,
       termination: end.termination,
       reward: null,

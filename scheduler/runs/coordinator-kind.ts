@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import {
   BudgetReached,
@@ -51,17 +51,17 @@ async function mirror(deps: SchedulerDeps, runId: string, job: JobDoc): Promise<
   const patch: Record<string, unknown> = { status, updated_at: nowIso() };
   if (status === 'queued' || status === 'running') Object.assign(patch, { error: null, ended_at: null });
   if (status === 'running' && job.started_at) patch.started_at = job.started_at;
-  await deps.adapters.store.update<RunDoc>(C.runs, runId, patch);
+  await deps.adapters.store.update<RunDoc>(Collections.runs, runId, patch);
 }
 
 async function watchShards(ctx: PhaseContext): Promise<void> {
   const store = ctx.deps.adapters.store;
-  const run = await store.get<RunDoc>(C.runs, (ctx.input as { run_id: string }).run_id);
+  const run = await store.get<RunDoc>(Collections.runs, (ctx.input as { run_id: string }).run_id);
   if (!run) throw new ServiceError('gone', `run ${(ctx.input as { run_id: string }).run_id} no longer exists`);
   let budget: BudgetReached | null = null;
   let shards: JobDoc[];
   for (;;) {
-    shards = await store.find<JobDoc>(C.jobs, { _id: { $in: run.shard_ids } });
+    shards = await store.find<JobDoc>(Collections.jobs, { _id: { $in: run.shard_ids } });
     const spent =
       Math.round(
         shards.reduce((a, s) => a + Number((s.checkpoint as { spent_usd?: number }).spent_usd ?? 0), 0) * 1e6,
@@ -73,7 +73,7 @@ async function watchShards(ctx: PhaseContext): Promise<void> {
         if (!(err instanceof BudgetReached)) throw err;
         budget = err;
       }
-      await store.update(C.runs, run._id, { spent_usd: spent, updated_at: nowIso() });
+      await store.update(Collections.runs, run._id, { spent_usd: spent, updated_at: nowIso() });
     }
     if (budget) await stopShards(ctx, shards);
     if (shards.every((s) => isEnded(s.status))) break;

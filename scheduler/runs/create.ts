@@ -1,13 +1,13 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, requirePrincipal } from '../principal.js';
+import { body, requirePrincipal } from '../../core/index.js';
 import type { ScenarioDoc } from '../worlds/index.js';
 import { newAttempt } from './attempts.js';
-import { assertAllowanceLeft } from '../billing/allowance.js';
-import { checkRunAllowed } from '../billing/plan-limits.js';
+import { assertAllowanceLeft } from '../../billing/index.js';
+import { checkRunAllowed } from '../../billing/index.js';
 import { planRun, type EvaluationBody, type RunPlan } from './plan.js';
 import { emptySummary } from './summary.js';
 import { RUN_JOB, SHARD_JOB, SHARD_SIZE, type RunDoc, type RunProfile } from './types.js';
@@ -86,7 +86,7 @@ async function storeRun(deps: SchedulerDeps, projectId: string, plan: RunPlan, s
   const now = nowIso();
   const wv = plan.worldVersion;
   const shardIds = Array.from({ length: Math.ceil(slots.length / SHARD_SIZE) }, () => newId('job'));
-  const run = await store.insert<RunDoc>(C.runs, {
+  const run = await store.insert<RunDoc>(Collections.runs, {
     _id: newId('run'),
     project_id: projectId,
     status: 'queued',

@@ -1,10 +1,10 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
+import { Collections } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { endWithoutActor, newAttempt, type EpisodeDoc } from './attempts.js';
 import type { RunWorld } from './run-world.js';
 import { MAX_ATTEMPTS, type RunEpisodeDoc } from './types.js';
-import type { EpisodeOutcome } from '../../world-worker/episode-work.js';
+import type { EpisodeOutcome } from '../../world-worker/index.js';
 
 /**
  * Ends an attempt with `environment_error` because its world or worker failed (not the
@@ -59,7 +59,7 @@ export async function nextAttempt(deps: SchedulerDeps, rw: RunWorld, ep: RunEpis
     attempt: ep.attempt + 1,
     replaces: ep._id,
   });
-  await store.update(C.runEpisodes, ep._id, { replaced_by: next._id });
+  await store.update(Collections.runEpisodes, ep._id, { replaced_by: next._id });
   return next;
 }
 
@@ -87,7 +87,7 @@ export async function cancelUnstarted(deps: SchedulerDeps, ep: RunEpisodeDoc): P
  * read back from the episode's full record. Null while the record says it still runs.
  */
 export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc): Promise<EpisodeOutcome | null> {
-  const full = await deps.adapters.store.get<EpisodeDoc>(C.episodes, ep._id);
+  const full = await deps.adapters.store.get<EpisodeDoc>(Collections.episodes, ep._id);
   const st = full?.actor_state;
   if (!full || !st || st.status === 'running') return null;
   return {

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { computeSummary, runEpisodes } from './summary.js';
 import type { RunDoc } from './types.js';
@@ -18,13 +18,13 @@ export async function finishRun(
   error: string | null,
 ): Promise<void> {
   const store = deps.adapters.store;
-  const run = await store.get<RunDoc>(C.runs, runId);
+  const run = await store.get<RunDoc>(Collections.runs, runId);
   if (!run) return;
   const episodes = await runEpisodes(store, runId);
   const summary = computeSummary(run, episodes);
   const now = nowIso();
   const ended = await store.update<RunDoc>(
-    C.runs,
+    Collections.runs,
     runId,
     { status, error, summary, ended_at: now, updated_at: now },
     { status: { $in: ['queued', 'running', 'paused'] } },

@@ -1,13 +1,13 @@
-import { C } from '../../core/collections.js';
-import { conflict } from '../../core/errors.js';
-import { EventLog } from '../../core/event-log.js';
-import { ok, okPage, type HandlerTable, type SchedulerDeps } from '../context.js';
+import { Collections } from '../../core/index.js';
+import { conflict } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
+import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
 import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { createEvaluation } from './create.js';
 import { RUN_ENDED, type RunDoc, type RunEpisodeDoc, type RunSummary } from './types.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 import { episodeItemView, loadRun, runView } from './views.js';
-import { pageOf, pageRequest } from '../../core/paging.js';
 
 /** GET /v1/runs/{id}/episodes: list items are small, so pages may be longer. */
 const EPISODE_PAGE = { default: 100, max: 1000 };
@@ -28,7 +28,7 @@ export const runHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const page = await pageOf<RunDoc>(
       deps.adapters.store,
-      C.runs,
+      Collections.runs,
       { project_id: p.projectId },
       [{ field: 'created_at', direction: 'desc' }],
       pageRequest(ctx.query),
@@ -50,7 +50,7 @@ export const runHandlers: HandlerTable = {
     const run = await loadRun(deps.adapters.store, p.projectId, param(ctx, 'run_id'));
     const page = await pageOf<RunEpisodeDoc>(
       deps.adapters.store,
-      C.runEpisodes,
+      Collections.runEpisodes,
       { run_id: run._id },
       [
         { field: 'slot', direction: 'asc' },
@@ -110,12 +110,12 @@ export const runHandlers: HandlerTable = {
       );
     }
     const engine = jobsOf(deps);
-    const shards = await store.find<JobDoc>(C.jobs, { _id: { $in: run.shard_ids } });
+    const shards = await store.find<JobDoc>(Collections.jobs, { _id: { $in: run.shard_ids } });
     for (const s of shards) {
       const applies = command === 'retry' ? s.status === 'failed' || s.status === 'cancelled' : !isEnded(s.status);
       if (applies) await applyCommand(engine, s, command);
     }
-    const coordinator = await store.get<JobDoc>(C.jobs, run.job_id);
+    const coordinator = await store.get<JobDoc>(Collections.jobs, run.job_id);
     if (coordinator) await applyCommand(engine, coordinator, command);
     if (command === 'retry') {
       await new EventLog(store, deps.adapters.bus).append({
@@ -132,12 +132,14 @@ export const runHandlers: HandlerTable = {
         },
       });
     }
-    return ok(await commandView(deps, (await store.get<RunDoc>(C.runs, run._id)) ?? run, command));
+    return ok(await commandView(deps, (await store.get<RunDoc>(Collections.runs, run._id)) ?? run, command));
   },
 };
 
 async function commandView(deps: SchedulerDeps, run: RunDoc, command: JobCommand): Promise<Record<string, unknown>> {
-  const jobs = await deps.adapters.store.find<JobDoc>(C.jobs, { _id: { $in: [run.job_id, ...run.shard_ids] } });
+  const jobs = await deps.adapters.store.find<JobDoc>(Collections.jobs, {
+    _id: { $in: [run.job_id, ...run.shard_ids] },
+  });
   const coordinator = jobs.find((j) => j._id === run.job_id);
   return {
     run_id: run._id,

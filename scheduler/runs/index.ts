@@ -4,8 +4,8 @@
  * watched by the run's coordinator job (`run`); run reads, commands, episode lists,
  * summaries and comparisons.
  */
-import type { DocumentStore } from '../../core/ports.js';
-import { C } from '../../core/collections.js';
+import type { DocumentStore } from '../../core/index.js';
+import { Collections } from '../../core/index.js';
 import { StoreEpisodePersistence } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
 import { coordinatorKind } from './coordinator-kind.js';
@@ -24,16 +24,16 @@ export const runJobKinds: readonly JobKind[] = [coordinatorKind, shardKind];
 
 /** Indexes of runs and their episode attempts; idempotent, run at scheduler start. */
 export async function ensureRunIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.runs, [{ fields: ['project_id', 'created_at'] }]);
-  await store.ensureIndexes(C.runEpisodes, [
+  await store.ensureIndexes(Collections.runs, [{ fields: ['project_id', 'created_at'] }]);
+  await store.ensureIndexes(Collections.runEpisodes, [
     { fields: ['run_id', 'slot'] },
     { fields: ['shard_id', 'status'] },
     { fields: ['project_id', 'created_at'] },
     { fields: ['project_id', 'status'] },
   ]);
-  // C.episodes (the full records) is only read by id: no index, because each index on a
+  // Collections.episodes (the full records) is only read by id: no index, because each index on a
   // document of tens of kilobytes makes every save of the episode parse it twice more
   // (data folders from before 2026-11-22 still have this one)
-  await store.dropIndexes(C.episodes, [{ fields: ['project_id', 'created_at'] }]);
+  await store.dropIndexes(Collections.episodes, [{ fields: ['project_id', 'created_at'] }]);
   await StoreEpisodePersistence.ensureIndexes(store);
 }

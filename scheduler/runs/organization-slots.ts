@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { perScheduler, type SchedulerDeps } from '../context.js';
-import type { ProjectDoc } from '../workspaces.js';
-import { limitsOf, loadProject } from '../workspaces.js';
+import { Collections } from '../../core/index.js';
+import { stateKey, type SchedulerDeps } from '../context.js';
+import type { ProjectDoc } from '../../accounts/index.js';
+import { limitsOf, loadProject } from '../../accounts/index.js';
 
 /** The places episodes may take under their organization's `concurrent_episodes`, held until `leave()`. */
 export interface OrganizationGate {
@@ -16,7 +16,7 @@ interface GateState {
   turns: Map<string, Promise<void>>;
 }
 
-const states = new WeakMap<SchedulerDeps, GateState>();
+const GATES = stateKey('organization-gates', (): GateState => ({ turns: new Map() }));
 
 /**
  * The plan's `concurrent_episodes`: episodes running at once in one organization, across
@@ -33,7 +33,7 @@ export class OrganizationSlots {
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
-    this.#state = perScheduler(states, deps, () => ({ turns: new Map() }));
+    this.#state = deps.state.get(GATES);
   }
 
   async enter(projectId: string): Promise<OrganizationGate> {
@@ -52,10 +52,10 @@ export class OrganizationSlots {
     });
     await before;
     try {
-      const projects = (await store.find<ProjectDoc>(C.projects, { organization_id: organization._id })).map(
+      const projects = (await store.find<ProjectDoc>(Collections.projects, { organization_id: organization._id })).map(
         (p) => p._id,
       );
-      const running = await store.count(C.runEpisodes, { project_id: { $in: projects }, status: 'running' });
+      const running = await store.count(Collections.runEpisodes, { project_id: { $in: projects }, status: 'running' });
       return { room: Math.max(0, limit - running), leave };
     } catch (err) {
       leave();

@@ -1,4 +1,4 @@
-import { perScheduler, type SchedulerDeps } from '../context.js';
+import { stateKey, type SchedulerDeps } from '../context.js';
 import { WORKER_LOST_AFTER_MS, type WorkerRecord } from '../workers.js';
 
 /** How long a worker that refused an episode for capacity is passed over. */
@@ -16,7 +16,12 @@ interface PlacementState {
   live: { at: number; workers: Promise<WorkerRecord[]> } | null;
 }
 
-const states = new WeakMap<SchedulerDeps, PlacementState>();
+const PLACEMENT = stateKey('placement', (): PlacementState => ({
+  placed: new Map(),
+  fullUntil: new Map(),
+  leavingUntil: new Map(),
+  live: null,
+}));
 
 /**
  * Chooses world-workers for episodes, for every shard of one scheduler. A worker's free
@@ -31,12 +36,7 @@ export class Placement {
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
-    this.#state = perScheduler(states, deps, () => ({
-      placed: new Map(),
-      fullUntil: new Map(),
-      leavingUntil: new Map(),
-      live: null,
-    }));
+    this.#state = deps.state.get(PLACEMENT);
   }
 
   /** Live workers (heartbeat current), read at most every LIVE_CACHE_MS. */

@@ -1,9 +1,11 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, invalid, type FieldProblem } from '../../core/errors.js';
-import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, invalid, type FieldProblem } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import { BUILTIN_MODELS, needsModelProvider, profileWithDefaults } from '../../episode-actor/index.js';
-import type { Split } from '../../world-worker/compiler/index.js';
+import type { Split } from '../../world/index.js';
+import { assertMayRun } from '../../world-worker/index.js';
+import type { ApplicationDoc } from '../applications/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { loadProfile, profileLabel } from '../profiles/index.js';
 import { loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from '../worlds/index.js';
@@ -67,6 +69,8 @@ export async function planRun(deps: SchedulerDeps, projectId: string, b: Evaluat
       `world version ${worldVersion._id} is not published (it is ${worldVersion.status}); runs use published world versions only`,
     );
   }
+  const app = await store.get<ApplicationDoc>(Collections.applications, worldVersion.application_id);
+  if (app) assertMayRun(deps.config, app);
   const profiles = await pinProfiles(deps, projectId, config.profile_ids);
   const scenarios = config.scenario_ids
     ? await chosenScenarios(store, worldVersion, config.scenario_ids)
@@ -135,7 +139,7 @@ async function modelProblem(deps: SchedulerDeps, projectId: string, spec: string
 }
 
 async function chosenScenarios(store: DocumentStore, wv: WorldVersionDoc, ids: string[]): Promise<ScenarioDoc[]> {
-  const all = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: wv._id });
+  const all = await store.find<ScenarioDoc>(Collections.scenarios, { world_version_id: wv._id });
   const problems: FieldProblem[] = [];
   const out: ScenarioDoc[] = [];
   for (const [i, id] of ids.entries()) {
@@ -154,7 +158,7 @@ async function chosenScenarios(store: DocumentStore, wv: WorldVersionDoc, ids: s
 
 async function splitScenarios(store: DocumentStore, wv: WorldVersionDoc, splits: Split[]): Promise<ScenarioDoc[]> {
   const approved = await store.find<ScenarioDoc>(
-    C.scenarios,
+    Collections.scenarios,
     { world_version_id: wv._id, status: 'approved' },
     { sort: { field: 'scenario_id', direction: 'asc' } },
   );

@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
 import type { EpisodeWorld } from '../../episode-actor/index.js';
-import type { EpisodeRunPayload } from '../../world-worker/episode-work.js';
+import type { EpisodeRunPayload } from '../../world-worker/index.js';
 import { getArchive } from '../applications/index.js';
 import type { SchedulerDeps } from '../context.js';
 import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';
@@ -34,12 +34,12 @@ export class RunWorld {
    */
   static async load(deps: SchedulerDeps, runId: string): Promise<RunWorld> {
     const store = deps.adapters.store;
-    const run = await store.get<RunDoc>(C.runs, runId);
+    const run = await store.get<RunDoc>(Collections.runs, runId);
     if (!run) throw new ServiceError('gone', `run ${runId} no longer exists`);
-    const version = await store.get<WorldVersionDoc>(C.worldVersions, run.world_version_id);
+    const version = await store.get<WorldVersionDoc>(Collections.worldVersions, run.world_version_id);
     if (!version?.compiled || !version.source_digest)
       throw new ServiceError('gone', `world version ${run.world_version_id} of run ${runId} is no longer available`);
-    const scenarios = await store.find<ScenarioDoc>(C.scenarios, { world_version_id: version._id });
+    const scenarios = await store.find<ScenarioDoc>(Collections.scenarios, { world_version_id: version._id });
     return new RunWorld(deps, run, version, scenarios);
   }
 
@@ -92,7 +92,7 @@ export class RunWorld {
   async #episodeCap(): Promise<number | null> {
     const { budget_usd, max_episode_cost_usd } = this.run.config;
     if (budget_usd === null) return max_episode_cost_usd;
-    const fresh = await this.#deps.adapters.store.get<RunDoc>(C.runs, this.run._id);
+    const fresh = await this.#deps.adapters.store.get<RunDoc>(Collections.runs, this.run._id);
     const left = Math.max(0, budget_usd - (fresh?.spent_usd ?? 0));
     return max_episode_cost_usd === null ? left : Math.min(max_episode_cost_usd, left);
   }

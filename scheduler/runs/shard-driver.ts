@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, toServiceError } from '../../core/errors.js';
-import { unary } from '../../core/grpc.js';
-import { nowIso } from '../../core/ids.js';
-import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/episode-work.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, toServiceError } from '../../core/index.js';
+import { unary } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/index.js';
 import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
 import { recordOutcome } from './attempts.js';
 import { cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
@@ -110,7 +110,7 @@ export class ShardDriver {
   /** Rebuilds the shard's state from its attempts in the store. */
   async #restore(): Promise<void> {
     const store = this.#ctx.deps.adapters.store;
-    const all = await store.find<RunEpisodeDoc>(C.runEpisodes, { shard_id: this.#ctx.job._id });
+    const all = await store.find<RunEpisodeDoc>(Collections.runEpisodes, { shard_id: this.#ctx.job._id });
     const latest = new Map<number, RunEpisodeDoc>();
     for (const e of all) if ((latest.get(e.slot)?.attempt ?? 0) < e.attempt) latest.set(e.slot, e);
     for (const ep of [...latest.values()].sort((a, b) => a.slot - b.slot)) {
@@ -160,7 +160,7 @@ export class ShardDriver {
     this.#noWorkerSince = null;
     const ep = this.#pending.shift()!;
     const placed = await this.#ctx.deps.adapters.store.update<RunEpisodeDoc>(
-      C.runEpisodes,
+      Collections.runEpisodes,
       ep._id,
       { status: 'running', worker_id: worker.id, worker_address: worker.address, started_at: nowIso() },
       { status: 'queued' },
@@ -180,13 +180,19 @@ export class ShardDriver {
     this.#call(ep, { ep, workerId: ep.worker_id ?? '', address: ep.worker_address ?? '' }, EPISODE_WORK.await, delayMs);
   }
 
-  #call(ep: RunEpisodeDoc, flight: InFlight, kind: string, delayMs = 0): void {
+  #call(ep: RunEpisodeDoc, flight: InFlight, kind: 'episode.run' | 'episode.await', delayMs = 0): void {
     this.#inflight.set(ep._id, flight);
     const run = async (): Promise<EpisodeOutcome> => {
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs).unref());
-      const payload =
-        kind === EPISODE_WORK.run ? await this.#rw.payload(ep, this.#needsArchive.has(ep._id)) : { episode_id: ep._id };
-      return (await this.#ctx.deps.workers.execute(flight.address, kind, payload, EPISODE_CALL_MS)) as EpisodeOutcome;
+      const { workers } = this.#ctx.deps;
+      return kind === EPISODE_WORK.run
+        ? workers.execute(
+            flight.address,
+            kind,
+            await this.#rw.payload(ep, this.#needsArchive.has(ep._id)),
+            EPISODE_CALL_MS,
+          )
+        : workers.execute(flight.address, 'episode.await', { episode_id: ep._id }, EPISODE_CALL_MS);
     };
     run().then(
       (outcome) => this.#settle({ ep, flight, outcome }),
@@ -247,7 +253,7 @@ export class ShardDriver {
       else if (details.shutting_down) this.#placement.leaving(flight.workerId);
       else this.#needsArchive.add(ep._id);
       const back = await store.update<RunEpisodeDoc>(
-        C.runEpisodes,
+        Collections.runEpisodes,
         ep._id,
         { status: 'queued', worker_id: null, worker_address: null, started_at: null },
         { status: 'running' },
@@ -296,11 +302,10 @@ export class ShardDriver {
   /** Whether a worker answers a ping (asked twice, half a second apart, before giving up on it). */
   async #reachable(address: string): Promise<boolean> {
     if (!address) return false;
-    const c = this.#ctx.deps.workers.client(address);
     for (let i = 0; i < 2; i++) {
       if (i > 0) await this.#ctx.sleep(500);
       try {
-        await unary<object, unknown>(c.Ping, c, {}, 1_000);
+        await this.#ctx.deps.workers.clients.ping(address, 1_000);
         return true;
       } catch {
         // not answering (yet)

@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { EventLog } from '../../core/event-log.js';
+import { Collections } from '../../core/index.js';
+import { EventLog } from '../../core/index.js';
 import type { JobDoc, JobKind } from '../jobs/index.js';
-import { perScheduler, type SchedulerDeps } from '../context.js';
+import { stateKey, type SchedulerDeps } from '../context.js';
 import { cancelUnstarted } from './endings.js';
 import { RunWorld } from './run-world.js';
 import { ShardDriver } from './shard-driver.js';
@@ -17,7 +17,7 @@ export interface ShardInput {
 }
 
 /** Last status announced per shard by this scheduler, so a repeated hook call announces nothing. */
-const announced = new WeakMap<SchedulerDeps, Map<string, string>>();
+const ANNOUNCED = stateKey('announced-shard-statuses', () => new Map<string, string>());
 
 /**
  * The `run_shard` job: one phase, `episodes`, driven by ShardDriver until every slot of the
@@ -25,22 +25,22 @@ const announced = new WeakMap<SchedulerDeps, Map<string, string>>();
  * (`shard.status_changed`); a shard cancelled while it was queued or paused cancels its
  * queued attempts here, so every planned episode is accounted for.
  */
-export const shardKind: JobKind = {
+export const shardKind: JobKind<ShardInput> = {
   kind: SHARD_JOB,
   phases: [
     {
       name: 'episodes',
       async run(ctx) {
-        const input = ctx.input as unknown as ShardInput;
+        const input = ctx.input;
         const rw = await RunWorld.load(ctx.deps, input.run_id);
         await new ShardDriver(ctx, rw).drive();
       },
     },
   ],
   async onStatus(job, deps) {
-    const input = job.input as unknown as ShardInput;
+    const input = job.input;
     if (job.status === 'cancelled') {
-      const queued = await deps.adapters.store.find<RunEpisodeDoc>(C.runEpisodes, {
+      const queued = await deps.adapters.store.find<RunEpisodeDoc>(Collections.runEpisodes, {
         shard_id: job._id,
         status: 'queued',
       });
@@ -50,8 +50,8 @@ export const shardKind: JobKind = {
   },
 };
 
-async function announce(deps: SchedulerDeps, job: JobDoc, runId: string): Promise<void> {
-  const seen = perScheduler(announced, deps, () => new Map<string, string>());
+async function announce(deps: SchedulerDeps, job: JobDoc<ShardInput>, runId: string): Promise<void> {
+  const seen = deps.state.get(ANNOUNCED);
   const previous = seen.get(job._id) ?? null;
   if (previous === job.status) return;
   seen.set(job._id, job.status);
@@ -60,7 +60,7 @@ async function announce(deps: SchedulerDeps, job: JobDoc, runId: string): Promis
     stream: runId,
     project_id: job.project_id,
     type: 'shard.status_changed',
-    summary: `shard ${(job.input as unknown as ShardInput).shard + 1}: ${previous ?? 'new'} -> ${job.status}${job.error ? ` (${job.error})` : ''}`,
+    summary: `shard ${job.input.shard + 1}: ${previous ?? 'new'} -> ${job.status}${job.error ? ` (${job.error})` : ''}`,
     data: { shard_id: job._id, status: job.status, previous, worker_id: null, error: job.error },
   });
 }

@@ -1,7 +1,5 @@
-import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
-import { perScheduler, type SchedulerDeps } from '../context.js';
+import { Collections as C, nowIso, type Doc, type DocumentStore } from '../../core/index.js';
+import { stateKey, type SchedulerDeps } from '../context.js';
 import { combine, renderSummary, sameTally, tallyOf, type Tally } from './summary-tally.js';
 import type { RunDoc, RunEpisodeDoc } from './types.js';
 
@@ -29,7 +27,8 @@ interface RunTallyDoc extends Doc {
 }
 
 const LIVE = ['queued', 'running', 'paused'];
-const timers = new WeakMap<SchedulerDeps, Map<string, NodeJS.Timeout>>();
+/** Shards whose refresh is due, with its timer. */
+const PENDING = stateKey('summary-refresh', () => new Map<string, NodeJS.Timeout>());
 
 /**
  * Asks for the summary of `ep`'s run to take the changes of `ep`'s shard into account soon.
@@ -37,7 +36,7 @@ const timers = new WeakMap<SchedulerDeps, Map<string, NodeJS.Timeout>>();
  * the run's end, refreshes again).
  */
 export function scheduleSummary(deps: SchedulerDeps, ep: Pick<RunEpisodeDoc, 'run_id' | 'shard_id'>): void {
-  const pending = perScheduler(timers, deps, () => new Map<string, NodeJS.Timeout>());
+  const pending = deps.state.get(PENDING);
   if (pending.has(ep.shard_id)) return;
   const timer = setTimeout(() => {
     pending.delete(ep.shard_id);

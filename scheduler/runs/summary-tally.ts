@@ -1,5 +1,5 @@
-import { nowIso } from '../../core/ids.js';
-import type { Split } from '../../world-worker/compiler/index.js';
+import { nowIso } from '../../core/index.js';
+import type { Split } from '../../world/index.js';
 import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunSummary, ScoreBlock } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/index.js';
 import { renderSummary, tallyOf } from './summary-tally.js';
-import type { DocumentStore } from '../../core/ports.js';
+import type { DocumentStore } from '../../core/index.js';
 import type { RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
 
 const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -78,6 +78,6 @@ export function emptySummary(profiles: RunProfile[], planned: number, repeats: n
 /** Every attempt of a run, in slot then attempt order. */
 export function runEpisodes(store: DocumentStore, runId: string): Promise<RunEpisodeDoc[]> {
   return store
-    .find<RunEpisodeDoc>(C.runEpisodes, { run_id: runId }, { sort: { field: 'slot', direction: 'asc' } })
+    .find<RunEpisodeDoc>(Collections.runEpisodes, { run_id: runId }, { sort: { field: 'slot', direction: 'asc' } })
     .then((xs) => xs.sort((a, b) => a.slot - b.slot || a.attempt - b.attempt));
 }

@@ -1,6 +1,6 @@
-import type { Doc } from '../../core/ports.js';
+import type { Doc } from '../../core/index.js';
 import type { EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
-import type { Split } from '../../world-worker/compiler/index.js';
+import type { Split } from '../../world/index.js';
 
 /**
  * Statuses of a run (docs/runs.md). It lives as `queued`, `running` or `paused` and ends as
@@ -104,9 +104,9 @@ export interface RunSummary {
 export type EpisodeStatus = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
 
 /**
- * The scheduler's compact record of one episode attempt (C.runEpisodes, `_id` = episode
+ * The scheduler's compact record of one episode attempt (Collections.runEpisodes, `_id` = episode
  * id): where it runs and how it ended. Listings and summaries read these; the full record,
- * with the actor's state, is the C.episodes document of the same id.
+ * with the actor's state, is the Collections.episodes document of the same id.
  */
 export interface RunEpisodeDoc extends Doc {
   project_id: string;

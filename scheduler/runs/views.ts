@@ -1,11 +1,11 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { DocumentStore } from '../../core/ports.js';
+import { Collections } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
 import type { RunDoc, RunEpisodeDoc, RunSummary } from './types.js';
 
 /** A run of the caller's project; 404 for unknown ids and other projects' runs alike. */
 export async function loadRun(store: DocumentStore, projectId: string, id: string): Promise<RunDoc> {
-  const run = await store.get<RunDoc>(C.runs, id);
+  const run = await store.get<RunDoc>(Collections.runs, id);
   if (!run || run.project_id !== projectId) throw notFound(`run ${id}`);
   return run;
 }

@@ -1,13 +1,14 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, invalid } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
-import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/models/index.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, invalid } from '../../core/index.js';
+import { newId, nowIso } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/index.js';
+import { assertMayRun } from '../../world-worker/index.js';
 import { loadApplication } from '../applications/index.js';
-import { assertAllowanceLeft } from '../billing/allowance.js';
-import { checkBuildAllowed } from '../billing/plan-limits.js';
+import { assertAllowanceLeft } from '../../billing/index.js';
+import { checkBuildAllowed } from '../../billing/index.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, requirePrincipal } from '../principal.js';
+import { body, requirePrincipal } from '../../core/index.js';
 import type { BuildInput } from './build-state.js';
 import type { BuildOptions, WorldDoc, WorldVersionDoc } from './types.js';
 
@@ -24,10 +25,10 @@ interface BuildBody {
 /** The application's world, made on its first build (one world per application). */
 async function worldOf(deps: SchedulerDeps, projectId: string, appId: string, name: string): Promise<WorldDoc> {
   const store = deps.adapters.store;
-  const found = await store.findOne<WorldDoc>(C.worlds, { project_id: projectId, application_id: appId });
+  const found = await store.findOne<WorldDoc>(Collections.worlds, { project_id: projectId, application_id: appId });
   if (found) return found;
   try {
-    return await store.insert<WorldDoc>(C.worlds, {
+    return await store.insert<WorldDoc>(Collections.worlds, {
       _id: newId('wld'),
       project_id: projectId,
       application_id: appId,
@@ -35,7 +36,7 @@ async function worldOf(deps: SchedulerDeps, projectId: string, appId: string, na
       created_at: nowIso(),
     });
   } catch (err) {
-    const raced = await store.findOne<WorldDoc>(C.worlds, { project_id: projectId, application_id: appId });
+    const raced = await store.findOne<WorldDoc>(Collections.worlds, { project_id: projectId, application_id: appId });
     if (raced) return raced;
     throw err;
   }
@@ -52,6 +53,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const b = body<BuildBody>(ctx);
   const store = deps.adapters.store;
   const app = await loadApplication(store, p.projectId, b.application_id);
+  assertMayRun(deps.config, app);
   await checkBuildAllowed(store, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {
@@ -86,7 +88,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const version = await store.nextSequence(`world_version:${world._id}`);
   const now = nowIso();
   const jobId = newId('job');
-  const wv = await store.insert<WorldVersionDoc>(C.worldVersions, {
+  const wv = await store.insert<WorldVersionDoc>(Collections.worldVersions, {
     _id: newId('wv'),
     project_id: p.projectId,
     world_id: world._id,
@@ -125,7 +127,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
     id: jobId,
     projectId: p.projectId,
     kind: 'world_build',
-    input: input as unknown as Record<string, unknown>,
+    input,
     budgetUsd: options.budget_usd,
   });
   return accepted({ job_id: jobId, world_id: world._id, world_version_id: wv._id, version });

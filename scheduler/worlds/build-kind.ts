@@ -1,5 +1,5 @@
-import { C } from '../../core/collections.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { JobKind, JobStatus } from '../jobs/index.js';
 import type { BuildInput } from './build-state.js';
 import { fetchSourcePhase, analysePhase, deriveToolsPhase } from './phases-source.js';
@@ -22,14 +22,14 @@ const VERSION_STATUS: Record<JobStatus, WorldVersionStatus> = {
  * `compiler.phase.started` / `compiler.phase.finished` events. The world version mirrors
  * the job's status (a published version never changes back).
  */
-export const worldBuildKind: JobKind = {
+export const worldBuildKind: JobKind<BuildInput> = {
   kind: 'world_build',
   phaseEvents: { started: 'compiler.phase.started', finished: 'compiler.phase.finished' },
   phases: [fetchSourcePhase, analysePhase, deriveToolsPhase, generatePhase, validatePhase, repairPhase, publishPhase],
   async onStatus(job, deps) {
-    const { world_version_id } = job.input as unknown as BuildInput;
+    const { world_version_id } = job.input;
     await deps.adapters.store.update(
-      C.worldVersions,
+      Collections.worldVersions,
       world_version_id,
       { status: VERSION_STATUS[job.status], error: job.error, updated_at: nowIso() },
       { status: { $ne: 'published' } },

@@ -1,12 +1,5 @@
-import type {
-  AppTool,
-  JsonObject,
-  Scenario,
-  ScenarioTemplate,
-  SeedStep,
-  WorldManifest,
-} from '../../world-worker/compiler/index.js';
-import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
+import type { AppTool, JsonObject, Scenario, ScenarioTemplate, SeedStep, WorldManifest } from '../../world/index.js';
+import type { ScenarioVerdict } from '../../world-worker/index.js';
 import type { ApplicationSourceSpec } from '../applications/index.js';
 import type { BuildOptions } from './types.js';
 

@@ -1,9 +1,9 @@
-import { C } from '../../core/collections.js';
-import { conflict } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import type { DocumentStore } from '../../core/ports.js';
-import { ok, okPage, type HandlerTable } from '../context.js';
-import { param, requirePrincipal } from '../principal.js';
+import { Collections } from '../../core/index.js';
+import { conflict } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import type { DocumentStore } from '../../core/index.js';
+import { ok, type HandlerTable } from '../context.js';
+import { param, requirePrincipal } from '../../core/index.js';
 import { createWorldBuild } from './build-create.js';
 import { createScenario, validateWorldVersion } from './validation-create.js';
 import {
@@ -16,7 +16,7 @@ import {
   type WorldDoc,
   type WorldVersionDoc,
 } from './types.js';
-import { pageOf, pageRequest } from '../../core/paging.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** Which statuses a scenario may be approved or rejected from, and why not otherwise. */
 const REFUSALS: Record<'approve' | 'reject', Partial<Record<ScenarioStatus, string>>> = {
@@ -39,7 +39,7 @@ export const worldHandlers: HandlerTable = {
     const store = deps.adapters.store;
     const page = await pageOf<WorldDoc>(
       store,
-      C.worlds,
+      Collections.worlds,
       { project_id: p.projectId },
       [{ field: 'created_at', direction: 'desc' }],
       pageRequest(ctx.query),
@@ -50,7 +50,7 @@ export const worldHandlers: HandlerTable = {
       worlds.length === 0
         ? []
         : await store.find<WorldVersionDoc>(
-            C.worldVersions,
+            Collections.worldVersions,
             { project_id: p.projectId, world_id: { $in: worlds.map((w) => w._id) } },
             { sort: { field: 'version', direction: 'desc' } },
           );
@@ -86,7 +86,7 @@ export const worldHandlers: HandlerTable = {
     const wv = await loadWorldVersion(deps.adapters.store, p.projectId, param(ctx, 'wv_id'));
     const page = await pageOf<ScenarioDoc>(
       deps.adapters.store,
-      C.scenarios,
+      Collections.scenarios,
       { world_version_id: wv._id },
       [{ field: 'scenario_id', direction: 'asc' }],
       pageRequest(ctx.query),
@@ -129,7 +129,7 @@ async function decide(
     const refusal = REFUSALS[what][sc.status];
     if (refusal) throw conflict(`scenario ${sc.scenario_id} is ${sc.status}: ${refusal}`);
     const done = await store.update<ScenarioDoc>(
-      C.scenarios,
+      Collections.scenarios,
       sc._id,
       { status: target, updated_at: nowIso() },
       { status: sc.status },

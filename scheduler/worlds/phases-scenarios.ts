@@ -1,7 +1,7 @@
-import { ServiceError } from '../../core/errors.js';
-import { isBuiltinModel, parseModelChain } from '../../core/models/index.js';
-import { expandScenarios, instantiate } from '../../world-worker/compiler/index.js';
-import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/builds/index.js';
+import { ServiceError } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain } from '../../core/index.js';
+import { expandScenarios, instantiate } from '../../world/index.js';
+import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/index.js';
 import type { JobPhase, PhaseContext } from '../jobs/index.js';
 import { need, type BuildInput, type BuildScenario, type BuildState, type WithdrawnScenario } from './build-state.js';
 import { proposeScenarios } from './proposals.js';
@@ -12,10 +12,10 @@ import { callWorker } from './worker-calls.js';
  * (docs/worlds.md, Expansion and splits); with a non-built-in model, also the model's
  * proposals that pass the schema and cross-checks.
  */
-export const generatePhase: JobPhase = {
+export const generatePhase: JobPhase<BuildInput> = {
   name: 'generate_scenarios',
   async run(ctx) {
-    const { options } = ctx.input as unknown as BuildInput;
+    const { options } = ctx.input;
     const state = ctx.checkpoint<BuildState>();
     const { manifest, templates } = need(state, 'analysis');
     const expanded = expandScenarios(templates, options.scenario_target, manifest.name);
@@ -44,7 +44,7 @@ export const generatePhase: JobPhase = {
 };
 
 /** validate: replays every scenario's reference plan, twice when `check_determinism`. */
-export const validatePhase: JobPhase = {
+export const validatePhase: JobPhase<BuildInput> = {
   name: 'validate',
   run: (ctx) => validatePending(ctx),
 };
@@ -55,10 +55,10 @@ export const validatePhase: JobPhase = {
  * model proposal) is withdrawn. What still fails after the last round is withdrawn.
  * Every choice depends only on the verdicts, so the same input repairs the same way.
  */
-export const repairPhase: JobPhase = {
+export const repairPhase: JobPhase<BuildInput> = {
   name: 'repair',
   async run(ctx) {
-    const { options } = ctx.input as unknown as BuildInput;
+    const { options } = ctx.input;
     await validatePending(ctx);
     let state = ctx.checkpoint<BuildState>();
     let round = state.repair_rounds ?? 0;
@@ -127,8 +127,8 @@ function withdraw(
  * @throws ServiceError('unavailable') when the application's services do not start: the
  *   world, not one scenario, is broken, so the build fails saying why.
  */
-export async function validatePending(ctx: PhaseContext): Promise<void> {
-  const { options, application } = ctx.input as unknown as BuildInput;
+export async function validatePending(ctx: PhaseContext<BuildInput>): Promise<void> {
+  const { options, application } = ctx.input;
   const times = options.check_determinism ? 2 : 1;
   let state = ctx.checkpoint<BuildState>();
   const source = need(state, 'source');
@@ -136,7 +136,7 @@ export async function validatePending(ctx: PhaseContext): Promise<void> {
   let done = 0;
   for (const b of pending) {
     await ctx.stopIfRequested();
-    const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(
+    const { verdicts } = await callWorker(
       ctx,
       BUILD_WORK.replay,
       { scenarios: [b.scenario], times, images: application.images },

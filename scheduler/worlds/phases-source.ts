@@ -1,6 +1,6 @@
-import { ServiceError } from '../../core/errors.js';
-import { deriveTools, type AppTool } from '../../world-worker/compiler/index.js';
-import { BUILD_WORK, type FetchAnswer, type FetchPayload } from '../../world-worker/builds/index.js';
+import { ServiceError } from '../../core/index.js';
+import { deriveTools, type AppTool } from '../../world/index.js';
+import { BUILD_WORK, type FetchAnswer, type FetchPayload } from '../../world-worker/index.js';
 import { getArchive, putArchive } from '../applications/index.js';
 import { describeFailure, type JobPhase } from '../jobs/index.js';
 import { need, type BuildInput, type BuildState } from './build-state.js';
@@ -11,10 +11,10 @@ import { callWorker } from './worker-calls.js';
  * folder, or the uploaded archive) and digests it; a git or local source comes back packed
  * and is kept in the store under its digest, so every later step and run gets exactly it.
  */
-export const fetchSourcePhase: JobPhase = {
+export const fetchSourcePhase: JobPhase<BuildInput> = {
   name: 'fetch_source',
   async run(ctx) {
-    const { application: app } = ctx.input as unknown as BuildInput;
+    const { application: app } = ctx.input;
     let payload: FetchPayload;
     if (app.source.kind === 'git')
       payload = { source: { kind: 'git', url: app.source.url!, commit: app.source.commit! } };
@@ -28,7 +28,7 @@ export const fetchSourcePhase: JobPhase = {
         );
       payload = { source: { kind: 'archive', archive_b64: archive.toString('base64') } };
     }
-    const got = await callWorker<FetchAnswer>(ctx, BUILD_WORK.fetch, payload as unknown as Record<string, unknown>);
+    const got = await callWorker(ctx, BUILD_WORK.fetch, payload);
     if (got.archive_b64) await putArchive(ctx.deps.adapters.store, got.digest, Buffer.from(got.archive_b64, 'base64'));
     if (app.upload_digest && got.digest !== app.upload_digest) {
       throw new ServiceError(
@@ -47,7 +47,7 @@ export const fetchSourcePhase: JobPhase = {
 };
 
 /** analyse: the worker reads and validates world.yaml, the OpenAPI documents, policies, seed and templates. */
-export const analysePhase: JobPhase = {
+export const analysePhase: JobPhase<BuildInput> = {
   name: 'analyse',
   async run(ctx) {
     const source = need(ctx.checkpoint<BuildState>(), 'source');
@@ -78,7 +78,7 @@ export const analysePhase: JobPhase = {
 };
 
 /** derive_tools: one tool per OpenAPI operation of every service (docs/worlds.md, Tools). */
-export const deriveToolsPhase: JobPhase = {
+export const deriveToolsPhase: JobPhase<BuildInput> = {
   name: 'derive_tools',
   async run(ctx) {
     const { manifest, openapi } = need(ctx.checkpoint<BuildState>(), 'analysis');

@@ -1,12 +1,6 @@
-import { ServiceError, type FieldProblem } from '../../core/errors.js';
-import { ModelChain, OpenAiModelClient, resolveModelApiKey } from '../../core/models/index.js';
-import {
-  crossCheck,
-  instantiate,
-  validateTemplate,
-  type Scenario,
-  type ScenarioTemplate,
-} from '../../world-worker/compiler/index.js';
+import { ServiceError, type FieldProblem } from '../../core/index.js';
+import { ModelChain, OpenAiModelClient, resolveModelApiKey } from '../../core/index.js';
+import { crossCheck, instantiate, validateTemplate, type Scenario, type ScenarioTemplate } from '../../world/index.js';
 import type { PhaseContext } from '../jobs/index.js';
 import { need, type BuildState } from './build-state.js';
 

@@ -1,6 +1,6 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import {
   contentHash,
   sha256Hex,
@@ -8,8 +8,8 @@ import {
   type Scenario,
   type Split,
   type WorldManifest,
-} from '../../world-worker/compiler/index.js';
-import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
+} from '../../world/index.js';
+import type { ScenarioVerdict } from '../../world-worker/index.js';
 import type { JobPhase } from '../jobs/index.js';
 import { BUILDER_VERSION, need, type BuildInput, type BuildState } from './build-state.js';
 import type { ScenarioDoc, ScenarioReport, WorldVersionDoc } from './types.js';
@@ -84,10 +84,10 @@ export function reportOf(v: ScenarioVerdict, extra: Partial<ScenarioReport> = {}
  * writes the scenario records (approved when `auto_approve`, else pending approval;
  * withdrawn ones with their reasons) and turns the world version `published`.
  */
-export const publishPhase: JobPhase = {
+export const publishPhase: JobPhase<BuildInput> = {
   name: 'publish',
   async run(ctx) {
-    const input = ctx.input as unknown as BuildInput;
+    const input = ctx.input;
     const state = ctx.checkpoint<BuildState>();
     const { manifest, policies, seed } = need(state, 'analysis');
     const tools = need(state, 'tools');
@@ -117,7 +117,7 @@ export const publishPhase: JobPhase = {
 
     const store = ctx.deps.adapters.store;
     const now = nowIso();
-    await store.deleteMany(C.scenarios, {
+    await store.deleteMany(Collections.scenarios, {
       world_version_id: input.world_version_id,
       origin: { $in: ['build', 'model'] },
     });
@@ -129,7 +129,7 @@ export const publishPhase: JobPhase = {
       updated_at: now,
     };
     for (const s of scenarios) {
-      await store.insert<ScenarioDoc>(C.scenarios, {
+      await store.insert<ScenarioDoc>(Collections.scenarios, {
         ...base,
         _id: scenarioDocId(input.world_version_id, s.id),
         scenario_id: s.id,
@@ -143,7 +143,7 @@ export const publishPhase: JobPhase = {
     }
     for (const w of withdrawn) {
       const v = verdicts[w.scenario.id];
-      await store.insert<ScenarioDoc>(C.scenarios, {
+      await store.insert<ScenarioDoc>(Collections.scenarios, {
         ...base,
         _id: scenarioDocId(input.world_version_id, w.scenario.id),
         scenario_id: w.scenario.id,
@@ -161,7 +161,7 @@ export const publishPhase: JobPhase = {
     }
 
     const splits = Object.fromEntries(SPLITS.map((sp) => [sp, scenarios.filter((s) => s.split === sp).length]));
-    const published = await store.update<WorldVersionDoc>(C.worldVersions, input.world_version_id, {
+    const published = await store.update<WorldVersionDoc>(Collections.worldVersions, input.world_version_id, {
       status: 'published',
       manifest: manifestView(manifest, tools, policies),
       validation_report: {

@@ -1,8 +1,8 @@
-import { C } from '../../core/collections.js';
-import { notFound } from '../../core/errors.js';
-import type { Doc, DocumentStore } from '../../core/ports.js';
-import type { AppTool, Scenario, SeedStep, Split, WorldManifest } from '../../world-worker/compiler/index.js';
-import type { ScenarioVerdict } from '../../world-worker/builds/index.js';
+import { Collections } from '../../core/index.js';
+import { notFound } from '../../core/index.js';
+import type { Doc, DocumentStore } from '../../core/index.js';
+import type { AppTool, Scenario, SeedStep, Split, WorldManifest } from '../../world/index.js';
+import type { ScenarioVerdict } from '../../world-worker/index.js';
 
 /** One world per application and project; its versions are the builds. */
 export interface WorldDoc extends Doc {
@@ -125,24 +125,24 @@ export function scenarioView(s: ScenarioDoc): Record<string, unknown> {
 }
 
 export async function loadWorldVersion(store: DocumentStore, projectId: string, id: string): Promise<WorldVersionDoc> {
-  const v = await store.get<WorldVersionDoc>(C.worldVersions, id);
+  const v = await store.get<WorldVersionDoc>(Collections.worldVersions, id);
   if (!v || v.project_id !== projectId) throw notFound(`world version ${id}`);
   return v;
 }
 
 export async function loadScenario(store: DocumentStore, projectId: string, id: string): Promise<ScenarioDoc> {
-  const s = await store.get<ScenarioDoc>(C.scenarios, id);
+  const s = await store.get<ScenarioDoc>(Collections.scenarios, id);
   if (!s || s.project_id !== projectId) throw notFound(`scenario ${id}`);
   return s;
 }
 
 export async function ensureWorldIndexes(store: DocumentStore): Promise<void> {
-  await store.ensureIndexes(C.worlds, [{ fields: ['project_id', 'application_id'], unique: true }]);
-  await store.ensureIndexes(C.worldVersions, [
+  await store.ensureIndexes(Collections.worlds, [{ fields: ['project_id', 'application_id'], unique: true }]);
+  await store.ensureIndexes(Collections.worldVersions, [
     { fields: ['world_id', 'version'], unique: true },
     { fields: ['project_id'] },
   ]);
-  await store.ensureIndexes(C.scenarios, [
+  await store.ensureIndexes(Collections.scenarios, [
     { fields: ['world_version_id', 'scenario_id'], unique: true },
     { fields: ['project_id'] },
   ]);

@@ -1,10 +1,10 @@
-import { C } from '../../core/collections.js';
-import { ServiceError, conflict, invalid, type FieldProblem } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import { crossCheck, instantiate, validateTemplate, type ScenarioTemplate } from '../../world-worker/compiler/index.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError, conflict, invalid, type FieldProblem } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { crossCheck, instantiate, validateTemplate, type ScenarioTemplate } from '../../world/index.js';
 import { accepted, type OperationHandler } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
-import { body, param, requirePrincipal } from '../principal.js';
+import { body, param, requirePrincipal } from '../../core/index.js';
 import { scenarioDocId } from './publish.js';
 import { loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from './types.js';
 import type { ValidationInput } from './validation-kind.js';
@@ -64,7 +64,7 @@ export const createScenario: OperationHandler = async (ctx, deps) => {
   if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario))
     throw invalid(FILE, 'must be an object: a scenario template');
   const t = checkTemplate(scenario, compiled);
-  if (await store.findOne(C.scenarios, { world_version_id: wv._id, template: t.id })) {
+  if (await store.findOne(Collections.scenarios, { world_version_id: wv._id, template: t.id })) {
     throw conflict(`world version ${wv._id} already has scenarios of template "${t.id}"; choose another id`);
   }
   const now = nowIso();
@@ -72,7 +72,7 @@ export const createScenario: OperationHandler = async (ctx, deps) => {
   for (const [i, vars] of t.variants.slice(0, 30).entries()) {
     const s = instantiate(t, i, vars, compiled.manifest.name);
     docs.push(
-      await store.insert<ScenarioDoc>(C.scenarios, {
+      await store.insert<ScenarioDoc>(Collections.scenarios, {
         _id: scenarioDocId(wv._id, s.id),
         project_id: p.projectId,
         world_version_id: wv._id,
@@ -93,7 +93,7 @@ export const createScenario: OperationHandler = async (ctx, deps) => {
   const job = await jobsOf(deps).create({
     projectId: p.projectId,
     kind: 'world_validation',
-    input: input as unknown as Record<string, unknown>,
+    input,
   });
   return accepted({
     job_id: job._id,
@@ -109,7 +109,7 @@ export const validateWorldVersion: OperationHandler = async (ctx, deps) => {
   const wv = await loadWorldVersion(store, p.projectId, param(ctx, 'wv_id'));
   published(wv);
   const docs = await store.find<ScenarioDoc>(
-    C.scenarios,
+    Collections.scenarios,
     { world_version_id: wv._id, status: { $in: ['approved', 'pending_approval'] } },
     { sort: { field: 'scenario_id', direction: 'asc' } },
   );
@@ -117,7 +117,7 @@ export const validateWorldVersion: OperationHandler = async (ctx, deps) => {
   const job = await jobsOf(deps).create({
     projectId: p.projectId,
     kind: 'world_validation',
-    input: input as unknown as Record<string, unknown>,
+    input,
   });
   return accepted({ job_id: job._id, world_version_id: wv._id, scenarios: docs.length });
 };

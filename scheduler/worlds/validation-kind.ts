@@ -1,7 +1,7 @@
-import { C } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
-import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-worker/builds/index.js';
+import { Collections } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
+import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-worker/index.js';
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { reportOf } from './publish.js';
 import type { ScenarioDoc, ScenarioStatus, WorldVersionDoc } from './types.js';
@@ -35,9 +35,9 @@ export function unfairness(verdict: ScenarioVerdict, trial: TrialResult | undefi
   return [];
 }
 
-async function versionOf(ctx: PhaseContext): Promise<WorldVersionDoc> {
-  const { world_version_id } = ctx.input as unknown as ValidationInput;
-  const wv = await ctx.deps.adapters.store.get<WorldVersionDoc>(C.worldVersions, world_version_id);
+async function versionOf(ctx: PhaseContext<ValidationInput>): Promise<WorldVersionDoc> {
+  const { world_version_id } = ctx.input;
+  const wv = await ctx.deps.adapters.store.get<WorldVersionDoc>(Collections.worldVersions, world_version_id);
   if (!wv?.compiled || !wv.source_digest)
     throw new ServiceError('gone', `world version ${world_version_id} is not a published version any more`);
   return wv;
@@ -52,23 +52,23 @@ async function versionOf(ctx: PhaseContext): Promise<WorldVersionDoc> {
  * (a caller's new scenario that passes is approved when the version auto-approves, else
  * waits for approval).
  */
-export const worldValidationKind: JobKind = {
+export const worldValidationKind: JobKind<ValidationInput> = {
   kind: 'world_validation',
   phaseEvents: { started: 'compiler.phase.started', finished: 'compiler.phase.finished' },
   phases: [
     {
       name: 'replay',
       async run(ctx) {
-        const { scenario_ids } = ctx.input as unknown as ValidationInput;
+        const { scenario_ids } = ctx.input;
         const wv = await versionOf(ctx);
         let done = 0;
         for (const id of scenario_ids) {
           const saved = ctx.checkpoint<ValidationState>().verdicts ?? {};
           if (saved[id]) continue;
           await ctx.stopIfRequested();
-          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
+          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(Collections.scenarios, id);
           if (!sc) continue;
-          const { verdicts } = await callWorker<{ verdicts: ScenarioVerdict[] }>(
+          const { verdicts } = await callWorker(
             ctx,
             BUILD_WORK.replay,
             { scenarios: [sc.specification], times: 2, images: wv.compiled!.images },
@@ -104,7 +104,7 @@ export const worldValidationKind: JobKind = {
     {
       name: 'agent_trial',
       async run(ctx) {
-        const { scenario_ids } = ctx.input as unknown as ValidationInput;
+        const { scenario_ids } = ctx.input;
         const wv = await versionOf(ctx);
         const verdicts = ctx.checkpoint<ValidationState>().verdicts ?? {};
         const fairOnes = scenario_ids.filter((id) => verdicts[id]?.passed);
@@ -113,9 +113,9 @@ export const worldValidationKind: JobKind = {
           const saved = ctx.checkpoint<ValidationState>().trials ?? {};
           if (saved[id]) continue;
           await ctx.stopIfRequested();
-          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(C.scenarios, id);
+          const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(Collections.scenarios, id);
           if (!sc) continue;
-          const { trials } = await callWorker<{ trials: TrialResult[] }>(
+          const { trials } = await callWorker(
             ctx,
             BUILD_WORK.trial,
             { scenarios: [sc.specification], images: wv.compiled!.images },
@@ -140,14 +140,14 @@ export const worldValidationKind: JobKind = {
     {
       name: 'decide',
       async run(ctx) {
-        const { scenario_ids, mode } = ctx.input as unknown as ValidationInput;
+        const { scenario_ids, mode } = ctx.input;
         const wv = await versionOf(ctx);
         const { verdicts = {}, trials = {} } = ctx.checkpoint<ValidationState>();
         const store = ctx.deps.adapters.store;
         const withdrawn: Array<{ scenario_id: string; reasons: string[] }> = [];
         const outcome: Array<{ id: string; scenario_id: string; status: ScenarioStatus }> = [];
         for (const id of scenario_ids) {
-          const sc = await store.get<ScenarioDoc>(C.scenarios, id);
+          const sc = await store.get<ScenarioDoc>(Collections.scenarios, id);
           const verdict = verdicts[id];
           if (!sc || !verdict) continue;
           const trial = trials[id];
@@ -163,14 +163,14 @@ export const worldValidationKind: JobKind = {
             passed: reasons.length === 0,
             problems: reasons,
           };
-          await store.update(C.scenarios, id, { status, validation_report: report, updated_at: nowIso() });
+          await store.update(Collections.scenarios, id, { status, validation_report: report, updated_at: nowIso() });
           outcome.push({ id, scenario_id: sc.scenario_id, status });
         }
         const report = {
           ...(wv.validation_report ?? {}),
           last_validation: { job_id: ctx.job._id, mode, at: nowIso(), validated: outcome.length, withdrawn },
         };
-        await store.update(C.worldVersions, wv._id, { validation_report: report, updated_at: nowIso() });
+        await store.update(Collections.worldVersions, wv._id, { validation_report: report, updated_at: nowIso() });
         ctx.setResult({ world_version_id: wv._id, validated: outcome.length, withdrawn, scenarios: outcome });
       },
     },

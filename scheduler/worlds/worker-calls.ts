@@ -1,6 +1,10 @@
-import { ServiceError, toServiceError } from '../../core/errors.js';
+import { ServiceError, toServiceError } from '../../core/index.js';
 import { getArchive } from '../applications/index.js';
+import type { WorkAnswer, WorkKind, WorkPayload } from '../../world-worker/index.js';
 import type { PhaseContext } from '../jobs/index.js';
+
+/** A work payload without its source reference, which `callWorker` adds from `sourceDigest`. */
+export type SourcelessPayload<K extends WorkKind> = Omit<WorkPayload<K>, 'digest' | 'archive_b64'>;
 
 /** How long a phase waits for a world-worker to appear or come back before the job fails. */
 const WORKER_WAIT_MS = 120_000;
@@ -18,12 +22,12 @@ const WORKER_WAIT_MS = 120_000;
  * Work handlers report application failures as answers, so `unavailable` here always
  * means the worker, never the application.
  */
-export async function callWorker<T>(
+export async function callWorker<K extends WorkKind>(
   ctx: PhaseContext,
-  kind: string,
-  payload: Record<string, unknown>,
+  kind: K,
+  payload: SourcelessPayload<K>,
   sourceDigest?: string,
-): Promise<T> {
+): Promise<WorkAnswer<K>> {
   const { workers, adapters } = ctx.deps;
   const deadline = Date.now() + WORKER_WAIT_MS;
   let withArchive: string | null = null;
@@ -37,10 +41,13 @@ export async function callWorker<T>(
     const worker = live[0];
     if (worker) {
       try {
-        const body = sourceDigest
-          ? { ...payload, digest: sourceDigest, ...(withArchive ? { archive_b64: withArchive } : {}) }
-          : payload;
-        return (await workers.execute(worker.address, kind, body)) as T;
+        // the source reference is the one part of the payload filled in here
+        const body = (
+          sourceDigest
+            ? { ...payload, digest: sourceDigest, ...(withArchive ? { archive_b64: withArchive } : {}) }
+            : payload
+        ) as WorkPayload<K>;
+        return await workers.execute(worker.address, kind, body);
       } catch (err) {
         const e = toServiceError(err);
         const missing = (e.details as { missing_source?: string } | undefined)?.missing_source;

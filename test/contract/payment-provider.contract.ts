@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { expectError } from '../support/expect-error.js';
 import type { DocumentStore } from '../../core/ports.js';
 import type { PaymentProvider } from '../../billing/payment-provider.js';
-import { createWorkspace, type OrganizationDoc } from '../../scheduler/workspaces.js';
+import { createWorkspace, type OrganizationDoc } from '../../accounts/workspaces.js';
 
 /** What a payment-provider runner hands the contract. */
 export interface ProviderHarness {

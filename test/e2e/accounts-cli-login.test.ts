@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { C } from '../../core/collections.js';
-import { USER_CODE_ALPHABET } from '../../scheduler/accounts/cli-login-codes.js';
+import { Collections } from '../../core/collections.js';
+import { USER_CODE_ALPHABET } from '../../accounts/cli-login-codes.js';
 import { browser, uniqueEmail, type Browser } from '../support/accounts-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
@@ -42,7 +42,7 @@ describe('accounts: terminal sign-in (device flow)', function () {
     expect(s.expires_in).to.equal(600);
     expect(s.interval).to.be.a('number').greaterThan(0);
     expect((await poll(s.device_code)).body).to.deep.equal({ status: 'pending' });
-    const stored = await t.svc.adapters.store.findOne<any>(C.cliLogins, { user_code: s.user_code });
+    const stored = await t.svc.adapters.store.findOne<any>(Collections.cliLogins, { user_code: s.user_code });
     expect(JSON.stringify(stored)).not.to.contain(s.device_code);
   });
 
@@ -92,7 +92,7 @@ describe('accounts: terminal sign-in (device flow)', function () {
     const answers = await Promise.all(Array.from({ length: 6 }, () => poll(s.device_code)));
     expect(answers.every((a) => a.status === 200 && a.body.status === 'approved')).to.equal(true);
     expect(answers.filter((a) => a.body.api_key)).to.have.length(1);
-    expect(await t.svc.adapters.store.count(C.apiKeys, { project_id: projectId, name: 'racer' })).to.equal(1);
+    expect(await t.svc.adapters.store.count(Collections.apiKeys, { project_id: projectId, name: 'racer' })).to.equal(1);
   });
 
   it('a denied request polls denied and cannot be approved afterwards', async () => {
@@ -105,9 +105,11 @@ describe('accounts: terminal sign-in (device flow)', function () {
 
   it('a request expires after its 10 minutes: the poll says expired and approval answers 410', async () => {
     const s = await start('slow');
-    const doc = await t.svc.adapters.store.findOne<any>(C.cliLogins, { user_code: s.user_code });
+    const doc = await t.svc.adapters.store.findOne<any>(Collections.cliLogins, { user_code: s.user_code });
     expect(Date.parse(doc.expires_at) - Date.parse(doc.created_at)).to.equal(600_000);
-    await t.svc.adapters.store.update(C.cliLogins, doc._id, { expires_at: new Date(Date.now() - 1).toISOString() });
+    await t.svc.adapters.store.update(Collections.cliLogins, doc._id, {
+      expires_at: new Date(Date.now() - 1).toISOString(),
+    });
     expect((await poll(s.device_code)).body).to.deep.equal({ status: 'expired' });
     expect((await owner.post(`/v1/cli/logins/${s.user_code}/approve`)).status).to.equal(410);
     expect((await owner.get(`/v1/cli/logins/${s.user_code}`)).body.status).to.equal('expired');
@@ -116,10 +118,12 @@ describe('accounts: terminal sign-in (device flow)', function () {
   it('an approval whose key was not collected before expiry hands out nothing', async () => {
     const s = await start('late');
     await owner.post(`/v1/cli/logins/${s.user_code}/approve`);
-    const doc = await t.svc.adapters.store.findOne<any>(C.cliLogins, { user_code: s.user_code });
-    await t.svc.adapters.store.update(C.cliLogins, doc._id, { expires_at: new Date(Date.now() - 1).toISOString() });
+    const doc = await t.svc.adapters.store.findOne<any>(Collections.cliLogins, { user_code: s.user_code });
+    await t.svc.adapters.store.update(Collections.cliLogins, doc._id, {
+      expires_at: new Date(Date.now() - 1).toISOString(),
+    });
     expect((await poll(s.device_code)).body).to.deep.equal({ status: 'expired' });
-    expect(await t.svc.adapters.store.count(C.apiKeys, { name: 'late' })).to.equal(0);
+    expect(await t.svc.adapters.store.count(Collections.apiKeys, { name: 'late' })).to.equal(0);
   });
 
   it('only an owner or admin approves: a write+evaluator key gets 403, and may still look at the request', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { C } from '../../core/collections.js';
-import { monthOf } from '../../scheduler/accounts/organization-usage.js';
+import { Collections } from '../../core/collections.js';
+import { monthOf } from '../../billing/organization-usage.js';
 import { browser, uniqueEmail, type Browser } from '../support/accounts-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
@@ -27,30 +27,30 @@ describe('accounts: operator administration', function () {
     const month = monthOf();
     const now = new Date().toISOString();
     const lastMonth = new Date(Date.parse(month.start) - 1000).toISOString();
-    await store.insert(C.jobs, {
+    await store.insert(Collections.jobs, {
       _id: 'job_op_1',
       project_id: ws.projectId,
       kind: 'world_build',
       spent_usd: 1.25,
       created_at: now,
     });
-    await store.insert(C.jobs, {
+    await store.insert(Collections.jobs, {
       _id: 'job_op_2',
       project_id: ws.projectId,
       kind: 'run_shard',
       spent_usd: 0.5,
       created_at: now,
     });
-    await store.insert(C.jobs, {
+    await store.insert(Collections.jobs, {
       _id: 'job_op_3',
       project_id: ws.projectId,
       kind: 'world_build',
       spent_usd: 9,
       created_at: lastMonth,
     });
-    await store.insert(C.runEpisodes, { _id: 'ep_op_1', project_id: ws.projectId, created_at: now });
-    await store.insert(C.runEpisodes, { _id: 'ep_op_2', project_id: ws.projectId, created_at: now });
-    await store.insert(C.runEpisodes, { _id: 'ep_op_3', project_id: ws.projectId, created_at: lastMonth });
+    await store.insert(Collections.runEpisodes, { _id: 'ep_op_1', project_id: ws.projectId, created_at: now });
+    await store.insert(Collections.runEpisodes, { _id: 'ep_op_2', project_id: ws.projectId, created_at: now });
+    await store.insert(Collections.runEpisodes, { _id: 'ep_op_3', project_id: ws.projectId, created_at: lastMonth });
 
     const r = await operator.get('/v1/admin/organizations');
     expect(r.status).to.equal(200);
@@ -204,7 +204,7 @@ describe('accounts: credential references', function () {
       value: 'sk-live-123',
     });
     expect(secret.status).to.equal(422);
-    expect(JSON.stringify(await t.svc.adapters.store.find(C.credentials, {}))).not.to.contain('sk-live-123');
+    expect(JSON.stringify(await t.svc.adapters.store.find(Collections.credentials, {}))).not.to.contain('sk-live-123');
     expect((await admin.post('/v1/credentials', { name: 'dup', kind: 'application', env_var: 'A' })).status).to.equal(
       201,
     );

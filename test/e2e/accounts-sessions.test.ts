@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { browser, uniqueEmail } from '../support/accounts-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
@@ -68,7 +68,7 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
   it('stores only a hash of the session token, with a 12-hour expiry', async () => {
     const b = browser(t.url);
     const r = await b.post('/v1/auth/signup', { name: 'Hash', email: uniqueEmail('hash'), password: PASSWORD });
-    const doc = await t.svc.adapters.store.get<any>(C.sessions, r.body.session.id);
+    const doc = await t.svc.adapters.store.get<any>(Collections.sessions, r.body.session.id);
     expect(doc.token_hash).to.match(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(doc)).not.to.contain(b.session!);
     expect(Date.parse(doc.expires_at) - Date.parse(doc.created_at)).to.equal(12 * 3600_000);
@@ -90,7 +90,7 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
   it('an expired session is refused', async () => {
     const b = browser(t.url);
     const r = await b.post('/v1/auth/signup', { name: 'Old', email: uniqueEmail('old'), password: PASSWORD });
-    await t.svc.adapters.store.update(C.sessions, r.body.session.id, {
+    await t.svc.adapters.store.update(Collections.sessions, r.body.session.id, {
       expires_at: new Date(Date.now() - 1000).toISOString(),
     });
     expect((await b.get('/v1/me')).status).to.equal(401);
@@ -153,7 +153,7 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
   it('stores the password as an Argon2id hash with OWASP parameters, never the password', async () => {
     const email = uniqueEmail('argon');
     await browser(t.url).post('/v1/auth/signup', { name: 'Argon', email, password: PASSWORD });
-    const user = await t.svc.adapters.store.findOne<any>(C.users, { email });
+    const user = await t.svc.adapters.store.findOne<any>(Collections.users, { email });
     const m = /^\$argon2id\$v=19\$([^$]+)\$/.exec(user.password_hash);
     expect(m, user.password_hash).to.not.equal(null);
     const params = Object.fromEntries(m![1]!.split(',').map((kv) => kv.split('=')));
@@ -233,7 +233,7 @@ describe('accounts: server settings', function () {
       });
       expect(r.status).to.equal(403);
       expect(r.body.detail).to.match(/closed/);
-      expect(await t.svc.adapters.store.count(C.users, {})).to.equal(0);
+      expect(await t.svc.adapters.store.count(Collections.users, {})).to.equal(0);
     } finally {
       await t.close();
     }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { LOGIN_THROTTLE } from '../../scheduler/accounts/login-throttle.js';
+import { LOGIN_THROTTLE } from '../../accounts/login-throttle.js';
 import { browser, uniqueEmail } from '../support/accounts-browser.js';
 import { startTestService, type TestService } from '../support/service.js';
 

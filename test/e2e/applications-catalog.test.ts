@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { readCatalogIndex, type CatalogEntry } from '../../catalog/index.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 describe('POST /v1/applications/import-catalog', function () {
@@ -38,7 +38,7 @@ describe('POST /v1/applications/import-catalog', function () {
 
   it('on the team plan registers every catalog application in catalog order, once', async () => {
     const ws = await t.workspace('Team');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     const c = client(t.url, ws.key);
     const r = await c.post('/v1/applications/import-catalog');
     expect(r.status).to.equal(201);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readCatalogIndex } from '../../catalog/index.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp, copyDir, packDir, rawTarGz, uploadSource, type RawEntry } from '../support/sources.js';
 
@@ -22,7 +22,7 @@ describe('applications: source archive upload (multipart part "file", .tar.gz)',
   before(async () => {
     t = await startTestService();
     const ws = await t.workspace('Uploads');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     key = ws.key;
     admin = client(t.url, key);
     appId = (await admin.post('/v1/applications', { name: 'uploaded', source: { kind: 'upload' } })).body.id;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp, makeGitRepo } from '../support/sources.js';
 
@@ -22,7 +22,7 @@ describe('applications: create, list, get, delete with the rules of spec section
     outside = mkdtempSync(path.join(tmpdir(), 'crucible-outside-'));
     t = await startTestService({ SERVICE_SOURCE_ROOTS: roots });
     ws = await t.workspace('Apps');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
     repo = makeGitRepo(path.join(roots, 'shop-repo'), catalogApp('shop-support'));
     mkdirSync(path.join(roots, 'apps', 'shop'), { recursive: true });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { LocalPaymentProvider } from '../../billing/local-provider.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 /** POSTs a raw notification to the webhook exactly as a provider would. */
@@ -51,7 +51,9 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     expect(billing.plan.limits.allowance_usd).to.equal(100);
     expect(billing.usage.allowance_usd).to.equal(100);
     expect(billing.subscription).to.include({ status: 'active', item: 'pro_monthly', provider: 'local' });
-    expect(await t.svc.adapters.store.count(C.billingEvents, { organization_id: ws.organizationId })).to.equal(1);
+    expect(
+      await t.svc.adapters.store.count(Collections.billingEvents, { organization_id: ws.organizationId }),
+    ).to.equal(1);
   });
 
   it('a forged, tampered or missing signature answers 400 and changes nothing', async () => {
@@ -82,7 +84,7 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     const n = await provider.completionNotification(co.body.session_id);
     expect((await notify(t, n.body, n.signature)).status).to.equal(200);
     expect((await notify(t, n.body, n.signature)).body.applied).to.equal(false);
-    const credits = await t.svc.adapters.store.find<any>(C.credits, { organization_id: ws.organizationId });
+    const credits = await t.svc.adapters.store.find<any>(Collections.credits, { organization_id: ws.organizationId });
     expect(credits.map((x) => [x.kind, x.quantity])).to.deep.equal([['episodes', 3000]]);
     const billing = (await c.get('/v1/billing')).body;
     expect(billing.counts.credits.episodes).to.equal(3000);
@@ -128,7 +130,9 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     const done = await fetch(pageUrl, { method: 'POST' });
     expect(done.status, await done.clone().text()).to.equal(200);
     expect((await c.get('/v1/billing')).body.counts.credits.builds).to.equal(2);
-    expect(await t.svc.adapters.store.count(C.billingEvents, { organization_id: ws.organizationId })).to.equal(1);
+    expect(
+      await t.svc.adapters.store.count(Collections.billingEvents, { organization_id: ws.organizationId }),
+    ).to.equal(1);
     expect(await (await fetch(pageUrl)).text()).to.include('complete');
     const portal = (await c.post('/v1/billing/portal')).body.url;
     const portalPage = await fetch(`${t.url}${new URL(portal).pathname}`);
@@ -145,7 +149,7 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     const appId = imported.body.registered[0].id;
     // a job of this month that spent the whole free allowance ($5)
     const now = new Date().toISOString();
-    await t.svc.adapters.store.insert(C.jobs, {
+    await t.svc.adapters.store.insert(Collections.jobs, {
       _id: `job_spent_${ws.projectId}`,
       project_id: ws.projectId,
       kind: 'world_build',
@@ -158,7 +162,7 @@ describe('billing: checkout, webhook, change, portal and sync (local provider)',
     const refused = await c.post('/v1/world-builds', { application_id: appId });
     expect(refused.status, JSON.stringify(refused.body)).to.equal(402);
     expect(refused.body.detail).to.include('the monthly model-spend allowance is used up');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'pro' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'pro' });
     const started = await c.post('/v1/world-builds', { application_id: appId });
     expect(started.status, JSON.stringify(started.body)).to.equal(202);
     // no need to let the build run: stop it

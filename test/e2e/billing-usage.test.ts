@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { PRICE_TABLE } from '../../core/models/prices.js';
 import {
   catalogWorkspace,
@@ -43,15 +43,18 @@ describe('billing: usage, billing, pricing and dashboard', function () {
 
   it("counts this month's spend from the jobs and episodes that exist, by kind", async () => {
     const store = t.svc.adapters.store;
-    const build = await store.findOne<any>(C.jobs, { project_id: cw.ws.projectId, kind: 'world_build' });
-    const episodes = await store.find<any>(C.runEpisodes, { run_id: runId });
+    const build = await store.findOne<any>(Collections.jobs, { project_id: cw.ws.projectId, kind: 'world_build' });
+    const episodes = await store.find<any>(Collections.runEpisodes, { run_id: runId });
     expect(build).to.not.equal(null);
     expect(episodes.length).to.be.greaterThan(0);
     // give the records a price, as a paid model would have
-    await store.update(C.jobs, build._id, { spent_usd: 1.25 });
-    for (const e of episodes) await store.update(C.runEpisodes, e._id, { cost_usd: 0.01 });
-    const validation = await store.findOne<any>(C.jobs, { project_id: cw.ws.projectId, kind: 'world_validation' });
-    if (validation) await store.update(C.jobs, validation._id, { spent_usd: 0.5 });
+    await store.update(Collections.jobs, build._id, { spent_usd: 1.25 });
+    for (const e of episodes) await store.update(Collections.runEpisodes, e._id, { cost_usd: 0.01 });
+    const validation = await store.findOne<any>(Collections.jobs, {
+      project_id: cw.ws.projectId,
+      kind: 'world_validation',
+    });
+    if (validation) await store.update(Collections.jobs, validation._id, { spent_usd: 0.5 });
 
     const u = await cw.admin.get('/v1/usage');
     expect(u.status).to.equal(200);
@@ -69,7 +72,7 @@ describe('billing: usage, billing, pricing and dashboard', function () {
   });
 
   it('has no allowance on the enterprise plan', async () => {
-    await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
+    await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
     try {
       const u = (await cw.admin.get('/v1/usage')).body;
       expect(u.allowance_usd).to.equal(null);
@@ -78,7 +81,7 @@ describe('billing: usage, billing, pricing and dashboard', function () {
       expect(b.plan).to.include({ name: 'enterprise', overridden: true });
       expect(b.plan.limits.allowance_usd).to.equal(null);
     } finally {
-      await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, { plan_override: 'team' });
+      await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'team' });
     }
   });
 
@@ -123,11 +126,11 @@ describe('billing: usage, billing, pricing and dashboard', function () {
     const store = t.svc.adapters.store;
     const mine = { project_id: cw.ws.projectId };
     expect(d.body.counts).to.deep.equal({
-      applications: await store.count(C.applications, mine),
-      worlds: await store.count(C.worlds, mine),
-      world_versions: await store.count(C.worldVersions, mine),
+      applications: await store.count(Collections.applications, mine),
+      worlds: await store.count(Collections.worlds, mine),
+      world_versions: await store.count(Collections.worldVersions, mine),
       published_versions: 1,
-      profiles: await store.count(C.profiles, mine),
+      profiles: await store.count(Collections.profiles, mine),
       runs: 1,
     });
     expect(d.body.counts.applications).to.be.greaterThan(0);

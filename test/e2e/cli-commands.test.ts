@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { cli } from '../support/cli-process.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
@@ -21,7 +21,7 @@ describe('cli: client commands against a running server', function () {
     t = await startTestService();
     const ws = await t.workspace('CLI team');
     key = ws.key;
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     env = { SERVICE_URL: t.url, SERVICE_API_KEY: key, HOME: t.dataDir };
   });
   after(async () => t?.close());

@@ -5,7 +5,7 @@ import { ApiClient, ApiError } from '../../cli/api-client.js';
 import type { StreamEvent } from '../../cli/event-stream.js';
 import { buildAndWait, events as pageEvents } from '../support/builds.js';
 import { client, startTestService, type TestService } from '../support/service.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 
 /**
  * A TCP proxy in front of the gateway that cuts each of its first `cuts` connections once
@@ -63,7 +63,7 @@ describe("the CLI's event streams reconnect from the last event after a lost con
     t = await startTestService();
     const ws = await t.workspace('Streams');
     key = ws.key;
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     const admin = client(t.url, key);
     appId = (await admin.post('/v1/applications/import-catalog')).body.registered[0].id;
     finishedJob = (await buildAndWait(admin, { application_id: appId })).job.id;

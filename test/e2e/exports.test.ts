@@ -5,7 +5,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { extract } from 'tar';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { waitJob } from '../support/builds.js';
 import {
   catalogWorkspace,
@@ -243,9 +243,9 @@ describe('exports: datasets, bundles and artifacts', function () {
 
   it('a bundle whose job fails leaves a failed artifact (download 409); retrying the job makes it ready', async () => {
     const store = t.svc.adapters.store;
-    const digest = ((await store.get(C.worldVersions, wv)) as any).source_digest as string;
-    const meta = (await store.get(C.sourceArchives, digest))!;
-    await store.delete(C.sourceArchives, digest);
+    const digest = ((await store.get(Collections.worldVersions, wv)) as any).source_digest as string;
+    const meta = (await store.get(Collections.sourceArchives, digest))!;
+    await store.delete(Collections.sourceArchives, digest);
     const r = await cw.admin.post(`/v1/world-versions/${wv}/bundle`);
     expect(r.status).to.equal(202);
     const job = await waitJob(cw.admin, r.body.job_id);
@@ -254,7 +254,7 @@ describe('exports: datasets, bundles and artifacts', function () {
     expect(art).to.include({ status: 'failed', size_bytes: null });
     expect(art.error).to.match(/source archive/);
     expect((await cw.admin.get(`/v1/artifacts/${art.id}/download`)).status).to.equal(409);
-    await store.insert(C.sourceArchives, meta);
+    await store.insert(Collections.sourceArchives, meta);
     expect((await cw.admin.post(`/v1/jobs/${job.id}/commands`, { command: 'retry' })).status).to.be.lessThan(300);
     expect(
       (await waitJob(cw.admin, job.id, (j) => j.status === 'succeeded' || (j.status === 'failed' && j.attempts > 1)))

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import {
   catalogWorkspace,
   evaluate,
@@ -45,7 +45,7 @@ describe('runs: episodes running at once in one organization', function () {
   after(async () => t?.close());
 
   const limitTo = (n: number | null) =>
-    t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, {
+    t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, {
       limits_override: n === null ? null : { concurrent_episodes: n },
     });
 

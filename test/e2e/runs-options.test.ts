@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import {
   catalogWorkspace,
@@ -206,7 +206,7 @@ describe('runs: evaluation options and refusals', function () {
     expect((await post({ world_version_id: wv, profile_ids: [reference.id], budget_usd: -1 })).status).to.equal(422);
     expect((await post({ world_version_id: wv, profile_ids: [] })).status).to.equal(422);
 
-    await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, {
+    await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, {
       limits_override: { episodes_per_month: 1 },
     });
     try {
@@ -214,7 +214,7 @@ describe('runs: evaluation options and refusals', function () {
       expect(over.status).to.equal(402);
       expect(over.body.detail).to.match(/episodes/);
     } finally {
-      await t.svc.adapters.store.update(C.organizations, cw.ws.organizationId, { limits_override: null });
+      await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { limits_override: null });
     }
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { startEmbedded, type EmbeddedService } from '../../cli/roles.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { createLogger } from '../../core/log.js';
 import { events, waitEvent, waitJob } from '../support/builds.js';
 import { client, startTestService, type TestService } from '../support/service.js';
@@ -21,7 +21,7 @@ describe('world build jobs: pause, resume, stop, retry and a restart mid-build',
   before(async () => {
     t = await startTestService();
     const ws = await t.workspace('Commands');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
     appId = (await admin.post('/v1/applications/import-catalog')).body.registered[0].id;
   });
@@ -84,7 +84,7 @@ describe('world build jobs: pause, resume, stop, retry and a restart mid-build',
 
   it('deleting the application stops its running build; the world and version stay readable', async () => {
     const ws = await t.workspace('Deleting');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     const c = client(t.url, ws.key);
     const id = (await c.post('/v1/applications/import-catalog')).body.registered[0].id;
     const r = await c.post('/v1/world-builds', { application_id: id, scenario_target: 6 });

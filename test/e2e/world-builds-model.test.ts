@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { buildAndWait } from '../support/builds.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp } from '../support/sources.js';
@@ -68,7 +68,7 @@ describe('world builds with a model: proposals validated by schema, spend and bu
     process.env[KEY_VAR] = 'sk-test-build';
     t = await startTestService({ OPENAI_BASE_URL: endpoint.url });
     const ws = await t.workspace('Models');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
     expect(
       (await admin.post('/v1/credentials', { name: 'provider', kind: 'model_provider', env_var: KEY_VAR })).status,

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readCatalogIndex } from '../../catalog/index.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { buildAndWait } from '../support/builds.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp, copyDir, git, makeGitRepo } from '../support/sources.js';
@@ -41,9 +41,9 @@ describe('world builds from git repositories and local folders, repair, and fail
 
   before(async () => {
     roots = mkdtempSync(path.join(tmpdir(), 'crucible-build-roots-'));
-    t = await startTestService({ SERVICE_SOURCE_ROOTS: roots });
+    t = await startTestService({ SERVICE_SOURCE_ROOTS: roots, SANDBOX_TRUST_TENANT_CODE: 'true' });
     const ws = await t.workspace('Sources');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
     shopDigest = (await readCatalogIndex()).find((e) => e.name === 'shop-support')!.digest;
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { readCatalogIndex } from '../../catalog/index.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { buildAndWait, events } from '../support/builds.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
@@ -17,7 +17,7 @@ describe('world builds of every catalog application', function () {
   before(async () => {
     t = await startTestService();
     ws = await t.workspace('Builders');
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
     apps = (await admin.post('/v1/applications/import-catalog')).body.registered;
     expect(apps.map((a) => a.name)).to.deep.equal((await readCatalogIndex()).map((e) => e.name));
@@ -184,14 +184,16 @@ describe('world builds of every catalog application', function () {
     // the builds the tests above started this month: the limit is set right at it
     const started = (await admin.get('/v1/jobs?kind=world_build')).body.length;
     expect(started).to.be.at.least(3);
-    await store.update(C.organizations, ws.organizationId, { limits_override: { builds_per_month: started } });
+    await store.update(Collections.organizations, ws.organizationId, {
+      limits_override: { builds_per_month: started },
+    });
     try {
       const over = await admin.post('/v1/world-builds', { application_id: apps[0]!.id });
       expect(over.status).to.equal(402);
       expect(over.body.detail).to.equal(
         `the team plan allows ${started} world builds in ${month} and ${started} have been started; add build credits or change plan`,
       );
-      await store.insert(C.credits, {
+      await store.insert(Collections.credits, {
         _id: `crd_test_${Date.now()}`,
         organization_id: ws.organizationId,
         month,
@@ -210,7 +212,7 @@ describe('world builds of every catalog application', function () {
         `the team plan allows ${started + 1} world builds in ${month} and ${started + 1} have been started; add build credits or change plan`,
       );
     } finally {
-      await store.update(C.organizations, ws.organizationId, { limits_override: null });
+      await store.update(Collections.organizations, ws.organizationId, { limits_override: null });
     }
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { buildAndWait, waitJob } from '../support/builds.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp } from '../support/sources.js';
@@ -22,7 +22,7 @@ describe('scenarios: approval, caller scenarios and world-version validation', f
     t = await startTestService();
     const ws = await t.workspace('Scenarios');
     projectId = ws.projectId;
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
     const appId = (await admin.post('/v1/applications/import-catalog')).body.registered[0].id;
     waiting = await buildAndWait(admin, { application_id: appId, scenario_target: 3, auto_approve: false });
@@ -126,7 +126,7 @@ describe('scenarios: approval, caller scenarios and world-version validation', f
     const spec = victim.specification;
     const finalChecks = spec.checks[String(spec.final_goal_version)];
     finalChecks.push({ name: 'impossible', kind: 'told', contains: ['a sentence nobody says'] });
-    await t.svc.adapters.store.update(C.scenarios, victim.id, { specification: spec });
+    await t.svc.adapters.store.update(Collections.scenarios, victim.id, { specification: spec });
 
     const r = await admin.post(`/v1/world-versions/${auto.build.world_version_id}/validate`);
     expect(r.status).to.equal(202);

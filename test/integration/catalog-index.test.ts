@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { digestFolder } from '../../catalog/digest.js';
 import { entryDir, readCatalogIndex, type CatalogEntry } from '../../catalog/index.js';
 import { listFiles } from '../../catalog/digest.js';
-import { expandScenarios, loadApplicationSource, type ApplicationSource } from '../../world-worker/compiler/index.js';
+import { expandScenarios, loadApplicationSource, type ApplicationSource } from '../../world/index.js';
 
 /** The packaged catalog: index order and digests, and what every application must offer. */
 const entries = await readCatalogIndex();

@@ -13,7 +13,7 @@ import {
   type ReplayOptions,
   type ReplayResult,
   type Scenario,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 import { ChildProcessSandboxes } from '../../world-worker/sandboxes/index.js';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { EpisodeState, FaultMode } from '../../episode-actor/index.js';
-import { loadApplicationSource, type ApplicationSource, type Scenario } from '../../world-worker/compiler/index.js';
+import { loadApplicationSource, type ApplicationSource, type Scenario } from '../../world/index.js';
 import { ChildProcessSandboxes } from '../../world-worker/sandboxes/index.js';
 import { CATALOG_APPS, scenariosOf, startEpisode } from '../support/episode-harness.js';
 

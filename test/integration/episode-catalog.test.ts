@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { checkEventData } from '../../core/event-types.js';
 import type { EpisodeState, EpisodeSummary } from '../../episode-actor/index.js';
-import { loadApplicationSource, type ApplicationSource } from '../../world-worker/compiler/index.js';
+import { loadApplicationSource, type ApplicationSource } from '../../world/index.js';
 import { ChildProcessSandboxes } from '../../world-worker/sandboxes/index.js';
 import { CATALOG_APPS, runEpisode, scenariosOf, type RecordingEvents } from '../support/episode-harness.js';
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { OpenAiModelClient } from '../../core/models/index.js';
 import { PLATFORM_DEFAULT_PROMPT, createAgentPolicy, profileWithDefaults } from '../../episode-actor/index.js';
-import { loadApplicationSource } from '../../world-worker/compiler/index.js';
+import { loadApplicationSource } from '../../world/index.js';
 import { ChildProcessSandboxes } from '../../world-worker/sandboxes/index.js';
 import { CATALOG_APPS, scenariosOf, startEpisode } from '../support/episode-harness.js';
 import {

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chooseAdapters } from '../../core/choose-adapters.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { loadConfig } from '../../core/config.js';
 import { ServiceError } from '../../core/errors.js';
 import { EventLog } from '../../core/event-log.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { createLogger } from '../../core/log.js';
-import type { SchedulerDeps } from '../../scheduler/context.js';
+import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
 import { applyCommand, JobEngine, type JobDoc, type JobKind } from '../../scheduler/jobs/index.js';
 import { WorkerRegistry } from '../../scheduler/workers.js';
 
@@ -20,7 +20,7 @@ class Gates {
 }
 
 function testKinds(gates: Gates): JobKind[] {
-  const counting: JobKind = {
+  const counting: JobKind<{ fail_last?: boolean }> = {
     kind: 'test_counting',
     phaseEvents: { started: 'compiler.phase.started', finished: 'compiler.phase.finished' },
     phases: [
@@ -77,7 +77,13 @@ async function makeDeps(dataDir: string, env: Record<string, string> = {}): Prom
   const config = loadConfig({ SERVICE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const logger = createLogger('silent');
   const adapters = await chooseAdapters(config, logger);
-  return { config, adapters, logger, workers: new WorkerRegistry(adapters.leases, logger) };
+  return {
+    config,
+    adapters,
+    logger,
+    workers: new WorkerRegistry(adapters.leases, logger),
+    state: new SchedulerState(),
+  };
 }
 
 async function waitFor<T>(
@@ -101,7 +107,7 @@ describe('server-job engine (SQLite store, in-process and Redis leases)', functi
   let engine: JobEngine;
   let gates: Gates;
 
-  const job = (id: string) => deps.adapters.store.get<JobDoc>(C.jobs, id) as Promise<JobDoc>;
+  const job = (id: string) => deps.adapters.store.get<JobDoc>(Collections.jobs, id) as Promise<JobDoc>;
   const status = (id: string, s: string) =>
     waitFor(`job ${id} ${s}`, async () => ((await job(id))?.status === s ? job(id) : null));
 
@@ -259,7 +265,7 @@ describe('server-job engine (SQLite store, in-process and Redis leases)', functi
 
   async function fakeQueued(kind: string, patch: Partial<JobDoc> = {}): Promise<JobDoc> {
     const now = nowIso();
-    return deps.adapters.store.insert<JobDoc>(C.jobs, {
+    return deps.adapters.store.insert<JobDoc>(Collections.jobs, {
       _id: newId('job'),
       project_id: 'prj_a',
       kind,

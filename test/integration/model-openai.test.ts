@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
 import {
   ModelCallError,
@@ -143,7 +143,7 @@ describe('models: chains, prices and credentials', () => {
         missing = e;
       }
       expect(missing).to.be.instanceOf(ServiceError).with.property('status', 400);
-      await store.insert(C.credentials, {
+      await store.insert(Collections.credentials, {
         _id: 'cred_1',
         project_id: 'prj_1',
         name: 'old',
@@ -151,7 +151,7 @@ describe('models: chains, prices and credentials', () => {
         env_var: 'OLD_KEY',
         created_at: '2025-01-01T00:00:00Z',
       });
-      await store.insert(C.credentials, {
+      await store.insert(Collections.credentials, {
         _id: 'cred_2',
         project_id: 'prj_1',
         name: 'new',
@@ -159,7 +159,7 @@ describe('models: chains, prices and credentials', () => {
         env_var: 'NEW_KEY',
         created_at: '2025-02-01T00:00:00Z',
       });
-      await store.insert(C.credentials, {
+      await store.insert(Collections.credentials, {
         _id: 'cred_3',
         project_id: 'prj_1',
         name: 'app',

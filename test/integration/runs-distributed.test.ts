@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { adminCreateWorkspace } from '../../cli/admin.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { loadConfig } from '../../core/config.js';
 import { SqliteStore } from '../../core/adapters/index.js';
 import { SQLITE_FILE } from '../../core/choose-adapters.js';
@@ -50,7 +50,7 @@ describe('runs across separate scheduler, worker and gateway processes (NATS + R
     key = ws.api_key;
     // an operator would set the plan; the store is the SQLite file every role shares
     const store = new SqliteStore(path.join(dataDir, SQLITE_FILE));
-    await store.update(C.organizations, ws.organization_id, { plan_override: 'team' });
+    await store.update(Collections.organizations, ws.organization_id, { plan_override: 'team' });
     await store.close();
     admin = client(url, key);
     const apps = (await admin.post('/v1/applications/import-catalog')).body.registered;

@@ -3,14 +3,7 @@
  * customer wants a note added to an item. The application is a real (if tiny) stateful
  * implementation behind the ToolCaller port, so tests observe its state, not a mock.
  */
-import type {
-  AppTool,
-  Json,
-  Scenario,
-  ToolCaller,
-  ToolCallResult,
-  WorldManifest,
-} from '../../world-worker/compiler/index.js';
+import type { AppTool, Json, Scenario, ToolCaller, ToolCallResult, WorldManifest } from '../../world/index.js';
 import {
   EpisodeActor,
   MemoryEpisodePersistence,

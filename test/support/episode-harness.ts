@@ -13,7 +13,7 @@ import {
   loadApplicationSource,
   type ApplicationSource,
   type Scenario,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 import { ChildProcessSandboxes, type SandboxHandle } from '../../world-worker/sandboxes/index.js';
 import {
   EpisodeActor,
@@ -29,7 +29,7 @@ import {
   type EpisodeSummary,
   type EpisodeWorld,
 } from '../../episode-actor/index.js';
-import type { ToolCaller } from '../../world-worker/compiler/index.js';
+import type { ToolCaller } from '../../world/index.js';
 
 export const CATALOG_APPS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../catalog/apps');
 

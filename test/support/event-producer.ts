@@ -1,4 +1,4 @@
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import type { EventLog, ServiceEvent } from '../../core/event-log.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { DocumentStore } from '../../core/ports.js';
@@ -20,13 +20,13 @@ export async function insertStreamOwner(
     kind === 'job'
       ? { _id: id, project_id: projectId, kind: 'world_build', status, created_at: nowIso() }
       : { _id: id, project_id: projectId, status, created_at: nowIso() };
-  await store.insert(kind === 'job' ? C.jobs : C.runs, doc);
+  await store.insert(kind === 'job' ? Collections.jobs : Collections.runs, doc);
   return id;
 }
 
 /** Sets the status of a job or run document. */
 export async function setStatus(store: DocumentStore, kind: 'job' | 'run', id: string, status: string): Promise<void> {
-  await store.update(kind === 'job' ? C.jobs : C.runs, id, { status });
+  await store.update(kind === 'job' ? Collections.jobs : Collections.runs, id, { status });
 }
 
 /** Appends one ordinary event (`agent.message` with text `message <n>`). */

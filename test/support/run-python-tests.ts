@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { startTestService } from './service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -37,7 +37,7 @@ async function main(): Promise<number> {
   try {
     const ws = await t.workspace('Python client');
     // several builds run in the suite: more than the free plan's monthly builds
-    await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     const env = {
       ...process.env,
       SERVICE_URL: t.url,

@@ -3,7 +3,7 @@
  * worlds built and published, profiles, evaluations, and waiting for runs. Everything goes
  * through the HTTP API except the plan override, which an operator would set.
  */
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { buildAndWait } from './builds.js';
 import { client, type TestService } from './service.js';
 
@@ -27,7 +27,7 @@ export async function catalogWorkspace(
   opts: { apps?: string[]; scenarioTarget?: number; name?: string } = {},
 ): Promise<CatalogWorkspace> {
   const ws = await t.workspace(opts.name);
-  await t.svc.adapters.store.update(C.organizations, ws.organizationId, { plan_override: 'team' });
+  await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
   const admin = client(t.url, ws.key);
   const imported = await admin.post('/v1/applications/import-catalog');
   if (imported.status !== 201)

@@ -5,9 +5,9 @@ import {
   newDeviceCode,
   newUserCode,
   normalizeUserCode,
-} from '../../scheduler/accounts/cli-login-codes.js';
-import { hashPassword, verifyPassword } from '../../scheduler/accounts/passwords.js';
-import { scopesOfRole } from '../../gateway/sessions.js';
+} from '../../accounts/cli-login-codes.js';
+import { hashPassword, verifyPassword } from '../../accounts/passwords.js';
+import { scopesOfRole } from '../../accounts/session-resolver.js';
 
 describe('accounts: codes, passwords and roles', () => {
   it('confirmation codes use consonants only, never vowels or look-alikes, as XXXX-XXXX', () => {

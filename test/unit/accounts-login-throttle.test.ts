@@ -4,7 +4,7 @@ import { MemoryLeases } from '../../core/adapters/memory-leases.js';
 import { RedisLeases } from '../../core/adapters/redis-leases.js';
 import { ServiceError } from '../../core/errors.js';
 import type { LeaseStore } from '../../core/ports.js';
-import { LoginThrottle, LOGIN_THROTTLE } from '../../scheduler/accounts/login-throttle.js';
+import { LoginThrottle, LOGIN_THROTTLE } from '../../accounts/login-throttle.js';
 
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 

@@ -10,7 +10,7 @@ import {
   type Scenario,
   type ToolCaller,
   type ToolCallResult,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 
 /** An in-memory "application" of refunds, answering like the real services. */
 class FakeShop implements ToolCaller {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ServiceError } from '../../core/errors.js';
-import { ApplicationClient, buildRequest, deriveTools } from '../../world-worker/compiler/index.js';
+import { ApplicationClient, buildRequest, deriveTools } from '../../world/index.js';
 
 const tools = deriveTools(
   {

@@ -6,7 +6,7 @@ import {
   type ContentHashInput,
   type ScenarioTemplate,
   type WorldManifest,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 
 const manifest: WorldManifest = {
   name: 'w',

@@ -7,7 +7,7 @@ import {
   scenarioContext,
   type CustomerSpec,
   type Scenario,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 
 const scenario = {
   id: 't--v1',

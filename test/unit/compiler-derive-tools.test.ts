@@ -7,7 +7,7 @@ import {
   toFunctionTool,
   toolsForRole,
   type WorldManifest,
-} from '../../world-worker/compiler/index.js';
+} from '../../world/index.js';
 
 const doc = {
   openapi: '3.0.3',

@@ -1,11 +1,6 @@
 import { expect } from 'chai';
 import { ServiceError } from '../../core/errors.js';
-import {
-  expandScenarios,
-  splitFor,
-  type JsonObject,
-  type ScenarioTemplate,
-} from '../../world-worker/compiler/index.js';
+import { expandScenarios, splitFor, type JsonObject, type ScenarioTemplate } from '../../world/index.js';
 
 function template(id: string, variants: JsonObject[]): ScenarioTemplate {
   return {

@@ -3,12 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../../core/errors.js';
-import {
-  globToRegExp,
-  loadApplicationSource,
-  validateManifest,
-  validateTemplate,
-} from '../../world-worker/compiler/index.js';
+import { globToRegExp, loadApplicationSource, validateManifest, validateTemplate } from '../../world/index.js';
 
 type Problem = { field: string; message: string };
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ServiceError } from '../../core/errors.js';
-import { collectRefs, getPath, substitute } from '../../world-worker/compiler/index.js';
+import { collectRefs, getPath, substitute } from '../../world/index.js';
 
 describe('compiler: substitute', () => {
   const vars = {

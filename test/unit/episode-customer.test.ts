@@ -8,7 +8,7 @@ import {
   type EpisodeState,
 } from '../../episode-actor/index.js';
 import { ANNOYED_TEXT, DONT_KNOW_TEXT, GAVE_UP_TEXT, REPEAT_PREFIX } from '../../episode-actor/customer/simulator.js';
-import type { Scenario } from '../../world-worker/compiler/index.js';
+import type { Scenario } from '../../world/index.js';
 import { DESK_WORLD, deskEpisode, deskScenario, readAndAct } from '../support/episode-fixture.js';
 
 function setup(overrides: Partial<Scenario> = {}): { sim: CustomerSimulator; st: EpisodeState; scenario: Scenario } {

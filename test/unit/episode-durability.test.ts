@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { MemoryBus } from '../../core/adapters/memory-bus.js';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
-import { C } from '../../core/collections.js';
+import { Collections as C } from '../../core/collections.js';
 import { EventLog } from '../../core/event-log.js';
 import type { DocumentStore } from '../../core/ports.js';
 import { MemoryEpisodePersistence, type EpisodeActor, type EpisodeState } from '../../episode-actor/index.js';

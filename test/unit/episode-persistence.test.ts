@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
 import { EpisodeActor, StoreEpisodePersistence, findAction } from '../../episode-actor/index.js';
 import { DESK_WORLD, DeskApp, deskEpisode, readAndAct } from '../support/episode-fixture.js';
@@ -25,18 +25,26 @@ describe('episode persistence on the DocumentStore (SQLite)', () => {
   });
 
   it('saves the state and the listing fields into the episode document, keeping the fields others wrote', async () => {
-    await store.insert(C.episodes, { _id: 'ep_store_1', run_id: 'run_1', project_id: 'prj_1', status: 'queued' });
+    await store.insert(Collections.episodes, {
+      _id: 'ep_store_1',
+      run_id: 'run_1',
+      project_id: 'prj_1',
+      status: 'queued',
+    });
     const persistence = new StoreEpisodePersistence(store);
     const { actor } = deskEpisode({ persistence, episodeId: 'ep_store_1' });
     await actor.start();
-    const doc = await store.get<Record<string, unknown> & { _id: string }>(C.episodes, 'ep_store_1');
+    const doc = await store.get<Record<string, unknown> & { _id: string }>(Collections.episodes, 'ep_store_1');
     expect(doc).to.include({ run_id: 'run_1', project_id: 'prj_1', status: 'running', goal_version: 1 });
     expect((doc!.actor_state as { episode_id: string }).episode_id).to.equal('ep_store_1');
     await actor.stop();
-    expect(await store.get(C.episodes, 'ep_store_1')).to.include({ status: 'cancelled', termination: 'stopped' });
+    expect(await store.get(Collections.episodes, 'ep_store_1')).to.include({
+      status: 'cancelled',
+      termination: 'stopped',
+    });
   });
 
-  it('writes each action to C.actions before it is acknowledged, readable by idempotency key without the actor', async () => {
+  it('writes each action to Collections.actions before it is acknowledged, readable by idempotency key without the actor', async () => {
     const persistence = new StoreEpisodePersistence(store);
     const app = new DeskApp();
     const { actor } = deskEpisode({ persistence, app, episodeId: 'ep_store_2' });
@@ -60,7 +68,7 @@ describe('episode persistence on the DocumentStore (SQLite)', () => {
     expect(done!.event_id).to.equal(ack.event_id);
     expect(done!.status).to.equal('done');
     expect(done!.result!.status).to.equal(200);
-    expect(await store.count(C.actions, { episode_id: 'ep_store_2' })).to.equal(1);
+    expect(await store.count(Collections.actions, { episode_id: 'ep_store_2' })).to.equal(1);
     await actor.stop();
   });
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
-import { C } from '../../core/collections.js';
+import { Collections } from '../../core/collections.js';
 import { ensureRunIndexes } from '../../scheduler/runs/index.js';
 
 describe('run indexes', () => {
@@ -26,11 +26,11 @@ describe('run indexes', () => {
     };
     try {
       // as the scheduler made it until 2026-11-22
-      await store.ensureIndexes(C.episodes, [{ fields: ['project_id', 'created_at'] }]);
-      expect(indexesOf(C.episodes).some((n) => n.includes('project_id'))).to.equal(true);
+      await store.ensureIndexes(Collections.episodes, [{ fields: ['project_id', 'created_at'] }]);
+      expect(indexesOf(Collections.episodes).some((n) => n.includes('project_id'))).to.equal(true);
       await ensureRunIndexes(store);
-      expect(indexesOf(C.episodes).filter((n) => !n.startsWith('sqlite_autoindex'))).to.deep.equal([]);
-      expect(indexesOf(C.runEpisodes).some((n) => n.includes('project_id__status'))).to.equal(true);
+      expect(indexesOf(Collections.episodes).filter((n) => !n.startsWith('sqlite_autoindex'))).to.deep.equal([]);
+      expect(indexesOf(Collections.runEpisodes).some((n) => n.includes('project_id__status'))).to.equal(true);
       await ensureRunIndexes(store);
     } finally {
       await store.close();

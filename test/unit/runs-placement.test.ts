@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import type { SchedulerDeps } from '../../scheduler/context.js';
+import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
 import { Placement } from '../../scheduler/runs/placement.js';
 import type { WorkerRecord } from '../../scheduler/workers.js';
 
-/** Scheduler deps whose worker registry answers `workers` as the live ones (Placement reads nothing else). */
+/** Scheduler deps whose worker registry answers `workers` as the live ones (Placement reads nothing else), with a state of their own. */
 function depsWith(workers: WorkerRecord[]): SchedulerDeps {
-  return { workers: { live: async () => workers } } as unknown as SchedulerDeps;
+  return { workers: { live: async () => workers }, state: new SchedulerState() } as unknown as SchedulerDeps;
 }
 
 const worker = (id: string, capacity: number, active = 0): WorkerRecord => ({

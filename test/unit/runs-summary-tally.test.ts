@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
-import { C } from '../../core/collections.js';
+import { Collections as C } from '../../core/collections.js';
 import type { DocumentStore } from '../../core/ports.js';
 import { computeSummary, scoreBlock, type RunDoc, type RunEpisodeDoc } from '../../scheduler/runs/index.js';
 import { refreshShard } from '../../scheduler/runs/summary-refresh.js';

@@ -3,7 +3,7 @@ import { ServiceError } from '../../core/errors.js';
 import { describeFailure } from '../../scheduler/jobs/index.js';
 import { coverSplits } from '../../scheduler/worlds/index.js';
 import { unfairness } from '../../scheduler/worlds/validation-kind.js';
-import type { Scenario, Split } from '../../world-worker/compiler/index.js';
+import type { Scenario, Split } from '../../world/index.js';
 import type { ScenarioVerdict, TrialResult } from '../../world-worker/builds/index.js';
 
 const sc = (id: string, split: Split): Scenario => ({ id, split }) as unknown as Scenario;

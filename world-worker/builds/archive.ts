@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Parser, create as createTar, extract as extractTar, type ReadEntry } from 'tar';
-import { ServiceError, invalid } from '../../core/errors.js';
+import { ServiceError, invalid } from '../../core/index.js';
 import { listTree } from './tree.js';
 
 /** Bounds of one source archive, against archive bombs. */

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { mkdir, realpath, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { ServiceError } from '../../core/errors.js';
-import { readEnvVar } from '../../core/config.js';
+import { ServiceError } from '../../core/index.js';
+import { readEnvVar } from '../../core/index.js';
 import { isInside } from './tree.js';
 
 export interface GitFetchOptions {

@@ -3,15 +3,8 @@
  * inside the source roots, archives unpacked safely) in a content-addressed cache, source
  * analysis, and reference-plan replays in sandboxes.
  */
-export {
-  registerBuildWork,
-  BUILD_WORK,
-  type FetchAnswer,
-  type FetchPayload,
-  type ReplayPayload,
-  type SourceRef,
-  type TrialPayload,
-} from './work.js';
+export { registerBuildWork, BUILD_WORK } from './work.js';
+export type { AnalyseAnswer, FetchAnswer, FetchPayload, ReplayPayload, SourceRef, TrialPayload } from './work-types.js';
 export { TRIAL_AGENT, type TrialResult } from './trial.js';
 export { inspectArchive, extractArchive, packFolder, type ArchiveLimits, type ArchiveSummary } from './archive.js';
 export { resolveLocalPath } from './local-path.js';

@@ -1,6 +1,6 @@
 import { cp, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../../core/index.js';
 import { SKIPPED_FOLDERS, isInside, listTree } from './tree.js';
 
 const problem = (message: string) =>

@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { newId } from '../../core/ids.js';
+import { newId } from '../../core/index.js';
 import {
   ApplicationClient,
   canonicalJson,
@@ -10,7 +10,7 @@ import {
   type CheckResult,
   type RefusedCheck,
   type Scenario,
-} from '../compiler/index.js';
+} from '../../world/index.js';
 import type { Sandboxes } from '../sandboxes/index.js';
 
 /** One replay of a scenario's reference plan on fresh data. */

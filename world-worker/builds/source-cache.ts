@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ServiceError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
+import { ServiceError } from '../../core/index.js';
+import { newId } from '../../core/index.js';
 import { extractArchive, inspectArchive, packFolder, type ArchiveLimits } from './archive.js';
 import { fetchGitCommit } from './git.js';
 import { copyLocalSource, resolveLocalPath } from './local-path.js';

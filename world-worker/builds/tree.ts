@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { chmod, lstat, readdir, readlink, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { digestFolder } from '../../catalog/digest.js';
-import { ServiceError } from '../../core/errors.js';
+import { digestFolder } from '../../catalog/index.js';
+import { ServiceError } from '../../core/index.js';
 
 export interface TreeEntry {
   /** Posix path relative to the root. */

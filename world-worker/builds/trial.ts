@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { newId } from '../../core/ids.js';
+import { newId } from '../../core/index.js';
 import {
   EpisodeActor,
   MemoryEpisodePersistence,
@@ -9,7 +9,7 @@ import {
   profileWithDefaults,
   type EpisodeSummary,
 } from '../../episode-actor/index.js';
-import { ApplicationClient, type ApplicationSource, type Scenario } from '../compiler/index.js';
+import { ApplicationClient, type ApplicationSource, type Scenario } from '../../world/index.js';
 import type { Sandboxes } from '../sandboxes/index.js';
 
 /** The built-in agent of a trial: it follows the scenario's reference plan through a real episode. */

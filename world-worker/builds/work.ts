@@ -1,13 +1,14 @@
 import path from 'node:path';
-import type { Config } from '../../core/config.js';
-import { ServiceError } from '../../core/errors.js';
-import type { Logger } from '../../core/log.js';
-import { loadApplicationSource, type ApplicationSource, type Scenario } from '../compiler/index.js';
+import type { Config } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
+import type { Logger } from '../../core/index.js';
+import { loadApplicationSource, type ApplicationSource, type Scenario } from '../../world/index.js';
 import { chooseSandboxes, type Sandboxes } from '../sandboxes/index.js';
 import type { WorldWorkerService } from '../service.js';
 import { judgeScenario, type ScenarioVerdict } from './replay.js';
 import { trialScenario, type TrialResult } from './trial.js';
 import { SourceCache, type SourceSpec } from './source-cache.js';
+import type { AnalyseAnswer, FetchAnswer, SourceRef } from './work-types.js';
 
 /** The work kinds a world-worker offers world builds and validations. */
 export const BUILD_WORK = {
@@ -20,30 +21,6 @@ export const BUILD_WORK = {
   /** `{digest, archive_b64?, scenarios, images}` -> `{trials}`: one live-agent episode each */
   trial: 'build.trial',
 } as const;
-
-/** A source the worker needs: its digest, and the archive when the caller already knows the worker lacks it. */
-export interface SourceRef {
-  digest: string;
-  archive_b64?: string;
-}
-
-export type FetchPayload = {
-  source:
-    | { kind: 'git'; url: string; commit: string }
-    | { kind: 'local_path'; path: string }
-    | { kind: 'archive'; archive_b64: string };
-};
-export interface FetchAnswer {
-  digest: string;
-  files: number;
-  archive_b64?: string;
-}
-export interface ReplayPayload extends SourceRef {
-  scenarios: Scenario[];
-  times: number;
-  images: Record<string, string>;
-}
-export type TrialPayload = Omit<ReplayPayload, 'times'>;
 
 const LOADED_SOURCES_KEPT = 8;
 
@@ -81,8 +58,7 @@ export function registerBuildWork(
     return p;
   };
 
-  service.register(BUILD_WORK.fetch, async (payload) => {
-    const { source } = payload as FetchPayload;
+  service.register(BUILD_WORK.fetch, async ({ source }) => {
     const spec: SourceSpec =
       source.kind === 'archive' ? { kind: 'archive', archive: Buffer.from(source.archive_b64, 'base64') } : source;
     const got = await cache.fetch(spec);
@@ -95,8 +71,8 @@ export function registerBuildWork(
     return answer;
   });
 
-  service.register(BUILD_WORK.analyse, async (payload) => {
-    const src = await load(payload as SourceRef);
+  service.register(BUILD_WORK.analyse, async (ref): Promise<AnalyseAnswer> => {
+    const src = await load(ref);
     return {
       manifest: src.manifest,
       openapi: src.openapi,
@@ -106,8 +82,7 @@ export function registerBuildWork(
     };
   });
 
-  service.register(BUILD_WORK.replay, async (payload) => {
-    const p = payload as ReplayPayload;
+  service.register(BUILD_WORK.replay, async (p) => {
     if (!Number.isInteger(p.times) || p.times < 1 || p.times > 5)
       throw new ServiceError('bad_request', 'times must be 1 to 5');
     const src = await load(p);
@@ -117,8 +92,7 @@ export function registerBuildWork(
     return { verdicts };
   });
 
-  service.register(BUILD_WORK.trial, async (payload) => {
-    const p = payload as TrialPayload;
+  service.register(BUILD_WORK.trial, async (p) => {
     const src = await load(p);
     const trials: TrialResult[] = [];
     for (const scenario of p.scenarios)

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ServiceError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import type { ServiceSpec, WorldManifest } from '../compiler/types.js';
+import { ServiceError } from '../../core/index.js';
+import { newId } from '../../core/index.js';
+import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { freePort } from './free-port.js';
 import {
   Tail,
@@ -108,6 +108,11 @@ export class ChildProcessSandboxes implements Sandboxes {
 
   async stopAll(): Promise<void> {
     await Promise.all([...this.#handles].map((h) => h.stop()));
+  }
+
+  /** Nothing to find: process groups of a killed worker are not tracked across runs (see docs/security.md). */
+  async reap(): Promise<number> {
+    return 0;
   }
 
   async #startService(spec: ServiceSpec, cwd: string, data: string, timeoutMs: number): Promise<Running> {

@@ -1,0 +1,41 @@
+/**
+ * The layout's rules (docs/architecture.md, "Dependency rules"), checked by `npm test`:
+ * each top-level component folder is entered only through its index.ts, and no two
+ * top-level folders import each other, directly or around a loop. Tests, benchmarks and
+ * examples may reach inside a component (they test its parts), but never the other way.
+ */
+const COMPONENTS = '(accounts|billing|catalog|cli|core|episode-actor|gateway|proto|scheduler|world|world-worker)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'index-is-the-only-door',
+      comment: 'Import another component through its index.ts; its other files are its inside.',
+      severity: 'error',
+      from: { path: `^${COMPONENTS}/` },
+      to: { path: `^${COMPONENTS}/`, pathNot: ['^$1/', `^${COMPONENTS}/index\\.ts$`] },
+    },
+    {
+      name: 'no-cycle-between-components',
+      comment: 'Two top-level folders import each other (directly or around a loop).',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: `^${COMPONENTS}$` },
+      to: { path: `^${COMPONENTS}$`, circular: true },
+    },
+    {
+      name: 'components-do-not-import-tests',
+      severity: 'error',
+      from: { path: `^${COMPONENTS}/` },
+      to: { path: '^(test|bench|examples)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|data|\\.tmp|catalog/apps|console)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.check.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};

@@ -1,0 +1,177 @@
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { Collections } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import { ServiceError } from '../core/index.js';
+import type { HandlerTable } from '../core/index.js';
+import { body } from '../core/index.js';
+import { startSession } from './sessions.js';
+import { createUser, defaultMembership, findUserByEmail, userView, type AccountUserDoc } from './users.js';
+
+/** Public-key algorithms an ID token may be signed with; shared-secret and `none` are never accepted. */
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
+
+/**
+ * One key set per published URL for the life of the process: jose caches the keys,
+ * refetches when a token names a key it has not seen (at most every 30 s), and gives up
+ * on a slow provider after 5 s.
+ */
+const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+function keySet(url: string): ReturnType<typeof createRemoteJWKSet> {
+  let set = keySets.get(url);
+  if (!set) {
+    set = createRemoteJWKSet(new URL(url), { timeoutDuration: 5000, cooldownDuration: 30_000 });
+    keySets.set(url, set);
+  }
+  return set;
+}
+
+/** Google writes its issuer both with and without the scheme; every other issuer is taken as configured. */
+function acceptedIssuers(issuer: string): string[] {
+  return issuer === 'https://accounts.google.com' ? [issuer, 'accounts.google.com'] : [issuer];
+}
+
+/** Who an identity provider says signed in. */
+export interface IdpIdentity {
+  issuer: string;
+  subject: string;
+  email: string;
+  name: string | null;
+}
+
+const refused = (why: string) => new ServiceError('unauthenticated', `the ID token is refused: ${why}`);
+
+/**
+ * Verifies an ID token with jose against the provider's published keys: signature (a
+ * public-key algorithm, a key from `SERVICE_IDP_JWKS_URL`), issuer (`SERVICE_IDP_ISSUER`),
+ * audience (`SERVICE_IDP_CLIENT_ID`, the `idp_client_id` of /v1/health) and expiry. The
+ * token must also carry `sub`, `email` and `email_verified: true`. Every failure is 401;
+ * an unreachable key set is 503; a server without a client id answers 403.
+ */
+export async function verifyIdToken(token: string, config: Config): Promise<IdpIdentity> {
+  if (!config.idpClientId) {
+    throw new ServiceError(
+      'forbidden',
+      'identity-provider sign-in is not enabled on this server (SERVICE_IDP_CLIENT_ID is empty)',
+    );
+  }
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, keySet(config.idpJwksUrl), {
+      issuer: acceptedIssuers(config.idpIssuer),
+      audience: config.idpClientId,
+      algorithms: ALGORITHMS,
+      requiredClaims: ['exp', 'sub'],
+    }));
+  } catch (err) {
+    throw mapJoseError(err);
+  }
+  const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : '';
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw refused('it carries no e-mail address');
+  // Accounts are matched by e-mail address, so the provider must vouch for it.
+  if (payload.email_verified !== true) throw refused('the provider has not verified its e-mail address');
+  return {
+    issuer: payload.iss!,
+    subject: payload.sub!,
+    email,
+    name: typeof payload.name === 'string' && payload.name.trim() ? payload.name.trim().slice(0, 200) : null,
+  };
+}
+
+function mapJoseError(err: unknown): ServiceError {
+  if (err instanceof errors.JWTExpired) return refused('it has expired');
+  if (err instanceof errors.JWTClaimValidationFailed)
+    return refused(`its "${err.claim}" claim is not accepted (${err.reason})`);
+  if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JWKSNoMatchingKey) {
+    return refused("its signature does not verify against the provider's published keys");
+  }
+  if (
+    err instanceof errors.JWKSTimeout ||
+    err instanceof errors.JWKSInvalid ||
+    !(err instanceof errors.JOSEError) ||
+    err.code === 'ERR_JOSE_GENERIC'
+  ) {
+    // The provider's key set could not be fetched or read: our trouble, not the caller's.
+    return new ServiceError(
+      'unavailable',
+      "the identity provider's published keys cannot be fetched right now; try again shortly",
+      { cause: err },
+    );
+  }
+  return refused(`it is not a valid signed token (${err.message})`);
+}
+
+/**
+ * The account of a verified identity: the one linked to it, else the one with its e-mail
+ * address (then linked, which is how operator-added accounts without a password sign in),
+ * else a new account when sign-up is open.
+ */
+async function accountFor(
+  identity: IdpIdentity,
+  config: Config,
+  store: Parameters<typeof findUserByEmail>[0],
+): Promise<{ user: AccountUserDoc; registered: boolean }> {
+  const linked = await store.findOne<AccountUserDoc>(Collections.users, {
+    idp_subject: identity.subject,
+    idp_issuer: identity.issuer,
+  });
+  if (linked) return { user: linked, registered: false };
+  const byEmail = await findUserByEmail(store, identity.email);
+  if (byEmail) {
+    if (byEmail.idp_subject && (byEmail.idp_subject !== identity.subject || byEmail.idp_issuer !== identity.issuer)) {
+      throw refused('this e-mail address belongs to an account linked to another identity-provider account');
+    }
+    const user =
+      (await store.update<AccountUserDoc>(Collections.users, byEmail._id, {
+        idp_issuer: identity.issuer,
+        idp_subject: identity.subject,
+      })) ?? byEmail;
+    return { user, registered: false };
+  }
+  if (config.signup === 'closed') {
+    throw new ServiceError(
+      'forbidden',
+      'account creation is closed on this server (SERVICE_SIGNUP=closed); ask an operator to add you',
+    );
+  }
+  try {
+    const user = await createUser(store, {
+      email: identity.email,
+      name: identity.name ?? identity.email,
+      passwordHash: null,
+      idp: { issuer: identity.issuer, subject: identity.subject },
+    });
+    return { user, registered: true };
+  } catch (err) {
+    // Two first sign-ins raced; the other one created the account.
+    if (err instanceof ServiceError && err.code === 'conflict') return accountFor(identity, config, store);
+    throw err;
+  }
+}
+
+export const idpHandlers: HandlerTable = {
+  /** Signs in with an identity provider ID token; registers the account on first use. Sets the session cookie. */
+  async auth_idp(ctx, { adapters, config }) {
+    const identity = await verifyIdToken(body<{ credential: string }>(ctx).credential, config);
+    const { user, registered } = await accountFor(identity, config, adapters.store);
+    const membership = await defaultMembership(adapters.store, user._id);
+    return startSession(
+      adapters.store,
+      {
+        userId: user._id,
+        projectId: membership?.project_id ?? null,
+        method: 'idp',
+        clientAddress: ctx.clientAddress,
+        userAgent: ctx.userAgent,
+      },
+      {
+        status: 200,
+        body: {
+          user: userView(user),
+          registered,
+          project_id: membership?.project_id ?? null,
+          needs_onboarding: !membership,
+        },
+      },
+    );
+  },
+};

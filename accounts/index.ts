@@ -1,0 +1,44 @@
+import { Collections } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
+import type { HandlerTable } from '../core/index.js';
+import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
+import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
+import { idpHandlers } from './idp.js';
+import { onboardingHandlers } from './onboarding.js';
+import { operatorAdminHandlers } from './operator-admin.js';
+import { ensureSessionIndexes, sessionHandlers } from './sessions.js';
+import { signupLoginHandlers } from './signup-login.js';
+
+export { hashPassword } from './passwords.js';
+export { identityOf } from './identity.js';
+export { SESSION_COOKIE } from './sessions.js';
+export { sessionResolver, type SessionResolver } from './session-resolver.js';
+export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
+export { findCredential, type CredentialDoc, type CredentialKind } from './credentials.js';
+
+/**
+ * Accounts: sign-up and sign-in (password and identity provider), console sessions,
+ * onboarding, terminal sign-in, credential references and operator administration.
+ */
+export const accountHandlers: HandlerTable = {
+  ...signupLoginHandlers,
+  ...idpHandlers,
+  ...sessionHandlers,
+  ...onboardingHandlers,
+  ...cliLoginHandlers,
+  ...credentialHandlers,
+  ...operatorAdminHandlers,
+};
+
+/** Indexes of the account collections; idempotent, run at scheduler start. */
+export async function ensureAccountIndexes(store: DocumentStore): Promise<void> {
+  await ensureSessionIndexes(store);
+  await ensureCliLoginIndexes(store);
+  await ensureCredentialIndexes(store);
+  await store.ensureIndexes(Collections.users, [{ fields: ['idp_subject'] }]);
+  await store.ensureIndexes(Collections.credits, [{ fields: ['organization_id', 'month'] }]);
+}
+
+export { apiKeyHandlers, createApiKey, ensureApiKeyIndexes } from './api-keys.js';
+export { createWorkspace, ensureWorkspaceIndexes, limitsOf, loadProject, planOf } from './workspaces.js';
+export type { MembershipDoc, ProjectDoc } from './workspaces.js';

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import { Collections } from '../core/index.js';
+import type { Config } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import type { Principal, Scope } from '../core/index.js';
+import type { Request } from 'express';
+
+/** The fields of a stored session the gateway reads (written by scheduler/accounts/sessions.ts). */
+interface SessionRecord extends Doc {
+  token_hash: string;
+  user_id: string;
+  project_id: string | null;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+interface UserRecord extends Doc {
+  email: string;
+}
+
+interface MembershipRecord extends Doc {
+  user_id: string;
+  organization_id: string;
+  project_id: string;
+  role: 'owner' | 'admin' | 'member';
+  created_at: string;
+}
+
+/** Resolves a console session cookie to a principal; null when unknown. */
+export type SessionResolver = (sessionToken: string, req: Request) => Promise<Principal | null>;
+
+/** Session tokens are 256 random bits in base62; anything else cannot be one and costs no look-up. */
+const TOKEN_PATTERN = /^[0-9A-Za-z]{43,64}$/;
+
+/**
+ * What a console user may do in a workspace, by role: owners and admins have full access
+ * (`admin`), members "Build and evaluate" (`write` with `evaluator`).
+ */
+export function scopesOfRole(role: MembershipRecord['role']): Scope[] {
+  return role === 'member' ? ['write', 'evaluator'] : ['admin'];
+}
+
+/**
+ * Resolves the console session cookie against the store on every request, like API keys,
+ * so signing out, expiry and a changed role take effect at once on every gateway. The
+ * principal acts in the session's workspace; when the user lost that membership it falls
+ * back to their oldest one. Without any workspace the principal has no project, and the
+ * access rules then let it reach only `any` operations (onboarding, /v1/me); `read` is
+ * the scope that lets it through those. Operators are the users whose e-mail address is
+ * in SERVICE_OPERATORS. Returns null for an unknown, expired or revoked session (401).
+ */
+export function sessionResolver(store: DocumentStore, config: Config): SessionResolver {
+  const operators = new Set(config.operators);
+  return async (token) => {
+    if (!TOKEN_PATTERN.test(token)) return null;
+    const session = await store.findOne<SessionRecord>(Collections.sessions, {
+      token_hash: createHash('sha256').update(token).digest('hex'),
+    });
+    if (!session || session.revoked_at || Date.parse(session.expires_at) <= Date.now()) return null;
+    const user = await store.get<UserRecord>(Collections.users, session.user_id);
+    if (!user) return null;
+    let membership = session.project_id
+      ? await store.findOne<MembershipRecord>(Collections.memberships, {
+          user_id: user._id,
+          project_id: session.project_id,
+        })
+      : null;
+    if (!membership && session.project_id) {
+      [membership = null] = await store.find<MembershipRecord>(
+        Collections.memberships,
+        { user_id: user._id },
+        { sort: { field: 'created_at', direction: 'asc' }, limit: 1 },
+      );
+    }
+    const principal: Principal = {
+      projectId: membership?.project_id ?? '',
+      organizationId: membership?.organization_id ?? '',
+      keyId: null,
+      userId: user._id,
+      sessionId: session._id,
+      scopes: membership ? scopesOfRole(membership.role) : ['read'],
+      isOperator: operators.has(user.email.toLowerCase()),
+    };
+    return principal;
+  };
+}

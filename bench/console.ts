@@ -1,0 +1,179 @@
+/**
+ * Console benchmark: time to interactive of the run page, and the bytes the first load moves.
+ *
+ *   node --import tsx bench/console.ts [--passes 3] [--write]
+ *
+ * An embedded service on loopback; a person signs up (session cookie), the catalog's
+ * shop-support is built with 10 scenarios, and builtin:reference and builtin:naive run 5
+ * repeats each: a real run of 100 episodes. A run of 10,000 episodes is that run's stored
+ * records copied 100 times (new ids and slots) into a second run, since running 10,000 episodes
+ * would take most of an hour here and the page reads only what is stored.
+ *
+ * Time to interactive: a fresh browser context (cold cache) opens /runs/<id> in Debian's
+ * Chromium; the clock stops when the summary table and the episode list are on screen and
+ * the list holds every episode of the run. Then the list is scrolled to its end and the
+ * time until its last row renders is measured. Baseline in the same run: Node's fetch of
+ * GET /v1/runs/<id>/episodes (the data the page must read), so the page's own cost is the
+ * ratio. First load: encoded (brotli) bytes of every response of the first load of the run
+ * page, the console's files and the API's answers counted apart.
+ * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Collections as C, newId } from '../core/index.js';
+import { browser as httpBrowser, uniqueEmail } from '../test/support/accounts-browser.js';
+import { buildAndWait } from '../test/support/builds.js';
+import { ensureConsoleBuilt, launchChromium } from '../test/support/console-browser.js';
+import { RUN_ENDED } from '../test/support/runs.js';
+import { startTestService } from '../test/support/service.js';
+import { writeBenchSection } from './support/benchmarks-file.js';
+
+const { values } = parseArgs({
+  options: { passes: { type: 'string', default: '3' }, write: { type: 'boolean', default: false } },
+});
+const passes = Number(values.passes);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (x: number) => `${Math.round(x)} ms`;
+const kb = (x: number) => `${(x / 1024).toFixed(1)} KB`;
+
+ensureConsoleBuilt();
+const t = await startTestService({ WORKER_CAPACITY: '16' });
+const chromium = await launchChromium();
+try {
+  const me = httpBrowser(t.url);
+  const must = async (r: Promise<{ status: number; body: any }>, ok: number) => {
+    const a = await r;
+    if (a.status !== ok) throw new Error(`answered ${a.status}: ${JSON.stringify(a.body)}`);
+    return a.body;
+  };
+  await must(
+    me.post('/v1/auth/signup', { name: 'Bench', email: uniqueEmail('bench'), password: 'bench password 1' }),
+    201,
+  );
+  const ws = await must(me.post('/v1/onboarding/workspace', { organization: 'Bench' }), 201);
+  await t.svc.adapters.store.update(C.organizations, ws.organization_id, { plan_override: 'team' });
+  const imported = await must(me.post('/v1/applications/import-catalog'), 201);
+  const shop = imported.registered.find((a: any) => a.name === 'shop-support');
+  const { build, job } = await buildAndWait(me as any, { application_id: shop.id, scenario_target: 10 });
+  if (job.status !== 'succeeded') throw new Error(`build ${job.status}: ${job.error}`);
+  const ref = await must(me.post('/v1/agent-profiles', { name: 'reference', model: 'builtin:reference' }), 201);
+  const naive = await must(me.post('/v1/agent-profiles', { name: 'naive', model: 'builtin:naive' }), 201);
+  const started = await must(
+    me.post('/v1/evaluations', {
+      world_version_id: build.world_version_id,
+      profile_ids: [ref.id, naive.id],
+      repeats: 5,
+    }),
+    202,
+  );
+  const small = started.run_id as string;
+  for (;;) {
+    const r = await me.get(`/v1/runs/${small}`);
+    if (RUN_ENDED.includes(r.body.status)) break;
+    await new Promise((res) => setTimeout(res, 250));
+  }
+
+  // the 10,000-episode run: the real run's stored records, 100 times over
+  const store = t.svc.adapters.store;
+  const runDoc = (await store.get<any>(C.runs, small))!;
+  const eps = await store.find<any>(C.runEpisodes, { run_id: small });
+  const big = newId('run');
+  const copies = Math.ceil(10_000 / eps.length);
+  await store.insert(C.runs, { ...runDoc, _id: big, episodes: eps.length * copies });
+  for (let c = 0; c < copies; c++) {
+    await store.insertMany(
+      C.runEpisodes,
+      eps.map((e) => ({ ...e, _id: newId('ep'), run_id: big, slot: e.slot + c * eps.length })),
+    );
+  }
+  const sizes: Record<string, number> = { [small]: eps.length, [big]: eps.length * copies };
+
+  async function baseline(runId: string): Promise<number> {
+    const t0 = performance.now();
+    const r = await fetch(`${t.url}/v1/runs/${runId}/episodes`, {
+      headers: { cookie: `crucible_session=${me.session}` },
+    });
+    await r.json();
+    return performance.now() - t0;
+  }
+
+  async function openRunPage(runId: string) {
+    const ctx = await chromium.newContext({ viewport: { width: 1280, height: 800 } });
+    await ctx.addCookies([{ name: 'crucible_session', value: me.session!, url: t.url }]);
+    const page = await ctx.newPage();
+    const bytes = { console: 0, api: 0 };
+    page.on('requestfinished', (req) => {
+      void req.sizes().then((s) => {
+        if (new URL(req.url()).pathname.startsWith('/v1/')) bytes.api += s.responseBodySize;
+        else bytes.console += s.responseBodySize;
+      });
+    });
+    const n = sizes[runId]!.toLocaleString('en-US');
+    const t0 = performance.now();
+    if (process.env.BENCH_TRACE)
+      page.on('response', (r) =>
+        process.stdout.write(`${Math.round(performance.now() - t0)} ms ${r.status()} ${r.url().slice(t.url.length)}\n`),
+      );
+    await page.goto(`${t.url}/runs/${runId}`);
+    await page.getByText('Summary by profile').waitFor({ timeout: 120_000 });
+    await page.getByTestId('episode-list').getByRole('listitem').first().waitFor({ timeout: 120_000 });
+    await page.getByText(`${n} of ${n} episodes`).waitFor({ timeout: 120_000 });
+    const tti = performance.now() - t0;
+    const s0 = performance.now();
+    await page.getByTestId('episode-list').evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+    await page.waitForFunction((total) => {
+      const rows = (globalThis as any).document.querySelectorAll('[data-testid=episode-list] [role=listitem]');
+      const last = rows[rows.length - 1] as { style: { transform: string } } | undefined;
+      return !!last && Number(/translateY\((\d+)/.exec(last.style.transform)?.[1] ?? 0) >= (total - 20) * 34;
+    }, sizes[runId]!);
+    const scroll = performance.now() - s0;
+    await page.waitForLoadState('networkidle');
+    await ctx.close();
+    return { tti, scroll, bytes };
+  }
+
+  const rows: string[] = [];
+  const figures: Record<
+    string,
+    { tti: number; scroll: number; base: number; bytes: { console: number; api: number } }
+  > = {};
+  for (const runId of [small, big]) {
+    const tti: number[] = [];
+    const scroll: number[] = [];
+    const base: number[] = [];
+    let bytes = { console: 0, api: 0 };
+    for (let i = 0; i < passes; i++) {
+      base.push(await baseline(runId));
+      const r = await openRunPage(runId);
+      tti.push(r.tti);
+      scroll.push(r.scroll);
+      bytes = r.bytes;
+    }
+    figures[runId] = { tti: median(tti), scroll: median(scroll), base: median(base), bytes };
+    const f = figures[runId]!;
+    rows.push(
+      `| ${sizes[runId]!.toLocaleString('en-US')} | ${ms(f.tti)} | ${ms(f.base)} | ${(f.tti / f.base).toFixed(1)}x | ${ms(f.scroll)} | ${kb(f.bytes.console)} | ${kb(f.bytes.api)} |`,
+    );
+  }
+  const table = [
+    '| episodes | time to interactive (median) | baseline: fetch the episodes JSON | ratio | scroll to the last row | first load: console files (compressed) | first load: API answers (compressed) |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+  process.stdout.write(`${table}\n`);
+  const section = `<!-- bench:console start -->
+## Console: run page time to interactive and first-load bytes
+
+\`node --import tsx bench/console.ts --passes ${passes} --write\` (loopback, embedded service, Debian's Chromium
+headless, a fresh browser context per pass so nothing is cached). The 100-episode run is a real run (shop-support,
+10 scenarios, builtin:reference and builtin:naive, 5 repeats); the 10,000-episode run is its stored records copied
+100 times. Time to interactive: from navigation to the summary and the episode list on screen with every episode
+loaded. Targets: under 1 s (100), under 2 s (10,000), first load under 500 KB compressed.
+
+${table}
+<!-- bench:console end -->`;
+  if (values.write) writeBenchSection('console', section);
+} finally {
+  await chromium.close();
+  await t.close();
+}

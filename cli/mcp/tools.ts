@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod/v4';
+import { ApiError, formatDetail, seg, type ApiClient } from '../api-client.js';
+import { waitForResult, waitingTurns } from '../external-turns.js';
+
+/** A tool answer: the JSON as text (what every MCP client shows) and as structured content. */
+function answer(value: Record<string, unknown>) {
+  return { content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }], structuredContent: value };
+}
+
+/** A tool error the assistant can read and act on: the server's status and detail. */
+function failure(err: unknown) {
+  const text =
+    err instanceof ApiError
+      ? `HTTP ${err.status}: ${formatDetail(err.detail)}`
+      : err instanceof Error
+        ? err.message
+        : String(err);
+  return { content: [{ type: 'text' as const, text }], isError: true };
+}
+
+/**
+ * The assistant-facing pair of tools (spec section 4, "Bring your own agent"):
+ * `waiting_turns` lists the episodes whose turn waits, with each turn's actor, new
+ * messages and tools; `take_action` sends one action with an idempotency key and waits
+ * for its result. Every call goes through the same HTTP API as any other client.
+ */
+export function registerTools(server: McpServer, api: ApiClient): void {
+  server.registerTool(
+    'waiting_turns',
+    {
+      title: 'Waiting turns',
+      description:
+        'Lists the external-agent episodes whose turn waits for an action. Each item has run_id, episode_id, actor (who must act), ' +
+        'new (chat messages {role, content} that arrived since that actor last acted; the first turn holds the role instructions), ' +
+        'goal_version_observed, and tools (function-calling specs; call only these). Keep your own memory per (episode_id, actor). ' +
+        'Without arguments it looks at every run of the workspace that has not ended.',
+      inputSchema: {
+        run_id: z.string().min(1).optional().describe('only the episodes of this run'),
+        episode_ids: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('only these episodes (an agent-only key must name them)'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ run_id, episode_ids }) => {
+      try {
+        const turns = await waitingTurns(api, { runId: run_id, episodeIds: episode_ids });
+        return answer({ count: turns.length, turns });
+      } catch (err) {
+        return failure(err);
+      }
+    },
+  );
+
+  server.registerTool(
+    'take_action',
+    {
+      title: 'Take action',
+      description:
+        'Sends the one action of a waiting turn and waits for its result. actor must be the actor the turn names and tool one of the tools it offers. ' +
+        'idempotency_key names this action (8 to 64 characters, new for every action); re-sending the same action with the same key never runs it twice, ' +
+        'so after a timeout call again with the same key. Read the next turn with waiting_turns before the next action.',
+      inputSchema: {
+        episode_id: z.string().min(1).describe('the episode whose turn waits'),
+        actor: z.string().min(1).describe('the actor the turn names'),
+        tool: z.string().min(1).describe('one of the tools the turn offers, e.g. reply_to_customer, complete'),
+        args: z.record(z.string(), z.unknown()).optional().describe('the tool arguments as a JSON object'),
+        idempotency_key: z
+          .string()
+          .min(8)
+          .max(64)
+          .optional()
+          .describe('names this action; default a new random key, returned in the answer'),
+        wait_s: z.number().min(0).max(600).optional().describe('seconds to wait for the result (default 120)'),
+      },
+    },
+    async ({ episode_id, actor, tool, args, idempotency_key, wait_s }) => {
+      const key = idempotency_key ?? randomUUID();
+      try {
+        const accepted = await api.post(`/v1/episodes/${seg(episode_id)}/actions`, {
+          actor,
+          tool,
+          args: args ?? {},
+          idempotency_key: key,
+        });
+        const result = await waitForResult(api, episode_id, key, (wait_s ?? 120) * 1000);
+        return answer({
+          episode_id,
+          idempotency_key: key,
+          event_id: accepted.event_id,
+          duplicate: accepted.duplicate ?? false,
+          status: result.status,
+          result: result.result ?? null,
+        });
+      } catch (err) {
+        return failure(err); // ActionPending says to call again with the same key
+      }
+    },
+  );
+}

@@ -1,0 +1,191 @@
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { api } from '../api';
+import { useAction, useApi, useTitle } from '../hooks';
+import { useSession } from '../session';
+import { ErrorBox } from '../ui';
+
+/** Where to go after signing in: the `next` of the address when it is a console path. */
+function useNext(): string {
+  const [params] = useSearchParams();
+  const next = params.get('next') ?? '/';
+  return next.startsWith('/') && !next.startsWith('//') ? next : '/';
+}
+
+function Field(props: {
+  label: string;
+  name: string;
+  type?: string;
+  value: string;
+  onChange: (v: string) => void;
+  autoComplete?: string;
+  minLength?: number;
+}) {
+  return (
+    <label className="field">
+      <span>{props.label}</span>
+      <input
+        name={props.name}
+        type={props.type ?? 'text'}
+        required
+        value={props.value}
+        minLength={props.minLength}
+        autoComplete={props.autoComplete}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </label>
+  );
+}
+
+/** Sign in with e-mail and password (and the identity provider's credential when the server has one). */
+export function SignIn() {
+  useTitle('Sign in');
+  const next = useNext();
+  const navigate = useNavigate();
+  const { refresh } = useSession();
+  const health = useApi<{ signup: string; idp_client_id: string | null }>('/v1/health');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [credential, setCredential] = useState('');
+  const act = useAction();
+  const done = async () => {
+    await refresh();
+    navigate(next, { replace: true });
+  };
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (await act.run(() => api('POST', '/v1/auth/login', { email, password }))) await done();
+  };
+  const idp = async (e: FormEvent) => {
+    e.preventDefault();
+    if (await act.run(() => api('POST', '/v1/auth/idp', { credential: credential.trim() }))) await done();
+  };
+  return (
+    <section className="stack">
+      <h1>Sign in</h1>
+      <form className="stack" onSubmit={(e) => void submit(e)}>
+        <Field label="E-mail" name="email" type="email" value={email} onChange={setEmail} autoComplete="username" />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          value={password}
+          onChange={setPassword}
+          autoComplete="current-password"
+        />
+        <ErrorBox error={act.error} />
+        <div>
+          <button className="primary" type="submit" disabled={act.busy}>
+            Sign in
+          </button>
+        </div>
+      </form>
+      {health.data?.idp_client_id ? (
+        <details>
+          <summary>Sign in with the identity provider</summary>
+          <form className="stack" onSubmit={(e) => void idp(e)}>
+            <label className="field">
+              <span>Identity provider credential (ID token)</span>
+              <textarea value={credential} onChange={(e) => setCredential(e.target.value)} required />
+            </label>
+            <div>
+              <button type="submit" disabled={act.busy}>
+                Sign in with identity provider
+              </button>
+            </div>
+          </form>
+        </details>
+      ) : null}
+      {health.data?.signup !== 'closed' ? (
+        <p>
+          New here? <Link to={`/signup?next=${encodeURIComponent(next)}`}>Create an account</Link>
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** Create an account (name, e-mail, password of at least 10 characters); onboarding follows. */
+export function SignUp() {
+  useTitle('Sign up');
+  const next = useNext();
+  const navigate = useNavigate();
+  const { refresh } = useSession();
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const act = useAction();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!(await act.run(() => api('POST', '/v1/auth/signup', { name, email, password })))) return;
+    await refresh();
+    navigate(`/onboarding?next=${encodeURIComponent(next)}`, { replace: true });
+  };
+  return (
+    <section className="stack">
+      <h1>Create an account</h1>
+      <form className="stack" onSubmit={(e) => void submit(e)}>
+        <Field label="Your name" name="name" value={name} onChange={setName} autoComplete="name" />
+        <Field label="E-mail" name="email" type="email" value={email} onChange={setEmail} autoComplete="username" />
+        <Field
+          label="Password (at least 10 characters)"
+          name="password"
+          type="password"
+          value={password}
+          onChange={setPassword}
+          autoComplete="new-password"
+          minLength={10}
+        />
+        <ErrorBox error={act.error} />
+        <div>
+          <button className="primary" type="submit" disabled={act.busy}>
+            Create account
+          </button>
+        </div>
+      </form>
+      <p>
+        Have an account? <Link to={`/signin?next=${encodeURIComponent(next)}`}>Sign in</Link>
+      </p>
+    </section>
+  );
+}
+
+/** First steps after sign-up: name the organization and its first project. */
+export function Onboarding() {
+  useTitle('Set up your workspace');
+  const next = useNext();
+  const navigate = useNavigate();
+  const { me, checking, refresh } = useSession();
+  const [organization, setOrganization] = useState('');
+  const [project, setProject] = useState('default');
+  const act = useAction();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!(await act.run(() => api('POST', '/v1/onboarding/workspace', { organization, project })))) return;
+    await refresh();
+    navigate(next === '/onboarding' ? '/' : next, { replace: true });
+  };
+  if (!me && !checking) return <Navigate to={`/signin?next=${encodeURIComponent(next)}`} replace />;
+  if (me && !me.needs_onboarding)
+    return (
+      <p>
+        Your workspace is ready. <Link to={next}>Continue</Link>
+      </p>
+    );
+  return (
+    <section className="stack">
+      <h1>Set up your workspace</h1>
+      <p>Everything you build and run lives in a project of an organization.</p>
+      <form className="stack" onSubmit={(e) => void submit(e)}>
+        <Field label="Organization" name="organization" value={organization} onChange={setOrganization} />
+        <Field label="First project" name="project" value={project} onChange={setProject} />
+        <ErrorBox error={act.error} />
+        <div>
+          <button className="primary" type="submit" disabled={act.busy}>
+            Create workspace
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

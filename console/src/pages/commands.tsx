@@ -1,0 +1,31 @@
+const ENDED = ['finished', 'succeeded', 'failed', 'cancelled'];
+
+/**
+ * Pause, resume, stop and retry for a job or run, each enabled only when it applies:
+ * pause and stop while it is live, resume while paused, retry once it failed or was cancelled.
+ */
+export function Commands(props: { status: string; busy: boolean; onCommand: (c: string) => void }) {
+  const s = props.status;
+  const live = !ENDED.includes(s);
+  const can: Record<string, boolean> = {
+    pause: live && s !== 'paused',
+    resume: s === 'paused',
+    stop: live,
+    retry: s === 'failed' || s === 'cancelled',
+  };
+  return (
+    <div className="actions" role="group" aria-label="Commands">
+      {Object.entries(can).map(([c, ok]) => (
+        <button
+          key={c}
+          type="button"
+          className={c === 'stop' ? 'danger' : undefined}
+          disabled={!ok || props.busy}
+          onClick={() => props.onCommand(c)}
+        >
+          {c[0]!.toUpperCase() + c.slice(1)}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
+import { api, ApiError } from './api';
+
+/** Who is signed in (GET /v1/me), or null when nobody is. */
+export interface Me {
+  project_id: string | null;
+  project: string | null;
+  organization: string | null;
+  organization_id?: string | null;
+  scopes: string[];
+  plan: string | null;
+  user: { id: string; email: string; name: string; role?: string } | null;
+  is_admin: boolean;
+  is_operator?: boolean;
+  needs_onboarding: boolean;
+}
+
+interface SessionState {
+  me: Me | null;
+  /** True until the first answer of /v1/me. */
+  checking: boolean;
+  refresh: () => Promise<Me | null>;
+}
+
+const SessionContext = createContext<SessionState>({ me: null, checking: true, refresh: async () => null });
+
+/** Holds the signed-in identity; any 401 from the API signs the page out. */
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [me, setMe] = useState<Me | null>(null);
+  const [checking, setChecking] = useState(true);
+  const refresh = useCallback(async () => {
+    try {
+      const m = await api<Me>('GET', '/v1/me');
+      setMe(m);
+      return m;
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status === 401) setMe(null);
+      return null;
+    } finally {
+      setChecking(false);
+    }
+  }, []);
+  useEffect(() => {
+    void refresh();
+    const off = () => setMe(null);
+    window.addEventListener('crucible:unauthenticated', off);
+    return () => window.removeEventListener('crucible:unauthenticated', off);
+  }, [refresh]);
+  return <SessionContext.Provider value={{ me, checking, refresh }}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionState {
+  return useContext(SessionContext);
+}

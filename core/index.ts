@@ -1,0 +1,40 @@
+/** The public surface of core/: other folders import only from here. */
+export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-text.js';
+export { chooseAdapters } from './choose-adapters.js';
+export { Collections } from './collections.js';
+export { loadConfig, readEnvVar } from './config.js';
+export type { Config } from './config.js';
+export { clientWheelPath, downloadsDir } from './downloads.js';
+export { ServiceError, conflict, invalid, notFound, toServiceError } from './errors.js';
+export type { FieldProblem } from './errors.js';
+export { EventLog } from './event-log.js';
+export type { EventInput, ServiceEvent } from './event-log.js';
+export { ENDED_STATUSES } from './event-types.js';
+export type { EventType } from './event-types.js';
+export { bindServer, channelOptions, grpc, handleUnary, schedulerProto, unary, workerProto } from './grpc.js';
+export { newId, nowIso, randomToken } from './ids.js';
+export { createLogger } from './log.js';
+export type { Logger } from './log.js';
+export { ModelChain, OpenAiModelClient, isBuiltinModel, parseModelChain, resolveModelApiKey } from './models/index.js';
+export type { ModelClient, ModelMessage } from './models/index.js';
+export { PRICE_TABLE, priceFor } from './models/prices.js';
+export { accepted, body, created, ok, okPage, param, requirePrincipal } from './operations.js';
+export {
+  LIST_PAGE,
+  NEXT_CURSOR_HEADER,
+  decodeCursor,
+  encodeCursor,
+  nextLink,
+  pageArray,
+  pageOf,
+  pageRequest,
+} from './paging.js';
+export type { Page, PageBounds, PageRequest, SortKey } from './paging.js';
+export { RoleMetrics, scrape } from './metrics.js';
+export type { Role } from './metrics.js';
+export { answerOps, readiness, startOpsServer } from './ops-server.js';
+export type { OpsEndpoints, OpsServer, Readiness, ReadinessCheck } from './ops-server.js';
+export type { HandlerDeps, HandlerTable, OperationContext, OperationHandler, Reply } from './operations.js';
+export type { Adapters, BusSubscription, Doc, DocumentStore, Filter, LeaseStore } from './ports.js';
+export { ACCESS_RULES, scopesAllow } from './principal.js';
+export type { AccessRule, Principal, Scope } from './principal.js';

@@ -1,0 +1,139 @@
+import { Collections } from '../core/index.js';
+import { ServiceError, notFound } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Doc, DocumentStore } from '../core/index.js';
+import {
+  ACTION_ERRORS,
+  checkExternalAction,
+  findAction,
+  type EpisodeState,
+  type ExternalAction,
+  type Observation,
+} from '../episode-actor/index.js';
+import { WorldWorkerClients, type LocalWorkers } from '../world-worker/index.js';
+import type { LocalHandler } from './pipeline.js';
+
+/** The fields of an episode attempt (Collections.runEpisodes, written by the scheduler) this path reads. */
+interface AttemptRecord extends Doc {
+  project_id: string;
+  status: string;
+  worker_id: string | null;
+  worker_address: string | null;
+}
+
+/** The fields of the episode's stored record (Collections.episodes, saved by its actor) this path reads. */
+interface StoredEpisode extends Doc {
+  status: string;
+  actor_state?: EpisodeState;
+}
+
+const hasEnded = (status: string): boolean => status === 'finished' || status === 'failed' || status === 'cancelled';
+
+/**
+ * The external agent's hot path, answered by the gateway itself (docs/architecture.md,
+ * "The external-agent fast path"): after the gateway's authentication, access rule and
+ * validation, observation and actions go straight to the world-worker hosting the episode
+ * (called directly when it runs in this process), and action results are read from the
+ * store. The path reads gateway -> world-worker -> episode actor, with no scheduler code
+ * in between; the scheduler has no handlers for these operations.
+ */
+export class ExternalAgentPath {
+  readonly #store: DocumentStore;
+  readonly #workers: WorldWorkerClients;
+
+  constructor(store: DocumentStore, workers: WorldWorkerClients) {
+    this.#store = store;
+    this.#workers = workers;
+  }
+
+  /**
+   * GET /v1/episodes/{id}/observation: the actor's answer while a worker hosts it; before it
+   * started and after it ended, the stored status with no turn. An unreachable worker answers
+   * `awaiting_action: false`, so a polling agent simply asks again.
+   */
+  async observe(projectId: string, id: string): Promise<Observation> {
+    const ep = await this.#attempt(projectId, id);
+    if (ep.status === 'running') {
+      try {
+        const live = await this.#workers.onEpisode(ep, 'episode.observe', {});
+        if (live) return live;
+      } catch (err) {
+        if (!(err instanceof ServiceError && err.code === 'unavailable')) throw err;
+        return { episode_status: 'running', awaiting_action: false, turn: null };
+      }
+    }
+    const doc = await this.#record(ep._id);
+    return { episode_status: doc.status, awaiting_action: false, turn: null };
+  }
+
+  /**
+   * POST /v1/episodes/{id}/actions: checked and accepted by the actor (202 `{event_id,
+   * duplicate?}` before it is carried out). When no actor holds the episode, a repeat of an
+   * action it accepted is still a duplicate (a client whose 202 got lost can always repeat
+   * its request); anything else is 409 `episode is not running`.
+   */
+  async act(projectId: string, id: string, action: ExternalAction): Promise<{ event_id: number; duplicate?: true }> {
+    const ep = await this.#attempt(projectId, id);
+    if (ep.status === 'running') {
+      const answer = await this.#workers.onEpisode(ep, 'episode.act', { action });
+      if (answer) return answer;
+    }
+    const doc = await this.#record(ep._id);
+    const st = doc.actor_state;
+    if (!st || !hasEnded(doc.status)) throw new ServiceError('conflict', ACTION_ERRORS.notRunning);
+    const earlier = checkExternalAction(st, action);
+    if (earlier?.event_id == null) throw new ServiceError('conflict', ACTION_ERRORS.notRunning);
+    return { event_id: earlier.event_id, duplicate: true };
+  }
+
+  /** GET /v1/episodes/{id}/actions/{key}: the stored action record (saved before anything was acknowledged). */
+  async actionResult(
+    projectId: string,
+    id: string,
+    key: string,
+  ): Promise<{ status: 'pending' } | { status: 'done'; result: unknown }> {
+    const ep = await this.#attempt(projectId, id);
+    const a = await findAction(this.#store, ep._id, key);
+    if (!a) throw new ServiceError('not_found', `episode ${ep._id} has no action with idempotency key "${key}"`);
+    return a.status === 'done' && a.result ? { status: 'done', result: a.result } : { status: 'pending' };
+  }
+
+  /** Answers the three operations on the gateway's local table. */
+  register(local: Map<string, LocalHandler>): void {
+    const projectOf = (principal: { projectId: string } | null): string => {
+      if (!principal) throw new ServiceError('unauthenticated', 'send an API key');
+      return principal.projectId;
+    };
+    local.set('get_observation', async (call, _req, res) => {
+      res.json(await this.observe(projectOf(call.principal), call.params.ep_id!));
+    });
+    local.set('post_action', async (call, _req, res) => {
+      res.status(202).json(await this.act(projectOf(call.principal), call.params.ep_id!, call.body as ExternalAction));
+    });
+    local.set('get_action_result', async (call, _req, res) => {
+      res.json(await this.actionResult(projectOf(call.principal), call.params.ep_id!, call.params.key!));
+    });
+  }
+
+  close(): void {
+    this.#workers.close();
+  }
+
+  /** An episode attempt of the caller's project; 404 for unknown ids and other projects' episodes alike. */
+  async #attempt(projectId: string, id: string): Promise<AttemptRecord> {
+    const ep = await this.#store.get<AttemptRecord>(Collections.runEpisodes, id);
+    if (!ep || ep.project_id !== projectId) throw notFound(`episode ${id}`);
+    return ep;
+  }
+
+  async #record(id: string): Promise<StoredEpisode> {
+    const doc = await this.#store.get<StoredEpisode>(Collections.episodes, id);
+    if (!doc) throw notFound(`episode ${id}`);
+    return doc;
+  }
+}
+
+/** The gateway's external-agent path, with world-worker clients of its own. */
+export function externalAgentPath(store: DocumentStore, _logger: Logger, local?: LocalWorkers): ExternalAgentPath {
+  return new ExternalAgentPath(store, new WorldWorkerClients({ local }));
+}

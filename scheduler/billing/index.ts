@@ -1,9 +1,0 @@
-import type { HandlerTable } from '../context.js';
-import { paymentHandlers } from './payment-handlers.js';
-import { usageHandlers } from './usage-handlers.js';
-
-export { assertAllowanceLeft } from './allowance.js';
-export { providerOf } from './payment-handlers.js';
-
-/** Every usage and billing operation of spec section 4. */
-export const billingHandlers: HandlerTable = { ...usageHandlers, ...paymentHandlers };

@@ -1,0 +1,107 @@
+import { ServiceError, toServiceError } from '../core/index.js';
+import { channelOptions, grpc, unary, workerProto } from '../core/index.js';
+import type { PingResponse__Output } from '../proto/index.js';
+import type { WorkRequest } from '../proto/index.js';
+import type { WorkResponse__Output } from '../proto/index.js';
+import type { WorldWorkerClient } from '../proto/index.js';
+import type { LocalWorkers } from './local-workers.js';
+import type { WorkAnswer, WorkKind, WorkPayload } from './work-kinds.js';
+
+/** How long an episode operation waits for the worker hosting the episode. */
+const EPISODE_CALL_MS = 30_000;
+
+/** Where an episode attempt runs, as its placement record says. */
+export interface HostedEpisode {
+  _id: string;
+  worker_id: string | null;
+  worker_address: string | null;
+}
+
+/**
+ * Calls world-workers: one gRPC client per address, kept for reuse, and typed against
+ * {@link WorkKinds} so a kind's payload and answer are checked at the call. With `local`,
+ * a worker of this same process is called directly instead of over loopback gRPC.
+ */
+export class WorldWorkerClients {
+  readonly #clients = new Map<string, WorldWorkerClient>();
+  readonly #proto = workerProto();
+  readonly #local: LocalWorkers | null;
+
+  constructor(options: { local?: LocalWorkers } = {}) {
+    this.#local = options.local ?? null;
+  }
+
+  /** The gRPC client of the worker at `address`, made once. */
+  client(address: string): WorldWorkerClient {
+    let c = this.#clients.get(address);
+    if (!c) {
+      c = new this.#proto.crucible.v1.WorldWorker(address, grpc.credentials.createInsecure(), channelOptions);
+      this.#clients.set(address, c);
+    }
+    return c;
+  }
+
+  ping(address: string, timeoutMs: number): Promise<PingResponse__Output> {
+    const c = this.client(address);
+    return unary<object, PingResponse__Output>(c.Ping, c, {}, timeoutMs);
+  }
+
+  /** Runs one unit of work on the worker at `address`. */
+  async execute<K extends WorkKind>(
+    address: string,
+    kind: K,
+    payload: WorkPayload<K>,
+    timeoutMs = 600_000,
+  ): Promise<WorkAnswer<K>> {
+    const local = this.#local?.at(address);
+    if (local) return (await local.executeInProcess(kind, payload, timeoutMs)) as WorkAnswer<K>;
+    const c = this.client(address);
+    const res = await unary<WorkRequest, WorkResponse__Output>(
+      c.Execute,
+      c,
+      { kind, payload_json: JSON.stringify(payload ?? null) },
+      timeoutMs,
+    );
+    return (res.result_json ? JSON.parse(res.result_json) : null) as WorkAnswer<K>;
+  }
+
+  /**
+   * Runs an episode operation on the world-worker hosting the episode's actor.
+   *
+   * @returns the worker's answer, or null when the worker does not host it (any more, or
+   *   not yet): the caller answers from the stored record instead.
+   * @throws the actor's own refusals (409, 422 ...) unchanged; ServiceError('unavailable')
+   *   when the hosting worker cannot be reached (its episodes are about to be failed over).
+   */
+  async onEpisode<K extends 'episode.observe' | 'episode.act' | 'episode.intervene'>(
+    ep: HostedEpisode,
+    kind: K,
+    payload: Omit<WorkPayload<K>, 'episode_id'>,
+  ): Promise<WorkAnswer<K> | null> {
+    if (!ep.worker_address) return null;
+    try {
+      return await this.execute(
+        ep.worker_address,
+        kind,
+        { episode_id: ep._id, ...payload } as WorkPayload<K>,
+        EPISODE_CALL_MS,
+      );
+    } catch (err) {
+      const e = toServiceError(err);
+      if (e.code === 'not_found' && (e.details as { not_hosted?: boolean } | undefined)?.not_hosted) return null;
+      if (e.code === 'unavailable' || e.code === 'timeout') {
+        throw new ServiceError(
+          'unavailable',
+          `the world-worker hosting episode ${ep._id} (${ep.worker_id}) is not reachable; if it is gone the episode ends with environment_error and is re-queued`,
+          { cause: err },
+        );
+      }
+      throw e;
+    }
+  }
+
+  close(): void {
+    for (const c of this.#clients.values()) c.close();
+    this.#clients.clear();
+  }
+}
