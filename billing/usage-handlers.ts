@@ -53,6 +53,6 @@ export const usageHandlers: HandlerTable = {
 
   async get_pricing(ctx, deps) {
     requirePrincipal(ctx);
-    return ok(pricing(deps.config.defaultModel));
+    return ok(pricing(deps.config));
   },
 };

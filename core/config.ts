@@ -85,6 +85,12 @@ export interface Config {
   readonly defaultModel: string;
   /** OPENAI_BASE_URL (unset): an OpenAI-compatible endpoint for non-builtin models. */
   readonly openaiBaseUrl: string | null;
+  /** MODEL_PRICES_FILE (unset: the shipped prices): the operator's price file (YAML or JSON), over the shipped defaults. */
+  readonly modelPricesFile: string | null;
+  /** SERVICE_CUSTOMER_MODEL (unset: the scripted customer): model chain of the customer for worlds built without `customer_model`. */
+  readonly customerModel: string | null;
+  /** SERVICE_JUDGE_MODEL (unset: no judge): model chain judging told and policy checks for worlds built without `judge_model`. */
+  readonly judgeModel: string | null;
   /** STRIPE_SECRET_KEY (unset: the local payment provider, no money moves). */
   readonly stripeSecretKey: string | null;
   /** STRIPE_WEBHOOK_SECRET (unset): signing secret of the provider's notifications. */
@@ -196,6 +202,9 @@ export function loadConfig(env: Env = process.env): Config {
     sseHeartbeatMs: int(env, 'SERVICE_SSE_HEARTBEAT_MS', 15_000, 10, 3600_000),
     defaultModel: env.SERVICE_DEFAULT_MODEL?.trim() || 'builtin:reference',
     openaiBaseUrl: url(env, 'OPENAI_BASE_URL'),
+    modelPricesFile: env.MODEL_PRICES_FILE?.trim() || null,
+    customerModel: env.SERVICE_CUSTOMER_MODEL?.trim() || null,
+    judgeModel: env.SERVICE_JUDGE_MODEL?.trim() || null,
     stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: url(env, 'STRIPE_WEBHOOK_SECRET'),
     logLevel,

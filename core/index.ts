@@ -17,7 +17,6 @@ export { createLogger } from './log.js';
 export type { Logger } from './log.js';
 export { ModelChain, OpenAiModelClient, isBuiltinModel, parseModelChain, resolveModelApiKey } from './models/index.js';
 export type { ModelClient, ModelMessage } from './models/index.js';
-export { PRICE_TABLE, priceFor } from './models/prices.js';
 export { accepted, body, created, ok, okPage, param, requirePrincipal } from './operations.js';
 export {
   LIST_PAGE,
@@ -38,3 +37,6 @@ export type { HandlerDeps, HandlerTable, OperationContext, OperationHandler, Rep
 export type { Adapters, BusSubscription, Doc, DocumentStore, Filter, LeaseStore } from './ports.js';
 export { ACCESS_RULES, scopesAllow } from './principal.js';
 export type { AccessRule, Principal, Scope } from './principal.js';
+
+export { PriceTable, priceTable } from './models/index.js';
+export type { MarketRange } from './models/index.js';

@@ -46,7 +46,6 @@ const FINAL_EVENT_TRIES = 6;
 export class EpisodeActor {
   readonly #core: EpisodeCore;
   readonly #mailbox = new Mailbox();
-  readonly #abort = new AbortController();
   #timer: { clear(): void } | null = null;
   /** The last turn an observation showed the external agent (rule 4: read the turn, then act). In memory only. */
   #readTurn: number | null = null;
@@ -261,7 +260,7 @@ export class EpisodeActor {
 
   /** Ends the episode as `cancelled` (termination `stopped`); checks do not run. */
   stop(): Promise<void> {
-    this.#abort.abort();
+    this.#core.abort.abort();
     return this.#mailbox.post(() => this.#finish('stopped'));
   }
 
@@ -385,10 +384,10 @@ export class EpisodeActor {
           seedBindings: core.seedBindings,
           customerFacing: core.facing,
         },
-        signal: this.#abort.signal,
+        signal: this.#core.abort.signal,
       });
     } catch (err) {
-      if (this.#abort.signal.aborted) return;
+      if (this.#core.abort.signal.aborted) return;
       await this.#finish('environment_error', `the agent's model could not decide: ${toServiceError(err).message}`);
       return;
     }

@@ -25,7 +25,10 @@ export async function endEpisode(
   if (termination === 'stopped') st.status = 'cancelled';
   else if (!error) {
     try {
-      st.oracle = await runOracle(st, core.world, core.app, core.vars);
+      st.oracle = await runOracle(st, core.world, core.app, core.vars, {
+        judge: core.deps.judge ?? null,
+        signal: core.signal,
+      });
     } catch (err) {
       error = `the application could not be checked: ${toServiceError(err).message}`;
     }

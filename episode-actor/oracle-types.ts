@@ -1,4 +1,5 @@
 import type { CheckResult, JsonObject } from '../world/index.js';
+import type { CustomerViolation } from './types.js';
 
 /** A write carried out more than once with the same effective arguments. */
 export interface DuplicateEffect {
@@ -52,4 +53,24 @@ export interface Oracle {
   /** Whether the agent called `complete`. */
   completed: boolean;
   habits: Habits;
+  /** Which customer played the episode, its model calls and what they cost (not charged to the agent's budget). */
+  customer: { simulator: 'scripted' | 'model'; model_calls: number; cost_usd: number };
+  /**
+   * Where the customer simulator broke its script (its guard refused a reply): the
+   * simulator's failure, not the agent's. Empty for the scripted customer.
+   */
+  customer_violations: CustomerViolation[];
+  /** The model judge's verdicts on told and policy checks, with rubric and reason (absent in older records). */
+  judgements?: Judgement[];
+}
+
+/** One verdict of the model judge (episode-actor/judge.ts); `passed` null when it was not judged. */
+export interface Judgement {
+  check: string;
+  kind: 'told' | 'policy';
+  rubric: string;
+  model: string | null;
+  passed: boolean | null;
+  reason: string;
+  cost_usd?: number;
 }

@@ -113,6 +113,9 @@ async function evaluateOne(check: Check, opts: EvaluateOptions): Promise<{ passe
         observed: changed.length === 0 ? { unchanged: true } : { changed: changed.slice(0, 10), after: after.body },
       };
     }
+    case 'policy':
+      // only a model judge decides (episode-actor/judge.ts); unjudged, it is left out of the score
+      return { passed: true, observed: { judged: false } };
     case 'told': {
       const texts = opts.episode.told.map(fold);
       // a whole-string reference may have substituted a number: compare its text

@@ -270,7 +270,7 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
       return check;
     }
     case 'told': {
-      unknownKeys(p, raw, ['name', 'kind', 'contains', 'not_contains'], path);
+      unknownKeys(p, raw, ['name', 'kind', 'contains', 'not_contains', 'rubric'], path);
       const one = (key: 'contains' | 'not_contains') =>
         typeof raw[key] === 'string' ? [raw[key] as string] : strList(p, raw, key, path);
       const contains = one('contains');
@@ -279,7 +279,12 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
         p.add(join(path, 'contains'), 'give contains and/or not_contains (a string or a list)');
       const check: Check = { name, kind: 'told', contains };
       if (not_contains.length > 0) check.not_contains = not_contains;
+      if (raw.rubric !== undefined) check.rubric = str(p, raw, 'rubric', path);
       return check;
+    }
+    case 'policy': {
+      unknownKeys(p, raw, ['name', 'kind', 'rubric'], path);
+      return { name, kind: 'policy', rubric: str(p, raw, 'rubric', path) };
     }
     case 'refused': {
       unknownKeys(p, raw, ['name', 'kind', 'tool', 'where'], path);
@@ -291,7 +296,7 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
       };
     }
     default:
-      p.add(join(path, 'kind'), 'must be one of state, unchanged, told, refused');
+      p.add(join(path, 'kind'), 'must be one of state, unchanged, told, refused, policy');
       return { name, kind: 'told', contains: [] };
   }
 }

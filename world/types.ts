@@ -42,8 +42,15 @@ export interface RoleSpec {
   complete: boolean;
 }
 
+/** Which customer plays the world's episodes: a model chain (`builtin:scripted` for the script). */
+export interface CustomerSimulatorSpec {
+  model: string;
+}
+
 export interface ChatCustomer {
   channel: 'chat';
+  /** Absent: the server's default customer (SERVICE_CUSTOMER_MODEL), else the scripted one. */
+  simulator?: CustomerSimulatorSpec;
 }
 
 /**
@@ -55,6 +62,7 @@ export interface ChatCustomer {
  */
 export interface NotificationsCustomer {
   channel: 'notifications';
+  simulator?: CustomerSimulatorSpec;
   via: {
     service: string;
     inbox_tool: string;
@@ -81,6 +89,8 @@ export interface WorldManifest {
   seed: string;
   /** Glob of scenario template files, relative to the source folder. */
   scenarios: string;
+  /** The model judging told and policy checks (build option `judge_model`); absent: the server's default. */
+  judge?: { model: string };
 }
 
 // ---------------------------------------------------------------------------
@@ -208,6 +218,18 @@ export interface ToldCheck {
   contains: string[];
   /** None of these may appear in any customer-visible text. */
   not_contains?: string[];
+  /** What a model judge reads instead of the strings (docs/worlds.md, Checks); without a judge, the strings decide. */
+  rubric?: string;
+}
+
+/**
+ * Policy adherence over the whole transcript, judged by a model against `rubric`
+ * (docs/worlds.md, Checks). Without a judge model it is not judged and not counted.
+ */
+export interface PolicyCheck {
+  name: string;
+  kind: 'policy';
+  rubric: string;
 }
 
 export interface RefusedCheck {
@@ -219,7 +241,7 @@ export interface RefusedCheck {
   where: JsonObject;
 }
 
-export type Check = StateCheck | UnchangedCheck | ToldCheck | RefusedCheck;
+export type Check = StateCheck | UnchangedCheck | ToldCheck | RefusedCheck | PolicyCheck;
 
 /** A scenario template file after validation (still holding `${...}` placeholders). */
 export interface ScenarioTemplate {

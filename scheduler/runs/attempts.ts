@@ -198,5 +198,7 @@ function bareOracle(message: string): Oracle {
       complete_after_read: { ...pass, applicable: false },
       customer_contacts: { passed: true, count: 0, limit: 0 },
     },
+    customer: { simulator: 'scripted', model_calls: 0, cost_usd: 0 },
+    customer_violations: [],
   };
 }

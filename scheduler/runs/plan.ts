@@ -1,6 +1,6 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError, invalid, type FieldProblem } from '../../core/index.js';
-import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
 import type { DocumentStore } from '../../core/index.js';
 import { BUILTIN_MODELS, needsModelProvider, profileWithDefaults } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
@@ -130,6 +130,9 @@ async function modelProblem(deps: SchedulerDeps, projectId: string, spec: string
       : `unknown built-in model "${builtins[0]}" (known: ${Object.keys(BUILTIN_MODELS).join(', ')})`;
   }
   if (!needsModelProvider({ driver: 'llm', model: spec }, deps.config.defaultModel)) return null;
+  const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
+  if (unpriced !== undefined)
+    return `model "${unpriced}" has no price in the price file; the operator adds it (with its source and date) to the file MODEL_PRICES_FILE names`;
   try {
     await resolveModelApiKey(deps.adapters.store, projectId);
     return null;

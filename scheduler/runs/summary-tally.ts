@@ -57,6 +57,7 @@ export function tallyOf(episodes: RunEpisodeDoc[]): Tally {
       add(t, `${g}|success`, e.success ? 1 : 0);
       add(t, `${g}|fc`, e.oracle?.false_completion ? 1 : 0);
       add(t, `${g}|dup`, (e.oracle?.duplicate_effects.length ?? 0) > 0 ? 1 : 0);
+      add(t, `${g}|cv`, (e.oracle?.customer_violations?.length ?? 0) > 0 ? 1 : 0);
       add(t, `${g}|turns`, e.turns);
     }
     if (scored) {
@@ -113,6 +114,7 @@ function block(t: Tally, g: string, profileId: string, splits: Split[], k: numbe
     false_completion_rate: share(n('fc'), scored),
     duplicate_effect_rate: share(n('dup'), scored),
     environment_errors: n('env'),
+    customer_violations: n('cv'),
     cancelled: n('cancelled'),
     cost_usd: round(n('cost'), 6),
     tokens: n('tokens'),

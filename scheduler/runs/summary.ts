@@ -49,6 +49,7 @@ export function scoreBlock(all: RunEpisodeDoc[], k: number): ScoreBlock {
       scored.length,
     ),
     environment_errors: all.filter((e) => e.termination === 'environment_error').length,
+    customer_violations: scored.filter((e) => (e.oracle?.customer_violations?.length ?? 0) > 0).length,
     cancelled: final.filter((e) => e.status === 'cancelled').length,
     cost_usd: round(
       all.reduce((a, e) => a + (e.cost_usd ?? 0), 0),

@@ -74,6 +74,8 @@ export interface ScoreBlock {
   duplicate_effect_rate: number | null;
   /** Episodes (every attempt) that ended with environment_error; excluded from the scores. */
   environment_errors: number;
+  /** Scored episodes whose customer simulator broke its script (oracle `customer_violations`): the simulator's failures. */
+  customer_violations: number;
   /** Episodes stopped before they ended on their own. */
   cancelled: number;
   cost_usd: number;

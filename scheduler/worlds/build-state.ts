@@ -55,6 +55,10 @@ export interface BuildState {
   verdicts?: Record<string, ScenarioVerdict>;
   withdrawn?: WithdrawnScenario[];
   repair_rounds?: number;
+  /** The world the model proposed for a source without one: files, rounds, spend (docs/worlds.md, From an application). */
+  authoring?: Record<string, unknown>;
+  /** Model repairs of failing scenarios, round by round. */
+  model_repairs?: Array<Record<string, unknown>>;
 }
 
 /** The build's version of the world-builder, recorded in provenance. */

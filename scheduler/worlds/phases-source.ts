@@ -5,6 +5,8 @@ import { getArchive, putArchive } from '../applications/index.js';
 import { describeFailure, type JobPhase } from '../jobs/index.js';
 import { need, type BuildInput, type BuildState } from './build-state.js';
 import { callWorker } from './worker-calls.js';
+import { authorWorld } from './authoring.js';
+import { isBuiltinModel, parseModelChain } from '../../core/index.js';
 
 /**
  * fetch_source: a world-worker fetches the pinned source (git at its commit, the local
@@ -50,10 +52,26 @@ export const fetchSourcePhase: JobPhase<BuildInput> = {
 export const analysePhase: JobPhase<BuildInput> = {
   name: 'analyse',
   async run(ctx) {
+    const { options } = ctx.input as unknown as BuildInput;
     const source = need(ctx.checkpoint<BuildState>(), 'source');
     let analysis: NonNullable<BuildState['analysis']>;
     try {
-      analysis = await callWorker(ctx, BUILD_WORK.analyse, {}, source.digest);
+      const survey = await callWorker(ctx, BUILD_WORK.survey, {}, source.digest);
+      if (survey.has_world) analysis = await callWorker(ctx, BUILD_WORK.analyse, {}, source.digest);
+      else {
+        const models = parseModelChain(options.model).filter((m) => !isBuiltinModel(m));
+        if (models.length === 0)
+          throw new ServiceError(
+            'validation_failed',
+            `world.yaml: file not found in the application source; build with a model (option model) to have a world proposed from the application, or write one (docs/worlds.md)`,
+          );
+        const authored = await authorWorld(ctx, models, source.digest, survey, options.max_repair_rounds);
+        analysis = authored.analysis;
+        await ctx.save({
+          source: { ...source, digest: authored.digest, files: authored.files },
+          authoring: authored.report,
+        });
+      }
     } catch (err) {
       if (err instanceof ServiceError && (err.code === 'validation_failed' || err.code === 'bad_request')) {
         throw new ServiceError(
@@ -62,6 +80,18 @@ export const analysePhase: JobPhase<BuildInput> = {
         );
       }
       throw err;
+    }
+    if (options.judge_model)
+      analysis = { ...analysis, manifest: { ...analysis.manifest, judge: { model: options.judge_model } } };
+    if (options.customer_model) {
+      // recorded in the manifest, so the content hash and every episode of the version carry it
+      analysis = {
+        ...analysis,
+        manifest: {
+          ...analysis.manifest,
+          customer: { ...analysis.manifest.customer, simulator: { model: options.customer_model } },
+        },
+      };
     }
     await ctx.save({ analysis });
     await ctx.emit(

@@ -177,6 +177,8 @@ export const publishPhase: JobPhase<BuildInput> = {
           replaced_by: w.replaced_by,
         })),
         proposals: state.proposals ?? null,
+        authoring: state.authoring ?? null,
+        model_repairs: state.model_repairs ?? [],
       },
       provenance: {
         application: { id: input.application.id, name: input.application.name },

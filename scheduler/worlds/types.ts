@@ -50,6 +50,10 @@ export interface WorldVersionDoc extends Doc {
 
 export interface BuildOptions {
   model: string;
+  /** The customer's model chain for this version's episodes (manifest `customer.simulator`); null: the world's own or the server default. */
+  customer_model?: string | null;
+  /** The judge's model chain for told and policy checks (manifest `judge`); null: the world's own or the server default. */
+  judge_model?: string | null;
   budget_usd: number | null;
   auto_approve: boolean;
   scenario_target: number;

@@ -8,6 +8,7 @@ import {
   profileWithDefaults,
   type EpisodeWorld,
   type Oracle,
+  scriptedCustomer,
 } from '../../episode-actor/index.js';
 import {
   DESK_MANIFEST,
@@ -27,6 +28,8 @@ const habitsOk = (): Oracle['habits'] => ({
 });
 
 const oracle = (o: Partial<Oracle>): Oracle => ({
+  customer: { simulator: 'scripted', model_calls: 0, cost_usd: 0 },
+  customer_violations: [],
   check_results: [],
   duplicate_effects: [],
   false_completion: false,
@@ -125,7 +128,12 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
         profile: profileWithDefaults({ driver: 'external' }),
         options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 60_000 },
       },
-      { app, persistence: new MemoryEpisodePersistence({ verify: true }), events: new RecordingEvents() },
+      {
+        app,
+        persistence: new MemoryEpisodePersistence({ verify: true }),
+        events: new RecordingEvents(),
+        customer: scriptedCustomer,
+      },
     );
     await actor.start();
     expect(app.notes.map((n) => n.text)).to.deep.equal(['Please add the note "fragile" to my item.']); // posted through the app
