@@ -17,8 +17,6 @@ export const Collections = {
   runs: 'runs',
   episodes: 'episodes',
   runEpisodes: 'run_episodes',
-  runTallies: 'run_tallies',
-  runShardTallies: 'run_shard_tallies',
   actions: 'actions',
   events: 'events',
   artifacts: 'artifacts',

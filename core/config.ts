@@ -18,6 +18,8 @@ export interface Config {
   readonly sourceRoots: readonly string[];
   /** SERVICE_SIGNUP (open): `closed` removes account creation. */
   readonly signup: 'open' | 'closed';
+  /** SERVICE_QUIET_HOURS_UTC (22:00-06:00): the nightly window in which runs of `quiet_hours_only` organizations start. */
+  readonly quietHoursUtc: { readonly start: string; readonly end: string };
   /** SERVICE_IDP_CLIENT_ID (empty): the identity provider's client id (ID token audience). */
   readonly idpClientId: string;
   /** SERVICE_IDP_ISSUER (https://accounts.google.com): accepted ID token issuer. */
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     opsHost: env.OPS_HOST?.trim() || '127.0.0.1',
     workerId: env.WORKER_ID?.trim() || null,
     workerCapacity: int(env, 'WORKER_CAPACITY', 8, 1, 10000),
+    quietHoursUtc: quietWindow(env.SERVICE_QUIET_HOURS_UTC),
     maxBodyBytes: int(env, 'SERVICE_MAX_BODY_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxUploadBytes: int(env, 'SERVICE_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
     externalTurnTimeoutMs: int(env, 'SERVICE_EXTERNAL_TURN_TIMEOUT_MS', 600_000, 10, 24 * 3600_000),
@@ -216,4 +219,16 @@ export function loadConfig(env: Env = process.env): Config {
 /** Reads one variable by name for adapters that take secrets by reference (credential `env_var`). */
 export function readEnvVar(name: string, env: Env = process.env): string | undefined {
   return env[name];
+}
+
+/** Parses SERVICE_QUIET_HOURS_UTC, `HH:MM-HH:MM` (UTC; may wrap past midnight); default 22:00-06:00. */
+function quietWindow(raw: string | undefined): { start: string; end: string } {
+  const text = raw?.trim() || '22:00-06:00';
+  const m = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
+  if (!m || text.slice(0, 5) === text.slice(6))
+    throw new ServiceError(
+      'bad_request',
+      `SERVICE_QUIET_HOURS_UTC must be HH:MM-HH:MM (UTC, start != end), got "${text}"`,
+    );
+  return { start: text.slice(0, 5), end: text.slice(6) };
 }

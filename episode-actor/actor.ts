@@ -1,4 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
+import { scheduleFaults } from './interventions.js';
 import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type JsonObject } from '../world/index.js';
 import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore } from './core.js';
@@ -116,6 +117,7 @@ export class EpisodeActor {
         st.bindings = { ...worldBindings, ...scenarioBindings };
         core.resetVars();
         st.snapshots = await takeSnapshots(unchangedChecks(st.scenario), core.app, core.vars);
+        scheduleFaults(core);
         st.started = true;
         core.emitLater({
           type: 'episode.started',

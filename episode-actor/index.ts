@@ -42,6 +42,7 @@ export {
 export { REFUSAL_TEXT } from './results.js';
 export { runOracle, checksFor, duplicateEffects, environmentErrorOracle } from './oracle.js';
 export { computeReward, isSuccess, HABIT_PENALTY } from './reward.js';
+export { attributeFailure, type Failure, type FailureCause } from './attribution.js';
 export { judgeHabits } from './habits.js';
 export { episodeRecordView, episodeListItemView } from './views.js';
 export {

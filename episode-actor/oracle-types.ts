@@ -1,3 +1,4 @@
+import type { Failure } from './attribution.js';
 import type { CheckResult, JsonObject } from '../world/index.js';
 import type { CustomerViolation } from './types.js';
 
@@ -50,8 +51,18 @@ export interface Oracle {
   checks_goal_version: number;
   checks_passed: number;
   checks_total: number;
+  /** Checks that measure progress on the request, and guards (docs/scoring.md). */
+  progress_passed: number;
+  progress_total: number;
+  guards_passed: number;
+  guards_total: number;
   /** Whether the agent called `complete`. */
   completed: boolean;
+  /**
+   * Why the episode failed (docs/scoring.md, Failure attribution): null on success; absent
+   * on records written before attribution. Only `agent` failures count against the agent.
+   */
+  failure?: Failure | null;
   habits: Habits;
   /** Which customer played the episode, its model calls and what they cost (not charged to the agent's budget). */
   customer: { simulator: 'scripted' | 'model'; model_calls: number; cost_usd: number };

@@ -188,6 +188,10 @@ export interface WriteLedgerEntry {
 
 export interface ProxyState {
   faults: FaultState[];
+  /** Faults the scenario schedules on the n-th call of a tool (docs/worlds.md); absent without any. */
+  scheduled?: Array<{ tool: string; mode: FaultMode; call: number }>;
+  /** Calls of each application tool so far (what `scheduled` counts); absent until one. */
+  tool_calls?: Record<string, number>;
   operations: OperationState[];
   writes: WriteLedgerEntry[];
   op_seq: number;

@@ -144,3 +144,5 @@ export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } f
 export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './builds/index.js';
 
 export type { AnalyseAnswer, SourceSurvey } from './builds/index.js';
+
+export { extractArchive, inspectArchive } from './builds/index.js';

@@ -192,9 +192,19 @@ export interface Matcher {
   exists?: boolean;
 }
 
+/**
+ * What a check measures (docs/scoring.md): `progress` on the request (state the agent had to
+ * change, what it had to tell), or a `guard` (something that must not happen). Guards only
+ * take reward away. Default by kind: state and told (with `contains`) are progress;
+ * unchanged, refused and a told with only `not_contains` are guards.
+ */
+export type CheckRole = 'progress' | 'guard';
+
 export interface StateCheck {
   name: string;
   kind: 'state';
+  /** Overrides the default role of the kind (a state check an untouched world passes is a guard). */
+  role?: CheckRole;
   tool: string;
   args: JsonObject;
   /** Expected HTTP status of the read; default any 2xx. */
@@ -205,6 +215,7 @@ export interface StateCheck {
 export interface UnchangedCheck {
   name: string;
   kind: 'unchanged';
+  role?: CheckRole;
   tool: string;
   args: JsonObject;
   /** Paths dropped from both bodies before comparing. */
@@ -214,6 +225,7 @@ export interface UnchangedCheck {
 export interface ToldCheck {
   name: string;
   kind: 'told';
+  role?: CheckRole;
   /** Every string must appear (case-insensitive, whitespace folded) in some customer-visible text. */
   contains: string[];
   /** None of these may appear in any customer-visible text. */
@@ -229,12 +241,15 @@ export interface ToldCheck {
 export interface PolicyCheck {
   name: string;
   kind: 'policy';
+  /** A guard unless set: a breached policy takes reward away (docs/scoring.md). */
+  role?: CheckRole;
   rubric: string;
 }
 
 export interface RefusedCheck {
   name: string;
   kind: 'refused';
+  role?: CheckRole;
   /** The write tool that must not have been carried out ... */
   tool: string;
   /** ... with arguments whose fields deep-equal these (empty: any call). */
@@ -242,6 +257,21 @@ export interface RefusedCheck {
 }
 
 export type Check = StateCheck | UnchangedCheck | ToldCheck | RefusedCheck | PolicyCheck;
+
+/** The four fault modes of the tool proxy (docs/episodes.md): what a faulted call does. */
+export const SCENARIO_FAULT_MODES = ['drop_response', 'error', 'timeout_before', 'rate_limit'] as const;
+export type ScenarioFaultMode = (typeof SCENARIO_FAULT_MODES)[number];
+
+/**
+ * A fault a scenario schedules (docs/worlds.md, Fault schedules): the `call`-th call of
+ * application tool `tool` in the episode (1 = the first; retries of an operation that did
+ * not happen count as calls) meets `mode`.
+ */
+export interface ScenarioFault {
+  tool: string;
+  mode: ScenarioFaultMode;
+  call: number;
+}
 
 /** A scenario template file after validation (still holding `${...}` placeholders). */
 export interface ScenarioTemplate {
@@ -260,6 +290,8 @@ export interface ScenarioTemplate {
   checks: Record<string, Check[]>;
   /** Variable maps for expansion; `[{}]` when the file has none. */
   variants: JsonObject[];
+  /** Faults the episode's tool proxy injects; absent when the template has none. */
+  faults?: ScenarioFault[];
   /** File the template came from, relative to the source folder (for messages). */
   file: string;
 }
@@ -289,6 +321,8 @@ export interface Scenario {
   vars: JsonObject;
   /** The last goal version (1 + number of revisions). */
   final_goal_version: number;
+  /** Faults the episode's tool proxy injects (docs/worlds.md, Fault schedules); absent when none. */
+  faults?: ScenarioFault[];
 }
 
 /** Everything `loadApplicationSource` reads from a folder. */

@@ -191,6 +191,10 @@ function bareOracle(message: string): Oracle {
     checks_goal_version: 1,
     checks_passed: 0,
     checks_total: 0,
+    progress_passed: 0,
+    progress_total: 0,
+    guards_passed: 0,
+    guards_total: 0,
     completed: false,
     habits: {
       read_latest_before_write: pass,

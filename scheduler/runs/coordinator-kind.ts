@@ -1,6 +1,7 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
+import { beforeStart, waitForStart } from './start-wait.js';
 import type { SchedulerDeps } from '../context.js';
 import {
   BudgetReached,
@@ -47,7 +48,10 @@ export const coordinatorKind: JobKind = {
 };
 
 async function mirror(deps: SchedulerDeps, runId: string, job: JobDoc): Promise<void> {
-  const status = job.status as RunStatus;
+  let status = job.status as RunStatus;
+  // a run waiting for quiet hours stays queued until watchShards starts it at starts_at
+  if (status === 'running' && beforeStart(await deps.adapters.store.get<RunDoc>(Collections.runs, runId)))
+    status = 'queued';
   const patch: Record<string, unknown> = { status, updated_at: nowIso() };
   if (status === 'queued' || status === 'running') Object.assign(patch, { error: null, ended_at: null });
   if (status === 'running' && job.started_at) patch.started_at = job.started_at;
@@ -58,6 +62,12 @@ async function watchShards(ctx: PhaseContext): Promise<void> {
   const store = ctx.deps.adapters.store;
   const run = await store.get<RunDoc>(Collections.runs, (ctx.input as { run_id: string }).run_id);
   if (!run) throw new ServiceError('gone', `run ${(ctx.input as { run_id: string }).run_id} no longer exists`);
+  if ((await waitForStart(ctx, run)) && !beforeStart(run))
+    await store.update<RunDoc>(Collections.runs, run._id, {
+      status: 'running',
+      started_at: nowIso(),
+      updated_at: nowIso(),
+    });
   let budget: BudgetReached | null = null;
   let shards: JobDoc[];
   for (;;) {

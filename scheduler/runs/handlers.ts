@@ -4,7 +4,9 @@ import { EventLog } from '../../core/index.js';
 import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
 import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../jobs/index.js';
 import { body, param, requirePrincipal } from '../../core/index.js';
+import { compareRuns } from './compare.js';
 import { createEvaluation } from './create.js';
+import { computeSummary, runEpisodes } from './summary.js';
 import { RUN_ENDED, type RunDoc, type RunEpisodeDoc, type RunSummary } from './types.js';
 import { okPage, pageOf, pageRequest } from '../../core/index.js';
 import { episodeItemView, loadRun, runView } from './views.js';
@@ -12,12 +14,10 @@ import { episodeItemView, loadRun, runView } from './views.js';
 /** GET /v1/runs/{id}/episodes: list items are small, so pages may be longer. */
 const EPISODE_PAGE = { default: 100, max: 1000 };
 
-/**
- * The stored summary: final for an ended run, kept current as episodes change while it
- * runs (summary-refresh.ts), so reading a run never reads its episodes.
- */
-async function currentSummary(_deps: SchedulerDeps, run: RunDoc): Promise<RunSummary> {
-  return run.summary;
+/** The summary as of now: stored for an ended run, computed fresh while it runs. */
+async function currentSummary(deps: SchedulerDeps, run: RunDoc): Promise<RunSummary> {
+  if (RUN_ENDED.includes(run.status)) return run.summary;
+  return computeSummary(run, await runEpisodes(deps.adapters.store, run._id));
 }
 
 /** Evaluations and runs (spec section 4, "Evaluations and runs"). */
@@ -61,35 +61,7 @@ export const runHandlers: HandlerTable = {
     return okPage(page.items.map(episodeItemView), page.next);
   },
 
-  /**
-   * GET /v1/compare: the summaries of one run (its profiles side by side), or of two runs
-   * on the same pinned world content (`world_content_hash`); 409 when the hashes differ.
-   */
-  async compare_runs(ctx, deps) {
-    const p = requirePrincipal(ctx);
-    const store = deps.adapters.store;
-    const a = await loadRun(store, p.projectId, String(ctx.query.run_a));
-    const b =
-      typeof ctx.query.run_b === 'string' && ctx.query.run_b !== ''
-        ? await loadRun(store, p.projectId, ctx.query.run_b)
-        : null;
-    if (b && b.world_content_hash !== a.world_content_hash) {
-      throw conflict(
-        `runs ${a._id} and ${b._id} ran on different world content (world_content_hash ${a.world_content_hash} vs ${b.world_content_hash}); ` +
-          'only runs on the same pinned world version can be compared, or compare the profiles within one run',
-      );
-    }
-    const runs: Record<string, RunSummary> = { [a._id]: await currentSummary(deps, a) };
-    if (b) runs[b._id] = await currentSummary(deps, b);
-    return ok({
-      world_version_id: a.world_version_id,
-      world_content_hash: a.world_content_hash,
-      runs,
-      ...(b && b.world_version_id !== a.world_version_id
-        ? { world_version_ids: { [a._id]: a.world_version_id, [b._id]: b.world_version_id } }
-        : {}),
-    });
-  },
+  compare_runs: compareRuns,
 
   /**
    * POST /v1/runs/{id}/commands: the command goes to every shard it applies to (pause,

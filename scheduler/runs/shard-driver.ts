@@ -91,7 +91,6 @@ export class ShardDriver {
 
   async #drive(): Promise<void> {
     await this.#restore();
-    scheduleSummary(this.#ctx.deps, { run_id: this.#rw.run._id, shard_id: this.#ctx.job._id });
     for (;;) {
       if (await this.#ctx.shouldStop()) {
         const job = this.#ctx.job;
@@ -126,16 +125,12 @@ export class ShardDriver {
     // the plan's concurrent_episodes: what the organization may start now, and no more; the
     // rest wait in the queue for the next tick
     const gate = await this.#organizations.enter(this.#ctx.job.project_id);
-    const before = this.#inflight.size;
     try {
       for (let room = gate.room ?? Infinity; room > 0 && this.#pending.length > 0; room--) {
         if (!(await this.#placeOne())) return;
       }
     } finally {
       gate.leave();
-      // placed episodes count as running in the summary
-      if (this.#inflight.size !== before)
-        scheduleSummary(this.#ctx.deps, { run_id: this.#rw.run._id, shard_id: this.#ctx.job._id });
     }
   }
 
@@ -230,7 +225,7 @@ export class ShardDriver {
         await this.#ctx.save({ spent_usd: this.#spent });
       }
     }
-    scheduleSummary(this.#ctx.deps, ep);
+    scheduleSummary(this.#ctx.deps, ep.run_id);
   }
 
   /** An `episode.run` or `episode.await` call failed: capacity, a missing source, or the worker. */
@@ -331,7 +326,7 @@ export class ShardDriver {
       const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
       if (recorded) await recordOutcome(this.#ctx.deps.adapters.store, ep, recorded);
     }
-    scheduleSummary(this.#ctx.deps, ep);
+    scheduleSummary(this.#ctx.deps, ep.run_id);
   }
 
   /** Fails over episodes whose worker stopped heartbeating, without waiting for their calls to fail. */

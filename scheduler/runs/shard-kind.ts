@@ -5,7 +5,8 @@ import { stateKey, type SchedulerDeps } from '../context.js';
 import { cancelUnstarted } from './endings.js';
 import { RunWorld } from './run-world.js';
 import { ShardDriver } from './shard-driver.js';
-import { SHARD_JOB, type RunEpisodeDoc } from './types.js';
+import { waitForStart } from './start-wait.js';
+import { SHARD_JOB, type RunDoc, type RunEpisodeDoc } from './types.js';
 
 /** Input of a `run_shard` job. */
 export interface ShardInput {
@@ -32,6 +33,8 @@ export const shardKind: JobKind<ShardInput> = {
       name: 'episodes',
       async run(ctx) {
         const input = ctx.input;
+        // quiet hours: nothing is placed before the run's starts_at
+        await waitForStart(ctx, (await ctx.deps.adapters.store.get<RunDoc>(Collections.runs, input.run_id)) ?? {});
         const rw = await RunWorld.load(ctx.deps, input.run_id);
         await new ShardDriver(ctx, rw).drive();
       },

@@ -1,7 +1,11 @@
 import { Collections } from '../../core/index.js';
-import { renderSummary, tallyOf } from './summary-tally.js';
+import { nowIso } from '../../core/index.js';
 import type { DocumentStore } from '../../core/index.js';
-import type { RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
+import type { Split } from '../../world/index.js';
+import { blockStatistics, countsAgainstAgent, failureCounts, scenarioCounts } from './summary-stats.js';
+import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
+
+const SPLITS: Split[] = ['train', 'dev', 'holdout'];
 
 const round = (n: number, digits = 4): number => Math.round(n * 10 ** digits) / 10 ** digits;
 const share = (part: number, whole: number): number | null => (whole === 0 ? null : round(part / whole));
@@ -27,11 +31,13 @@ export function finalAttempts(episodes: RunEpisodeDoc[]): RunEpisodeDoc[] {
  *   are over scored episodes (those that ended with a reward);
  * - pass^k (k = repeats) is the share of scenarios whose k repeats all scored and all
  *   succeeded, among the scenarios whose k repeats all scored;
- * - cost and tokens add up every attempt, since every attempt spent them.
+ * - cost and tokens add up every attempt, since every attempt spent them;
+ * - failures attributed to the simulated customer or the checks are counted in `failures`
+ *   and left out of the scores like environment errors; intervals: summary-stats.ts.
  */
 export function scoreBlock(all: RunEpisodeDoc[], k: number): ScoreBlock {
   const final = finalAttempts(all);
-  const scored = final.filter((e) => e.status === 'finished' && e.reward !== null);
+  const scored = final.filter((e) => e.status === 'finished' && e.reward !== null && countsAgainstAgent(e));
   const byScenario = new Map<string, RunEpisodeDoc[]>();
   for (const e of scored) byScenario.set(e.scenario_doc_id, [...(byScenario.get(e.scenario_doc_id) ?? []), e]);
   const complete = [...byScenario.values()].filter((xs) => xs.length >= k);
@@ -57,18 +63,47 @@ export function scoreBlock(all: RunEpisodeDoc[], k: number): ScoreBlock {
     ),
     tokens: all.reduce((a, e) => a + (e.tokens?.total ?? 0), 0),
     mean_turns: mean(scored.map((e) => e.turns)),
+    ...blockStatistics(byScenario, k, failureCounts(all, final)),
   };
 }
 
-/**
- * The summary of a run from its episode attempts; `summary.profiles` is keyed `<name>@v<N>`.
- * The same rules as `scoreBlock`, through the tally the stored summary is kept with.
- */
+/** The summary of a run from its episode attempts; `summary.profiles` is keyed `<name>@v<N>`. */
 export function computeSummary(
   run: Pick<RunDoc, 'profiles' | 'episodes' | 'config'>,
   episodes: RunEpisodeDoc[],
 ): RunSummary {
-  return renderSummary(run, tallyOf(episodes));
+  const k = run.config.repeats;
+  const profiles: Record<string, ProfileSummary> = {};
+  for (const p of run.profiles) {
+    const mine = episodes.filter((e) => e.profile_id === p.id);
+    const by_split: ProfileSummary['by_split'] = {};
+    for (const split of SPLITS) {
+      const inSplit = mine.filter((e) => e.split === split);
+      if (inSplit.length > 0) by_split[split] = scoreBlock(inSplit, k);
+    }
+    const scored = finalAttempts(mine).filter(
+      (e) => e.status === 'finished' && e.reward !== null && countsAgainstAgent(e),
+    );
+    profiles[p.label] = { profile_id: p.id, ...scoreBlock(mine, k), by_split, scenarios: scenarioCounts(scored) };
+  }
+  const count = (s: RunEpisodeDoc['status']) => episodes.filter((e) => e.status === s).length;
+  return {
+    profiles,
+    episodes: {
+      planned: run.episodes,
+      attempts: episodes.length,
+      queued: count('queued'),
+      running: count('running'),
+      finished: count('finished'),
+      failed: count('failed'),
+      cancelled: count('cancelled'),
+    },
+    cost_usd: round(
+      episodes.reduce((a, e) => a + (e.cost_usd ?? 0), 0),
+      6,
+    ),
+    updated_at: nowIso(),
+  };
 }
 
 /** The summary of a run that has not started an episode yet. */
@@ -81,4 +116,11 @@ export function runEpisodes(store: DocumentStore, runId: string): Promise<RunEpi
   return store
     .find<RunEpisodeDoc>(Collections.runEpisodes, { run_id: runId }, { sort: { field: 'slot', direction: 'asc' } })
     .then((xs) => xs.sort((a, b) => a.slot - b.slot || a.attempt - b.attempt));
+}
+
+/** Recomputes a run's summary from its episodes and stores it; returns it. */
+export async function refreshSummary(store: DocumentStore, run: RunDoc): Promise<RunSummary> {
+  const summary = computeSummary(run, await runEpisodes(store, run._id));
+  await store.update(Collections.runs, run._id, { summary, updated_at: nowIso() });
+  return summary;
 }

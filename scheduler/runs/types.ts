@@ -1,6 +1,8 @@
 import type { Doc } from '../../core/index.js';
 import type { EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
+import type { PinnedScenario } from '../worlds/index.js';
+import type { BlockStatistics, ScenarioCounts } from './summary-stats.js';
 
 /**
  * Statuses of a run (docs/runs.md). It lives as `queued`, `running` or `paused` and ends as
@@ -47,6 +49,15 @@ export interface RunDoc extends Doc {
   /** Planned episodes: scenarios x profiles x repeats (re-queued attempts not counted). */
   episodes: number;
   scenarios: number;
+  /**
+   * The exact scenarios the run uses (ids, splits, digests of their specifications) and
+   * the hash of that set (docs/runs.md, Pinned scenario sets). Absent on runs stored
+   * before sets were pinned: `runScenarioSet` derives them from the scenario records.
+   */
+  scenario_set?: PinnedScenario[];
+  scenario_set_hash?: string;
+  /** Set when the run waits for quiet hours: no episode is placed before it (docs/runs.md). */
+  starts_at?: string;
   spent_usd: number;
   /** Why the run failed or stopped; null otherwise. */
   error: string | null;
@@ -58,7 +69,7 @@ export interface RunDoc extends Doc {
 }
 
 /** Scores of one group of episodes (docs/runs.md, Summary). */
-export interface ScoreBlock {
+export interface ScoreBlock extends BlockStatistics {
   /** Episodes planned for the group. */
   episodes: number;
   /** Episodes that ended with a reward (environment errors excluded). */
@@ -86,6 +97,8 @@ export interface ScoreBlock {
 export interface ProfileSummary extends ScoreBlock {
   profile_id: string;
   by_split: Partial<Record<Split, ScoreBlock>>;
+  /** Success counts over the repeats of each scenario, keyed by scenario id. */
+  scenarios: Record<string, ScenarioCounts>;
 }
 
 export interface RunSummary {

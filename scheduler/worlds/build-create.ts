@@ -134,6 +134,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
       images: app.images ?? {},
       upload_digest: app.upload?.digest ?? null,
       catalog: app.catalog,
+      policies: app.policies ?? '',
     },
     options,
   };

@@ -17,6 +17,8 @@ export interface BuildInput {
     /** Digest of the uploaded archive (kind `upload`). */
     upload_digest: string | null;
     catalog: { name: string; digest: string } | null;
+    /** The application's `policies` field, pinned with the build (absent in builds asked for before it was). */
+    policies?: string;
   };
   options: BuildOptions;
 }
