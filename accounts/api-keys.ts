@@ -7,6 +7,7 @@ import type { Scope } from '../core/index.js';
 import { created, ok, type HandlerTable } from '../core/index.js';
 import { body, param, requirePrincipal } from '../core/index.js';
 import { limitsOf, loadProject } from './workspaces.js';
+import { okPage, pageOf, pageRequest } from '../core/index.js';
 
 /** A stored key: never the text, only its SHA-256. */
 export interface ApiKeyDoc extends Doc {
@@ -77,12 +78,14 @@ export function keyListing(k: ApiKeyDoc): Record<string, unknown> {
 export const apiKeyHandlers: HandlerTable = {
   async list_api_keys(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
-    const keys = await adapters.store.find<ApiKeyDoc>(
+    const page = await pageOf<ApiKeyDoc>(
+      adapters.store,
       Collections.apiKeys,
       { project_id: p.projectId, revoked_at: null },
-      { sort: { field: 'created_at', direction: 'desc' } },
+      [{ field: 'created_at', direction: 'desc' }],
+      pageRequest(ctx.query),
     );
-    return ok(keys.map(keyListing));
+    return okPage(page.items.map(keyListing), page.next);
   },
 
   async create_api_key(ctx, { adapters }) {

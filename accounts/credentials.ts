@@ -4,6 +4,7 @@ import { newId, nowIso } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
 import { created, ok, type HandlerTable } from '../core/index.js';
 import { body, param, requirePrincipal } from '../core/index.js';
+import { okPage, pageOf, pageRequest } from '../core/index.js';
 
 export const CREDENTIAL_KINDS = ['model_provider', 'application', 'training'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
@@ -38,12 +39,14 @@ export function findCredential(store: DocumentStore, projectId: string, name: st
 export const credentialHandlers: HandlerTable = {
   async list_credentials(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
-    const all = await adapters.store.find<CredentialDoc>(
+    const page = await pageOf<CredentialDoc>(
+      adapters.store,
       Collections.credentials,
       { project_id: p.projectId },
-      { sort: { field: 'name', direction: 'asc' } },
+      [{ field: 'name', direction: 'asc' }],
+      pageRequest(ctx.query),
     );
-    return ok(all.map(credentialView));
+    return okPage(page.items.map(credentialView), page.next);
   },
 
   /** Adds a reference; a name already used in the project answers 409. */

@@ -7,6 +7,7 @@ import { created, ok, type HandlerTable } from '../core/index.js';
 import { body, param, requirePrincipal } from '../core/index.js';
 import { planOf, type OrganizationDoc, type UserDoc } from './workspaces.js';
 import { monthOf, organizationUsage, type CreditDoc } from '../billing/index.js';
+import { okPage, pageOf, pageRequest } from '../core/index.js';
 
 /** Limits an operator may override: the numeric ones (null = no limit). */
 const NUMERIC_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits>).filter(
@@ -69,13 +70,15 @@ function checkLimitsOverride(override: Record<string, number | boolean | null>):
  * these handlers act across all organizations.
  */
 export const operatorAdminHandlers: HandlerTable = {
-  async admin_list_organizations(_ctx, { adapters }) {
-    const orgs = await adapters.store.find<OrganizationDoc>(
+  async admin_list_organizations(ctx, { adapters }) {
+    const page = await pageOf<OrganizationDoc>(
+      adapters.store,
       Collections.organizations,
       {},
-      { sort: { field: 'created_at', direction: 'asc' } },
+      [{ field: 'created_at', direction: 'asc' }],
+      pageRequest(ctx.query),
     );
-    return ok(await Promise.all(orgs.map((o) => organizationView(adapters.store, o))));
+    return okPage(await Promise.all(page.items.map((o) => organizationView(adapters.store, o))), page.next);
   },
 
   /**

@@ -125,6 +125,26 @@ export class ApiClient {
     return this.request<T>('GET', path, { query });
   }
 
+  /**
+   * Every item of a paged list operation: the first page, then each `Link: <...>; rel="next"`
+   * page until one has none (CLARIFICATIONS.md 9). `query` applies to the first page; the
+   * next ones are the URLs the server names.
+   */
+  async list<T = any>(path: string, query?: RequestOptions['query']): Promise<T[]> {
+    const items: T[] = [];
+    let res = await this.fetchRaw('GET', path, { query });
+    for (let pages = 1; ; pages++) {
+      const page = (await res.json()) as T[];
+      if (!Array.isArray(page)) throw new Error(`GET ${path} did not answer a list`);
+      items.push(...page);
+      const next = nextPageOf(res.headers.get('link'));
+      if (!next) return items;
+      if (pages >= 100_000) throw new Error(`GET ${path} kept naming next pages; stopped after ${pages}`);
+      const u = new URL(next, this.baseUrl + '/');
+      res = await this.fetchRaw('GET', u.pathname, { query: Object.fromEntries(u.searchParams) });
+    }
+  }
+
   post<T = any>(path: string, body: unknown = {}, query?: RequestOptions['query']): Promise<T> {
     return this.request<T>('POST', path, { body, query });
   }
@@ -137,6 +157,16 @@ export class ApiClient {
   events(path: string, cursor = 0, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     return followStream(this, path, cursor, signal);
   }
+}
+
+/** The target of the `rel="next"` link of a `Link` header (RFC 8288), or null. */
+export function nextPageOf(link: string | null): string | null {
+  if (!link) return null;
+  for (const part of link.split(',')) {
+    const m = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
+    if (m && /(^|;)\s*rel="?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/.test(m[2]!)) return m[1]!;
+  }
+  return null;
 }
 
 /** A path segment: ids are opaque strings. */

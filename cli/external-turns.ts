@@ -65,12 +65,10 @@ export async function waitingTurns(
   else {
     const runIds = where.runId
       ? [where.runId]
-      : (await api.get<any[]>('/v1/runs'))
-          .filter((r) => !RUN_ENDED.includes(r.status))
-          .map((r) => String(r.run_id ?? r.id));
+      : (await api.list('/v1/runs')).filter((r) => !RUN_ENDED.includes(r.status)).map((r) => String(r.run_id ?? r.id));
     targets = [];
     for (const run of runIds) {
-      const episodes = await api.get<any[]>(`/v1/runs/${seg(run)}/episodes`);
+      const episodes = await api.list(`/v1/runs/${seg(run)}/episodes`);
       for (const e of episodes) if (e.status === 'running') targets.push({ run, episode: String(e.id) });
     }
   }

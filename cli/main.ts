@@ -111,6 +111,35 @@ admin
   );
 
 admin
+  .command('workers')
+  .description(
+    'list the world-workers, or drain one (placement skips it, its running episodes finish) or undrain it; needs REDIS_URL',
+  )
+  .argument('[action]', 'list, drain or undrain', 'list')
+  .argument('[worker_id]', 'the worker to drain or undrain')
+  .addOption(new Option('--json', 'print JSON'))
+  .action(async (action: string, workerId: string | undefined, opts: { json?: boolean }) => {
+    if (!['list', 'drain', 'undrain'].includes(action))
+      throw new Error(`unknown action "${action}": use list, drain or undrain`);
+    if (action !== 'list' && !workerId)
+      throw new Error(`crucible admin workers ${action} needs a worker id (see crucible admin workers)`);
+    const { adminWorkers } = await import('./admin-workers.js');
+    const out = await adminWorkers(
+      loadConfig(),
+      action === 'list' ? { kind: 'list' } : { kind: action as 'drain' | 'undrain', id: workerId! },
+    );
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify(action === 'list' ? out : out[0])}\n`);
+      return;
+    }
+    if (out.length === 0) process.stdout.write('no world-worker is registered\n');
+    for (const w of out)
+      process.stdout.write(
+        `${w.id}  ${w.address}  ${w.status}${w.draining ? ' draining' : ''}  ${w.active}/${w.capacity} episodes  last seen ${w.last_seen_at}\n`,
+      );
+  });
+
+admin
   .command('add-user')
   .description('add a user to an existing project; asks for a password of 10 or more characters unless --no-password')
   .requiredOption('--project <id>', 'the project (prj_...) to add the user to')

@@ -1,7 +1,5 @@
-import { chooseAdapters } from '../core/index.js';
-import type { Config } from '../core/index.js';
-import { createLogger, type Logger } from '../core/index.js';
-import type { Adapters } from '../core/index.js';
+import { RoleMetrics, chooseAdapters, createLogger, startOpsServer, type OpsEndpoints } from '../core/index.js';
+import type { Adapters, Config, Logger } from '../core/index.js';
 import { startGateway, type RunningGateway } from '../gateway/index.js';
 import { startScheduler, type RunningScheduler } from '../scheduler/index.js';
 import { LocalWorkers, startWorker, type RunningWorker } from '../world-worker/index.js';
@@ -22,8 +20,8 @@ export interface EmbeddedService {
  */
 export async function startEmbedded(config: Config, logger = createLogger(config.logLevel)): Promise<EmbeddedService> {
   const adapters = await chooseAdapters(config, logger);
-  const local = new LocalWorkers();
   const scheduler = await startScheduler({ config, adapters, logger });
+  const local = new LocalWorkers();
   const worker = await startWorker({ config, logger, schedulerAddr: scheduler.address, adapters, local });
   const gateway = await startGateway({
     config,
@@ -32,6 +30,8 @@ export async function startEmbedded(config: Config, logger = createLogger(config
     schedulerAddr: scheduler.address,
     localWorkers: local,
   });
+  // one process, one /metrics: the gateway's port serves every role's figures
+  gateway.opsRegistries.push(scheduler.metrics.registry, worker.metrics.registry);
   return {
     adapters,
     scheduler,
@@ -47,16 +47,48 @@ export async function startEmbedded(config: Config, logger = createLogger(config
   };
 }
 
+/**
+ * The role's adapters, asked for again (with a growing pause, at most 5 s) while an engine
+ * is not reachable yet: under compose or systemd MongoDB, NATS or Redis may start after the
+ * role, which then waits for them instead of dying. Gives up after `attempts`.
+ */
+export async function adaptersWhenReachable(config: Config, logger: Logger, attempts = 120): Promise<Adapters> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await chooseAdapters(config, logger);
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      logger.warn({ err, attempt }, 'the document store, bus or lease store is not reachable yet; trying again');
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * attempt)));
+    }
+  }
+}
+
+/** The operator listener of a scheduler or worker role, when OPS_PORT is set. */
+async function opsListener(
+  config: Config,
+  logger: Logger,
+  ops: OpsEndpoints,
+): Promise<{ close(): Promise<void> } | null> {
+  return config.opsPort === null ? null : startOpsServer(ops, config.opsHost, config.opsPort, logger);
+}
+
 export async function runSchedulerRole(config: Config): Promise<() => Promise<void>> {
   const logger = createLogger(config.logLevel);
-  const adapters = await chooseAdapters(config, logger);
+  const adapters = await adaptersWhenReachable(config, logger);
   const scheduler = await startScheduler({
     config: { ...config, schedulerPort: config.schedulerPort || 7070 },
     adapters,
     logger,
     host: '0.0.0.0',
   });
+  const processMetrics = new RoleMetrics('scheduler', { processMetrics: true });
+  const ops = await opsListener(config, logger, {
+    registries: () => [scheduler.metrics.registry, processMetrics.registry],
+    ready: () => scheduler.ready(),
+  });
   return async () => {
+    await ops?.close();
     await scheduler.close();
     await adapters.close();
   };
@@ -65,14 +97,24 @@ export async function runSchedulerRole(config: Config): Promise<() => Promise<vo
 export async function runWorkerRole(config: Config): Promise<() => Promise<void>> {
   if (!config.schedulerAddr) throw new Error('crucible worker needs SCHEDULER_ADDR (host:port of a scheduler)');
   const logger = createLogger(config.logLevel);
-  const worker = await startWorker({ config, logger, schedulerAddr: config.schedulerAddr, host: '0.0.0.0' });
-  return () => worker.close();
+  const adapters = await adaptersWhenReachable(config, logger);
+  const worker = await startWorker({ config, logger, schedulerAddr: config.schedulerAddr, host: '0.0.0.0', adapters });
+  const processMetrics = new RoleMetrics('worker', { processMetrics: true });
+  const ops = await opsListener(config, logger, {
+    registries: () => [worker.metrics.registry, processMetrics.registry],
+    ready: () => worker.ready(),
+  });
+  return async () => {
+    await ops?.close();
+    await worker.close();
+    await adapters.close();
+  };
 }
 
 export async function runGatewayRole(config: Config): Promise<() => Promise<void>> {
   if (!config.schedulerAddr) throw new Error('crucible gateway needs SCHEDULER_ADDR (host:port of a scheduler)');
   const logger = createLogger(config.logLevel);
-  const adapters = await chooseAdapters(config, logger);
+  const adapters = await adaptersWhenReachable(config, logger);
   const gateway = await startGateway({ config, adapters, logger, schedulerAddr: config.schedulerAddr });
   return async () => {
     await gateway.close();

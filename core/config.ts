@@ -68,6 +68,14 @@ export interface Config {
   readonly schedulerPort: number;
   /** WORKER_PORT (0): the world-worker's gRPC port. */
   readonly workerPort: number;
+  /**
+   * OPS_PORT (unset: no listener): the port of the small HTTP listener of a scheduler or
+   * world-worker role with `/metrics`, `/healthz` and `/readyz` (docs/operations.md); 0
+   * picks a free one. The gateway serves the same paths on its own port.
+   */
+  readonly opsPort: number | null;
+  /** OPS_HOST (127.0.0.1): the address that listener binds; loopback unless set. */
+  readonly opsHost: string;
   /** WORKER_ADVERTISE_HOST (127.0.0.1): the host the scheduler reaches this worker at. */
   readonly workerAdvertiseHost: string;
   /** WORKER_ID (random): stable name of this world-worker. */
@@ -196,6 +204,8 @@ export function loadConfig(env: Env = process.env): Config {
     schedulerPort: int(env, 'SCHEDULER_PORT', 0, 0, 65535),
     workerPort: int(env, 'WORKER_PORT', 0, 0, 65535),
     workerAdvertiseHost: env.WORKER_ADVERTISE_HOST?.trim() || '127.0.0.1',
+    opsPort: env.OPS_PORT?.trim() ? int(env, 'OPS_PORT', 0, 0, 65535) : null,
+    opsHost: env.OPS_HOST?.trim() || '127.0.0.1',
     workerId: env.WORKER_ID?.trim() || null,
     workerCapacity: int(env, 'WORKER_CAPACITY', 8, 1, 10000),
     quietHoursUtc: quietWindow(env.SERVICE_QUIET_HOURS_UTC),

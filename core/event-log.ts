@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Collections } from './collections.js';
 import { ServiceError } from './errors.js';
 import { checkEventData, type EventType } from './event-types.js';
@@ -65,6 +66,8 @@ interface StoreState {
 
 const states = new WeakMap<DocumentStore, StoreState>();
 const MAX_ATTEMPTS = 200;
+/** Tries of one event write while the store fails (backoff 0.1 s doubling to 5 s: about 30 s). */
+const STORE_RETRIES = 10;
 const MAX_HINTS = 10_000;
 
 /**
@@ -135,12 +138,11 @@ export class EventLog {
     return this.#queue(stream, async () => {
       await this.#state.indexes;
       const stored: ServiceEvent[] = [];
-      let next = (this.#state.hints.get(stream) ?? (await this.lastEventId(stream))) + 1;
+      let next = (this.#state.hints.get(stream) ?? (await this.#retrying(() => this.lastEventId(stream)))) + 1;
       for (let attempt = 0; stored.length < inputs.length; attempt++) {
         if (attempt >= MAX_ATTEMPTS) throw contention(stream);
         const batch = inputs.slice(stored.length).map((input, i) => ({ input, event: this.#event(input, next + i) }));
-        const n = await this.#store.insertMany(
-          Collections.events,
+        const n = await this.#insertSurely(
           batch.map(({ input, event }) => ({
             _id: `${stream}:${event.event_id}`,
             project_id: input.project_id,
@@ -151,7 +153,7 @@ export class EventLog {
         if (n > 0) this.#hint(stream, next + n - 1);
         if (stored.length < inputs.length) {
           await backoff(attempt);
-          next = (await this.lastEventId(stream)) + 1;
+          next = (await this.#retrying(() => this.lastEventId(stream))) + 1;
         }
       }
       for (const event of stored) await this.#publish(event);
@@ -221,6 +223,61 @@ export class EventLog {
   }
 
   /** Inserts at `event_id`; null when that id is taken (another writer won it). */
+  /**
+   * `insertMany` that survives a store failing for a while (STORE_RETRIES attempts over
+   * about 30 s): the documents carry a write token, so after a failure whose outcome is
+   * unknown (the write may have landed, the answer got lost) the ones that did land are
+   * found by id and counted instead of being written twice under new ids.
+   * @returns how many of `docs`, from the first, are stored.
+   */
+  async #insertSurely(docs: Doc[]): Promise<number> {
+    const write = randomUUID();
+    const marked = docs.map((d) => ({ ...d, write }));
+    let failure: unknown;
+    for (let attempt = 0; attempt < STORE_RETRIES; attempt++) {
+      if (attempt > 0) {
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** (attempt - 1))));
+        try {
+          const landed = await this.#landed(marked, write);
+          if (landed > 0) return landed;
+        } catch (err) {
+          failure = err; // the store still fails: try again later
+          continue;
+        }
+      }
+      try {
+        return await this.#store.insertMany(Collections.events, marked);
+      } catch (err) {
+        failure = err;
+        this.#logger?.warn({ err, attempt }, 'storing events failed; trying again');
+      }
+    }
+    throw failure;
+  }
+
+  /** A read retried like {@link #insertSurely}'s writes while the store fails. */
+  async #retrying<T>(read: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        if (attempt + 1 >= STORE_RETRIES) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** attempt)));
+      }
+    }
+  }
+
+  /** How many of `docs`, from the first, are stored with this write token. */
+  async #landed(docs: Doc[], write: string): Promise<number> {
+    let n = 0;
+    for (const d of docs) {
+      const found = await this.#store.get<Doc & { write?: string }>(Collections.events, d._id);
+      if (found?.write !== write) break;
+      n++;
+    }
+    return n;
+  }
+
   async #tryInsert(input: EventInput, data: Record<string, unknown>, event_id: number): Promise<ServiceEvent | null> {
     await this.#state.indexes;
     const event = this.#event({ ...input, data }, event_id);

@@ -38,7 +38,22 @@ export {
   resolveModelApiKey,
 } from './models/index.js';
 export type { MarketRange, ModelClient, ModelMessage, ModelPrice } from './models/index.js';
-export { accepted, body, created, ok, param, requirePrincipal } from './operations.js';
+export { accepted, body, created, ok, okPage, param, requirePrincipal } from './operations.js';
+export {
+  LIST_PAGE,
+  NEXT_CURSOR_HEADER,
+  decodeCursor,
+  encodeCursor,
+  nextLink,
+  pageArray,
+  pageOf,
+  pageRequest,
+} from './paging.js';
+export type { Page, PageBounds, PageRequest, SortKey } from './paging.js';
+export { RoleMetrics, scrape } from './metrics.js';
+export type { Role } from './metrics.js';
+export { answerOps, readiness, startOpsServer } from './ops-server.js';
+export type { OpsEndpoints, OpsServer, Readiness, ReadinessCheck } from './ops-server.js';
 export type { HandlerDeps, HandlerTable, OperationContext, OperationHandler, Reply } from './operations.js';
 export type { Adapters, BusSubscription, Doc, DocumentStore, Filter, LeaseStore } from './ports.js';
 export { ACCESS_RULES, scopesAllow } from './principal.js';

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { ServiceError } from './errors.js';
+import { NEXT_CURSOR_HEADER } from './paging.js';
 import type { Logger } from './log.js';
 import type { Adapters } from './ports.js';
 import type { Principal } from './principal.js';
@@ -46,6 +47,12 @@ export type HandlerTable<D extends HandlerDeps = HandlerDeps> = Readonly<Record<
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 export const created = (body: unknown): Reply => ({ status: 201, body });
 export const accepted = (body: unknown): Reply => ({ status: 202, body });
+/** A 200 list answer that says where the next page starts (the gateway writes `Link`). */
+export const okPage = (items: unknown[], next: string | null): Reply => ({
+  status: 200,
+  body: items,
+  ...(next ? { headers: { [NEXT_CURSOR_HEADER]: next } } : {}),
+});
 
 /** The caller of an operation that needs one; the gateway guarantees it for keyed operations. */
 export function requirePrincipal(ctx: OperationContext): Principal {

@@ -25,6 +25,8 @@ export type Filter = Record<string, FilterValue>;
 export interface FindOptions {
   /** Field to order by (dotted path allowed) and direction; ties break on `_id` ascending. */
   sort?: { field: string; direction: 'asc' | 'desc' };
+  /** A second sort key, between `sort` and the `_id` tie-break (keyset paging over two fields). */
+  then?: { field: string; direction: 'asc' | 'desc' };
   limit?: number;
   skip?: number;
 }

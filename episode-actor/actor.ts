@@ -24,6 +24,11 @@ import type {
   TurnState,
 } from './types.js';
 
+/** Longest pause between tries of storing an ended episode (the tries go on until it is stored). */
+const FINAL_SAVE_MAX_DELAY_MS = 5_000;
+/** Tries of sending an ended episode's events the event log did not take (after its own retries). */
+const FINAL_EVENT_TRIES = 6;
+
 /**
  * One actor per episode. Messages (start, turn, external action, intervention, timeout,
  * stop) go through a mailbox and are handled one at a time; every action, message, result
@@ -186,8 +191,9 @@ export class EpisodeActor {
       const earlier = checkExternalAction(st, x, this.#readTurn);
       if (earlier) {
         if (earlier.event_id === null) {
-          earlier.event_id = await core.emitNow(acceptedEvent(earlier));
-          core.touch(earlier);
+          // its announcement waits in the outbox: send it now (its callback records the id)
+          await core.flush();
+          if (earlier.event_id === null) throw unannounced(earlier.idempotency_key);
           await core.commit();
         }
         return { event_id: earlier.event_id, duplicate: true };
@@ -212,8 +218,8 @@ export class EpisodeActor {
       void this.#mailbox.post(() => this.#execute(a));
       if (a.event_id === null) {
         // the announcement failed with the commit (logged there): one more try, for the answer
-        a.event_id = await core.emitNow(acceptedEvent(a));
-        core.touch(a);
+        await core.flush();
+        if (a.event_id === null) throw unannounced(a.idempotency_key);
       }
       return { event_id: a.event_id };
     });
@@ -454,13 +460,45 @@ export class EpisodeActor {
     if (core.state.status !== 'running') return;
     this.#timer?.clear();
     await endEpisode(core, termination, environmentError);
-    try {
-      await core.commit();
-    } catch (err) {
-      core.log?.error({ err }, 'the ended episode could not be saved');
-    }
+    await this.#saveEnd();
     this.#resolve();
   }
+
+  /**
+   * Stores the ended episode, trying again (backoff up to FINAL_SAVE_MAX_DELAY_MS) for as
+   * long as the store fails, so the episode is not reported ended before it is stored; a
+   * `conflict` means the scheduler already ended it (fenced) and its record stands. Then
+   * sends what the event log has not taken yet, a bounded number of times.
+   */
+  async #saveEnd(): Promise<void> {
+    const core = this.#core;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await core.commit();
+        break;
+      } catch (err) {
+        if (toServiceError(err).code === 'conflict') {
+          core.log?.warn({ err }, 'the ended episode was not saved: it was ended elsewhere');
+          return;
+        }
+        core.log?.error({ err, attempt }, 'the ended episode could not be saved; trying again');
+        await new Promise((r) => setTimeout(r, Math.min(FINAL_SAVE_MAX_DELAY_MS, 100 * 2 ** attempt)));
+      }
+    }
+    for (let attempt = 0; core.unsent > 0 && attempt < FINAL_EVENT_TRIES; attempt++) {
+      await new Promise((r) => setTimeout(r, Math.min(FINAL_SAVE_MAX_DELAY_MS, 100 * 2 ** attempt)));
+      await core.flush();
+    }
+    if (core.unsent > 0) core.log?.error({ unsent: core.unsent }, 'the end of the episode could not be announced');
+  }
+}
+
+/** The action is stored and runs, but `action.accepted` is not recorded yet: the same request answers later. */
+function unannounced(key: string): ServiceError {
+  return new ServiceError(
+    'unavailable',
+    `the action "${key}" is accepted and will be carried out, but the event log is not taking its announcement yet; send the same action with the same idempotency key again to get its event id`,
+  );
 }
 
 function acceptedEvent(a: ActionRecord) {

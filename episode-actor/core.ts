@@ -26,6 +26,8 @@ export class EpisodeCore {
   #customer: Customer | null = null;
   #vars: Record<string, unknown> | null = null;
   #queued: Array<{ event: EpisodeEvent; emitted?: (eventId: number) => void }> = [];
+  /** Events of saved states not recorded yet: sent before newer ones by the next commit or flush. */
+  readonly #outbox: Array<{ event: EpisodeEvent; emitted?: (eventId: number) => void }> = [];
   readonly #dirty = new Set<number>();
 
   constructor(state: EpisodeState, world: EpisodeWorld, deps: EpisodeActorDeps) {
@@ -91,9 +93,10 @@ export class EpisodeCore {
   /**
    * Saves the state (new revision), then emits the queued events in order. A failed save
    * rejects and keeps the events queued for the caller to discard; a failed emit is logged
-   * (the state is durable; the event log is the record of what was announced).
+   * and the event stays in the outbox (see {@link flush}): the state is durable, and its
+   * events follow it as soon as the event log takes them.
    *
-   * @returns the event_id of each emitted event, in queue order (null where emitting failed).
+   * @returns the event_id of each event of this commit, in queue order (null where emitting failed).
    */
   async commit(): Promise<Array<number | null>> {
     const st = this.state;
@@ -101,7 +104,28 @@ export class EpisodeCore {
     for (const i of this.#dirty) if (st.actions[i]) st.actions[i]!.rev = st.rev;
     await this.deps.persistence.save(st);
     this.#dirty.clear();
-    const queued = this.#queued.splice(0, this.#queued.length);
+    const mine = this.#queued.length;
+    this.#outbox.push(...this.#queued.splice(0, mine));
+    const ids = await this.flush();
+    return mine === 0 ? [] : ids.slice(ids.length - mine);
+  }
+
+  /** Events a commit could not record yet (the outbox): emitted first by the next commit or flush. */
+  get unsent(): number {
+    return this.#outbox.length;
+  }
+
+  /**
+   * Emits the queued events of saved states, in order. Events the event log did not take
+   * (after its own retries) stay queued, ahead of later ones, and go out with the next
+   * commit or flush: an acknowledged state's events are delayed, never dropped while the
+   * actor lives.
+   *
+   * @returns the event_id of each event tried, in queue order (null where emitting failed).
+   */
+  async flush(): Promise<Array<number | null>> {
+    const st = this.state;
+    const queued = this.#outbox.splice(0, this.#outbox.length);
     if (queued.length === 0) return [];
     const events = queued.map(({ event: e }) => ({ ...e, goal_version: e.goal_version ?? st.goal_version }));
     let ids: Array<number | null>;
@@ -112,12 +136,14 @@ export class EpisodeCore {
         : await this.#emitEach(events);
     } catch (err) {
       ids = events.map(() => null);
-      this.log?.error({ err, types: events.map((e) => e.type) }, 'episode events could not be recorded');
+      this.log?.error({ err, types: events.map((e) => e.type) }, 'episode events could not be recorded yet');
     }
     queued.forEach((q, i) => {
       const id = ids[i];
       if (q.emitted && id != null) q.emitted(id);
     });
+    // what failed waits for the next try, ahead of anything newer
+    this.#outbox.unshift(...queued.filter((_, i) => ids[i] == null));
     return ids;
   }
 
@@ -127,8 +153,10 @@ export class EpisodeCore {
       try {
         ids.push((await this.deps.events.emit(e)).event_id);
       } catch (err) {
-        ids.push(null);
-        this.log?.error({ err, type: e.type }, 'an episode event could not be recorded');
+        this.log?.error({ err, type: e.type }, 'an episode event could not be recorded yet');
+        // the rest wait with it in the outbox, so the stream keeps their order
+        while (ids.length < events.length) ids.push(null);
+        break;
       }
     }
     return ids;

@@ -1,4 +1,6 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { Registry } from 'prom-client';
+import { Collections, RoleMetrics, answerOps, readiness } from '../core/index.js';
 import type { Config } from '../core/index.js';
 import { ServiceError, toServiceError } from '../core/index.js';
 import type { Logger } from '../core/index.js';
@@ -22,6 +24,9 @@ export interface GatewayParts {
   auth: Authenticator;
   /** Operations the gateway answers itself (event streams); keyed by operationId. */
   local: Map<string, LocalHandler>;
+  /** The gateway's metrics; `opsRegistries` are what `/metrics` serves (the embedded shape adds the other roles'). */
+  metrics: RoleMetrics;
+  opsRegistries: Registry[];
   /** Closes what the app holds (world-worker connections). */
   close(): void;
 }
@@ -40,7 +45,12 @@ export async function createGatewayApp(opts: {
   const auth = new Authenticator(adapters.store);
   auth.useSessions(sessionResolver(adapters.store, config));
   const local = new Map<string, LocalHandler>();
-  registerEventStreams(local, { adapters, config, logger });
+  const metrics = new RoleMetrics('gateway', { processMetrics: true });
+  const opsRegistries: Registry[] = [metrics.registry];
+  const hub = registerEventStreams(local, { adapters, config, logger });
+  metrics.gauge('crucible_sse_clients', 'Event stream (SSE) clients connected to this gateway', [], (g) =>
+    g.set(hub.clients),
+  );
   const externalAgents = externalAgentPath(adapters.store, logger, opts.localWorkers);
   externalAgents.register(local);
   local.set('get_me', async (call, _req, res) => {
@@ -50,6 +60,23 @@ export async function createGatewayApp(opts: {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
+
+  // operator endpoints (docs/operations.md): liveness, readiness (store and scheduler answer), metrics
+  app.get(['/healthz', '/readyz', '/metrics'], (req, res, next) => {
+    answerOps(
+      {
+        registries: () => opsRegistries,
+        ready: () =>
+          readiness({
+            store: async () => (await adapters.store.get(Collections.organizations, '_readiness'), 'ok'),
+            leases: async () => (await adapters.leases.get('crucible:readiness'), 'ok'),
+            scheduler: async () => (await scheduler.health(), 'ok'),
+          }),
+      },
+      req.path,
+      res,
+    ).catch(next);
+  });
 
   // The payment provider signs the exact bytes it sends, so billing_webhook gets its body as raw text plus the signature header.
   app.post('/v1/billing/webhook', express.text({ type: () => true, limit: config.maxBodyBytes }), (req, res, next) => {
@@ -62,7 +89,7 @@ export async function createGatewayApp(opts: {
   app.use(
     '/v1',
     express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }),
-    apiPipeline({ api, auth, scheduler, config, local }),
+    apiPipeline({ api, auth, scheduler, config, local, metrics }),
   );
 
   // After /v1, so the API's requests (nearly all of them) do not walk these layers first.
@@ -88,7 +115,7 @@ export async function createGatewayApp(opts: {
   );
   app.use((req, _res, next) => next(new ServiceError('not_found', `nothing at ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
-  return { app, auth, local, close: () => externalAgents.close() };
+  return { app, auth, local, metrics, opsRegistries, close: () => externalAgents.close() };
 }
 
 /** The one place errors become HTTP answers: `{detail}` with the status of the error table. */

@@ -56,6 +56,13 @@ export class EventStreamHub {
     return () => this.#leave(stream, joined, listener);
   }
 
+  /** Listeners across every stream: the SSE clients connected now (metrics). */
+  get clients(): number {
+    let n = 0;
+    for (const e of this.#entries.values()) n += e.listeners.size;
+    return n;
+  }
+
   /** Streams with at least one listener (for tests and diagnostics). */
   get streams(): number {
     return this.#entries.size;

@@ -9,6 +9,7 @@ import type { Principal } from '../core/index.js';
 import { EventStreamHub } from './event-stream-hub.js';
 import { EventStreamSession, type StreamTarget } from './event-stream-session.js';
 import type { LocalHandler } from './pipeline.js';
+import { nextLink } from '../core/index.js';
 
 /** The collection holding each kind of stream's job or run. */
 const COLLECTIONS = { job: Collections.jobs, run: Collections.runs } as const;
@@ -31,7 +32,7 @@ const COLLECTIONS = { job: Collections.jobs, run: Collections.runs } as const;
 export function registerEventStreams(
   local: Map<string, LocalHandler>,
   deps: { adapters: Adapters; config: Config; logger: Logger },
-): void {
+): EventStreamHub {
   const logger = deps.logger.child({ component: 'event-streams' });
   const store = deps.adapters.store;
   const log = new EventLog(store, deps.adapters.bus, { logger });
@@ -74,15 +75,22 @@ export function registerEventStreams(
 
   local.set('stream_job_events', stream('job', 'job_id'));
   local.set('stream_run_events', stream('run', 'run_id'));
-  local.set('get_events_page', async (call, _req, res) => {
+  local.set('get_events_page', async (call, req, res) => {
     const id = call.params.stream;
     const found = (await target('job', id, call.principal)) ?? (await target('run', id, call.principal));
     if (!found)
       throw new ServiceError('not_found', `stream ${id} not found in this project: it names no job or run of it`);
     const cursor = Number(call.query.cursor ?? 0);
     const limit = Number(call.query.limit ?? 500);
-    res.json(await log.page(found.stream, cursor, limit, found.projectId));
+    // one more than asked says whether a next page exists (Link rel="next", CLARIFICATIONS.md 9)
+    const events = await log.page(found.stream, cursor, limit + 1, found.projectId);
+    if (events.length > limit) {
+      events.length = limit;
+      res.setHeader('link', nextLink(req.originalUrl, String(events[limit - 1]!.event_id)));
+    }
+    res.json(events);
   });
+  return hub;
 }
 
 function projectOf(principal: Principal | null): string {

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { Config } from '../core/index.js';
-import { ServiceError } from '../core/index.js';
+import { NEXT_CURSOR_HEADER, ServiceError, nextLink, type RoleMetrics } from '../core/index.js';
 import type { Principal } from '../core/index.js';
 import { authorize } from './access.js';
 import type { Authenticator } from './auth.js';
@@ -35,8 +35,14 @@ export function apiPipeline(opts: {
   scheduler: SchedulerClient;
   config: Config;
   local: Map<string, LocalHandler>;
+  metrics: RoleMetrics;
 }): RequestHandler {
   const { api, auth, scheduler, config, local } = opts;
+  const latency = opts.metrics.histogram(
+    'crucible_http_request_duration_seconds',
+    'Time to answer an API operation (event streams excluded: they last as long as their run)',
+    ['operation', 'status'],
+  );
   const router = new OperationRouter(api);
   const upload = multer({
     storage: multer.memoryStorage(),
@@ -58,6 +64,10 @@ export function apiPipeline(opts: {
         throw new ServiceError('not_found', `no operation at ${req.method} ${path}; see /openapi.json`);
       }
       const { operation } = route;
+      if (!operation.operationId!.startsWith('stream_')) {
+        const end = latency.startTimer({ operation: operation.operationId! });
+        res.once('finish', () => end({ status: String(res.statusCode) }));
+      }
       const rule = accessOf(operation);
       const principal = rule === 'none' ? await auth.authenticate(req).catch(() => null) : await auth.authenticate(req);
       refuseCrossSite(req, operation.operationId!, config);
@@ -130,8 +140,10 @@ export function apiPipeline(opts: {
         req.method === 'GET' || req.method === 'HEAD',
       );
       // A cookie set over https (directly or behind a trusted proxy) is marked Secure.
-      for (const [k, v] of Object.entries(reply.headers ?? {}))
-        res.setHeader(k, k.toLowerCase() === 'set-cookie' && req.secure ? `${v}; Secure` : v);
+      for (const [k, v] of Object.entries(reply.headers ?? {})) {
+        if (k === NEXT_CURSOR_HEADER) res.setHeader('link', nextLink(req.originalUrl, v));
+        else res.setHeader(k, k.toLowerCase() === 'set-cookie' && req.secure ? `${v}; Secure` : v);
+      }
       res.status(reply.status || 200);
       if (reply.body_bytes.length > 0 || reply.content_type) {
         res.type(reply.content_type || 'application/octet-stream');

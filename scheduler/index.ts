@@ -20,12 +20,16 @@ import { trainingHandlers } from './training.js';
 import { WorkerRegistry } from './workers.js';
 import { ensureWorldIndexes, worldHandlers, worldJobKinds } from './worlds/index.js';
 import { ensureWorkspaceIndexes } from '../accounts/index.js';
+import { workerAdminHandlers } from './workers-admin.js';
+import { schedulerMetrics } from './metrics.js';
+import { readiness, type Readiness, type RoleMetrics } from '../core/index.js';
 
 export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
 export { SchedulerState } from './context.js';
+export { setWorkerDraining, workerView } from './workers-admin.js';
+export { WorkerRegistry } from './workers.js';
 export { createApiKey } from '../accounts/index.js';
 export { createWorkspace, loadProject } from '../accounts/index.js';
-export { WorkerRegistry } from './workers.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
@@ -44,6 +48,7 @@ export function allHandlers(): HandlerTable {
     ...improvementHandlers,
     ...billingHandlers,
     ...dashboardHandlers,
+    ...workerAdminHandlers,
   };
 }
 
@@ -51,6 +56,10 @@ export interface RunningScheduler {
   /** host:port of the gRPC server. */
   address: string;
   deps: SchedulerDeps;
+  /** `/metrics` figures of this scheduler (docs/operations.md). */
+  metrics: RoleMetrics;
+  /** `/readyz`: its store and lease store answer and its job engine runs. */
+  ready(): Promise<Readiness>;
   close(): Promise<void>;
 }
 
@@ -89,10 +98,19 @@ export async function startScheduler(opts: {
     ...exportJobKinds,
     ...improvementJobKinds,
   ]);
+  let closing = false;
   return {
     address,
     deps,
+    metrics: schedulerMetrics(deps).metrics,
+    ready: () =>
+      readiness({
+        jobs: async () => (closing ? 'shutting down' : 'ok'),
+        store: async () => (await opts.adapters.store.get('jobs', '_readiness'), 'ok'),
+        leases: async () => (await opts.adapters.leases.get('crucible:readiness'), 'ok'),
+      }),
     async close() {
+      closing = true;
       await jobs.close();
       workers.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));

@@ -5,6 +5,8 @@ import { ServiceError } from '../core/index.js';
 import { WorldWorkerClients, type WorkAnswer, type WorkKind, type WorkPayload } from '../world-worker/index.js';
 
 const REGISTRY_KEY = 'crucible:workers';
+/** Workers an operator drains (`crucible admin workers drain`): id -> when, kept apart from heartbeats. */
+const DRAINING_KEY = 'crucible:workers:draining';
 export const HEARTBEAT_INTERVAL_MS = 2_000;
 /** A worker silent for this long is treated as gone. */
 export const WORKER_LOST_AFTER_MS = 3 * HEARTBEAT_INTERVAL_MS;
@@ -17,6 +19,8 @@ export interface WorkerRecord {
   last_seen_ms: number;
   /** Changes whenever the worker process starts again (at the same address or not). */
   incarnation: string;
+  /** Placement passes the worker over; its running episodes finish (`crucible admin workers drain`). */
+  draining?: boolean;
 }
 
 export interface WorkerStatus extends WorkerRecord {
@@ -57,13 +61,29 @@ export class WorkerRegistry {
 
   /** Registered workers, including ones whose heartbeat stopped (status `lost`). */
   async list(): Promise<WorkerRecord[]> {
-    const all = await this.#leases.hgetall(REGISTRY_KEY);
+    const [all, draining] = await Promise.all([this.#leases.hgetall(REGISTRY_KEY), this.#leases.hgetall(DRAINING_KEY)]);
     const records = Object.values(all)
       .map((v) => JSON.parse(v) as WorkerRecord)
+      .map((w) => ({ ...w, draining: w.id in draining }))
       .sort((a, b) => a.id.localeCompare(b.id));
     // a worker restarted at an address gets a fresh connection (see WorldWorkerClients.registered)
     for (const w of records) this.clients.registered(w.address, w.incarnation ?? '');
     return records;
+  }
+
+  /**
+   * Marks a worker draining (or no longer): every scheduler's placement passes it over
+   * while its running episodes go on to their end. Kept until undrained, also across the
+   * worker's restarts, so a drained machine can be restarted or removed at leisure.
+   */
+  async setDraining(id: string, draining: boolean): Promise<void> {
+    if (draining) await this.#leases.hset(DRAINING_KEY, id, new Date().toISOString());
+    else await this.#leases.hdel(DRAINING_KEY, id);
+  }
+
+  /** Silence after which a worker counts as lost. */
+  get lostAfterMs(): number {
+    return WORKER_LOST_AFTER_MS;
   }
 
   /** Workers whose heartbeat is current. */

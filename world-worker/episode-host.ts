@@ -16,6 +16,7 @@ import {
   type EpisodeRunPayload,
   type EpisodeTarget,
 } from './episode-work.js';
+import type { RoleMetrics } from '../core/index.js';
 
 /** One episode this worker hosts. */
 interface Hosted {
@@ -35,6 +36,8 @@ export interface EpisodeHostOptions {
   /** Episodes hosted at once (WORKER_CAPACITY). */
   capacity: number;
   sandboxes?: Sandboxes;
+  /** The worker's metrics: sandbox starts and action latency are counted when given. */
+  metrics?: RoleMetrics;
 }
 
 /**
@@ -80,9 +83,24 @@ export class EpisodeHost {
       hosted: ((p as { episode_ids?: string[] }).episode_ids ?? []).filter((id) => this.#live.has(id)),
     }));
     service.register(EPISODE_WORK.observe, async (p) => this.#actor((p as EpisodeTarget).episode_id).observation());
-    service.register(EPISODE_WORK.act, async (p) =>
-      this.#actor((p as EpisodeActPayload).episode_id).submitAction((p as EpisodeActPayload).action),
+    const latency = this.#opts.metrics?.histogram(
+      'crucible_worker_action_duration_seconds',
+      'Time from an action reaching the worker to its acknowledgement (stored and answered)',
+      ['outcome'],
     );
+    service.register(EPISODE_WORK.act, async (p) => {
+      const end = latency?.startTimer();
+      try {
+        const answer = await this.#actor((p as EpisodeActPayload).episode_id).submitAction(
+          (p as EpisodeActPayload).action,
+        );
+        end?.({ outcome: 'ok' });
+        return answer;
+      } catch (err) {
+        end?.({ outcome: 'refused' });
+        throw err;
+      }
+    });
     service.register(EPISODE_WORK.intervene, async (p) =>
       this.#actor((p as EpisodeIntervenePayload).episode_id).intervene((p as EpisodeIntervenePayload).intervention),
     );
@@ -153,6 +171,9 @@ export class EpisodeHost {
   async #host(p: EpisodeRunPayload, hosted: Hosted): Promise<EpisodeOutcome> {
     const sourceDir = await this.#worlds.source(p);
     const world = await this.#worlds.start(p, sourceDir);
+    this.#opts.metrics
+      ?.counter('crucible_sandbox_starts_total', 'Sandboxes (an episode world) started, by result', ['result'])
+      .inc({ result: 'error' in world ? 'failed' : 'started' });
     if ('error' in world) return this.#notStarted(p, 'failed', world.error);
     try {
       if (hosted.stopRequested) return this.#notStarted(p, 'cancelled', null);

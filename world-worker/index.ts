@@ -9,6 +9,7 @@ import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
 import { chooseSandboxes } from './sandboxes/index.js';
+import { RoleMetrics, readiness, type Readiness } from '../core/index.js';
 import { SchedulerLink } from './scheduler-link.js';
 
 export { WorldWorkerService } from './service.js';
@@ -25,6 +26,10 @@ export interface RunningWorker {
   address: string;
   service: WorldWorkerService;
   close(): Promise<void>;
+  /** `/metrics` figures of this worker (capacity, hosted episodes, sandbox starts, action latency). */
+  metrics: RoleMetrics;
+  /** `/readyz`: registered with a scheduler, not shutting down, its store answering. */
+  ready(): Promise<Readiness>;
 }
 
 /**
@@ -57,7 +62,19 @@ export async function startWorker(opts: {
   if (reaped > 0) logger.warn({ reaped }, 'removed sandboxes a previous run of this worker left behind');
   const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes });
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
+  const metrics = new RoleMetrics('worker', { processMetrics: !opts.adapters });
+  metrics.gauge(
+    'crucible_worker_slots',
+    'Episodes this worker can host (capacity) and hosts now (active)',
+    ['kind'],
+    (g) => {
+      g.set({ kind: 'capacity' }, service.capacity);
+      g.set({ kind: 'active' }, service.active);
+    },
+  );
+  let leaving = false;
   const episodes = new EpisodeHost({
+    metrics,
     workerId: id,
     config: opts.config,
     sandboxes,
@@ -80,7 +97,14 @@ export async function startWorker(opts: {
     id,
     address,
     service,
+    metrics,
+    ready: () =>
+      readiness({
+        registered: async () => (leaving ? 'shutting down' : 'ok'),
+        store: async () => (await adapters.store.get('jobs', '_readiness'), 'ok'),
+      }),
     async close() {
+      leaving = true;
       opts.local?.leave(address, service);
       link.close();
       await episodes.close();

@@ -69,7 +69,7 @@ export function registerApplicationCommands(program: Command): void {
     .description('list the applications of the project')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).get<any[]>('/v1/applications');
+        const list = await api(opts).list('/v1/applications');
         show(opts, list, () => table(list, [...appColumns]));
       }),
     );

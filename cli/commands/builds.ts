@@ -49,7 +49,7 @@ async function followBuild(
   });
   const job = await client.get(`/v1/jobs/${seg(jobId)}`);
   const wvId = worldVersionId ?? job.input?.world_version_id ?? job.result?.world_version_id;
-  const scenarios: any[] = wvId ? await client.get(`/v1/world-versions/${seg(wvId)}/scenarios`).catch(() => []) : [];
+  const scenarios: any[] = wvId ? await client.list(`/v1/world-versions/${seg(wvId)}/scenarios`).catch(() => []) : [];
   if (opts.json) printJson({ build: started ?? null, job, scenarios: scenarioCounts(scenarios) });
   else {
     process.stdout.write(
@@ -111,7 +111,7 @@ export function registerBuildCommands(program: Command): void {
     .description('list world build jobs, newest first')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).get<any[]>('/v1/jobs', { kind: 'world_build' });
+        const list = await api(opts).list('/v1/jobs', { kind: 'world_build' });
         show(opts, list, () => table(list, [...jobColumns]));
       }),
     );
@@ -148,7 +148,7 @@ export function registerBuildCommands(program: Command): void {
     .option('--kind <kind>', 'only jobs of this kind, e.g. world_build')
     .action(
       run(async (opts: CommonOptions & { kind?: string }) => {
-        const list = await api(opts).get<any[]>('/v1/jobs', { kind: opts.kind });
+        const list = await api(opts).list('/v1/jobs', { kind: opts.kind });
         show(opts, list, () => table(list, [...jobColumns]));
       }),
     );

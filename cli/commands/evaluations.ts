@@ -103,7 +103,7 @@ export function registerEvaluationCommands(program: Command): void {
     .description('list runs, newest first')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).get<any[]>('/v1/runs');
+        const list = await api(opts).list('/v1/runs');
         show(opts, list, () =>
           table(list, [
             ['run_id', (r: any) => r.run_id ?? r.id],
@@ -133,7 +133,7 @@ export function registerEvaluationCommands(program: Command): void {
     .description('list the episodes of a run')
     .action(
       run(async (runId: string, opts: CommonOptions) => {
-        const list = await api(opts).get<any[]>(`/v1/runs/${seg(runId)}/episodes`);
+        const list = await api(opts).list(`/v1/runs/${seg(runId)}/episodes`);
         show(opts, list, () => table(list, [...episodeColumns]));
       }),
     );
@@ -143,7 +143,7 @@ export function registerEvaluationCommands(program: Command): void {
     .action(
       run(async (runId: string, opts: CommonOptions) => {
         const client = api(opts);
-        const episodes = await client.get<any[]>(`/v1/runs/${seg(runId)}/episodes`);
+        const episodes = await client.list(`/v1/runs/${seg(runId)}/episodes`);
         await followRun(client, runId, episodes.length, opts);
       }),
     );

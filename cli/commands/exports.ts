@@ -44,7 +44,7 @@ export function registerExportCommands(program: Command): void {
     .option('--kind <kind>', 'only artifacts of this kind')
     .action(
       run(async (opts: CommonOptions & { kind?: string }) => {
-        const list = await api(opts).get<any[]>('/v1/artifacts', { kind: opts.kind });
+        const list = await api(opts).list('/v1/artifacts', { kind: opts.kind });
         show(opts, list, () =>
           table(list, [
             ['id', (a: any) => a.id],

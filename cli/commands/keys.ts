@@ -10,7 +10,7 @@ export function registerKeyCommands(program: Command): void {
     .description('list keys: name, prefix, scopes, last use (never the key itself)')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).get<any[]>('/v1/api-keys');
+        const list = await api(opts).list('/v1/api-keys');
         show(opts, list, () =>
           table(list, [
             ['id', (k: any) => k.id],

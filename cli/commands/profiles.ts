@@ -22,7 +22,7 @@ export function registerProfileCommands(program: Command): void {
     .description('list every version of every profile')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).get<any[]>('/v1/agent-profiles');
+        const list = await api(opts).list('/v1/agent-profiles');
         show(opts, list, () =>
           table(list, [
             ['id', (p: any) => p.id],

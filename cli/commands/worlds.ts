@@ -17,7 +17,7 @@ export function registerWorldCommands(program: Command): void {
     .description('list worlds with their versions and status')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).get<any[]>('/v1/worlds');
+        const list = await api(opts).list('/v1/worlds');
         const rows = list.flatMap((w: any) =>
           w.versions?.length ? w.versions.map((v: any) => ({ world: w, v })) : [{ world: w, v: null }],
         );
@@ -61,7 +61,7 @@ export function registerWorldCommands(program: Command): void {
     .description('list the scenarios of a world version with split and status')
     .action(
       run(async (wvId: string, opts: CommonOptions) => {
-        const list = await api(opts).get<any[]>(`/v1/world-versions/${seg(wvId)}/scenarios`);
+        const list = await api(opts).list(`/v1/world-versions/${seg(wvId)}/scenarios`);
         show(opts, list, () => table(list, [...scenarioColumns]));
       }),
     );

@@ -128,7 +128,15 @@ export class MongoStore implements DocumentStore {
     if (options.sort) {
       checkPath(options.sort.field);
       const dir = options.sort.direction === 'desc' ? -1 : 1;
-      cursor = cursor.sort(options.sort.field === '_id' ? { _id: dir } : { [options.sort.field]: dir, _id: 1 });
+      const then = options.then;
+      if (then) checkPath(then.field);
+      cursor = cursor.sort(
+        options.sort.field === '_id'
+          ? { _id: dir }
+          : then
+            ? { [options.sort.field]: dir, [then.field]: then.direction === 'desc' ? -1 : 1, _id: 1 }
+            : { [options.sort.field]: dir, _id: 1 },
+      );
     }
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) cursor = cursor.limit(options.limit);

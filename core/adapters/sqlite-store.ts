@@ -137,7 +137,11 @@ export class SqliteStore implements DocumentStore {
       sql +=
         options.sort.field === '_id'
           ? ` ORDER BY _id ${dir}`
-          : ` ORDER BY ${fieldSql(options.sort.field).value} ${dir}, _id ASC`;
+          : ` ORDER BY ${fieldSql(options.sort.field).value} ${dir}${
+              options.then
+                ? `, ${fieldSql(options.then.field).value} ${options.then.direction === 'desc' ? 'DESC' : 'ASC'}`
+                : ''
+            }, _id ASC`;
     }
     const params = [...where.params];
     if (options.limit !== undefined || options.skip !== undefined) {

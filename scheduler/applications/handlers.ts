@@ -7,17 +7,20 @@ import { importCatalog } from './catalog-import.js';
 import { registerApplication, type ApplicationInput } from './register.js';
 import { applicationView, loadApplication, type ApplicationDoc } from './types.js';
 import { acceptUpload } from './upload.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** Applications: spec section 4, "Applications". */
 export const applicationHandlers: HandlerTable = {
   async list_applications(ctx, deps) {
     const p = requirePrincipal(ctx);
-    const apps = await deps.adapters.store.find<ApplicationDoc>(
+    const page = await pageOf<ApplicationDoc>(
+      deps.adapters.store,
       Collections.applications,
       { project_id: p.projectId },
-      { sort: { field: 'created_at', direction: 'asc' } },
+      [{ field: 'created_at', direction: 'asc' }],
+      pageRequest(ctx.query),
     );
-    return ok(apps.map(applicationView));
+    return okPage(page.items.map(applicationView), page.next);
   },
 
   async create_application(ctx, deps) {

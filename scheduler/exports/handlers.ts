@@ -19,6 +19,7 @@ import {
   type BundleSource,
   type DatasetSource,
 } from './types.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** Stores the `pending` artifact first (it names its job), then starts the job. */
 async function startExport(
@@ -124,10 +125,14 @@ async function listArtifacts(ctx: OperationContext, deps: SchedulerDeps) {
       throw invalid('kind', `must be one of ${ARTIFACT_KINDS.join(', ')}`);
     filter.kind = kind as string;
   }
-  const docs = await deps.adapters.store.find<ArtifactDoc>(Collections.artifacts, filter, {
-    sort: { field: 'created_at', direction: 'desc' },
-  });
-  return ok(docs.map(artifactView));
+  const page = await pageOf<ArtifactDoc>(
+    deps.adapters.store,
+    Collections.artifacts,
+    filter,
+    [{ field: 'created_at', direction: 'desc' }],
+    pageRequest(ctx.query),
+  );
+  return okPage(page.items.map(artifactView), page.next);
 }
 
 /** GET /v1/artifacts/{id}/download: 409 until the file is ready. */

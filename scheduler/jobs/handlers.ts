@@ -6,9 +6,7 @@ import { body, param, requirePrincipal } from '../../core/index.js';
 import { applyCommand } from './commands.js';
 import { jobsOf } from './registry.js';
 import type { JobCommand, JobDoc } from './types.js';
-
-/** Largest list answer of GET /v1/jobs. */
-const LIST_LIMIT = 500;
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** A job as the API shows it (spec section 2, Server job, plus the command flags and times). */
 export function jobView(job: JobDoc): Record<string, unknown> {
@@ -44,11 +42,14 @@ export const jobHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const filter: Filter = { project_id: p.projectId };
     if (typeof ctx.query.kind === 'string' && ctx.query.kind !== '') filter.kind = ctx.query.kind;
-    const jobs = await deps.adapters.store.find<JobDoc>(Collections.jobs, filter, {
-      sort: { field: 'created_at', direction: 'desc' },
-      limit: LIST_LIMIT,
-    });
-    return ok(jobs.map(jobView));
+    const page = await pageOf<JobDoc>(
+      deps.adapters.store,
+      Collections.jobs,
+      filter,
+      [{ field: 'created_at', direction: 'desc' }],
+      pageRequest(ctx.query),
+    );
+    return okPage(page.items.map(jobView), page.next);
   },
 
   async get_job(ctx, deps) {

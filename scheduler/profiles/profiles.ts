@@ -4,6 +4,7 @@ import { newId, nowIso } from '../../core/index.js';
 import type { Doc, DocumentStore } from '../../core/index.js';
 import { created, ok, type HandlerTable } from '../context.js';
 import { body, param, requirePrincipal } from '../../core/index.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** A stored agent profile version. A profile's identity is (project, name, version). */
 export interface ProfileDoc extends Doc {
@@ -105,9 +106,17 @@ export async function loadProfile(store: DocumentStore, projectId: string, id: s
 export const profileHandlers: HandlerTable = {
   async list_agent_profiles(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
-    const all = await adapters.store.find<ProfileDoc>(Collections.profiles, { project_id: p.projectId });
-    all.sort((a, b) => a.name.localeCompare(b.name) || b.version - a.version);
-    return ok(all.map(profileView));
+    const page = await pageOf<ProfileDoc>(
+      adapters.store,
+      Collections.profiles,
+      { project_id: p.projectId },
+      [
+        { field: 'name', direction: 'asc' },
+        { field: 'version', direction: 'desc' },
+      ],
+      pageRequest(ctx.query),
+    );
+    return okPage(page.items.map(profileView), page.next);
   },
 
   async create_agent_profile(ctx, { adapters }) {

@@ -7,11 +7,12 @@ import { body, param, requirePrincipal } from '../../core/index.js';
 import { compareRuns } from './compare.js';
 import { createEvaluation } from './create.js';
 import { computeSummary, runEpisodes } from './summary.js';
-import { RUN_ENDED, type RunDoc, type RunSummary } from './types.js';
+import { RUN_ENDED, type RunDoc, type RunEpisodeDoc, type RunSummary } from './types.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 import { episodeItemView, loadRun, runView } from './views.js';
 
-/** Largest list answer of GET /v1/runs. */
-const LIST_LIMIT = 500;
+/** GET /v1/runs/{id}/episodes: list items are small, so pages may be longer. */
+const EPISODE_PAGE = { default: 100, max: 1000 };
 
 /** The summary as of now: stored for an ended run, computed fresh while it runs. */
 async function currentSummary(deps: SchedulerDeps, run: RunDoc): Promise<RunSummary> {
@@ -25,12 +26,17 @@ export const runHandlers: HandlerTable = {
 
   async list_runs(ctx, deps) {
     const p = requirePrincipal(ctx);
-    const runs = await deps.adapters.store.find<RunDoc>(
+    const page = await pageOf<RunDoc>(
+      deps.adapters.store,
       Collections.runs,
       { project_id: p.projectId },
-      { sort: { field: 'created_at', direction: 'desc' }, limit: LIST_LIMIT },
+      [{ field: 'created_at', direction: 'desc' }],
+      pageRequest(ctx.query),
     );
-    return ok(runs.map((r) => runView(r)));
+    return okPage(
+      page.items.map((r) => runView(r)),
+      page.next,
+    );
   },
 
   async get_run(ctx, deps) {
@@ -42,7 +48,17 @@ export const runHandlers: HandlerTable = {
   async list_run_episodes(ctx, deps) {
     const p = requirePrincipal(ctx);
     const run = await loadRun(deps.adapters.store, p.projectId, param(ctx, 'run_id'));
-    return ok((await runEpisodes(deps.adapters.store, run._id)).map(episodeItemView));
+    const page = await pageOf<RunEpisodeDoc>(
+      deps.adapters.store,
+      Collections.runEpisodes,
+      { run_id: run._id },
+      [
+        { field: 'slot', direction: 'asc' },
+        { field: 'attempt', direction: 'asc' },
+      ],
+      pageRequest(ctx.query, EPISODE_PAGE),
+    );
+    return okPage(page.items.map(episodeItemView), page.next);
   },
 
   compare_runs: compareRuns,
@@ -101,6 +117,12 @@ async function commandView(deps: SchedulerDeps, run: RunDoc, command: JobCommand
     run_id: run._id,
     command,
     status: run.status,
+    ...(command === 'stop' && !RUN_ENDED.includes(run.status)
+      ? {
+          detail:
+            'every running episode of the run is asked to stop, and queued ones are cancelled; the run becomes cancelled once each has ended and is recorded, however long that takes',
+        }
+      : {}),
     pause_requested: coordinator?.pause_requested ?? false,
     cancel_requested: coordinator?.cancel_requested ?? false,
     job_id: run.job_id,

@@ -64,7 +64,8 @@ export class Placement {
     const live = await this.live();
     if (live.length === 0) return 'none';
     for (const w of live) {
-      if ((this.#state.fullUntil.get(w.id) ?? 0) > now || this.isLeaving(w.id) || this.#isDown(w, now)) continue;
+      if ((this.#state.fullUntil.get(w.id) ?? 0) > now || this.isLeaving(w.id) || this.#isDown(w, now) || w.draining)
+        continue;
       const free = w.capacity - Math.max(w.active, this.#state.placed.get(w.id) ?? 0);
       if (free > bestFree) {
         best = w;

@@ -10,6 +10,7 @@ import { OrganizationSlots } from './organization-slots.js';
 import { Placement } from './placement.js';
 import type { RunWorld } from './run-world.js';
 import { scheduleSummary } from './summary-refresh.js';
+import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
 import type { RunEpisodeDoc } from './types.js';
 
 /** Deadline of one `episode.run` call: longer than any episode; a call that reaches it re-attaches. */
@@ -19,6 +20,10 @@ const NO_WORKER_FAIL_MS = 120_000;
 /** How often running episodes' workers are checked for lost heartbeats. */
 const WORKER_CHECK_MS = 1_000;
 const TICK_MS = 500;
+/** A stop not answered by the episode's end within this long is asked again. */
+const STOP_AGAIN_MS = 10_000;
+/** While a stop waits for episodes to end, the log says so this often. */
+const STOP_REPORT_MS = 30_000;
 /** Pause before asking a reachable worker again about an episode whose call broke. */
 const REATTACH_DELAY_MS = 250;
 /** How long a worker that failed both pings is taken as silent without asking again. */
@@ -67,6 +72,7 @@ export class ShardDriver {
   #spent = 0;
   /** This scheduler's job engine: the fence of every write to the shard's attempts. */
   readonly #owner: string;
+  readonly #metrics: SchedulerMetrics;
 
   constructor(ctx: PhaseContext, rw: RunWorld) {
     this.#owner = ctx.job.owner ?? '';
@@ -75,9 +81,24 @@ export class ShardDriver {
     this.#placement = new Placement(ctx.deps);
     this.#organizations = new OrganizationSlots(ctx.deps);
     this.#spent = Number(ctx.checkpoint<{ spent_usd?: number }>().spent_usd ?? 0);
+    this.#metrics = schedulerMetrics(ctx.deps);
   }
 
   async drive(): Promise<void> {
+    const queue = { queued: 0, running: 0 };
+    Object.defineProperties(queue, {
+      queued: { get: () => this.#pending.length },
+      running: { get: () => this.#inflight.size },
+    });
+    this.#metrics.queues.add(queue);
+    try {
+      await this.#drive();
+    } finally {
+      this.#metrics.queues.delete(queue);
+    }
+  }
+
+  async #drive(): Promise<void> {
     await this.#restore();
     for (;;) {
       if (await this.#ctx.shouldStop()) {
@@ -194,6 +215,8 @@ export class ShardDriver {
       this.#placement.release(worker.id);
       return true;
     }
+    const waited = (Date.now() - Date.parse(placed.created_at)) / 1000;
+    if (Number.isFinite(waited)) this.#metrics.placementWait.observe(Math.max(0, waited));
     this.#call(
       placed,
       { ep: placed, workerId: worker.id, address: worker.address, kind: EPISODE_WORK.run },
@@ -261,6 +284,7 @@ export class ShardDriver {
     else {
       const written = await recordOutcome(this.#ctx.deps.adapters.store, ep, o, this.#owner);
       if (recovered) await announceRecovered(this.#ctx.deps, ep, o);
+      if (written) this.#metrics.episodesEnded.inc({ status: o.status });
       if (!written) {
         this.#ctx.deps.logger.debug({ episode: ep._id }, 'outcome not recorded: the attempt ended already or moved');
         return;
@@ -418,24 +442,44 @@ export class ShardDriver {
     }
   }
 
-  /** The run was stopped: end running episodes (termination `stopped`) and queued ones, then cancel. */
+  /**
+   * The run was stopped: end running episodes (termination `stopped`) and queued ones, then
+   * cancel. There is no deadline: the stop is asked of each episode's worker again every
+   * STOP_AGAIN_MS until the episode ended (a lost worker's episodes end as lost), so the
+   * run is `cancelled` only once every episode it was running is recorded as ended. The log
+   * says how many are still being stopped.
+   */
   async #stopAll(): Promise<never> {
     for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep, this.#owner);
-    const deadline = Date.now() + 60_000;
+    const asked = new Map<string, number>();
+    const logger = this.#ctx.deps.logger;
+    let lastReport = Date.now();
     while (this.#inflight.size > 0 || this.#settled.length > 0) {
+      // this scheduler shuts down: the stop stays asked on the job, its next owner carries it on
+      if (jobsOf(this.#ctx.deps).isClosing()) throw new JobInterrupted();
       for (const f of this.#inflight.values()) {
-        if (this.#stopping.has(f.ep._id)) continue;
+        if (Date.now() - (asked.get(f.ep._id) ?? -Infinity) < STOP_AGAIN_MS) continue;
+        asked.set(f.ep._id, Date.now());
         this.#stopping.add(f.ep._id);
         this.#ctx.deps.workers
           .execute(f.address, EPISODE_WORK.stop, { episode_id: f.ep._id }, 10_000)
-          .catch(() => undefined);
+          .catch((err: unknown) =>
+            logger.warn({ err, episode: f.ep._id }, 'asking a worker to stop an episode failed'),
+          );
       }
       await this.#checkWorkers();
       await this.#drain();
       for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep, this.#owner);
-      if (Date.now() > deadline) break;
+      if (this.#inflight.size > 0 && Date.now() - lastReport > STOP_REPORT_MS) {
+        lastReport = Date.now();
+        logger.info(
+          { shard: this.#ctx.job._id, still_running: this.#inflight.size },
+          'the run is stopping: waiting for its episodes to end',
+        );
+      }
       await this.#idle(TICK_MS);
     }
+    logger.info({ shard: this.#ctx.job._id, stopped: asked.size }, 'every episode of the stopped shard has ended');
     throw new JobInterrupted();
   }
 

@@ -17,6 +17,7 @@ import {
   type WorldDoc,
   type WorldVersionDoc,
 } from './types.js';
+import { okPage, pageOf, pageRequest } from '../../core/index.js';
 
 /** Which statuses a scenario may be approved or rejected from, and why not otherwise. */
 const REFUSALS: Record<'approve' | 'reject', Partial<Record<ScenarioStatus, string>>> = {
@@ -37,17 +38,24 @@ export const worldHandlers: HandlerTable = {
   async list_worlds(ctx, deps) {
     const p = requirePrincipal(ctx);
     const store = deps.adapters.store;
-    const worlds = await store.find<WorldDoc>(
+    const page = await pageOf<WorldDoc>(
+      store,
       Collections.worlds,
       { project_id: p.projectId },
-      { sort: { field: 'created_at', direction: 'desc' } },
+      [{ field: 'created_at', direction: 'desc' }],
+      pageRequest(ctx.query),
     );
-    const versions = await store.find<WorldVersionDoc>(
-      Collections.worldVersions,
-      { project_id: p.projectId },
-      { sort: { field: 'version', direction: 'desc' } },
-    );
-    return ok(
+    const worlds = page.items;
+    // only the versions of this page's worlds
+    const versions =
+      worlds.length === 0
+        ? []
+        : await store.find<WorldVersionDoc>(
+            Collections.worldVersions,
+            { project_id: p.projectId, world_id: { $in: worlds.map((w) => w._id) } },
+            { sort: { field: 'version', direction: 'desc' } },
+          );
+    return okPage(
       worlds.map((w) => ({
         id: w._id,
         name: w.name,
@@ -65,6 +73,7 @@ export const worldHandlers: HandlerTable = {
             published_at: v.published_at,
           })),
       })),
+      page.next,
     );
   },
 
@@ -77,12 +86,14 @@ export const worldHandlers: HandlerTable = {
   async list_scenarios(ctx, deps) {
     const p = requirePrincipal(ctx);
     const wv = await loadWorldVersion(deps.adapters.store, p.projectId, param(ctx, 'wv_id'));
-    const docs = await deps.adapters.store.find<ScenarioDoc>(
+    const page = await pageOf<ScenarioDoc>(
+      deps.adapters.store,
       Collections.scenarios,
       { world_version_id: wv._id },
-      { sort: { field: 'scenario_id', direction: 'asc' } },
+      [{ field: 'scenario_id', direction: 'asc' }],
+      pageRequest(ctx.query),
     );
-    return ok(docs.map(scenarioView));
+    return okPage(page.items.map(scenarioView), page.next);
   },
 
   async get_scenario(ctx, deps) {

@@ -230,6 +230,17 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
           'o',
         ]);
       });
+      it('sorts on a second key (then) before the _id tie-break', async function () {
+        expect(
+          ids(
+            await store.find(
+              c,
+              { rank: { $gte: 1 } },
+              { sort: { field: 'rank', direction: 'asc' }, then: { field: 'meta.tag', direction: 'desc' } },
+            ),
+          ),
+        ).to.deep.equal(['q', 't', 'p', 'r', 's']);
+      });
       it('sorts on a dotted path and on _id', async function () {
         expect(
           ids(await store.find(c, { rank: { $gte: 1 } }, { sort: { field: 'meta.tag', direction: 'asc' } })),

@@ -190,12 +190,14 @@ export interface DeskOptions {
   app?: DeskApp;
   clock?: Clock;
   episodeId?: string;
+  /** Where events go (default a new recorder). */
+  events?: RecordingEvents;
 }
 
 /** A desk episode, not started. External driver unless a profile says otherwise. */
 export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
   const app = o.app ?? new DeskApp();
-  const events = new RecordingEvents();
+  const events = o.events ?? new RecordingEvents();
   const persistence = o.persistence ?? new MemoryEpisodePersistence({ verify: true });
   const profile = profileWithDefaults({ driver: 'external', ...o.profile });
   const policy =

@@ -210,7 +210,7 @@ describe('gateway/openapi.yaml: the document', () => {
         });
         await api.init();
         expect(api.initialized).to.equal(true);
-        expect(api.getOperations()).to.have.length(73);
+        expect(api.getOperations()).to.have.length(75);
       } finally {
         console.warn = warn;
       }
@@ -259,11 +259,20 @@ describe('gateway/openapi.yaml: the document', () => {
       expect(problems).to.deep.equal([]);
     });
 
-    it('has no other /v1 operation than the billing webhook', () => {
+    it('has no other /v1 operation than the billing webhook and the operator worker administration', () => {
       const extra = docOps.filter(
         (o) => !specRows.some((r) => r.method === o.method && shape(r.path) === shape(o.path)),
       );
-      expect(extra.map((o) => `${o.method.toUpperCase()} ${o.path}`)).to.deep.equal(['POST /v1/billing/webhook']);
+      expect(extra.map((o) => `${o.method.toUpperCase()} ${o.path}`)).to.deep.equal([
+        'POST /v1/billing/webhook',
+        'GET /v1/admin/workers',
+        'POST /v1/admin/workers/{worker_id}/{action}',
+      ]);
+      // issue 14: operators list, drain and undrain world-workers; a console session of an operator only
+      for (const w of extra.slice(1)) {
+        expect(w.op['x-access']).to.equal('operator');
+        expect(w.op['x-not-in-spec-table']).to.equal(true);
+      }
       const hook = extra[0]!.op;
       expect(hook.operationId).to.equal('billing_webhook');
       expect(hook['x-access']).to.equal('none');
@@ -271,14 +280,14 @@ describe('gateway/openapi.yaml: the document', () => {
       expect(hook.security).to.deep.equal([]);
       const content = resolve<Json>(hook.requestBody).content as Record<string, unknown>;
       expect(Object.keys(content)).to.not.include('application/json');
-      expect(docOps.filter((o) => o.op['x-not-in-spec-table'])).to.have.length(1);
+      expect(docOps.filter((o) => o.op['x-not-in-spec-table'])).to.have.length(3);
     });
 
     it('operationIds are unique and snake_case', () => {
       const ids = docOps.map((o) => o.op.operationId);
       for (const id of ids) expect(id).to.match(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
       expect(new Set(ids).size).to.equal(ids.length);
-      expect(ids).to.have.length(73);
+      expect(ids).to.have.length(75);
     });
 
     it('every operation has a summary, declared tags and a known x-access', () => {

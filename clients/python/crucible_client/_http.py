@@ -111,6 +111,43 @@ class Transport:
         return raw
 
 
+    def list_all(self, path: str, params: Mapping[str, Any] | None = None) -> list:
+        """Every item of a paged list: the first page, then each page a ``Link: <...>; rel="next"``
+        header names, until one names none."""
+        items: list = []
+        url = self.url(path, params)
+        while url:
+            h = {"Authorization": f"Bearer {self.api_key}", "User-Agent": USER_AGENT, "Accept": "application/json"}
+            req = urllib.request.Request(url, method="GET", headers=h)
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as res:
+                    page = json.loads(res.read() or b"[]")
+                    nxt = next_link(res.headers.get("Link"))
+            except urllib.error.HTTPError as err:
+                raw = err.read()
+                err.close()
+                raise ApiError(err.code, _detail_of(raw, err.reason), "GET", path) from None
+            if not isinstance(page, list):
+                raise ApiError(0, f"GET {path} did not answer a list", "GET", path)
+            items.extend(page)
+            url = urllib.parse.urljoin(self.base_url + "/", nxt.lstrip("/")) if nxt else ""
+        return items
+
+
+def next_link(header: str | None) -> str | None:
+    """The target of the ``rel="next"`` link of a ``Link`` header (RFC 8288), or None."""
+    for part in (header or "").split(","):
+        part = part.strip()
+        if not part.startswith("<") or ">" not in part:
+            continue
+        target, _, params = part[1:].partition(">")
+        for p in params.split(";"):
+            name, _, value = p.strip().partition("=")
+            if name.strip().lower() == "rel" and "next" in value.strip().strip('"').split():
+                return target
+    return None
+
+
 def _detail_of(raw: bytes, reason: str) -> Any:
     try:
         parsed = json.loads(raw)

@@ -48,7 +48,7 @@ class Applications(_Group):
         return self._c.post("/v1/applications/import-catalog", {})
 
     def list(self) -> list:
-        return self._c.get("/v1/applications")
+        return self._c.list_all("/v1/applications")
 
     def get(self, app_id: str) -> dict:
         return self._c.get(f"/v1/applications/{_q(app_id)}")
@@ -78,13 +78,13 @@ class Worlds(_Group):
         return self._c.post("/v1/world-builds", {"application_id": application_id, **options})
 
     def list(self) -> list:
-        return self._c.get("/v1/worlds")
+        return self._c.list_all("/v1/worlds")
 
     def version(self, wv_id: str) -> dict:
         return self._c.get(f"/v1/world-versions/{_q(wv_id)}")
 
     def scenarios(self, wv_id: str) -> list:
-        return self._c.get(f"/v1/world-versions/{_q(wv_id)}/scenarios")
+        return self._c.list_all(f"/v1/world-versions/{_q(wv_id)}/scenarios")
 
     def validate(self, wv_id: str) -> Any:
         return self._c.post(f"/v1/world-versions/{_q(wv_id)}/validate", {})
@@ -131,7 +131,7 @@ class Profiles(_Group):
         return self._c.post("/v1/agent-profiles", {"name": name, "system_prompt": system_prompt, **fields})
 
     def list(self) -> list:
-        return self._c.get("/v1/agent-profiles")
+        return self._c.list_all("/v1/agent-profiles")
 
 
 class Evaluations(_Group):
@@ -154,7 +154,7 @@ class Runs(_Group):
         return self._c.get(f"/v1/runs/{_q(run_id)}")
 
     def episodes(self, run_id: str) -> list:
-        return self._c.get(f"/v1/runs/{_q(run_id)}/episodes")
+        return self._c.list_all(f"/v1/runs/{_q(run_id)}/episodes")
 
     def episode(self, ep_id: str) -> dict:
         return self._c.get(f"/v1/episodes/{_q(ep_id)}")

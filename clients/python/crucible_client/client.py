@@ -37,6 +37,11 @@ class Client:
         """GET ``path`` (e.g. ``/v1/me``) with optional query ``params``."""
         return self._transport.request("GET", path, params)
 
+    def list_all(self, path: str, params: Mapping[str, Any] | None = None) -> list:
+        """GET a list operation and every further page its ``Link: <...>; rel="next"`` headers
+        name; the items of all pages as one list."""
+        return self._transport.list_all(path, params)
+
     def post(self, path: str, body: Any = None) -> Any:
         """POST ``body`` as JSON to ``path``."""
         return self._transport.request("POST", path, body=body if body is not None else {})
