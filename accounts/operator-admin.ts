@@ -14,6 +14,10 @@ const NUMERIC_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits
 );
 /** The only limit measured in money; every other one counts things. */
 const FRACTIONAL_LIMITS = new Set<string>(['allowance_usd']);
+/** Limits that are switches (true/false), e.g. `quiet_hours_only`. */
+const BOOLEAN_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits>).filter(
+  (k) => typeof PLANS.free.limits[k] === 'boolean',
+);
 
 /** One organization as operators see it: plan, limits in force, owner and this month's use. */
 async function organizationView(store: DocumentStore, org: OrganizationDoc): Promise<Record<string, unknown>> {
@@ -40,12 +44,18 @@ async function loadOrganization(store: DocumentStore, id: string): Promise<Organ
 }
 
 /** Checks an override against the limit names; counts must be whole numbers. */
-function checkLimitsOverride(override: Record<string, number | null>): void {
+function checkLimitsOverride(override: Record<string, number | boolean | null>): void {
   const problems: FieldProblem[] = [];
   for (const [name, value] of Object.entries(override)) {
     const field = `limits_override.${name}`;
-    if (!(NUMERIC_LIMITS as string[]).includes(name))
-      problems.push({ field, message: `not a limit that can be overridden; one of ${NUMERIC_LIMITS.join(', ')}` });
+    if ((BOOLEAN_LIMITS as string[]).includes(name)) {
+      if (typeof value !== 'boolean') problems.push({ field, message: 'must be true or false' });
+    } else if (!(NUMERIC_LIMITS as string[]).includes(name))
+      problems.push({
+        field,
+        message: `not a limit that can be overridden; one of ${[...NUMERIC_LIMITS, ...BOOLEAN_LIMITS].join(', ')}`,
+      });
+    else if (typeof value === 'boolean') problems.push({ field, message: 'must be a number, or null for no limit' });
     else if (value !== null && !FRACTIONAL_LIMITS.has(name) && !Number.isInteger(value))
       problems.push({ field, message: 'must be a whole number, or null for no limit' });
   }
@@ -77,7 +87,7 @@ export const operatorAdminHandlers: HandlerTable = {
     const p = requirePrincipal(ctx);
     const id = param(ctx, 'org_id');
     await loadOrganization(adapters.store, id);
-    const b = body<{ plan_override?: PlanName | null; limits_override?: Record<string, number | null> }>(ctx);
+    const b = body<{ plan_override?: PlanName | null; limits_override?: Record<string, number | boolean | null> }>(ctx);
     const patch: Record<string, unknown> = {};
     if ('plan_override' in b) patch.plan_override = b.plan_override ?? null;
     if (b.limits_override !== undefined) {

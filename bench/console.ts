@@ -20,7 +20,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { Collections as C, newId } from '../core/index.js';
+import { Collections, newId } from '../core/index.js';
 import { browser as httpBrowser, uniqueEmail } from '../test/support/accounts-browser.js';
 import { buildAndWait } from '../test/support/builds.js';
 import { ensureConsoleBuilt, launchChromium } from '../test/support/console-browser.js';
@@ -51,7 +51,7 @@ try {
     201,
   );
   const ws = await must(me.post('/v1/onboarding/workspace', { organization: 'Bench' }), 201);
-  await t.svc.adapters.store.update(C.organizations, ws.organization_id, { plan_override: 'team' });
+  await t.svc.adapters.store.update(Collections.organizations, ws.organization_id, { plan_override: 'team' });
   const imported = await must(me.post('/v1/applications/import-catalog'), 201);
   const shop = imported.registered.find((a: any) => a.name === 'shop-support');
   const { build, job } = await buildAndWait(me as any, { application_id: shop.id, scenario_target: 10 });
@@ -75,14 +75,14 @@ try {
 
   // the 10,000-episode run: the real run's stored records, 100 times over
   const store = t.svc.adapters.store;
-  const runDoc = (await store.get<any>(C.runs, small))!;
-  const eps = await store.find<any>(C.runEpisodes, { run_id: small });
+  const runDoc = (await store.get<any>(Collections.runs, small))!;
+  const eps = await store.find<any>(Collections.runEpisodes, { run_id: small });
   const big = newId('run');
   const copies = Math.ceil(10_000 / eps.length);
-  await store.insert(C.runs, { ...runDoc, _id: big, episodes: eps.length * copies });
+  await store.insert(Collections.runs, { ...runDoc, _id: big, episodes: eps.length * copies });
   for (let c = 0; c < copies; c++) {
     await store.insertMany(
-      C.runEpisodes,
+      Collections.runEpisodes,
       eps.map((e) => ({ ...e, _id: newId('ep'), run_id: big, slot: e.slot + c * eps.length })),
     );
   }

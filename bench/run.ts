@@ -35,6 +35,7 @@ import {
   createReferenceAgent,
   eventLogEmitter,
   profileWithDefaults,
+  scriptedCustomer,
   type AgentPolicy,
   type EpisodeEvents,
   type EpisodePersistence,
@@ -281,7 +282,7 @@ async function harness(durable: boolean): Promise<Timed> {
           profile: profileWithDefaults({ driver: 'llm', model: 'builtin:reference' }),
           options: { default_stress: true, max_episode_cost_usd: null, external_turn_timeout_ms: 600_000 },
         },
-        { app, persistence, events, policy },
+        { app, persistence, events, policy, customer: scriptedCustomer },
       );
       const a = performance.now();
       await actor.start();

@@ -23,5 +23,5 @@ export { usageView, type UsageReport } from './usage.js';
 export { localBillingPages } from './local-pages.js';
 export { monthOf, organizationUsage } from './organization-usage.js';
 export type { CreditDoc } from './organization-usage.js';
-export { checkBuildAllowed, checkRunAllowed } from './plan-limits.js';
+export { checkBuildAllowed, checkRunAllowed, runStartTime } from './plan-limits.js';
 export { publicUrlOf } from './provider.js';

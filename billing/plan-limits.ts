@@ -2,6 +2,7 @@ import { ServiceError } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import { organizationUsage } from './organization-usage.js';
 import { limitsOf, organizationOfProject, planOf } from './organizations.js';
+import { runStartsAt, type QuietWindow } from './quiet-hours.js';
 
 /**
  * The plan's monthly limits on what an organization starts (402, spec section 7 rule 3,
@@ -20,6 +21,21 @@ export async function checkRunAllowed(store: DocumentStore, projectId: string, e
       `the ${m.plan} plan allows ${m.allowed} episodes in ${m.month}; ${m.used} have run and this run needs ${episodes}. Run fewer (splits, scenario_ids, repeats), add credits or change plan`,
     );
   }
+}
+
+/**
+ * When a run asked for now may start (docs/runs.md, Quiet hours): null at once, or the
+ * next start of the quiet window when the organization's limits (plan, then operator
+ * override) say `quiet_hours_only` and now is outside it.
+ */
+export async function runStartTime(
+  store: DocumentStore,
+  projectId: string,
+  window: QuietWindow,
+  now = new Date(),
+): Promise<string | null> {
+  const { organization } = await organizationOfProject(store, projectId);
+  return runStartsAt(limitsOf(organization).quiet_hours_only === true, now, window);
 }
 
 /** A new world build: builds started this month stay within `builds_per_month` + build credits. */

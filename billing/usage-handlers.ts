@@ -1,6 +1,6 @@
 import { PLANS } from './plans.js';
 import { pricing } from './pricing.js';
-import { nextQuietStart, QUIET_HOURS_UTC } from './quiet-hours.js';
+import { nextQuietStart } from './quiet-hours.js';
 import { subscriptionOf, subscriptionView } from './records.js';
 import { usageOf, usageView, type UsageReport } from './usage.js';
 import { ok, type HandlerTable, type HandlerDeps } from '../core/index.js';
@@ -44,8 +44,8 @@ export const usageHandlers: HandlerTable = {
       usage: usageView(usage),
       month: usage.month,
       renews: sub?.status === 'active' && sub.current_period_end ? sub.current_period_end : usage.renews,
-      quiet_hours_utc: QUIET_HOURS_UTC,
-      next_quiet_start: nextQuietStart(),
+      quiet_hours_utc: deps.config.quietHoursUtc,
+      next_quiet_start: nextQuietStart(new Date(), deps.config.quietHoursUtc),
       subscription: subscriptionView(sub),
       counts: { builds: usage.counts.builds, episodes: usage.counts.episodes, credits: usage.counts.credits },
     });
@@ -53,6 +53,6 @@ export const usageHandlers: HandlerTable = {
 
   async get_pricing(ctx, deps) {
     requirePrincipal(ctx);
-    return ok(pricing(deps.config.defaultModel));
+    return ok(pricing(deps.config));
   },
 };

@@ -56,3 +56,19 @@ export async function readCatalogIndex(catalogDir = CATALOG_DIR): Promise<Catalo
     return entry as CatalogEntry;
   });
 }
+
+/**
+ * The `images` pins of one entry when every service runs on the shared runtime image
+ * (`runtimeImage`, SANDBOX_RUNTIME_IMAGE): each service's image key (its `image`, else its
+ * name) mapped to that pin.
+ */
+export async function catalogImages(
+  entry: CatalogEntry,
+  runtimeImage: string,
+  catalogDir = CATALOG_DIR,
+): Promise<Record<string, string>> {
+  const world = parseYaml(await readFile(path.join(entryDir(entry, catalogDir), 'world.yaml'), 'utf8')) as {
+    services?: Array<{ name: string; image?: string }>;
+  };
+  return Object.fromEntries((world.services ?? []).map((s) => [s.image ?? s.name, runtimeImage]));
+}

@@ -10,12 +10,12 @@ import { NatsBus } from './adapters/nats-bus.js';
 import { RedisLeases } from './adapters/redis-leases.js';
 import { SqliteStore } from './adapters/sqlite-store.js';
 
-/** The SQLite file of the embedded shape, inside `SERVICE_DATA_DIR`. */
+/** The SQLite file of the embedded shape, inside `SERVICE_DATA_DIR` (unless SERVICE_SQLITE_FILE says otherwise). */
 export const SQLITE_FILE = 'crucible.db';
 
 /**
  * Picks and opens the adapters of one process: each engine when its URL is set, the
- * embedded default otherwise (MongoDB or SQLite at `${dataDir}/crucible.db`, NATS or the
+ * embedded default otherwise (MongoDB or SQLite at `config.sqliteFile`, NATS or the
  * in-process bus, Redis or in-process leases). Engines are reached before this resolves,
  * so a wrong URL fails at start with `ServiceError('unavailable')` naming the variable;
  * whatever was already opened is closed again. `close()` closes all three, once.
@@ -29,7 +29,9 @@ export async function chooseAdapters(config: Config, logger?: Logger): Promise<A
       ? await NatsBus.connect(config.natsUrl, { logger: logger?.child({ component: 'nats-bus' }) })
       : new MemoryBus({ logger: logger?.child({ component: 'memory-bus' }) });
     opened.push(bus);
-    const leases: LeaseStore = config.redisUrl ? await RedisLeases.connect(config.redisUrl) : new MemoryLeases();
+    const leases: LeaseStore = config.redisUrl
+      ? await RedisLeases.connect(config.redisUrl, { prefix: config.redisPrefix })
+      : new MemoryLeases();
     opened.push(leases);
 
     const engines: Adapters['engines'] = {
@@ -57,7 +59,8 @@ export async function chooseAdapters(config: Config, logger?: Logger): Promise<A
 async function openStore(config: Config): Promise<DocumentStore> {
   if (config.mongodbUrl) return MongoStore.connect(config.mongodbUrl, config.mongodbDb);
   await mkdir(config.dataDir, { recursive: true });
-  return new SqliteStore(path.join(config.dataDir, SQLITE_FILE));
+  await mkdir(path.dirname(config.sqliteFile), { recursive: true });
+  return new SqliteStore(config.sqliteFile);
 }
 
 /** Closes in reverse order of opening; every one is tried, the first failure is rethrown. */

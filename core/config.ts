@@ -18,6 +18,8 @@ export interface Config {
   readonly sourceRoots: readonly string[];
   /** SERVICE_SIGNUP (open): `closed` removes account creation. */
   readonly signup: 'open' | 'closed';
+  /** SERVICE_QUIET_HOURS_UTC (22:00-06:00): the nightly window in which runs of `quiet_hours_only` organizations start. */
+  readonly quietHoursUtc: { readonly start: string; readonly end: string };
   /** SERVICE_IDP_CLIENT_ID (empty): the identity provider's client id (ID token audience). */
   readonly idpClientId: string;
   /** SERVICE_IDP_ISSUER (https://accounts.google.com): accepted ID token issuer. */
@@ -26,6 +28,11 @@ export interface Config {
   readonly idpJwksUrl: string;
   /** SERVICE_OPERATORS (empty): comma-separated e-mail addresses of the installation's operators. */
   readonly operators: readonly string[];
+  /**
+   * SERVICE_SQLITE_FILE (`${SERVICE_DATA_DIR}/crucible.db`): the SQLite store when no MONGODB_URL
+   * is set. Roles on one machine each with a data folder of their own share the store here.
+   */
+  readonly sqliteFile: string;
   /** MONGODB_URL (unset: SQLite file in the data dir). */
   readonly mongodbUrl: string | null;
   /** MONGODB_DB (crucible): database name on MongoDB. */
@@ -34,8 +41,27 @@ export interface Config {
   readonly natsUrl: string | null;
   /** REDIS_URL (unset: in-process leases). */
   readonly redisUrl: string | null;
-  /** DOCKER_HOST (unset: child-process sandboxes). */
+  /** REDIS_PREFIX (crucible:): prefix of every Redis key, so several installations (or test runs) can share one Redis. */
+  readonly redisPrefix: string;
+  /** DOCKER_HOST (unset): the container engine's API, `unix:///<path>` (Docker, or podman's compatible service). */
   readonly dockerHost: string | null;
+  /** SANDBOX (`container` when DOCKER_HOST is set, else `process`): where application services run. */
+  readonly sandbox: 'process' | 'container';
+  /**
+   * SANDBOX_RUNTIME_IMAGE (unset): a digest-pinned image holding /usr/bin/node
+   * (`name:tag@sha256:...`, scripts/podman-up.sh builds one). Catalog applications get it
+   * for every service and the container sandbox runs its relays on it; required with
+   * SANDBOX=container.
+   */
+  readonly sandboxRuntimeImage: string | null;
+  /** SANDBOX_MEMORY_MB (512), SANDBOX_PIDS (256), SANDBOX_CPUS (1): each container service's limits. */
+  readonly sandboxLimits: { memoryMb: number; pids: number; cpus: number };
+  /**
+   * SANDBOX_TRUST_TENANT_CODE (false): let tenant code (uploads and git sources) build and
+   * run in child-process sandboxes, as the service's own user. Only for installations
+   * whose every user is trusted; see docs/security.md.
+   */
+  readonly trustTenantCode: boolean;
   /** SCHEDULER_ADDR (unset: the scheduler runs in this process): host:port of the scheduler's gRPC server. */
   readonly schedulerAddr: string | null;
   /** SCHEDULER_PORT (0 = any free loopback port in the embedded shape; 7070 for `crucible scheduler`). */
@@ -60,6 +86,12 @@ export interface Config {
   readonly defaultModel: string;
   /** OPENAI_BASE_URL (unset): an OpenAI-compatible endpoint for non-builtin models. */
   readonly openaiBaseUrl: string | null;
+  /** MODEL_PRICES_FILE (unset: the shipped prices): the operator's price file (YAML or JSON), over the shipped defaults. */
+  readonly modelPricesFile: string | null;
+  /** SERVICE_CUSTOMER_MODEL (unset: the scripted customer): model chain of the customer for worlds built without `customer_model`. */
+  readonly customerModel: string | null;
+  /** SERVICE_JUDGE_MODEL (unset: no judge): model chain judging told and policy checks for worlds built without `judge_model`. */
+  readonly judgeModel: string | null;
   /** STRIPE_SECRET_KEY (unset: the local payment provider, no money moves). */
   readonly stripeSecretKey: string | null;
   /** STRIPE_WEBHOOK_SECRET (unset): signing secret of the provider's notifications. */
@@ -82,6 +114,22 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || ['0', 'false', 'no'].includes(raw)) return false;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  throw new ServiceError('bad_request', `${name} must be true or false, got "${env[name]}"`);
+}
+
+function cpus(env: Env): number {
+  const raw = env.SANDBOX_CPUS?.trim();
+  if (!raw) return 1;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0.01 || n > 1024)
+    throw new ServiceError('bad_request', `SANDBOX_CPUS must be a number from 0.01 to 1024, got "${raw}"`);
+  return n;
+}
+
 function url(env: Env, name: string): string | null {
   const raw = env[name]?.trim();
   if (!raw) return null;
@@ -101,6 +149,14 @@ export function loadConfig(env: Env = process.env): Config {
     .map((r) => r.trim())
     .filter(Boolean)
     .map((r) => path.resolve(r));
+  const sandbox = (env.SANDBOX?.trim() || (url(env, 'DOCKER_HOST') ? 'container' : 'process')) as Config['sandbox'];
+  if (sandbox !== 'process' && sandbox !== 'container')
+    throw new ServiceError('bad_request', `SANDBOX must be "process" or "container", got "${env.SANDBOX}"`);
+  if (sandbox === 'container' && !url(env, 'SANDBOX_RUNTIME_IMAGE'))
+    throw new ServiceError(
+      'bad_request',
+      'SANDBOX=container needs SANDBOX_RUNTIME_IMAGE (a digest-pinned image with /usr/bin/node; scripts/podman-up.sh prints one)',
+    );
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) {
@@ -120,23 +176,37 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((e) => e.trim().toLowerCase())
       .filter(Boolean),
+    sqliteFile: path.resolve(env.SERVICE_SQLITE_FILE?.trim() || path.join(dataDir, 'crucible.db')),
     mongodbUrl: url(env, 'MONGODB_URL'),
     mongodbDb: env.MONGODB_DB?.trim() || 'crucible',
     natsUrl: url(env, 'NATS_URL'),
     redisUrl: url(env, 'REDIS_URL'),
+    redisPrefix: env.REDIS_PREFIX?.trim() || 'crucible:',
     dockerHost: url(env, 'DOCKER_HOST'),
+    sandbox,
+    sandboxRuntimeImage: url(env, 'SANDBOX_RUNTIME_IMAGE'),
+    sandboxLimits: {
+      memoryMb: int(env, 'SANDBOX_MEMORY_MB', 512, 32, 1024 * 1024),
+      pids: int(env, 'SANDBOX_PIDS', 256, 16, 1_000_000),
+      cpus: cpus(env),
+    },
+    trustTenantCode: flag(env, 'SANDBOX_TRUST_TENANT_CODE'),
     schedulerAddr: url(env, 'SCHEDULER_ADDR'),
     schedulerPort: int(env, 'SCHEDULER_PORT', 0, 0, 65535),
     workerPort: int(env, 'WORKER_PORT', 0, 0, 65535),
     workerAdvertiseHost: env.WORKER_ADVERTISE_HOST?.trim() || '127.0.0.1',
     workerId: env.WORKER_ID?.trim() || null,
     workerCapacity: int(env, 'WORKER_CAPACITY', 8, 1, 10000),
+    quietHoursUtc: quietWindow(env.SERVICE_QUIET_HOURS_UTC),
     maxBodyBytes: int(env, 'SERVICE_MAX_BODY_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxUploadBytes: int(env, 'SERVICE_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
     externalTurnTimeoutMs: int(env, 'SERVICE_EXTERNAL_TURN_TIMEOUT_MS', 600_000, 10, 24 * 3600_000),
     sseHeartbeatMs: int(env, 'SERVICE_SSE_HEARTBEAT_MS', 15_000, 10, 3600_000),
     defaultModel: env.SERVICE_DEFAULT_MODEL?.trim() || 'builtin:reference',
     openaiBaseUrl: url(env, 'OPENAI_BASE_URL'),
+    modelPricesFile: env.MODEL_PRICES_FILE?.trim() || null,
+    customerModel: env.SERVICE_CUSTOMER_MODEL?.trim() || null,
+    judgeModel: env.SERVICE_JUDGE_MODEL?.trim() || null,
     stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: url(env, 'STRIPE_WEBHOOK_SECRET'),
     logLevel,
@@ -148,4 +218,16 @@ export function loadConfig(env: Env = process.env): Config {
 /** Reads one variable by name for adapters that take secrets by reference (credential `env_var`). */
 export function readEnvVar(name: string, env: Env = process.env): string | undefined {
   return env[name];
+}
+
+/** Parses SERVICE_QUIET_HOURS_UTC, `HH:MM-HH:MM` (UTC; may wrap past midnight); default 22:00-06:00. */
+function quietWindow(raw: string | undefined): { start: string; end: string } {
+  const text = raw?.trim() || '22:00-06:00';
+  const m = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
+  if (!m || text.slice(0, 5) === text.slice(6))
+    throw new ServiceError(
+      'bad_request',
+      `SERVICE_QUIET_HOURS_UTC must be HH:MM-HH:MM (UTC, start != end), got "${text}"`,
+    );
+  return { start: text.slice(0, 5), end: text.slice(6) };
 }

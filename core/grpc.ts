@@ -42,6 +42,43 @@ export const channelOptions: grpc.ChannelOptions = {
   'grpc.max_send_message_length': MAX_GRPC_MESSAGE_BYTES,
 };
 
+/**
+ * Channels to world-workers and schedulers: a dropped peer is retried within a second (grpc-js
+ * otherwise backs off up to two minutes, so a process restarted at the same address stayed
+ * unreachable for seconds). One target name resolving to several addresses is balanced round
+ * robin over the ones that answer. (A peer that vanished without closing its connections is
+ * noticed by the heartbeat check, not by keepalive pings, which servers refuse when frequent.)
+ */
+export const peerChannelOptions: grpc.ChannelOptions = {
+  ...channelOptions,
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.min_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1_000,
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+};
+
+/**
+ * The targets of a SCHEDULER_ADDR: a comma-separated list (`a:7070,b:7070`), each entry
+ * possibly one name that resolves to several schedulers.
+ */
+export function splitTargets(addr: string): string[] {
+  return addr
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Whether a failed call certainly never reached its server: grpc-js had no connection to
+ * send it on (refused, or still reconnecting). Such a call is safe to send elsewhere; one
+ * whose connection dropped while it ran may have been carried out.
+ */
+export function neverSent(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: number; details?: string } } | null)?.cause ?? err;
+  const c = cause as { code?: number; details?: string } | null;
+  return c?.code === grpc.status.UNAVAILABLE && /No connection established/.test(c.details ?? '');
+}
+
 /** Binds a server and resolves with the port actually bound (use port 0 for any free one). */
 export function bindServer(server: grpc.Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {

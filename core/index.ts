@@ -11,15 +11,28 @@ export { EventLog } from './event-log.js';
 export type { EventInput, ServiceEvent } from './event-log.js';
 export { ENDED_STATUSES } from './event-types.js';
 export type { EventType } from './event-types.js';
-export { bindServer, channelOptions, grpc, handleUnary, schedulerProto, unary, workerProto } from './grpc.js';
+export {
+  bindServer,
+  channelOptions,
+  grpc,
+  handleUnary,
+  neverSent,
+  peerChannelOptions,
+  schedulerProto,
+  splitTargets,
+  unary,
+  workerProto,
+} from './grpc.js';
 export { newId, nowIso, randomToken } from './ids.js';
 export { createLogger } from './log.js';
 export type { Logger } from './log.js';
 export { ModelChain, OpenAiModelClient, isBuiltinModel, parseModelChain, resolveModelApiKey } from './models/index.js';
 export type { ModelClient, ModelMessage } from './models/index.js';
-export { PRICE_TABLE, priceFor } from './models/prices.js';
 export { accepted, body, created, ok, param, requirePrincipal } from './operations.js';
 export type { HandlerDeps, HandlerTable, OperationContext, OperationHandler, Reply } from './operations.js';
 export type { Adapters, BusSubscription, Doc, DocumentStore, Filter, LeaseStore } from './ports.js';
 export { ACCESS_RULES, scopesAllow } from './principal.js';
 export type { AccessRule, Principal, Scope } from './principal.js';
+
+export { PriceTable, priceTable } from './models/index.js';
+export type { MarketRange } from './models/index.js';

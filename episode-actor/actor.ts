@@ -1,4 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
+import { scheduleFaults } from './interventions.js';
 import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type JsonObject } from '../world/index.js';
 import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore } from './core.js';
@@ -41,7 +42,6 @@ import type {
 export class EpisodeActor {
   readonly #core: EpisodeCore;
   readonly #mailbox = new Mailbox();
-  readonly #abort = new AbortController();
   #timer: { clear(): void } | null = null;
   /** The last turn an observation showed the external agent (rule 4: read the turn, then act). In memory only. */
   #readTurn: number | null = null;
@@ -112,6 +112,7 @@ export class EpisodeActor {
         st.bindings = { ...worldBindings, ...scenarioBindings };
         core.resetVars();
         st.snapshots = await takeSnapshots(unchangedChecks(st.scenario), core.app, core.vars);
+        scheduleFaults(core);
         st.started = true;
         core.emitLater({
           type: 'episode.started',
@@ -255,7 +256,7 @@ export class EpisodeActor {
 
   /** Ends the episode as `cancelled` (termination `stopped`); checks do not run. */
   stop(): Promise<void> {
-    this.#abort.abort();
+    this.#core.abort.abort();
     return this.#mailbox.post(() => this.#finish('stopped'));
   }
 
@@ -379,10 +380,10 @@ export class EpisodeActor {
           seedBindings: core.seedBindings,
           customerFacing: core.facing,
         },
-        signal: this.#abort.signal,
+        signal: this.#core.abort.signal,
       });
     } catch (err) {
-      if (this.#abort.signal.aborted) return;
+      if (this.#core.abort.signal.aborted) return;
       await this.#finish('environment_error', `the agent's model could not decide: ${toServiceError(err).message}`);
       return;
     }

@@ -1,7 +1,8 @@
 import type { Logger } from '../core/index.js';
 import { scenarioContext, type Json, type ToolCaller } from '../world/index.js';
 import { customerFacingRoles, deliverCustomerMessages } from './customer/channel.js';
-import { CustomerSimulator, type CustomerMessage } from './customer/simulator.js';
+import type { Customer } from './customer/port.js';
+import type { CustomerMessage } from './customer/simulator.js';
 import { systemClock, type Clock, type EpisodeActorDeps, type EpisodeEvent } from './ports.js';
 import { ToolProxy } from './tool-proxy.js';
 import type { ActionRecord, EpisodeState, EpisodeWorld } from './types.js';
@@ -20,7 +21,9 @@ export class EpisodeCore {
   readonly facing: string[];
   readonly clock: Clock;
   readonly log: Logger | undefined;
-  #customer: CustomerSimulator | null = null;
+  /** Aborted when the episode is stopped: model calls (agent, customer, judge) give up. */
+  readonly abort = new AbortController();
+  #customer: Customer | null = null;
   #vars: Record<string, unknown> | null = null;
   #queued: Array<{ event: EpisodeEvent; emitted?: (eventId: number) => void }> = [];
   readonly #dirty = new Set<number>();
@@ -33,6 +36,10 @@ export class EpisodeCore {
     this.facing = customerFacingRoles(world.manifest);
     this.clock = deps.clock ?? systemClock;
     this.log = deps.logger?.child({ component: 'episode-actor', episodeId: state.episode_id });
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
   }
 
   get app(): ToolCaller {
@@ -55,8 +62,9 @@ export class EpisodeCore {
     this.#customer = null;
   }
 
-  get customer(): CustomerSimulator {
-    this.#customer ??= new CustomerSimulator(this.state.scenario, this.vars);
+  /** The episode's customer, made by the factory the actor was given once the scenario context is known. */
+  get customer(): Customer {
+    this.#customer ??= this.deps.customer(this.state.scenario, this.vars);
     return this.#customer;
   }
 

@@ -178,7 +178,7 @@ async function builtin(core: EpisodeCore, a: ActionRecord, actor: ActorState): P
       return {
         result: okResult('delivered to the customer'),
         counted: true,
-        customer: customerSees(core, a.actor, body),
+        customer: await customerSees(core, a.actor, body),
       };
     }
     case 'send_message': {
@@ -276,7 +276,7 @@ async function appCall(
   const carried = out.reached && out.status !== undefined && out.status < 400;
   if (carried && c.channel === 'notifications' && tool === c.via.reply_tool) {
     const said = (st.proxy.operations.find((o) => o.id === retryOf)?.args ?? a.args)[c.via.reply_text_arg];
-    if (typeof said === 'string' && said !== '') customer.push(...customerSees(core, a.actor, said));
+    if (typeof said === 'string' && said !== '') customer.push(...(await customerSees(core, a.actor, said)));
   } else if (carried && out.kind === 'write' && st.stress.enabled && !st.stress.repeat_done) {
     st.stress.repeat_done = true;
     customer.push(core.customer.repeat(st));
@@ -288,7 +288,7 @@ async function appCall(
  * A customer-visible agent message: recorded, announced, counted, answered; with default
  * stress and no work done yet, the customer repeats the request after the second one.
  */
-function customerSees(core: EpisodeCore, from: string, said: string): CustomerMessage[] {
+async function customerSees(core: EpisodeCore, from: string, said: string): Promise<CustomerMessage[]> {
   const st = core.state;
   st.messages.push({
     index: st.messages.length,
@@ -306,7 +306,7 @@ function customerSees(core: EpisodeCore, from: string, said: string): CustomerMe
     actor_id: from,
     data: { text: said },
   });
-  const answers = core.customer.onAgentMessage(st, said);
+  const answers = await core.customer.onAgentMessage(st, said, core.signal);
   if (!st.customer.gave_up && st.stress.enabled && !st.stress.repeat_done && st.customer.contacts >= 2) {
     st.stress.repeat_done = true;
     answers.push(core.customer.repeat(st));

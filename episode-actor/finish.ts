@@ -1,5 +1,6 @@
 import { toServiceError } from '../core/index.js';
 import type { EpisodeCore } from './core.js';
+import { attributeFailure } from './attribution.js';
 import { environmentErrorOracle, runOracle } from './oracle.js';
 import { computeReward } from './reward.js';
 import type { Termination } from './types.js';
@@ -25,7 +26,10 @@ export async function endEpisode(
   if (termination === 'stopped') st.status = 'cancelled';
   else if (!error) {
     try {
-      st.oracle = await runOracle(st, core.world, core.app, core.vars);
+      st.oracle = await runOracle(st, core.world, core.app, core.vars, {
+        judge: core.deps.judge ?? null,
+        signal: core.signal,
+      });
     } catch (err) {
       error = `the application could not be checked: ${toServiceError(err).message}`;
     }
@@ -39,6 +43,7 @@ export async function endEpisode(
     st.status = 'finished';
     st.reward = computeReward(st.oracle);
   }
+  if (st.oracle) st.oracle.failure = attributeFailure(st, st.oracle, core.vars);
   const o = st.oracle;
   if (o) {
     core.emitLater({

@@ -5,7 +5,8 @@
  *
  * Wiring, in short:
  *   const policy = profile.driver === 'llm' ? createAgentPolicy(profile, {defaultModel, modelClient}) : undefined;
- *   const actor = new EpisodeActor({episodeId, world, scenario, profile, options}, {app, persistence, events, policy});
+ *   const customer = scriptedCustomer;  // or modelCustomer(chain) for a world with a customer model
+ *   const actor = new EpisodeActor({episodeId, world, scenario, profile, options}, {app, persistence, events, policy, customer});
  *   await actor.start();               // seeds, opens, offers the first turn
  *   actor.observation() / submitAction(...) / actionResult(key) / intervene(...) / stop()
  *   const summary = await actor.done;  // status, termination, reward, oracle, cost, tokens
@@ -41,20 +42,35 @@ export {
 export { REFUSAL_TEXT } from './results.js';
 export { runOracle, checksFor, duplicateEffects, environmentErrorOracle } from './oracle.js';
 export { computeReward, isSuccess, HABIT_PENALTY } from './reward.js';
+export { attributeFailure, type Failure, type FailureCause } from './attribution.js';
 export { judgeHabits } from './habits.js';
 export { episodeRecordView, episodeListItemView } from './views.js';
 export {
   CustomerSimulator,
+  scriptedCustomer,
+  SCRIPTED_CUSTOMER_MODEL,
   contactLimit,
   CONTACT_MARGIN,
   GIVE_UP_AFTER,
   type CustomerMessage,
 } from './customer/simulator.js';
 export { customerFacingRoles } from './customer/channel.js';
+export type { Customer, CustomerFactory } from './customer/port.js';
+export { ModelCustomer, modelCustomer } from './customer/model-customer.js';
+export { guardReply, type GuardContext, type ProposedReply } from './customer/guard.js';
 export { createAgentPolicy, needsModelProvider, BUILTIN_MODELS, type AgentPolicyOptions } from './agents/resolve.js';
 export { LlmAgent, toModelMessages } from './agents/llm-agent.js';
 export { PlanAgent, createNaiveAgent, createReferenceAgent } from './agents/plan-agent.js';
 export { PLATFORM_DEFAULT_PROMPT, introMessage } from './agents/prompt.js';
 export type { AgentDecision, AgentPolicy, AgentTurn, AgentTurnInput, EpisodeView } from './agents/policy.js';
-export type { DuplicateEffect, Habits, HabitResult, HabitViolation, Oracle } from './oracle-types.js';
+export type { DuplicateEffect, Habits, HabitResult, HabitViolation, Judgement, Oracle } from './oracle-types.js';
+export {
+  ModelJudge,
+  judgeChecks,
+  toldRubric,
+  transcriptOf,
+  type Judge,
+  type JudgeQuestion,
+  type JudgeVerdict,
+} from './judge.js';
 export * from './types.js';

@@ -154,3 +154,19 @@ export async function applyIntervention(core: EpisodeCore, iv: Intervention): Pr
     }
   }
 }
+
+/**
+ * Arms the scenario's fault schedule (docs/worlds.md, Fault schedules) in the tool proxy at
+ * the episode's start, announcing each with `fault.injected` (`source: scenario`).
+ */
+export function scheduleFaults(core: EpisodeCore): void {
+  const faults = core.state.scenario.faults ?? [];
+  if (faults.length === 0) return;
+  core.state.proxy.scheduled = faults.map((f) => ({ tool: f.tool, mode: f.mode, call: f.call }));
+  for (const f of faults)
+    core.emitLater({
+      type: 'fault.injected',
+      summary: `${f.mode} armed on call ${f.call} of ${f.tool} by the scenario`,
+      data: { tool: f.tool, fault_mode: f.mode, count: 1, source: 'scenario' },
+    });
+}

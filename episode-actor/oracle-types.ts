@@ -1,4 +1,6 @@
+import type { Failure } from './attribution.js';
 import type { CheckResult, JsonObject } from '../world/index.js';
+import type { CustomerViolation } from './types.js';
 
 /** A write carried out more than once with the same effective arguments. */
 export interface DuplicateEffect {
@@ -49,7 +51,37 @@ export interface Oracle {
   checks_goal_version: number;
   checks_passed: number;
   checks_total: number;
+  /** Checks that measure progress on the request, and guards (docs/scoring.md). */
+  progress_passed: number;
+  progress_total: number;
+  guards_passed: number;
+  guards_total: number;
   /** Whether the agent called `complete`. */
   completed: boolean;
+  /**
+   * Why the episode failed (docs/scoring.md, Failure attribution): null on success; absent
+   * on records written before attribution. Only `agent` failures count against the agent.
+   */
+  failure?: Failure | null;
   habits: Habits;
+  /** Which customer played the episode, its model calls and what they cost (not charged to the agent's budget). */
+  customer: { simulator: 'scripted' | 'model'; model_calls: number; cost_usd: number };
+  /**
+   * Where the customer simulator broke its script (its guard refused a reply): the
+   * simulator's failure, not the agent's. Empty for the scripted customer.
+   */
+  customer_violations: CustomerViolation[];
+  /** The model judge's verdicts on told and policy checks, with rubric and reason (absent in older records). */
+  judgements?: Judgement[];
+}
+
+/** One verdict of the model judge (episode-actor/judge.ts); `passed` null when it was not judged. */
+export interface Judgement {
+  check: string;
+  kind: 'told' | 'policy';
+  rubric: string;
+  model: string | null;
+  passed: boolean | null;
+  reason: string;
+  cost_usd?: number;
 }

@@ -1,12 +1,14 @@
 import {
   canonicalJson,
   evaluateChecks,
+  tallyChecks,
   type Check,
   type Scenario,
   type ToolCaller,
   type WriteRecord,
 } from '../world/index.js';
 import { judgeHabits } from './habits.js';
+import { judgeChecks, type Judge } from './judge.js';
 import type { DuplicateEffect, Habits, Oracle } from './oracle-types.js';
 import type { EpisodeState, EpisodeWorld } from './types.js';
 
@@ -66,13 +68,20 @@ export async function runOracle(
   world: EpisodeWorld,
   app: ToolCaller,
   vars: Record<string, unknown>,
+  judging: { judge: Judge | null; signal?: AbortSignal } = { judge: null },
 ): Promise<Oracle> {
   const { version, checks } = checksFor(st.scenario, st.goal_version);
-  const check_results = await evaluateChecks(checks, {
+  const matched = await evaluateChecks(checks, {
     client: app,
     vars,
     snapshots: st.snapshots,
     episode: episodeRecordForChecks(st),
+  });
+  const { results: check_results, judgements } = await judgeChecks(checks, matched, {
+    ...judging,
+    st,
+    policies: world.policies,
+    vars,
   });
   const completed = st.termination === 'completed';
   const passed = check_results.filter((c) => c.passed).length;
@@ -85,8 +94,24 @@ export async function runOracle(
     checks_goal_version: version,
     checks_passed: passed,
     checks_total: check_results.length,
+    ...tallyChecks(check_results),
     completed,
     habits: judgeHabits(st, world),
+    ...customerRecord(st),
+    ...(judgements.length > 0 ? { judgements } : {}),
+  };
+}
+
+/** The oracle's account of the customer simulator (oracle-types.ts, `customer`, `customer_violations`). */
+export function customerRecord(st: EpisodeState): Pick<Oracle, 'customer' | 'customer_violations'> {
+  const calls = st.customer.model_calls ?? [];
+  return {
+    customer: {
+      simulator: st.customer.simulator ?? 'scripted',
+      model_calls: calls.length,
+      cost_usd: Math.round(calls.reduce((n, c) => n + c.cost_usd, 0) * 1e8) / 1e8,
+    },
+    customer_violations: [...(st.customer.violations ?? [])],
   };
 }
 
@@ -102,7 +127,12 @@ export function environmentErrorOracle(st: EpisodeState, world: EpisodeWorld, me
     checks_goal_version: checksFor(st.scenario, st.goal_version).version,
     checks_passed: 0,
     checks_total: 0,
+    progress_passed: 0,
+    progress_total: 0,
+    guards_passed: 0,
+    guards_total: 0,
     completed: st.termination === 'completed',
     habits,
+    ...customerRecord(st),
   };
 }

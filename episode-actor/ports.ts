@@ -7,6 +7,8 @@ import type { EventType } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { ToolCaller } from '../world/index.js';
 import type { AgentPolicy } from './agents/policy.js';
+import type { CustomerFactory } from './customer/port.js';
+import type { Judge } from './judge.js';
 import type { EpisodeState } from './types.js';
 
 /**
@@ -87,6 +89,10 @@ export interface EpisodeActorDeps {
   events: EpisodeEvents;
   /** Decides the actions of an `llm` driver (built-in or model-backed); absent for `external`. */
   policy?: AgentPolicy;
+  /** Makes the episode's customer (scripted, or model-driven for worlds that name a customer model). */
+  customer: CustomerFactory;
+  /** Judges told and policy checks with a model (absent: told checks match strings, policy checks are not judged). */
+  judge?: Judge | null;
   clock?: Clock;
   logger?: Logger;
 }

@@ -41,6 +41,7 @@ export interface ProxyOutcome {
  * loses the answer (UNKNOWN, operation happened); `timeout_before` does not carry it out
  * (UNKNOWN, operation not happened); `error` answers 503 and `rate_limit` 429, neither
  * carried out. A retry of an operation that has not happened counts as a call of its tool.
+ * A scenario's fault schedule (`ProxyState.scheduled`) hits the n-th call of a tool.
  *
  * State lives in the episode's `ProxyState`, passed to each call, so it is saved with the
  * episode; the proxy itself holds only the application client and the tool table.
@@ -196,7 +197,19 @@ export class ToolProxy {
   }
 }
 
+/**
+ * The fault this call of `tool` meets: the scenario's scheduled fault on this call number
+ * first (every call counts, retries of an operation that did not happen included), else
+ * the next queued fault of an intervention.
+ */
 function takeFault(ps: ProxyState, tool: string): FaultMode | null {
+  if (ps.scheduled && ps.scheduled.length > 0) {
+    ps.tool_calls ??= {};
+    const n = (ps.tool_calls[tool] ?? 0) + 1;
+    ps.tool_calls[tool] = n;
+    const hit = ps.scheduled.find((f) => f.tool === tool && f.call === n);
+    if (hit) return hit.mode;
+  }
   const i = ps.faults.findIndex((f) => f.tool === tool && f.remaining > 0);
   if (i < 0) return null;
   const f = ps.faults[i]!;

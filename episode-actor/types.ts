@@ -188,6 +188,10 @@ export interface WriteLedgerEntry {
 
 export interface ProxyState {
   faults: FaultState[];
+  /** Faults the scenario schedules on the n-th call of a tool (docs/worlds.md); absent without any. */
+  scheduled?: Array<{ tool: string; mode: FaultMode; call: number }>;
+  /** Calls of each application tool so far (what `scheduled` counts); absent until one. */
+  tool_calls?: Record<string, number>;
   operations: OperationState[];
   writes: WriteLedgerEntry[];
   op_seq: number;
@@ -209,6 +213,40 @@ export interface CustomerState {
   tools_called: string[];
   /** Every customer-visible text the agent sent (what `told` checks read). */
   told: string[];
+  /** Which customer played the episode (set with the opening request; absent in episodes saved before there were two). */
+  simulator?: 'scripted' | 'model';
+  /** Model customer only: each call it made, in order (absent for the scripted customer). */
+  model_calls?: CustomerModelCall[];
+  /** Model customer only: each reply its guard refused, and what was sent instead. */
+  violations?: CustomerViolation[];
+}
+
+/** One call of the model customer: what it proposed and what the guard made of it. */
+export interface CustomerModelCall {
+  /** The contact (1-based) it answered. */
+  contact: number;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  /** The proposed reply, or null when the call failed. */
+  reply: string | null;
+  disclosed: string[];
+  /** `sent`, or why it was refused (the guard's reason or the call's error). */
+  verdict: string;
+}
+
+/**
+ * The customer simulator broke its script (docs/episodes.md, The model customer): its guard
+ * refused a reply. `handled` says what was sent instead; the failure is the simulator's,
+ * never the agent's.
+ */
+export interface CustomerViolation {
+  contact: number;
+  reason: string;
+  /** The refused text. */
+  text: string;
+  handled: 'regenerated' | 'script';
 }
 
 export interface StressState {

@@ -104,27 +104,31 @@ export function apiPipeline(opts: {
         await handler({ operation, principal, params, query, body }, req, res);
         return;
       }
-      const reply = await scheduler.dispatch({
-        operation_id: operation.operationId!,
-        principal: principal
-          ? {
-              project_id: principal.projectId,
-              organization_id: principal.organizationId,
-              key_id: principal.keyId ?? '',
-              scopes: principal.scopes,
-              user_id: principal.userId ?? '',
-              is_operator: principal.isOperator,
-              session_id: principal.sessionId ?? '',
-            }
-          : undefined,
-        params_json: JSON.stringify(params ?? {}),
-        query_json: JSON.stringify(query ?? {}),
-        body_json: body === undefined ? '' : JSON.stringify(body),
-        attachment: req.file?.buffer,
-        attachment_name: req.file?.originalname ?? '',
-        client_address: req.ip ?? '',
-        user_agent: req.get('user-agent') ?? '',
-      });
+      const reply = await scheduler.dispatch(
+        {
+          operation_id: operation.operationId!,
+          principal: principal
+            ? {
+                project_id: principal.projectId,
+                organization_id: principal.organizationId,
+                key_id: principal.keyId ?? '',
+                scopes: principal.scopes,
+                user_id: principal.userId ?? '',
+                is_operator: principal.isOperator,
+                session_id: principal.sessionId ?? '',
+              }
+            : undefined,
+          params_json: JSON.stringify(params ?? {}),
+          query_json: JSON.stringify(query ?? {}),
+          body_json: body === undefined ? '' : JSON.stringify(body),
+          attachment: req.file?.buffer,
+          attachment_name: req.file?.originalname ?? '',
+          client_address: req.ip ?? '',
+          user_agent: req.get('user-agent') ?? '',
+        },
+        undefined,
+        req.method === 'GET' || req.method === 'HEAD',
+      );
       // A cookie set over https (directly or behind a trusted proxy) is marked Secure.
       for (const [k, v] of Object.entries(reply.headers ?? {}))
         res.setHeader(k, k.toLowerCase() === 'set-cookie' && req.secure ? `${v}; Secure` : v);

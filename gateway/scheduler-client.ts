@@ -1,30 +1,71 @@
-import { channelOptions, grpc, schedulerProto, unary } from '../core/index.js';
+import { grpc, neverSent, peerChannelOptions, schedulerProto, splitTargets, unary } from '../core/index.js';
 import type { DispatchRequest } from '../proto/index.js';
 import type { DispatchResponse__Output } from '../proto/index.js';
 import type { HealthResponse__Output } from '../proto/index.js';
 import type { SchedulerClient as GrpcSchedulerClient } from '../proto/index.js';
 
-/** The gateway's handle on the scheduler's gRPC service. */
+const { TRANSIENT_FAILURE } = grpc.connectivityState;
+
+/**
+ * The gateway's handle on the schedulers (SCHEDULER_ADDR: one address, a comma-separated
+ * list, or one name resolving to several, balanced round robin by grpc-js). Calls rotate
+ * over the targets, ones that failed to connect last; a call that certainly never reached a scheduler
+ * (no connection) is sent to the next one, and so is a read whose scheduler died under it.
+ * A write whose connection dropped mid-call is not repeated: it may have been carried out.
+ */
 export class SchedulerClient {
-  readonly #client: GrpcSchedulerClient;
+  readonly #clients: GrpcSchedulerClient[];
+  #next = 0;
 
   constructor(address: string) {
-    this.#client = new (schedulerProto().crucible.v1.Scheduler)(
-      address,
-      grpc.credentials.createInsecure(),
-      channelOptions,
+    const Scheduler = schedulerProto().crucible.v1.Scheduler;
+    this.#clients = splitTargets(address).map(
+      (t) => new Scheduler(t, grpc.credentials.createInsecure(), peerChannelOptions),
+    );
+    if (this.#clients.length === 0) throw new Error('SCHEDULER_ADDR names no scheduler');
+  }
+
+  /** `idempotent`: a read, safe to repeat on another scheduler when the first died during it. */
+  dispatch(req: DispatchRequest, timeoutMs = 120_000, idempotent = false): Promise<DispatchResponse__Output> {
+    return this.#call(
+      (c) => unary<DispatchRequest, DispatchResponse__Output>(c.Dispatch, c, req, timeoutMs),
+      idempotent,
     );
   }
 
-  dispatch(req: DispatchRequest, timeoutMs = 120_000): Promise<DispatchResponse__Output> {
-    return unary<DispatchRequest, DispatchResponse__Output>(this.#client.Dispatch, this.#client, req, timeoutMs);
-  }
-
   health(): Promise<HealthResponse__Output> {
-    return unary<object, HealthResponse__Output>(this.#client.Health, this.#client, {}, 10_000);
+    return this.#call((c) => unary<object, HealthResponse__Output>(c.Health, c, {}, 10_000), true);
   }
 
   close(): void {
-    this.#client.close();
+    for (const c of this.#clients) c.close();
   }
+
+  /** The targets in the order to try them: from the next in turn, ones that failed to connect last. */
+  #order(): GrpcSchedulerClient[] {
+    const n = this.#clients.length;
+    const start = this.#next++ % n;
+    const turn = Array.from({ length: n }, (_, i) => this.#clients[(start + i) % n]!);
+    const failing = (c: GrpcSchedulerClient) => c.getChannel().getConnectivityState(false) === TRANSIENT_FAILURE;
+    return [...turn.filter((c) => !failing(c)), ...turn.filter(failing)];
+  }
+
+  async #call<T>(fn: (c: GrpcSchedulerClient) => Promise<T>, idempotent: boolean): Promise<T> {
+    let last: unknown;
+    for (const c of this.#order()) {
+      try {
+        return await fn(c);
+      } catch (err) {
+        last = err;
+        if (!(neverSent(err) || (idempotent && transportFailure(err)))) throw err;
+      }
+    }
+    throw last;
+  }
+}
+
+/** The call failed in transport (the scheduler's connection went), not with an answer of the scheduler. */
+function transportFailure(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: number; details?: string } } | null)?.cause;
+  return cause?.code === grpc.status.UNAVAILABLE && !(cause.details ?? '').startsWith('{');
 }

@@ -15,6 +15,8 @@ export interface WorkerRecord {
   capacity: number;
   active: number;
   last_seen_ms: number;
+  /** Changes whenever the worker process starts again (at the same address or not). */
+  incarnation: string;
 }
 
 export interface WorkerStatus extends WorkerRecord {
@@ -44,6 +46,7 @@ export class WorkerRegistry {
       capacity: info.capacity ?? 0,
       active: info.active ?? 0,
       last_seen_ms: Date.now(),
+      incarnation: info.incarnation ?? '',
     };
     await this.#leases.hset(REGISTRY_KEY, info.id, JSON.stringify(record));
   }
@@ -55,9 +58,12 @@ export class WorkerRegistry {
   /** Registered workers, including ones whose heartbeat stopped (status `lost`). */
   async list(): Promise<WorkerRecord[]> {
     const all = await this.#leases.hgetall(REGISTRY_KEY);
-    return Object.values(all)
+    const records = Object.values(all)
       .map((v) => JSON.parse(v) as WorkerRecord)
       .sort((a, b) => a.id.localeCompare(b.id));
+    // a worker restarted at an address gets a fresh connection (see WorldWorkerClients.registered)
+    for (const w of records) this.clients.registered(w.address, w.incarnation ?? '');
+    return records;
   }
 
   /** Workers whose heartbeat is current. */

@@ -1,5 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
-import { channelOptions, grpc, unary, workerProto } from '../core/index.js';
+import { grpc, peerChannelOptions, unary, workerProto } from '../core/index.js';
 import type { PingResponse__Output } from '../proto/index.js';
 import type { WorkRequest } from '../proto/index.js';
 import type { WorkResponse__Output } from '../proto/index.js';
@@ -23,7 +23,9 @@ export interface HostedEpisode {
  * a worker of this same process is called directly instead of over loopback gRPC.
  */
 export class WorldWorkerClients {
-  readonly #clients = new Map<string, WorldWorkerClient>();
+  readonly #clients = new Map<string, { client: WorldWorkerClient; incarnation: string }>();
+  /** The incarnation each address was last registered with. */
+  readonly #incarnations = new Map<string, string>();
   readonly #proto = workerProto();
   readonly #local: LocalWorkers | null;
 
@@ -31,14 +33,32 @@ export class WorldWorkerClients {
     this.#local = options.local ?? null;
   }
 
-  /** The gRPC client of the worker at `address`, made once. */
+  /**
+   * Notes the incarnation a worker registered at `address` with (the worker registry reads
+   * them). A new one means a new process: its client is replaced at the next call, since
+   * the old connection may still be backing off from the dead process and would fail calls
+   * to the new one for seconds.
+   */
+  registered(address: string, incarnation: string): void {
+    this.#incarnations.set(address, incarnation);
+  }
+
+  /** The gRPC client of the worker at `address`, made once per incarnation of the worker. */
   client(address: string): WorldWorkerClient {
+    const incarnation = this.#incarnations.get(address) ?? '';
     let c = this.#clients.get(address);
+    if (c && c.incarnation !== incarnation) {
+      c.client.close();
+      c = undefined;
+    }
     if (!c) {
-      c = new this.#proto.crucible.v1.WorldWorker(address, grpc.credentials.createInsecure(), channelOptions);
+      c = {
+        client: new this.#proto.crucible.v1.WorldWorker(address, grpc.credentials.createInsecure(), peerChannelOptions),
+        incarnation,
+      };
       this.#clients.set(address, c);
     }
-    return c;
+    return c.client;
   }
 
   ping(address: string, timeoutMs: number): Promise<PingResponse__Output> {
@@ -101,7 +121,7 @@ export class WorldWorkerClients {
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.close();
+    for (const c of this.#clients.values()) c.client.close();
     this.#clients.clear();
   }
 }

@@ -7,7 +7,7 @@ import type { Adapters } from '../core/index.js';
 import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episode-actor/index.js';
 import { chooseSandboxes, type Sandboxes } from './sandboxes/index.js';
 import type { WorldWorkerService } from './service.js';
-import { EpisodeWorlds, policyFor } from './episode-world.js';
+import { EpisodeWorlds, customerFor, judgeFor, policyFor } from './episode-world.js';
 import {
   EPISODE_WORK,
   type EpisodeActPayload,
@@ -157,16 +157,18 @@ export class EpisodeHost {
     try {
       if (hosted.stopRequested) return this.#notStarted(p, 'cancelled', null);
       let policy;
+      let customer;
+      let judge;
       try {
-        policy = await policyFor(p.profile, p.project_id, {
-          config: this.#opts.config,
-          store: this.#opts.adapters.store,
-        });
+        const deps = { config: this.#opts.config, store: this.#opts.adapters.store };
+        policy = await policyFor(p.profile, p.project_id, deps);
+        customer = await customerFor(p.world.manifest, p.project_id, deps);
+        judge = await judgeFor(p.world.manifest, p.project_id, deps);
       } catch (err) {
         return this.#notStarted(
           p,
           'failed',
-          `the agent's model could not be set up on world-worker ${this.#opts.workerId}: ${toServiceError(err).message}`,
+          `the agent's, the customer's or the judge's model could not be set up on world-worker ${this.#opts.workerId}: ${toServiceError(err).message}`,
         );
       }
       const actor = new EpisodeActor(
@@ -176,6 +178,8 @@ export class EpisodeHost {
           persistence: new StoreEpisodePersistence(this.#opts.adapters.store),
           events: eventLogEmitter(this.#log, { stream: p.run_id, projectId: p.project_id, episodeId: p.episode_id }),
           policy,
+          customer,
+          judge,
           logger: this.#logger,
         },
       );

@@ -3,15 +3,21 @@ import path from 'node:path';
 import type { Config } from '../core/index.js';
 import { toServiceError } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
-import { OpenAiModelClient, resolveModelApiKey } from '../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../core/index.js';
 import {
   createAgentPolicy,
+  modelCustomer,
   needsModelProvider,
+  scriptedCustomer,
+  SCRIPTED_CUSTOMER_MODEL,
+  ModelJudge,
+  type CustomerFactory,
+  type Judge,
   type AgentPolicy,
   type EpisodeProfile,
 } from '../episode-actor/index.js';
 import { SourceCache } from './builds/index.js';
-import { ApplicationClient } from '../world/index.js';
+import { ApplicationClient, type WorldManifest } from '../world/index.js';
 import type { SandboxHandle, Sandboxes } from './sandboxes/index.js';
 import type { EpisodeRunPayload } from './episode-work.js';
 
@@ -65,7 +71,10 @@ export class EpisodeWorlds {
     await mkdir(dataDir, { recursive: true });
     let handle: SandboxHandle;
     try {
-      handle = await this.#sandboxes.start(sourceDir, p.world.manifest, dataDir, { images: p.images });
+      handle = await this.#sandboxes.start(sourceDir, p.world.manifest, dataDir, {
+        images: p.images,
+        labels: { 'crucible.episode': p.episode_id },
+      });
     } catch (err) {
       await rm(dataDir, { recursive: true, force: true });
       return { error: `the application's services did not start: ${toServiceError(err).message}` };
@@ -89,6 +98,45 @@ export class EpisodeWorlds {
 }
 
 /**
+ * The customer of an episode: the model customer over the world's customer model chain
+ * (`customer.simulator.model` of its manifest, set by the build option `customer_model`),
+ * else the server's default (SERVICE_CUSTOMER_MODEL), through the project's model provider;
+ * the scripted customer when neither names one, or when the chain is `builtin:scripted`.
+ */
+export async function customerFor(
+  manifest: WorldManifest,
+  projectId: string,
+  deps: { config: Config; store: DocumentStore },
+): Promise<CustomerFactory> {
+  const spec = manifest.customer.simulator?.model ?? deps.config.customerModel;
+  if (!spec || spec.trim() === SCRIPTED_CUSTOMER_MODEL) return scriptedCustomer;
+  const { apiKey } = await resolveModelApiKey(deps.store, projectId);
+  const chain = new ModelChain(new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey }), spec, {
+    prices: priceTable(deps.config.modelPricesFile),
+  });
+  return modelCustomer(chain);
+}
+
+/**
+ * The judge of an episode's told and policy checks: the world's judge model chain
+ * (`judge.model` of its manifest, set by the build option `judge_model`), else the server's
+ * default (SERVICE_JUDGE_MODEL); none when neither names one (strings decide told checks).
+ */
+export async function judgeFor(
+  manifest: WorldManifest,
+  projectId: string,
+  deps: { config: Config; store: DocumentStore },
+): Promise<Judge | null> {
+  const spec = manifest.judge?.model ?? deps.config.judgeModel;
+  if (!spec) return null;
+  const { apiKey } = await resolveModelApiKey(deps.store, projectId);
+  const chain = new ModelChain(new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey }), spec, {
+    prices: priceTable(deps.config.modelPricesFile),
+  });
+  return new ModelJudge(chain);
+}
+
+/**
  * The agent policy of an `llm` profile: a built-in agent, or the profile's model chain
  * through the project's model provider (its key read from the credential reference's
  * environment variable on this worker). Undefined for `external` profiles.
@@ -104,5 +152,9 @@ export async function policyFor(
     const { apiKey } = await resolveModelApiKey(deps.store, projectId);
     modelClient = new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey });
   }
-  return createAgentPolicy(profile, { defaultModel: deps.config.defaultModel, modelClient });
+  return createAgentPolicy(profile, {
+    defaultModel: deps.config.defaultModel,
+    modelClient,
+    prices: priceTable(deps.config.modelPricesFile),
+  });
 }

@@ -1,14 +1,15 @@
 import type { Config } from '../core/index.js';
-import { bindServer, channelOptions, grpc, schedulerProto, unary } from '../core/index.js';
+import { bindServer, channelOptions, grpc } from '../core/index.js';
 import { newId } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import { chooseAdapters } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
-import type { RegisterWorkerResponse__Output } from '../proto/index.js';
 import type { WorkerInfo } from '../proto/index.js';
 import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
+import { chooseSandboxes } from './sandboxes/index.js';
+import { SchedulerLink } from './scheduler-link.js';
 
 export { WorldWorkerService } from './service.js';
 export { LocalWorkers } from './local-workers.js';
@@ -16,6 +17,7 @@ export { WorldWorkerClients, type HostedEpisode } from './client.js';
 export type { WorkAnswer, WorkHandler, WorkKind, WorkKinds, WorkPayload } from './work-kinds.js';
 import type { LocalWorkers } from './local-workers.js';
 export { EpisodeHost } from './episode-host.js';
+export { assertMayRun, trustOfSource, type SourceTrust } from './sandboxes/index.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
 export interface RunningWorker {
@@ -26,9 +28,10 @@ export interface RunningWorker {
 }
 
 /**
- * Starts a world-worker: its gRPC server, then registration with the scheduler and a
- * heartbeat. A failed heartbeat is logged and retried; the scheduler treats a silent worker
- * as lost. Episode actors save to the document store and append to the event log: they use
+ * Starts a world-worker: reaps the sandboxes a killed predecessor on the same data folder
+ * left behind, starts its gRPC server, then registers with a scheduler and heartbeats to
+ * every scheduler of `schedulerAddr` (SchedulerLink). A failed heartbeat is logged and
+ * retried; the schedulers treat a silent worker as lost. Episode actors save to the document store and append to the event log: they use
  * `adapters` when given (the embedded shape shares the scheduler's), else open their own.
  */
 export async function startWorker(opts: {
@@ -44,13 +47,20 @@ export async function startWorker(opts: {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
   const logger = opts.logger.child({ component: 'world-worker', worker: id });
+  // a new value on every start: schedulers drop cached connections to the previous process
+  const incarnation = newId('inc');
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
   const server = new grpc.Server(channelOptions);
-  const buildWork = registerBuildWork(service, { config: opts.config, logger });
+  // one driver for builds and episodes; what a killed run of this worker left goes first
+  const sandboxes = chooseSandboxes(opts.config);
+  const reaped = await sandboxes.reap();
+  if (reaped > 0) logger.warn({ reaped }, 'removed sandboxes a previous run of this worker left behind');
+  const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes });
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
   const episodes = new EpisodeHost({
     workerId: id,
     config: opts.config,
+    sandboxes,
     adapters,
     logger,
     capacity: opts.config.workerCapacity,
@@ -61,36 +71,9 @@ export async function startWorker(opts: {
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
   opts.local?.join(address, service);
 
-  const proto = schedulerProto();
-  const scheduler = new proto.crucible.v1.Scheduler(
-    opts.schedulerAddr,
-    grpc.credentials.createInsecure(),
-    channelOptions,
-  );
-  const info = (): WorkerInfo => ({ id, address, capacity: service.capacity, active: service.active });
-  // The scheduler may start after its workers (compose, systemd): keep asking until it answers.
-  let first: RegisterWorkerResponse__Output | null = null;
-  for (let attempt = 1; !first; attempt++) {
-    try {
-      first = await unary<WorkerInfo, RegisterWorkerResponse__Output>(
-        scheduler.RegisterWorker,
-        scheduler,
-        info(),
-        10_000,
-      );
-    } catch (err) {
-      if (attempt >= opts.registerAttempts!) throw err;
-      logger.warn({ err, attempt }, 'scheduler not reachable yet; retrying registration');
-      await new Promise((r) => setTimeout(r, Math.min(5_000, 200 * attempt)));
-    }
-  }
-  const interval = Number(first.heartbeat_interval_ms) || 2_000;
-  const timer = setInterval(() => {
-    unary<WorkerInfo, RegisterWorkerResponse__Output>(scheduler.Heartbeat, scheduler, info(), interval).catch(
-      (err: unknown) => logger.warn({ err }, 'heartbeat to the scheduler failed'),
-    );
-  }, interval);
-  timer.unref();
+  const info = (): WorkerInfo => ({ id, address, capacity: service.capacity, active: service.active, incarnation });
+  const link = new SchedulerLink(opts.schedulerAddr, info, logger);
+  await link.register(opts.registerAttempts!);
   logger.info({ address, scheduler: opts.schedulerAddr }, 'world-worker registered');
 
   return {
@@ -99,8 +82,7 @@ export async function startWorker(opts: {
     service,
     async close() {
       opts.local?.leave(address, service);
-      clearInterval(timer);
-      scheduler.close();
+      link.close();
       await episodes.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await buildWork.close();
@@ -111,3 +93,7 @@ export async function startWorker(opts: {
 
 export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } from './builds/index.js';
 export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './builds/index.js';
+
+export type { AnalyseAnswer, SourceSurvey } from './builds/index.js';
+
+export { extractArchive, inspectArchive } from './builds/index.js';

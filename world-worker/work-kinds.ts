@@ -9,6 +9,7 @@ import type {
 } from './builds/work-types.js';
 import type { ScenarioVerdict } from './builds/replay.js';
 import type { TrialResult } from './builds/trial.js';
+import type { SourceSurvey } from './builds/survey.js';
 import type { EpisodeOutcome, EpisodeRunPayload, EpisodeTarget } from './episode-work.js';
 
 /**
@@ -40,6 +41,8 @@ export interface WorkKinds {
   'build.analyse': { payload: SourceRef; answer: AnalyseAnswer };
   'build.replay': { payload: ReplayPayload; answer: { verdicts: ScenarioVerdict[] } };
   'build.trial': { payload: TrialPayload; answer: { trials: TrialResult[] } };
+  'build.survey': { payload: SourceRef; answer: SourceSurvey };
+  'build.overlay': { payload: SourceRef & { files: Record<string, string> }; answer: FetchAnswer };
 }
 
 export type WorkKind = keyof WorkKinds;

@@ -2,7 +2,8 @@ import { ServiceError } from '../core/index.js';
 import type { ToolCaller, ToolCallResult } from './client.js';
 import { canonicalJson } from './content-hash.js';
 import { getPath, substitute } from './substitute.js';
-import type { Check, Json, Matcher, Scenario, UnchangedCheck } from './types.js';
+import { checkRole } from './reward-rule.js';
+import type { Check, CheckRole, Json, Matcher, Scenario, UnchangedCheck } from './types.js';
 
 /** A write carried out against the application during the episode (any actor of the agent). */
 export interface WriteRecord {
@@ -24,6 +25,8 @@ export interface EpisodeRecord {
 export interface CheckResult {
   check: string;
   kind: Check['kind'];
+  /** Progress on the request or a guard (docs/scoring.md); absent in results recorded before roles. */
+  role?: CheckRole;
   passed: boolean;
   observed: Json;
 }
@@ -82,11 +85,23 @@ export async function evaluateChecks(checks: Check[], opts: EvaluateOptions): Pr
       check = substitute(raw, opts.vars);
     } catch (err) {
       if (!(err instanceof ServiceError) || err.code !== 'bad_request') throw err;
-      results.push({ check: raw.name, kind: raw.kind, passed: false, observed: { error: err.message } });
+      results.push({
+        check: raw.name,
+        kind: raw.kind,
+        role: checkRole(raw),
+        passed: false,
+        observed: { error: err.message },
+      });
       continue;
     }
     const r = await evaluateOne(check, opts);
-    results.push({ check: check.name, kind: check.kind, passed: r.passed, observed: bounded(r.observed) });
+    results.push({
+      check: check.name,
+      kind: check.kind,
+      role: checkRole(check),
+      passed: r.passed,
+      observed: bounded(r.observed),
+    });
   }
   return results;
 }
@@ -113,6 +128,9 @@ async function evaluateOne(check: Check, opts: EvaluateOptions): Promise<{ passe
         observed: changed.length === 0 ? { unchanged: true } : { changed: changed.slice(0, 10), after: after.body },
       };
     }
+    case 'policy':
+      // only a model judge decides (episode-actor/judge.ts); unjudged, it is left out of the score
+      return { passed: true, observed: { judged: false } };
     case 'told': {
       const texts = opts.episode.told.map(fold);
       // a whole-string reference may have substituted a number: compare its text

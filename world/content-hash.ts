@@ -33,6 +33,11 @@ export interface ContentHashInput {
   sourceDigest: string;
   /** The application's `images` pins (service/image key -> `image:tag@sha256:...`). */
   imagePins: Record<string, string>;
+  /**
+   * The application's own `policies` (the API field, besides the source's policies file);
+   * left out of the hash when empty, so worlds without them keep their hash.
+   */
+  applicationPolicies?: string;
 }
 
 /** The world version's `world_content_hash`: sha256 hex of the canonical JSON of the input. */
@@ -44,6 +49,7 @@ export function contentHash(input: ContentHashInput): string {
       scenarios: input.scenarios,
       sourceDigest: input.sourceDigest,
       imagePins: input.imagePins,
+      applicationPolicies: input.applicationPolicies?.trim() ? input.applicationPolicies : undefined,
     }),
   );
 }

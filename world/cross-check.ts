@@ -193,6 +193,20 @@ function checkTemplate(
   for (const [version, checks] of Object.entries(t.checks)) {
     checks.forEach((c, i) => checkCheck(p, c, `checks.${version}[${i}]`, byName, afterSeed));
   }
+  // a scheduled fault must hit a call the reference plan makes, or it proves nothing
+  const finalPlan = t.reference_plan[String(t.revisions.length + 1)] ?? [];
+  (t.faults ?? []).forEach((f, i) => {
+    if (!byName.has(f.tool))
+      p.add(`faults[${i}].tool`, `"${f.tool}" is not a tool of this application (faults hit application calls)`);
+    else {
+      const calls = finalPlan.filter((s) => s.tool === f.tool).length;
+      if (calls < f.call)
+        p.add(
+          `faults[${i}].call`,
+          `the final reference plan calls ${f.tool} ${calls} time(s), so call ${f.call} never happens`,
+        );
+    }
+  });
 }
 
 function checkPlan(

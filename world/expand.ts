@@ -85,5 +85,6 @@ export function instantiate(t: ScenarioTemplate, index: number, vars: JsonObject
     checks: sub(t.checks),
     vars: structuredClone(vars),
     final_goal_version: t.revisions.length + 1,
+    ...(t.faults ? { faults: t.faults.map((f) => ({ ...f })) } : {}),
   };
 }

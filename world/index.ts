@@ -33,6 +33,25 @@ export {
   type Snapshots,
   type WriteRecord,
 } from './checks.js';
+export {
+  checkRole,
+  tallyChecks,
+  rewardOf,
+  succeeded,
+  HABIT_PENALTY,
+  type CheckTally,
+  type RewardInput,
+  type RoledResult,
+} from './reward-rule.js';
+export {
+  calibrateScenario,
+  calibrationHolds,
+  hackability,
+  CALIBRATION_AGENTS,
+  CLAIM_TEXT,
+  type CalibrationAgent,
+  type CalibrationScore,
+} from './calibration.js';
 export { scenarioContext, disclosedFacts, customerSendArgs, customerTexts } from './customer.js';
 export {
   replayReferencePlan,

@@ -4,7 +4,7 @@ import { evaluateChecks, takeSnapshots, unchangedChecks, type CheckResult, type 
 import type { ToolCaller } from './client.js';
 import { customerSendArgs, scenarioContext } from './customer.js';
 import { substitute } from './substitute.js';
-import type { CustomerSpec, Json, PlanStep, Scenario, SeedStep } from './types.js';
+import type { CustomerSpec, Json, PlanStep, Scenario, ScenarioFault, SeedStep } from './types.js';
 
 /**
  * Runs seed steps in order, binding each answer body under its `bind` name.
@@ -54,6 +54,8 @@ export interface ReplayTranscript {
   /** Customer messages posted through the application (notifications worlds). */
   customer_posts: string[];
   completed: string | null;
+  /** The scenario's scheduled faults that hit plan steps, and how the replay coped (docs/worlds.md, Fault schedules). */
+  faults: Array<{ step: number; tool: string; call: number; mode: string; coped_with: 'retry' | 'retry_operation' }>;
 }
 
 export interface ReplayResult {
@@ -111,6 +113,7 @@ export async function replayReferencePlan(
     messages: [],
     customer_posts: [],
     completed: null,
+    faults: [],
   };
   const customer = opts.customer ?? { channel: 'chat' };
   if (customer.channel === 'notifications') {
@@ -130,6 +133,7 @@ export async function replayReferencePlan(
 
   let planError: string | undefined;
   const planVars: Record<string, unknown> = { ...vars };
+  const faulted = new FaultedCalls(client, opts.plan ? [] : (scenario.faults ?? []));
   for (const [i, step] of plan.entries()) {
     const args = substitute(step.args, planVars) as Record<string, unknown>;
     if (isBuiltinTool(step.tool)) {
@@ -140,11 +144,13 @@ export async function replayReferencePlan(
       else if (step.tool === 'complete') transcript.completed = String(args.summary ?? '');
       continue;
     }
-    const res = await client.call(step.tool, args);
-    transcript.steps.push({ actor: step.actor, tool: step.tool, args, status: res.status, body: res.body });
     // without a definition every application call counts as a write: safer for `refused`
-    if ((client.tool?.(step.tool)?.kind ?? 'write') === 'write')
-      transcript.writes.push({ actor: step.actor, tool: step.tool, args, status: res.status });
+    const isWrite = (client.tool?.(step.tool)?.kind ?? 'write') === 'write';
+    const res = await faulted.call(step.tool, args, (status) => {
+      if (isWrite) transcript.writes.push({ actor: step.actor, tool: step.tool, args, status });
+    });
+    for (const f of res.faults) transcript.faults.push({ step: i + 1, tool: step.tool, ...f });
+    transcript.steps.push({ actor: step.actor, tool: step.tool, args, status: res.status, body: res.body });
     if (res.status >= 400) {
       planError = `step ${i + 1} (${step.actor}: ${step.tool}) answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`;
       break;
@@ -169,4 +175,55 @@ export async function replayReferencePlan(
     ...(planError !== undefined ? { plan_error: planError } : {}),
     bindings,
   };
+}
+
+/**
+ * Plan calls through the scenario's fault schedule, coping the way the reference agent
+ * does (docs/worlds.md, Fault schedules): an `error` (503) or `rate_limit` (429) call was
+ * not carried out and is made again; after `timeout_before` (not carried out) and
+ * `drop_response` (carried out, answer lost) the agent holds an UNKNOWN operation and calls
+ * `retry_operation`, which carries out the one that did not happen and returns the original
+ * answer of the one that did. Every call of a tool, retries included, counts toward `call`.
+ */
+class FaultedCalls {
+  readonly #calls = new Map<string, number>();
+  readonly #client: ToolCaller;
+  readonly #faults: ScenarioFault[];
+
+  constructor(client: ToolCaller, faults: ScenarioFault[]) {
+    this.#client = client;
+    this.#faults = faults;
+  }
+
+  #faultOf(tool: string): ScenarioFault['mode'] | null {
+    const n = (this.#calls.get(tool) ?? 0) + 1;
+    this.#calls.set(tool, n);
+    return this.#faults.find((f) => f.tool === tool && f.call === n)?.mode ?? null;
+  }
+
+  /** The call's final answer after coping; `carried(status)` is told of every call that reached the application. */
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    carried: (status: number) => void,
+  ): Promise<{
+    status: number;
+    body: Json;
+    faults: Array<{ call: number; mode: string; coped_with: 'retry' | 'retry_operation' }>;
+  }> {
+    const faults: Array<{ call: number; mode: string; coped_with: 'retry' | 'retry_operation' }> = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const mode = this.#faultOf(tool);
+      const call = this.#calls.get(tool)!;
+      if (mode === 'error' || mode === 'rate_limit' || mode === 'timeout_before') {
+        faults.push({ call, mode, coped_with: mode === 'timeout_before' ? 'retry_operation' : 'retry' });
+        continue;
+      }
+      const res = await this.#client.call(tool, args);
+      carried(res.status);
+      if (mode === 'drop_response') faults.push({ call, mode, coped_with: 'retry_operation' });
+      return { status: res.status, body: res.body, faults };
+    }
+    return { status: 503, body: { error: 'every attempt met a scheduled fault' } as Json, faults };
+  }
 }

@@ -41,7 +41,12 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
     p.throwIfAny();
   }
   const doc = raw as Record<string, unknown>;
-  unknownKeys(p, doc, ['name', 'description', 'services', 'roles', 'customer', 'policies', 'seed', 'scenarios'], '');
+  unknownKeys(
+    p,
+    doc,
+    ['name', 'description', 'services', 'roles', 'customer', 'policies', 'seed', 'scenarios', 'judge'],
+    '',
+  );
   const name = str(p, doc, 'name', '', { pattern: NAME_PATTERN });
   const description = typeof doc.description === 'string' ? doc.description : '';
 
@@ -69,6 +74,16 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
   }
 
   const customer = validateCustomer(p, doc.customer);
+  let judge: { model: string } | undefined;
+  if (doc.judge !== undefined) {
+    const j = doc.judge as Record<string, unknown>;
+    if (!isObject(j) || typeof j.model !== 'string' || j.model.trim() === '')
+      p.add('judge', 'must be {model: <model chain>}: the model judging told and policy checks');
+    else {
+      unknownKeys(p, j, ['model'], 'judge');
+      judge = { model: j.model.trim() };
+    }
+  }
   const policies = str(p, doc, 'policies', '', { required: false });
   const seed = str(p, doc, 'seed', '', { required: false });
   const scenarios = str(p, doc, 'scenarios', '');
@@ -81,7 +96,7 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
       p.add(key, 'must be a path inside the source folder');
   }
   p.throwIfAny();
-  return { name, description, services, roles, customer, policies, seed, scenarios };
+  return { name, description, services, roles, customer, policies, seed, scenarios, ...(judge ? { judge } : {}) };
 }
 
 function validateService(p: Problems, raw: unknown, path: string): ServiceSpec {
@@ -139,20 +154,32 @@ function validateRole(p: Problems, raw: unknown, path: string): RoleSpec {
   return { name, instructions, tools, complete: raw.complete === true };
 }
 
+/** `customer.simulator: {model: <chain>}`: the model customer (docs/episodes.md); absent, the server's default. */
+function customerSimulator(p: Problems, raw: unknown): { simulator?: { model: string } } {
+  if (raw === undefined) return {};
+  if (!isObject(raw) || typeof raw.model !== 'string' || raw.model.trim() === '') {
+    p.add('customer.simulator', 'must be {model: <model chain>} (builtin:scripted for the scripted customer)');
+    return {};
+  }
+  unknownKeys(p, raw, ['model'], 'customer.simulator');
+  return { simulator: { model: raw.model.trim() } };
+}
+
 function validateCustomer(p: Problems, raw: unknown): CustomerSpec {
   if (!isObject(raw)) {
     p.add('customer', 'is required: {channel: chat} or {channel: notifications, via: {...}}');
     return { channel: 'chat' };
   }
+  const simulator = customerSimulator(p, raw.simulator);
   if (raw.channel === 'chat') {
-    unknownKeys(p, raw, ['channel'], 'customer');
-    return { channel: 'chat' };
+    unknownKeys(p, raw, ['channel', 'simulator'], 'customer');
+    return { channel: 'chat', ...simulator };
   }
   if (raw.channel !== 'notifications') {
     p.add('customer.channel', 'must be "chat" or "notifications"');
     return { channel: 'chat' };
   }
-  unknownKeys(p, raw, ['channel', 'via'], 'customer');
+  unknownKeys(p, raw, ['channel', 'via', 'simulator'], 'customer');
   const via = isObject(raw.via) ? raw.via : {};
   if (!isObject(raw.via)) p.add('customer.via', 'is required for channel notifications');
   unknownKeys(
@@ -166,6 +193,7 @@ function validateCustomer(p: Problems, raw: unknown): CustomerSpec {
     p.add('customer.via.send_args', 'must place the message text with "${text}"');
   return {
     channel: 'notifications',
+    ...simulator,
     via: {
       service: str(p, via, 'service', 'customer.via'),
       inbox_tool: str(p, via, 'inbox_tool', 'customer.via'),

@@ -1,4 +1,6 @@
+import { checkRole } from './reward-rule.js';
 import {
+  SCENARIO_FAULT_MODES,
   SCENARIO_TAGS,
   type Check,
   type Fact,
@@ -8,6 +10,8 @@ import {
   type PlanStep,
   type Revision,
   type RevisionTrigger,
+  type ScenarioFault,
+  type ScenarioFaultMode,
   type ScenarioTag,
   type ScenarioTemplate,
 } from './types.js';
@@ -46,6 +50,7 @@ const TEMPLATE_KEYS = [
   'seed',
   'reference_plan',
   'checks',
+  'faults',
   'variants',
 ];
 
@@ -118,6 +123,9 @@ export function validateTemplate(raw: unknown, file: string): ScenarioTemplate {
   for (let v = 1; v <= finalVersion; v++) {
     if (!checks[String(v)] || checks[String(v)]!.length === 0)
       p.add('checks', `must hold at least one check for goal version ${v}`);
+    // a version measured by guards alone would reward an untouched world (docs/scoring.md)
+    else if (!checks[String(v)]!.some((c) => checkRole(c) === 'progress'))
+      p.add(`checks.${v}`, 'must hold at least one progress check (state, or told with contains), not only guards');
   }
 
   let variants: JsonObject[] = [{}];
@@ -139,8 +147,10 @@ export function validateTemplate(raw: unknown, file: string): ScenarioTemplate {
       });
     }
   }
+  const faults = validateFaults(p, doc.faults);
   p.throwIfAny();
   return {
+    ...(faults.length > 0 ? { faults } : {}),
     id,
     title,
     difficulty: difficulty as 1 | 2 | 3,
@@ -214,6 +224,33 @@ function validatePlan(p: Problems, raw: unknown, path: string): PlanStep[] {
   });
 }
 
+function validateFaults(p: Problems, raw: unknown): ScenarioFault[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) {
+    p.add('faults', 'must be a list of {tool, mode, call}');
+    return [];
+  }
+  return raw.map((f, i) => {
+    const at = `faults[${i}]`;
+    if (!isObject(f)) {
+      p.add(at, 'must be a map {tool, mode, call}');
+      return { tool: '', mode: 'error', call: 1 };
+    }
+    unknownKeys(p, f, ['tool', 'mode', 'call'], at);
+    const tool = str(p, f, 'tool', at, { pattern: TOOL_NAME_PATTERN });
+    const mode = f.mode as ScenarioFaultMode;
+    if (!(SCENARIO_FAULT_MODES as readonly unknown[]).includes(f.mode))
+      p.add(join(at, 'mode'), `must be one of ${SCENARIO_FAULT_MODES.join(', ')}`);
+    let call = 1;
+    if (f.call !== undefined) {
+      if (!Number.isInteger(f.call) || (f.call as number) < 1 || (f.call as number) > 100)
+        p.add(join(at, 'call'), 'must be a whole number from 1 to 100 (which call of the tool)');
+      else call = f.call as number;
+    }
+    return { tool, mode, call };
+  });
+}
+
 function validateChecks(p: Problems, raw: unknown, path: string): Check[] {
   if (!Array.isArray(raw)) {
     p.add(path, 'must be a list of checks');
@@ -234,10 +271,19 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
     p.add(path, 'must be a map {name, kind, ...}');
     return { name: '', kind: 'told', contains: [] };
   }
+  const check = validateCheckKind(p, raw, path);
+  if (raw.role !== undefined) {
+    if (raw.role !== 'progress' && raw.role !== 'guard') p.add(join(path, 'role'), 'must be progress or guard');
+    else check.role = raw.role;
+  }
+  return check;
+}
+
+function validateCheckKind(p: Problems, raw: Record<string, unknown>, path: string): Check {
   const name = str(p, raw, 'name', path);
   switch (raw.kind) {
     case 'state': {
-      unknownKeys(p, raw, ['name', 'kind', 'tool', 'args', 'status', 'expect'], path);
+      unknownKeys(p, raw, ['name', 'kind', 'role', 'tool', 'args', 'status', 'expect'], path);
       const check: Check = {
         name,
         kind: 'state',
@@ -259,7 +305,7 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
       return check;
     }
     case 'unchanged': {
-      unknownKeys(p, raw, ['name', 'kind', 'tool', 'args', 'ignore'], path);
+      unknownKeys(p, raw, ['name', 'kind', 'role', 'tool', 'args', 'ignore'], path);
       const check: Check = {
         name,
         kind: 'unchanged',
@@ -270,7 +316,7 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
       return check;
     }
     case 'told': {
-      unknownKeys(p, raw, ['name', 'kind', 'contains', 'not_contains'], path);
+      unknownKeys(p, raw, ['name', 'kind', 'role', 'contains', 'not_contains', 'rubric'], path);
       const one = (key: 'contains' | 'not_contains') =>
         typeof raw[key] === 'string' ? [raw[key] as string] : strList(p, raw, key, path);
       const contains = one('contains');
@@ -279,10 +325,15 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
         p.add(join(path, 'contains'), 'give contains and/or not_contains (a string or a list)');
       const check: Check = { name, kind: 'told', contains };
       if (not_contains.length > 0) check.not_contains = not_contains;
+      if (raw.rubric !== undefined) check.rubric = str(p, raw, 'rubric', path);
       return check;
     }
+    case 'policy': {
+      unknownKeys(p, raw, ['name', 'kind', 'role', 'rubric'], path);
+      return { name, kind: 'policy', rubric: str(p, raw, 'rubric', path) };
+    }
     case 'refused': {
-      unknownKeys(p, raw, ['name', 'kind', 'tool', 'where'], path);
+      unknownKeys(p, raw, ['name', 'kind', 'role', 'tool', 'where'], path);
       return {
         name,
         kind: 'refused',
@@ -291,7 +342,7 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
       };
     }
     default:
-      p.add(join(path, 'kind'), 'must be one of state, unchanged, told, refused');
+      p.add(join(path, 'kind'), 'must be one of state, unchanged, told, refused, policy');
       return { name, kind: 'told', contains: [] };
   }
 }

@@ -42,8 +42,15 @@ export interface RoleSpec {
   complete: boolean;
 }
 
+/** Which customer plays the world's episodes: a model chain (`builtin:scripted` for the script). */
+export interface CustomerSimulatorSpec {
+  model: string;
+}
+
 export interface ChatCustomer {
   channel: 'chat';
+  /** Absent: the server's default customer (SERVICE_CUSTOMER_MODEL), else the scripted one. */
+  simulator?: CustomerSimulatorSpec;
 }
 
 /**
@@ -55,6 +62,7 @@ export interface ChatCustomer {
  */
 export interface NotificationsCustomer {
   channel: 'notifications';
+  simulator?: CustomerSimulatorSpec;
   via: {
     service: string;
     inbox_tool: string;
@@ -81,6 +89,8 @@ export interface WorldManifest {
   seed: string;
   /** Glob of scenario template files, relative to the source folder. */
   scenarios: string;
+  /** The model judging told and policy checks (build option `judge_model`); absent: the server's default. */
+  judge?: { model: string };
 }
 
 // ---------------------------------------------------------------------------
@@ -182,9 +192,19 @@ export interface Matcher {
   exists?: boolean;
 }
 
+/**
+ * What a check measures (docs/scoring.md): `progress` on the request (state the agent had to
+ * change, what it had to tell), or a `guard` (something that must not happen). Guards only
+ * take reward away. Default by kind: state and told (with `contains`) are progress;
+ * unchanged, refused and a told with only `not_contains` are guards.
+ */
+export type CheckRole = 'progress' | 'guard';
+
 export interface StateCheck {
   name: string;
   kind: 'state';
+  /** Overrides the default role of the kind (a state check an untouched world passes is a guard). */
+  role?: CheckRole;
   tool: string;
   args: JsonObject;
   /** Expected HTTP status of the read; default any 2xx. */
@@ -195,6 +215,7 @@ export interface StateCheck {
 export interface UnchangedCheck {
   name: string;
   kind: 'unchanged';
+  role?: CheckRole;
   tool: string;
   args: JsonObject;
   /** Paths dropped from both bodies before comparing. */
@@ -204,22 +225,53 @@ export interface UnchangedCheck {
 export interface ToldCheck {
   name: string;
   kind: 'told';
+  role?: CheckRole;
   /** Every string must appear (case-insensitive, whitespace folded) in some customer-visible text. */
   contains: string[];
   /** None of these may appear in any customer-visible text. */
   not_contains?: string[];
+  /** What a model judge reads instead of the strings (docs/worlds.md, Checks); without a judge, the strings decide. */
+  rubric?: string;
+}
+
+/**
+ * Policy adherence over the whole transcript, judged by a model against `rubric`
+ * (docs/worlds.md, Checks). Without a judge model it is not judged and not counted.
+ */
+export interface PolicyCheck {
+  name: string;
+  kind: 'policy';
+  /** A guard unless set: a breached policy takes reward away (docs/scoring.md). */
+  role?: CheckRole;
+  rubric: string;
 }
 
 export interface RefusedCheck {
   name: string;
   kind: 'refused';
+  role?: CheckRole;
   /** The write tool that must not have been carried out ... */
   tool: string;
   /** ... with arguments whose fields deep-equal these (empty: any call). */
   where: JsonObject;
 }
 
-export type Check = StateCheck | UnchangedCheck | ToldCheck | RefusedCheck;
+export type Check = StateCheck | UnchangedCheck | ToldCheck | RefusedCheck | PolicyCheck;
+
+/** The four fault modes of the tool proxy (docs/episodes.md): what a faulted call does. */
+export const SCENARIO_FAULT_MODES = ['drop_response', 'error', 'timeout_before', 'rate_limit'] as const;
+export type ScenarioFaultMode = (typeof SCENARIO_FAULT_MODES)[number];
+
+/**
+ * A fault a scenario schedules (docs/worlds.md, Fault schedules): the `call`-th call of
+ * application tool `tool` in the episode (1 = the first; retries of an operation that did
+ * not happen count as calls) meets `mode`.
+ */
+export interface ScenarioFault {
+  tool: string;
+  mode: ScenarioFaultMode;
+  call: number;
+}
 
 /** A scenario template file after validation (still holding `${...}` placeholders). */
 export interface ScenarioTemplate {
@@ -238,6 +290,8 @@ export interface ScenarioTemplate {
   checks: Record<string, Check[]>;
   /** Variable maps for expansion; `[{}]` when the file has none. */
   variants: JsonObject[];
+  /** Faults the episode's tool proxy injects; absent when the template has none. */
+  faults?: ScenarioFault[];
   /** File the template came from, relative to the source folder (for messages). */
   file: string;
 }
@@ -267,6 +321,8 @@ export interface Scenario {
   vars: JsonObject;
   /** The last goal version (1 + number of revisions). */
   final_goal_version: number;
+  /** Faults the episode's tool proxy injects (docs/worlds.md, Fault schedules); absent when none. */
+  faults?: ScenarioFault[];
 }
 
 /** Everything `loadApplicationSource` reads from a folder. */

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { seg, type ApiClient } from '../api-client.js';
 import { printEvents } from './builds.js';
 import { follow, runStep, summaryTable } from './follow.js';
+import { comparisonText, scenarioCountsTable, statisticsTable } from './scores.js';
 import { api, collect, common, fields, num, printJson, run, show, table, type CommonOptions } from './output.js';
 
 interface EvalOptions extends CommonOptions {
@@ -49,7 +50,7 @@ async function followRun(
   });
   const r = await client.get(`/v1/runs/${seg(runId)}`);
   if (opts.json) printJson({ run: r, started: started ?? null });
-  else process.stdout.write(`Run ${r.run_id}: ${r.status}\n${summaryTable(r.summary)}`);
+  else process.stdout.write(`Run ${r.run_id}: ${r.status}\n${summaryTable(r.summary)}${statisticsTable(r.summary)}`);
   if (r.status !== 'finished') process.exitCode = 1;
 }
 
@@ -119,7 +120,12 @@ export function registerEvaluationCommands(program: Command): void {
     .action(
       run(async (runId: string, opts: CommonOptions) => {
         const r = await api(opts).get(`/v1/runs/${seg(runId)}`);
-        show(opts, r, () => `Run ${r.run_id}: ${r.status}\n${summaryTable(r.summary)}`);
+        show(
+          opts,
+          r,
+          () =>
+            `Run ${r.run_id}: ${r.status}\n${summaryTable(r.summary)}${statisticsTable(r.summary)}${scenarioCountsTable(r.summary)}`,
+        );
       }),
     );
 
@@ -168,15 +174,21 @@ export function registerEvaluationCommands(program: Command): void {
 
   common(program.command('compare <run_a> [run_b]'))
     .description('compare the profiles of one run, or two runs on the same pinned world version')
+    .option('--intersection', 'compare runs on different scenario sets over the scenarios both ran')
     .action(
-      run(async (runA: string, runB: string | undefined, opts: CommonOptions) => {
-        const c = await api(opts).get('/v1/compare', { run_a: runA, run_b: runB });
+      run(async (runA: string, runB: string | undefined, opts: CommonOptions & { intersection?: boolean }) => {
+        const c = await api(opts).get('/v1/compare', {
+          run_a: runA,
+          run_b: runB,
+          scenarios: opts.intersection ? 'intersection' : undefined,
+        });
         show(opts, c, () => {
           const parts = [
             `World version ${c.world_version_id} (content hash ${String(c.world_content_hash).slice(0, 16)})\n`,
           ];
           for (const [runId, summary] of Object.entries<any>(c.runs ?? {}))
-            parts.push(`\nRun ${runId}\n${summaryTable(summary)}`);
+            parts.push(`\nRun ${runId}\n${summaryTable(summary)}${statisticsTable(summary)}`);
+          parts.push(comparisonText(c));
           return parts.join('');
         });
       }),

@@ -3,6 +3,8 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import {
   ModelCallError,
   isFallbackStatus,
+  isRetryableStatus,
+  retryAfterMs,
   type ModelClient,
   type ModelMessage,
   type ModelRequest,
@@ -20,8 +22,8 @@ export interface OpenAiModelClientOptions {
 
 /**
  * {@link ModelClient} over the `openai` package's chat completions API. The package's own
- * retries are switched off so that a failing model falls to the next one of the chain at
- * once instead of being retried in place.
+ * retries are switched off: the chain retries (honouring `Retry-After`, which this driver
+ * reads into the error) and falls to the next model, and records each attempt.
  */
 export class OpenAiModelClient implements ModelClient {
   readonly #client: OpenAI;
@@ -43,9 +45,23 @@ export class OpenAiModelClient implements ModelClient {
           model: req.model,
           messages: req.messages.map(toOpenAiMessage),
           ...(req.tools && req.tools.length > 0
-            ? { tools: req.tools as ChatCompletionTool[], tool_choice: 'auto' as const }
+            ? { tools: req.tools as ChatCompletionTool[], tool_choice: req.tool_choice ?? 'auto' }
+            : {}),
+          ...(req.json_schema
+            ? {
+                response_format: {
+                  type: 'json_schema' as const,
+                  json_schema: {
+                    name: req.json_schema.name,
+                    schema: req.json_schema.schema as Record<string, unknown>,
+                    strict: true,
+                  },
+                },
+              }
             : {}),
           ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+          ...(req.seed !== undefined ? { seed: req.seed } : {}),
+          ...(req.max_tokens !== undefined ? { max_completion_tokens: req.max_tokens } : {}),
         },
         { signal: req.signal },
       );
@@ -81,17 +97,25 @@ function toOpenAiMessage(m: ModelMessage): ChatCompletionMessageParam {
 function classify(model: string, err: unknown): ModelCallError {
   if (err instanceof OpenAI.APIUserAbortError)
     return new ModelCallError(model, null, false, `the call to model ${model} was aborted`, err);
-  if (err instanceof OpenAI.APIConnectionError) {
-    // includes APIConnectionTimeoutError
-    return new ModelCallError(model, null, true, `model ${model} could not be reached: ${err.message}`, err);
-  }
+  if (err instanceof OpenAI.APIConnectionTimeoutError)
+    // a model that did not answer in time is not asked again: the next of the chain is
+    return new ModelCallError(model, null, true, `model ${model} did not answer in time: ${err.message}`, err);
+  if (err instanceof OpenAI.APIConnectionError)
+    return new ModelCallError(model, null, true, `model ${model} could not be reached: ${err.message}`, err, {
+      transient: true,
+    });
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+    const headers = err.headers;
     return new ModelCallError(
       model,
       err.status,
       isFallbackStatus(err.status),
       `model ${model} answered ${err.status}: ${err.message}`,
       err,
+      {
+        transient: isRetryableStatus(err.status),
+        retryAfterMs: headers ? retryAfterMs((n) => headers.get(n)) : null,
+      },
     );
   }
   return new ModelCallError(model, null, true, `model ${model} failed: ${(err as Error)?.message ?? String(err)}`, err);

@@ -1,70 +1,184 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ServiceError } from '../errors.js';
 import type { ModelUsage } from './model-client.js';
+import { DEFAULT_PRICE_FILE } from './prices-default.js';
 
-/** List price of one model in USD per million tokens, and where the figure comes from. */
+const range = z.object({ min: z.number().nonnegative(), max: z.number().nonnegative() }).strict();
+
+/** One model in a price file (USD per million tokens), with where and when the figure was read. */
+const entrySchema = z
+  .object({
+    input_per_mtok: z.number().nonnegative(),
+    output_per_mtok: z.number().nonnegative(),
+    source: z.string().min(1),
+    as_of: z.string().regex(/^\d{4}-\d{2}(-\d{2})?$/, 'a date such as 2025-08-07'),
+    class: z.string().min(1).optional(),
+    market: z
+      .object({ input_per_mtok: range, output_per_mtok: range, sources: z.array(z.string().min(1)).min(1) })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type PriceFileEntry = z.infer<typeof entrySchema>;
+
+/** The price of one model as charged, with the price-file key it came from. */
 export interface ModelPrice {
+  /** The price-file key that matched (`builtin` for built-in models). */
+  key: string;
   input_per_mtok: number;
   output_per_mtok: number;
   source: string;
+  as_of: string;
 }
 
-const OPENAI = 'https://openai.com/api/pricing (list price per 1M tokens, standard tier, as published in 2025)';
-const ANTHROPIC = 'https://www.anthropic.com/pricing#api (list price per 1M tokens, as published in 2025)';
-
-/**
- * Known list prices. Keys are model names without a provider prefix; a dated name such as
- * `gpt-4o-2024-08-06` takes the price of its longest matching key (`gpt-4o`).
- */
-export const PRICE_TABLE: Readonly<Record<string, ModelPrice>> = Object.freeze({
-  'gpt-5': { input_per_mtok: 1.25, output_per_mtok: 10, source: OPENAI },
-  'gpt-5-mini': { input_per_mtok: 0.25, output_per_mtok: 2, source: OPENAI },
-  'gpt-5-nano': { input_per_mtok: 0.05, output_per_mtok: 0.4, source: OPENAI },
-  'gpt-4.1': { input_per_mtok: 2, output_per_mtok: 8, source: OPENAI },
-  'gpt-4.1-mini': { input_per_mtok: 0.4, output_per_mtok: 1.6, source: OPENAI },
-  'gpt-4.1-nano': { input_per_mtok: 0.1, output_per_mtok: 0.4, source: OPENAI },
-  'gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10, source: OPENAI },
-  'gpt-4o-mini': { input_per_mtok: 0.15, output_per_mtok: 0.6, source: OPENAI },
-  'gpt-3.5-turbo': { input_per_mtok: 0.5, output_per_mtok: 1.5, source: OPENAI },
-  o3: { input_per_mtok: 2, output_per_mtok: 8, source: OPENAI },
-  'o3-mini': { input_per_mtok: 1.1, output_per_mtok: 4.4, source: OPENAI },
-  'o4-mini': { input_per_mtok: 1.1, output_per_mtok: 4.4, source: OPENAI },
-  'claude-sonnet-4': { input_per_mtok: 3, output_per_mtok: 15, source: ANTHROPIC },
-  'claude-3-5-haiku': { input_per_mtok: 0.8, output_per_mtok: 4, source: ANTHROPIC },
-});
-
-/**
- * The price used for a model the table does not know: the highest input and the highest
- * output price of the table, so a budget (`max_episode_cost_usd`, `budget_usd`) still binds
- * rather than treating an unknown model as free.
- */
-export const FALLBACK_PRICE: Readonly<ModelPrice> = Object.freeze({
-  input_per_mtok: Math.max(...Object.values(PRICE_TABLE).map((p) => p.input_per_mtok)),
-  output_per_mtok: Math.max(...Object.values(PRICE_TABLE).map((p) => p.output_per_mtok)),
-  source: 'not in the price table: the highest known input and output prices are assumed',
-});
+/** What a model's price sits within: given by the file, or the range over the model's class. */
+export interface MarketRange {
+  input_per_mtok: { min: number; max: number };
+  output_per_mtok: { min: number; max: number };
+  /** The models the range is taken over (empty when the file gives the range). */
+  peers: string[];
+  sources: string[];
+}
 
 /** Built-in models (`builtin:*`) run in-process and cost nothing. */
 export const isBuiltinModel = (model: string): boolean => model.startsWith('builtin:');
 
 /**
- * The price of a model: exact key, else the longest key the name starts with (after
- * dropping a `provider/` prefix such as `openai/gpt-4o`). `estimated` is true when the
- * fallback price was used.
+ * The prices model spend is charged at: the shipped defaults (prices-default.ts) with the
+ * operator's price file over them. A model is found by its exact name, else by the longest
+ * key its name extends with `-` (a dated `gpt-4o-2024-08-06` is `gpt-4o`), after dropping a
+ * `provider/` prefix. A model found nowhere is refused with a clear error, never guessed.
  */
-export function priceFor(model: string): ModelPrice & { estimated: boolean } {
-  if (isBuiltinModel(model))
-    return { input_per_mtok: 0, output_per_mtok: 0, source: 'built-in model, runs in-process', estimated: false };
-  const name = model.includes('/') ? model.slice(model.lastIndexOf('/') + 1) : model;
-  const exact = PRICE_TABLE[name];
-  if (exact) return { ...exact, estimated: false };
-  const key = Object.keys(PRICE_TABLE)
-    .filter((k) => name.startsWith(`${k}-`))
-    .sort((a, b) => b.length - a.length)[0];
-  if (key) return { ...PRICE_TABLE[key]!, estimated: false };
-  return { ...FALLBACK_PRICE, estimated: true };
+export class PriceTable {
+  readonly #entries: ReadonlyMap<string, PriceFileEntry>;
+
+  constructor(entries: Record<string, PriceFileEntry>) {
+    this.#entries = new Map(Object.entries(entries));
+  }
+
+  /**
+   * The defaults, overridden and extended by the operator's file (YAML or JSON: a map of
+   * model name to entry, or `{models: {...}}`).
+   *
+   * @throws ServiceError('bad_request') naming the file and the field when it is unreadable or invalid.
+   */
+  static load(file: string | null): PriceTable {
+    if (!file) return new PriceTable({ ...DEFAULT_PRICE_FILE });
+    let raw: unknown;
+    try {
+      raw = parseYaml(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new ServiceError('bad_request', `the price file ${file} cannot be read: ${(err as Error).message}`);
+    }
+    const body = raw && typeof raw === 'object' && 'models' in raw ? (raw as { models: unknown }).models : raw;
+    const parsed = z.record(z.string().min(1), entrySchema).safeParse(body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new ServiceError(
+        'bad_request',
+        `the price file ${file} is invalid at ${issue.path.join('.')}: ${issue.message}`,
+      );
+    }
+    return new PriceTable({ ...DEFAULT_PRICE_FILE, ...parsed.data });
+  }
+
+  /** Every model of the table, in file order. */
+  models(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  #key(model: string): string | null {
+    if (this.#entries.has(model)) return model;
+    const name = model.includes('/') ? model.slice(model.lastIndexOf('/') + 1) : model;
+    if (this.#entries.has(name)) return name;
+    let best: string | null = null;
+    for (const k of this.#entries.keys()) if (name.startsWith(`${k}-`) && (!best || k.length > best.length)) best = k;
+    return best;
+  }
+
+  /** Whether the model has a price (built-ins always do). */
+  has(model: string): boolean {
+    return isBuiltinModel(model) || this.#key(model) !== null;
+  }
+
+  /**
+   * @throws ServiceError('bad_request') for a model the price file does not list.
+   */
+  priceFor(model: string): ModelPrice {
+    if (isBuiltinModel(model))
+      return {
+        key: 'builtin',
+        input_per_mtok: 0,
+        output_per_mtok: 0,
+        source: 'built-in model, runs in-process',
+        as_of: '',
+      };
+    const key = this.#key(model);
+    if (!key) throw unpriced(model);
+    const e = this.#entries.get(key)!;
+    return {
+      key,
+      input_per_mtok: e.input_per_mtok,
+      output_per_mtok: e.output_per_mtok,
+      source: e.source,
+      as_of: e.as_of,
+    };
+  }
+
+  /** @throws ServiceError('bad_request') naming the first model of `models` that has no price. */
+  requirePriced(models: readonly string[]): void {
+    const missing = models.find((m) => !this.has(m));
+    if (missing !== undefined) throw unpriced(missing);
+  }
+
+  /** USD cost of one call's usage at the model's price. @throws as priceFor. */
+  costUsd(model: string, usage: ModelUsage): number {
+    const p = this.priceFor(model);
+    return (usage.prompt_tokens * p.input_per_mtok + usage.completion_tokens * p.output_per_mtok) / 1_000_000;
+  }
+
+  /** The model's market range: the file's own, else the range over the models of its class (or all). */
+  marketRange(model: string): MarketRange {
+    const key = this.#key(model);
+    const e = key ? this.#entries.get(key)! : null;
+    if (e?.market)
+      return {
+        input_per_mtok: e.market.input_per_mtok,
+        output_per_mtok: e.market.output_per_mtok,
+        peers: [],
+        sources: e.market.sources,
+      };
+    const peers = [...this.#entries].filter(([, p]) => !e?.class || p.class === e.class);
+    const span = (pick: (p: PriceFileEntry) => number) => ({
+      min: Math.min(...peers.map(([, p]) => pick(p))),
+      max: Math.max(...peers.map(([, p]) => pick(p))),
+    });
+    return {
+      input_per_mtok: span((p) => p.input_per_mtok),
+      output_per_mtok: span((p) => p.output_per_mtok),
+      peers: peers.map(([k]) => k),
+      sources: [...new Set(peers.map(([, p]) => `${p.source}, read ${p.as_of}`))],
+    };
+  }
 }
 
-/** USD cost of one call's usage at the model's list price. */
-export function costUsd(model: string, usage: ModelUsage): number {
-  const p = priceFor(model);
-  return (usage.prompt_tokens * p.input_per_mtok + usage.completion_tokens * p.output_per_mtok) / 1_000_000;
+function unpriced(model: string): ServiceError {
+  return new ServiceError(
+    'bad_request',
+    `model "${model}" has no price in the price file; the operator adds it (with its source and date) to the file MODEL_PRICES_FILE names`,
+    { details: { model } },
+  );
+}
+
+const loaded = new Map<string, PriceTable>();
+
+/** The price table of a configuration (Config.modelPricesFile), read once per file. @throws as PriceTable.load. */
+export function priceTable(file: string | null): PriceTable {
+  const k = file ?? '';
+  let t = loaded.get(k);
+  if (!t) loaded.set(k, (t = PriceTable.load(file)));
+  return t;
 }

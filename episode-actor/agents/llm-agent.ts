@@ -9,9 +9,11 @@ import type { AgentDecision, AgentPolicy, AgentTurnInput } from './policy.js';
  * appended) the function list, and the profile's chain answers. One call per turn; the
  * first tool call is the action.
  *
- * A reply with no tool call spends the turn as `wait` (its text is kept in memory); a
- * tool call whose arguments are not a JSON object spends it on an error result, so the
- * model reads what went wrong in its next turn.
+ * A reply with no tool call is the agent talking: where the turn offers `reply_to_customer`
+ * (the role may talk to the customer in a chat world) its text goes to the customer as that
+ * call; elsewhere, or when it is empty, the turn is spent as `wait` (the text kept in
+ * memory). Its usage is counted either way. A tool call whose arguments are not a JSON
+ * object spends the turn on an error result, so the model reads what went wrong next turn.
  */
 export class LlmAgent implements AgentPolicy {
   readonly model: string;
@@ -40,7 +42,12 @@ export class LlmAgent implements AgentPolicy {
     };
     const content = res.message.content ?? '';
     const call = res.message.tool_calls[0];
-    if (!call) return { tool: 'wait', args: {}, usage, assistant: { content } };
+    if (!call) {
+      const talks = content.trim() !== '' && input.turn.tools.some((t) => t.function.name === 'reply_to_customer');
+      return talks
+        ? { tool: 'reply_to_customer', args: { text: content.trim() }, usage, assistant: { content } }
+        : { tool: 'wait', args: {}, usage, assistant: { content } };
+    }
     let args: JsonObject;
     try {
       const parsed: unknown = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../core/index.js';
-import { ModelChain, isBuiltinModel, parseModelChain, type ModelClient } from '../../core/index.js';
+import { ModelChain, isBuiltinModel, parseModelChain, type ModelClient, type PriceTable } from '../../core/index.js';
 import type { EpisodeProfile } from '../types.js';
 import { LlmAgent } from './llm-agent.js';
 import { createNaiveAgent, createReferenceAgent } from './plan-agent.js';
@@ -16,6 +16,8 @@ export interface AgentPolicyOptions {
   defaultModel: string;
   /** Needed for provider models only (an OpenAiModelClient for the project). */
   modelClient?: ModelClient | null;
+  /** The prices the chain is charged at (default: the shipped price file). */
+  prices?: PriceTable;
 }
 
 /** Whether a profile's chain needs a provider (and so a model client and its credential). */
@@ -55,5 +57,8 @@ export function createAgentPolicy(profile: EpisodeProfile, opts: AgentPolicyOpti
       'bad_request',
       `model chain ${chain.join(', ')} needs a model provider, and none is configured`,
     );
-  return new LlmAgent(new ModelChain(opts.modelClient, chain), profile.temperature);
+  return new LlmAgent(
+    new ModelChain(opts.modelClient, chain, opts.prices ? { prices: opts.prices } : {}),
+    profile.temperature,
+  );
 }

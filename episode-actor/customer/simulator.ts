@@ -1,5 +1,6 @@
 import { substitute, type Scenario, type WorldManifest } from '../../world/index.js';
 import type { CustomerState, EpisodeState } from '../types.js';
+import type { Customer, CustomerFactory } from './port.js';
 
 export type CustomerMessageKind =
   'request' | 'answer' | 'dont_know' | 'revision' | 'repeat' | 'nudge' | 'annoyed' | 'gave_up' | 'intervention';
@@ -54,30 +55,42 @@ export function initialCustomerState(scenario: Scenario, manifest: WorldManifest
 
 /**
  * The scripted customer (docs/worlds.md, Scenario templates; docs/episodes.md, The
- * customer). It opens with the scenario's request, discloses a fact when an agent message
- * contains one of the fact's `ask` keywords (case-insensitive substring), answers other
- * questions with "I don't know, sorry.", sends each revision once at its trigger (in list
- * order, a new goal version each), gets annoyed past its contact limit and gives up
- * GIVE_UP_AFTER contacts later. It only decides what the customer says: the episode actor
- * delivers it through the world's channel and moves `state.goal_version`.
+ * customer), the first {@link Customer}. It opens with the scenario's request, discloses a
+ * fact when an agent message contains one of the fact's `ask` keywords (case-insensitive
+ * substring), answers other questions with "I don't know, sorry.", sends each revision once
+ * at its trigger (in list order, a new goal version each), gets annoyed past its contact
+ * limit and gives up GIVE_UP_AFTER contacts later. It only decides what the customer says:
+ * the episode actor delivers it through the world's channel and moves `state.goal_version`.
  */
-export class CustomerSimulator {
-  readonly #scenario: Scenario;
-  readonly #vars: Record<string, unknown>;
+export class CustomerSimulator implements Customer {
+  readonly kind: 'scripted' | 'model' = 'scripted';
+  protected readonly scenario: Scenario;
+  protected readonly vars: Record<string, unknown>;
 
   /** `vars`: the scenario context (variables, seed bindings, facts). */
   constructor(scenario: Scenario, vars: Record<string, unknown>) {
-    this.#scenario = scenario;
-    this.#vars = vars;
+    this.scenario = scenario;
+    this.vars = vars;
   }
 
-  #text(raw: string): string {
-    return String(substitute(raw, this.#vars));
+  protected fill(raw: string): string {
+    return String(substitute(raw, this.vars));
+  }
+
+  /** The scenario's facts with their values in this episode (seed-bound values substituted). */
+  facts(): Array<{ key: string; value: string; ask: string[] }> {
+    const bound = (this.vars.facts ?? {}) as Record<string, unknown>;
+    return Object.entries(this.scenario.facts).map(([key, f]) => ({
+      key,
+      value: formatValue(bound[key] ?? f.value),
+      ask: f.ask,
+    }));
   }
 
   opening(st: EpisodeState): CustomerMessage {
-    const text = this.#text(this.#scenario.request);
+    const text = this.fill(this.scenario.request);
     st.customer.latest_request = text;
+    st.customer.simulator = this.kind;
     return { text, kind: 'request', goal_version: st.goal_version };
   }
 
@@ -85,7 +98,7 @@ export class CustomerSimulator {
    * A customer-visible agent message arrived: counts the contact, and answers it (facts,
    * "don't know" to an unanswerable question, annoyance, giving up).
    */
-  onAgentMessage(st: EpisodeState, text: string): CustomerMessage[] {
+  async onAgentMessage(st: EpisodeState, text: string, signal?: AbortSignal): Promise<CustomerMessage[]> {
     const cs = st.customer;
     cs.contacts++;
     cs.told.push(text);
@@ -93,21 +106,28 @@ export class CustomerSimulator {
       cs.gave_up = true;
       return [{ text: GAVE_UP_TEXT, kind: 'gave_up', goal_version: st.goal_version }];
     }
-    const out: CustomerMessage[] = [];
-    const lower = text.toLowerCase();
-    const facts = (this.#vars.facts ?? {}) as Record<string, unknown>;
-    const disclosed: string[] = [];
-    for (const [key, fact] of Object.entries(this.#scenario.facts)) {
-      if (fact.ask.some((k) => lower.includes(k.toLowerCase())))
-        disclosed.push(`My ${key.replace(/_/g, ' ')} is ${formatValue(facts[key] ?? fact.value)}.`);
-    }
-    if (disclosed.length > 0) out.push({ text: disclosed.join(' '), kind: 'answer', goal_version: st.goal_version });
-    else if (text.includes('?')) out.push({ text: DONT_KNOW_TEXT, kind: 'dont_know', goal_version: st.goal_version });
+    const out = await this.answer(st, text, signal);
     if (cs.contacts > cs.contact_limit && !cs.annoyed) {
       cs.annoyed = true;
       out.push({ text: ANNOYED_TEXT, kind: 'annoyed', goal_version: st.goal_version });
     }
     return out;
+  }
+
+  /** The answer to one agent message (the contact is already counted); implementations override it. */
+  protected async answer(st: EpisodeState, text: string, _signal?: AbortSignal): Promise<CustomerMessage[]> {
+    return this.scriptedAnswer(st, text);
+  }
+
+  /** The script's answer: each fact one of whose `ask` keywords the message contains, else "don't know" to a question. */
+  scriptedAnswer(st: EpisodeState, text: string): CustomerMessage[] {
+    const lower = text.toLowerCase();
+    const disclosed = this.facts()
+      .filter((f) => f.ask.some((k) => lower.includes(k.toLowerCase())))
+      .map((f) => `My ${f.key.replace(/_/g, ' ')} is ${f.value}.`);
+    if (disclosed.length > 0) return [{ text: disclosed.join(' '), kind: 'answer', goal_version: st.goal_version }];
+    if (text.includes('?')) return [{ text: DONT_KNOW_TEXT, kind: 'dont_know', goal_version: st.goal_version }];
+    return [];
   }
 
   /**
@@ -127,7 +147,7 @@ export class CustomerSimulator {
     const cs = st.customer;
     const out: CustomerMessage[] = [];
     if (cs.gave_up) return out;
-    for (const rev of [...this.#scenario.revisions].sort((a, b) => a.goal_version - b.goal_version)) {
+    for (const rev of [...this.scenario.revisions].sort((a, b) => a.goal_version - b.goal_version)) {
       if (cs.revisions_sent.includes(rev.goal_version)) continue;
       if (rev.goal_version <= st.goal_version) {
         cs.revisions_sent.push(rev.goal_version); // overtaken by a goal change
@@ -144,7 +164,7 @@ export class CustomerSimulator {
       cs.revisions_sent.push(rev.goal_version);
       const previous = st.goal_version;
       st.goal_version = rev.goal_version;
-      const text = this.#text(rev.text);
+      const text = this.fill(rev.text);
       cs.latest_request = text;
       out.push({
         text,
@@ -184,6 +204,12 @@ export class CustomerSimulator {
     return { text, kind: 'intervention', goal_version: st.goal_version };
   }
 }
+
+/** The customer model chain that asks for the scripted customer explicitly (over a server default). */
+export const SCRIPTED_CUSTOMER_MODEL = 'builtin:scripted';
+
+/** The scripted customer for every episode: the default when the world names no customer model. */
+export const scriptedCustomer: CustomerFactory = (scenario, vars) => new CustomerSimulator(scenario, vars);
 
 function formatValue(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);

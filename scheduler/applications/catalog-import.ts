@@ -1,4 +1,4 @@
-import { entryDir, readCatalogIndex, type CatalogEntry } from '../../catalog/index.js';
+import { catalogImages, entryDir, readCatalogIndex, type CatalogEntry } from '../../catalog/index.js';
 import { Collections } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
@@ -18,7 +18,8 @@ const packed = new Map<string, Promise<{ archive: Buffer; files: number }>>();
  * application limit leaves room for (free: the first only), skipping names the project
  * already has. Each becomes an application of source kind `upload` whose archive is the
  * packaged folder (so builds, other workers and later runs get exactly that source), with
- * `catalog: {name, digest}`; the folder's digest must equal the index's.
+ * `catalog: {name, digest}`; the folder's digest must equal the index's. With a
+ * SANDBOX_RUNTIME_IMAGE every service is pinned to it, so the container sandbox runs them.
  */
 export async function importCatalog(deps: SchedulerDeps, projectId: string): Promise<Record<string, unknown>> {
   const store = deps.adapters.store;
@@ -55,6 +56,7 @@ export async function importCatalog(deps: SchedulerDeps, projectId: string): Pro
         await registerApplication(deps, projectId, {
           name: entry.name,
           source: { kind: 'upload' },
+          images: deps.config.sandboxRuntimeImage ? await catalogImages(entry, deps.config.sandboxRuntimeImage) : null,
           notes: `${entry.title}. ${entry.summary}`,
           upload: { digest: entry.digest, files, bytes: archive.length, uploaded_at: nowIso() },
           catalog: { name: entry.name, digest: entry.digest },

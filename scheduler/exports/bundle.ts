@@ -8,6 +8,7 @@ import { getArchive } from '../applications/index.js';
 import type { JobKind } from '../jobs/index.js';
 import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';
 import { mirrorJobStatus, storeArtifact } from './finish.js';
+import { REDACTED_FIELDS, redactSource, redactedSpecification } from './holdout-redaction.js';
 import { BUNDLE_JOB, type BundleSource, type ExportInput } from './types.js';
 
 const README = (
@@ -17,8 +18,11 @@ const README = (
 
 - manifest.json: the world version's manifest, tools, validation report, provenance and world_content_hash.
 - scenarios/<scenario_id>.json: every approved scenario with its split and specification.
-  Held-out scenarios are included and marked \`"holdout": true\`: keep them away from training data.
-- source.tar.gz: the application source the version was built from (digest ${wv.source_digest ?? 'unknown'}).
+  Held-out scenarios are included and marked \`"holdout": true\`, without their reference plan
+  and checks (\`"redacted"\` lists what was left out): keep them away from training data.
+- source.tar.gz: the application source the version was built from (digest ${wv.source_digest ?? 'unknown'}),
+  without the scenario templates held-out scenarios were expanded from (manifest.json,
+  \`source_redacted\`, lists them); then its own digest differs from the version's.
 ${
   images
     ? `- images.json: the container images the version pins, by service. The images themselves are not in
@@ -32,8 +36,13 @@ export async function bundleFiles(
   source: BundleSource,
   wv: WorldVersionDoc,
   scenarios: ScenarioDoc[],
-  archive: Buffer,
+  original: Buffer,
 ): Promise<Map<string, Buffer>> {
+  const holdout = (s: ScenarioDoc) => s.split === 'holdout';
+  const { bytes: archive, removed } = await redactSource(
+    original,
+    new Set(scenarios.filter(holdout).map((s) => s.template)),
+  );
   const json = (v: unknown): Buffer => Buffer.from(`${JSON.stringify(v, null, 2)}\n`, 'utf8');
   const files = new Map<string, Buffer>();
   files.set('README.md', Buffer.from(README(wv, source.include_images), 'utf8'));
@@ -51,6 +60,7 @@ export async function bundleFiles(
       tools: wv.compiled?.tools ?? [],
       validation_report: wv.validation_report,
       provenance: wv.provenance,
+      source_redacted: removed,
       scenarios: scenarios.map((s) => ({
         scenario_id: s.scenario_id,
         split: s.split,
@@ -67,10 +77,11 @@ export async function bundleFiles(
         scenario_id: s.scenario_id,
         template: s.template,
         split: s.split,
-        holdout: s.split === 'holdout',
+        holdout: holdout(s),
         origin: s.origin,
-        specification: s.specification,
-        validation_report: s.validation_report,
+        ...(holdout(s)
+          ? { specification: redactedSpecification(s), redacted: [...REDACTED_FIELDS] }
+          : { specification: s.specification, validation_report: s.validation_report }),
       }),
     );
   }
@@ -106,16 +117,16 @@ export async function tarGz(files: Map<string, Buffer>): Promise<Buffer> {
 
 /**
  * The `bundle` job: a published world version as a .tar.gz of manifest.json, its approved
- * scenarios (holdout included and marked: bundles are for evaluators), the application
+ * scenarios (holdout included and marked, without reference plans and checks), the application
  * source archive and, when asked, the pinned image references.
  */
-export const bundleKind: JobKind = {
+export const bundleKind: JobKind<ExportInput> = {
   kind: BUNDLE_JOB,
   phases: [
     {
       name: 'write',
       async run(ctx) {
-        const source = (ctx.input as unknown as ExportInput).source as BundleSource;
+        const source = ctx.input.source as BundleSource;
         const store = ctx.deps.adapters.store;
         const wv = await store.get<WorldVersionDoc>(Collections.worldVersions, source.world_version_id);
         if (!wv || wv.status !== 'published')

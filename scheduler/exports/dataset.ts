@@ -4,7 +4,9 @@ import { Collections } from '../../core/index.js';
 import type { EpisodeState, MemoryEntry, Oracle } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
 import type { RunDoc, RunEpisodeDoc } from '../runs/index.js';
+import type { WorldVersionDoc } from '../worlds/index.js';
 import { mirrorJobStatus, storeArtifact } from './finish.js';
+import { openaiChatExamples } from './openai-chat.js';
 import { DATASET_JOB, type DatasetSource, type ExportInput } from './types.js';
 
 const gzipAsync = promisify(gzip);
@@ -110,24 +112,28 @@ export function datasetLine(run: RunDoc, e: RunEpisodeDoc, state: EpisodeState |
 /**
  * The `dataset_export` job: every finished, final attempt of the runs' episodes in the
  * asked splits (never holdout), only clean successes when `verified_only`, written as
- * gzipped JSON Lines. Episodes still queued or running, environment errors and re-queued
+ * gzipped JSON Lines (one line per episode, or per actor of each episode in the
+ * `openai_chat` format). Episodes still queued or running, environment errors and re-queued
  * attempts are left out; runs that have not ended export what has finished so far.
  */
-export const datasetExportKind: JobKind = {
+export const datasetExportKind: JobKind<ExportInput> = {
   kind: DATASET_JOB,
   phases: [
     {
       name: 'write',
       async run(ctx) {
-        const source = (ctx.input as unknown as ExportInput).source as DatasetSource;
+        const source = ctx.input.source as DatasetSource;
         const splits = source.splits.filter((s) => s === 'train' || s === 'dev');
         const store = ctx.deps.adapters.store;
         const lines: string[] = [];
         let skipped = 0;
+        let episodes = 0;
+        const openai = source.format === 'openai_chat';
         for (const runId of source.run_ids) {
           await ctx.stopIfRequested();
           const run = await store.get<RunDoc>(Collections.runs, runId);
           if (!run) continue;
+          const wv = openai ? await store.get<WorldVersionDoc>(Collections.worldVersions, run.world_version_id) : null;
           const eps = await store.find<RunEpisodeDoc>(
             Collections.runEpisodes,
             { run_id: runId, status: 'finished', replaced_by: null, split: { $in: splits } },
@@ -140,11 +146,18 @@ export const datasetExportKind: JobKind = {
               continue;
             }
             const doc = await store.get<{ _id: string; actor_state?: EpisodeState }>(Collections.episodes, e._id);
-            lines.push(JSON.stringify(datasetLine(run, e, doc?.actor_state ?? null)));
+            episodes++;
+            if (!openai) lines.push(JSON.stringify(datasetLine(run, e, doc?.actor_state ?? null)));
+            else if (doc?.actor_state && wv?.compiled)
+              for (const ex of openaiChatExamples(doc.actor_state, wv.compiled)) lines.push(JSON.stringify(ex));
           }
         }
         const bytes = await gzipAsync(Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8'));
-        await storeArtifact(ctx, bytes, { episodes: lines.length, skipped_unverified: skipped });
+        await storeArtifact(ctx, bytes, {
+          episodes,
+          ...(openai ? { format: 'openai_chat', examples: lines.length } : {}),
+          skipped_unverified: skipped,
+        });
       },
     },
   ],

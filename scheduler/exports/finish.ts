@@ -10,11 +10,11 @@ import type { ArtifactDoc, ExportInput } from './types.js';
  * Compare-and-set on `pending`, so a job stopped meanwhile never revives a failed record.
  */
 export async function storeArtifact(
-  ctx: PhaseContext,
+  ctx: PhaseContext<ExportInput>,
   bytes: Buffer,
   contents: Record<string, unknown>,
 ): Promise<void> {
-  const { artifact_id } = ctx.input as unknown as ExportInput;
+  const { artifact_id } = ctx.input;
   const store = ctx.deps.adapters.store;
   await ctx.stopIfRequested();
   const blob = await putBlob(store, artifact_id, bytes);
@@ -40,8 +40,8 @@ export async function storeArtifact(
  * artifact `failed` with the job's sentence; a retried job (queued again) makes it
  * `pending` again. A `ready` artifact never changes.
  */
-export async function mirrorJobStatus(job: JobDoc, deps: SchedulerDeps): Promise<void> {
-  const { artifact_id } = job.input as unknown as ExportInput;
+export async function mirrorJobStatus(job: JobDoc<ExportInput>, deps: SchedulerDeps): Promise<void> {
+  const { artifact_id } = job.input;
   const store = deps.adapters.store;
   if (job.status === 'failed' || job.status === 'cancelled') {
     const error = job.error ?? (job.status === 'cancelled' ? 'the export job was stopped' : 'the export job failed');

@@ -62,7 +62,9 @@ async function startExport(
 /** POST /v1/dataset-exports: checks every run is the caller's and holdout is not asked. */
 async function createDatasetExport(ctx: OperationContext, deps: SchedulerDeps) {
   const p = requirePrincipal(ctx);
-  const b = body<{ run_ids: string[]; splits?: string[]; verified_only?: boolean }>(ctx);
+  const b = body<{ run_ids: string[]; splits?: string[]; verified_only?: boolean; format?: string }>(ctx);
+  const format = b.format ?? 'crucible';
+  if (format !== 'crucible' && format !== 'openai_chat') throw invalid('format', 'must be crucible or openai_chat');
   const runIds = [...new Set(b.run_ids)];
   if (runIds.length === 0) throw invalid('run_ids', 'name at least one run');
   const splits = [...new Set(b.splits ?? ['train'])];
@@ -76,6 +78,7 @@ async function createDatasetExport(ctx: OperationContext, deps: SchedulerDeps) {
     run_ids: runIds,
     splits: splits as DatasetSource['splits'],
     verified_only: b.verified_only ?? true,
+    format,
   };
   return accepted(
     await startExport(

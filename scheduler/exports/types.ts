@@ -17,6 +17,12 @@ export interface DatasetSource {
   run_ids: string[];
   splits: Array<'train' | 'dev'>;
   verified_only: boolean;
+  /**
+   * `crucible` (default): one line per episode with every actor's transcript and its scores;
+   * `openai_chat`: OpenAI's chat fine-tuning format, one line per actor of each episode with
+   * `messages` and `tools` (docs/exports.md). Absent in exports asked for before formats.
+   */
+  format?: 'crucible' | 'openai_chat';
 }
 
 /** What a bundle was asked for. */

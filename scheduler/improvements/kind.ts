@@ -34,10 +34,10 @@ interface Checkpoint {
   created_profile_id?: string;
 }
 
-const inputOf = (ctx: PhaseContext): ImprovementInput => ctx.input as unknown as ImprovementInput;
+const inputOf = (ctx: PhaseContext<ImprovementInput>): ImprovementInput => ctx.input;
 
 /** collect: tallies the oracle records of the profile's train and dev episodes of the run. */
-async function collect(ctx: PhaseContext): Promise<void> {
+async function collect(ctx: PhaseContext<ImprovementInput>): Promise<void> {
   const { run_id, profile_id } = inputOf(ctx);
   const episodes = learningEpisodes(await runEpisodes(ctx.deps.adapters.store, run_id), profile_id);
   const findings = collectFindings(episodes);
@@ -50,7 +50,7 @@ async function collect(ctx: PhaseContext): Promise<void> {
 }
 
 /** analyse: turns the findings into changes by the rules, keeping only advice the profile lacks. */
-async function analyse(ctx: PhaseContext): Promise<void> {
+async function analyse(ctx: PhaseContext<ImprovementInput>): Promise<void> {
   const cp = ctx.checkpoint<Checkpoint>();
   const profile = await loadProfile(ctx.deps.adapters.store, ctx.job.project_id, inputOf(ctx).profile_id);
   const { apply, already } = partitionChanges(proposeChanges(cp.findings!), profile);
@@ -58,7 +58,7 @@ async function analyse(ctx: PhaseContext): Promise<void> {
 }
 
 /** propose: stores the next version of the profile with the changes, and the result naming it. */
-async function propose(ctx: PhaseContext): Promise<void> {
+async function propose(ctx: PhaseContext<ImprovementInput>): Promise<void> {
   const cp = ctx.checkpoint<Checkpoint>();
   const { run_id, profile_id } = inputOf(ctx);
   const store = ctx.deps.adapters.store;
@@ -112,7 +112,7 @@ async function propose(ctx: PhaseContext): Promise<void> {
  * The improvement job (spec sections 1.6 and 2): collect -> analyse -> propose. Rules only,
  * no model calls, so it spends nothing; the new version keeps the base's model and settings.
  */
-export const improvementKind: JobKind = {
+export const improvementKind: JobKind<ImprovementInput> = {
   kind: IMPROVEMENT_JOB,
   phases: [
     { name: 'collect', run: collect },

@@ -16,7 +16,8 @@ export interface JobEngineOptions {
 export interface NewJob {
   projectId: string;
   kind: string;
-  input: Record<string, unknown>;
+  /** The kind's input, stored as JSON (a kind's own input type, see JobKind). */
+  input: object;
   budgetUsd?: number | null;
   /** Initial checkpoint, e.g. ids the job's records already use. */
   checkpoint?: Record<string, unknown>;
@@ -96,7 +97,8 @@ export class JobEngine implements RunHost {
       error: null,
       pause_requested: false,
       cancel_requested: false,
-      input: spec.input,
+      // stored as JSON; the kind's phases read it back as their own input type
+      input: spec.input as Record<string, unknown>,
       owner: null,
       phase_starts: {},
       created_at: now,

@@ -11,8 +11,11 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const ENDED_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
 export const isEnded = (s: JobStatus): boolean => ENDED_STATUSES.includes(s);
 
-/** A stored job. Only the engine writes `status`, `owner`, `completed_phases` and `checkpoint`. */
-export interface JobDoc extends Doc {
+/**
+ * A stored job. Only the engine writes `status`, `owner`, `completed_phases` and `checkpoint`.
+ * `I` is the kind's input (see {@link JobKind}); the engine itself treats it as opaque JSON.
+ */
+export interface JobDoc<I extends object = object> extends Doc {
   project_id: string;
   kind: string;
   status: JobStatus;
@@ -31,7 +34,7 @@ export interface JobDoc extends Doc {
   pause_requested: boolean;
   cancel_requested: boolean;
   /** What the job was asked to do (kind-specific). */
-  input: Record<string, unknown>;
+  input: I;
   /** The engine instance running it (fencing token next to the `job:<id>` lease). */
   owner: string | null;
   /** How many times each phase was started, for `compiler.phase.started.attempt`. */
@@ -43,11 +46,11 @@ export interface JobDoc extends Doc {
 }
 
 /** What a phase gets: its job's input and checkpoint, spending, events and stop signals. */
-export interface PhaseContext {
-  readonly job: Readonly<JobDoc>;
+export interface PhaseContext<I extends object = object> {
+  readonly job: Readonly<JobDoc<I>>;
   readonly deps: SchedulerDeps;
   readonly phase: string;
-  readonly input: Record<string, unknown>;
+  readonly input: I;
   /** The checkpoint as saved so far (a copy; change it through `save`). */
   checkpoint<T = Record<string, unknown>>(): T;
   /** Merges `patch` into the checkpoint and persists it at once (progress inside a long phase). */
@@ -71,15 +74,19 @@ export interface PhaseContext {
   sleep(ms: number): Promise<void>;
 }
 
-export interface JobPhase {
+/** One phase of a job kind whose input is `I`. */
+export interface JobPhase<I extends object = object> {
   name: string;
-  run(ctx: PhaseContext): Promise<void>;
+  run(ctx: PhaseContext<I>): Promise<void>;
 }
 
-/** A kind of server job: its ordered phases and optional hooks. */
-export interface JobKind {
+/**
+ * A kind of server job: its ordered phases and optional hooks. `I` types the input its
+ * creator stores and its phases read (the engine stores it as JSON and hands it back).
+ */
+export interface JobKind<I extends object = object> {
   kind: string;
-  phases: readonly JobPhase[];
+  phases: readonly JobPhase<I>[];
   /** Event types emitted around each phase (e.g. `compiler.phase.started` / `.finished`). */
   phaseEvents?: { started: EventType; finished: EventType };
   /**
@@ -87,7 +94,7 @@ export interface JobKind {
    * as stored afterwards. Kinds use it to mirror the status on their own records (e.g. a
    * world version turning `failed`). Must be idempotent; errors are logged, not thrown.
    */
-  onStatus?(job: JobDoc, deps: SchedulerDeps): Promise<void>;
+  onStatus?(job: JobDoc<I>, deps: SchedulerDeps): Promise<void>;
 }
 
 /** Thrown at a safe point when a pause or stop was asked (or the engine is closing). */

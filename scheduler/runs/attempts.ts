@@ -1,6 +1,6 @@
 import { Collections } from '../../core/index.js';
 import { newId, nowIso } from '../../core/index.js';
-import type { Doc, DocumentStore } from '../../core/index.js';
+import type { Doc, DocumentStore, Filter } from '../../core/index.js';
 import {
   environmentErrorOracle,
   isSuccess,
@@ -33,6 +33,10 @@ export interface AttemptSpec {
   repeat: number;
   attempt: number;
   replaces: string | null;
+  /** Earlier attempts of the slot lost with their worker. */
+  worker_losses?: number;
+  /** The shard driver's engine that will place it (null: whoever runs the shard next). */
+  owner?: string | null;
 }
 
 /**
@@ -79,30 +83,44 @@ export async function newAttempt(
     environment_error: null,
     worker_id: null,
     worker_address: null,
+    worker_losses: s.worker_losses ?? 0,
+    owner: s.owner ?? null,
     started_at: null,
     ended_at: null,
   });
 }
 
-/** Records a finished attempt's outcome (as its worker reported it) in the compact record. */
+/**
+ * Records a finished attempt's outcome (as its worker reported it) in the compact record,
+ * once: only while it is `running` and, with `owner`, held by that shard driver's engine.
+ *
+ * @returns the record, or null when it was not written (ended already, or another owner).
+ */
 export async function recordOutcome(
   store: DocumentStore,
   ep: RunEpisodeDoc,
   o: EpisodeOutcome,
+  owner?: string,
 ): Promise<RunEpisodeDoc | null> {
-  return store.update<RunEpisodeDoc>(Collections.runEpisodes, ep._id, {
-    status: o.status,
-    termination: o.termination,
-    reward: o.reward,
-    oracle: o.oracle,
-    success: o.oracle && o.status === 'finished' ? isSuccess(o.oracle) : null,
-    cost_usd: o.cost_usd,
-    tokens: o.tokens,
-    turns: o.turns,
-    environment_error: o.environment_error,
-    started_at: o.started_at ?? ep.started_at,
-    ended_at: o.ended_at,
-  });
+  const where: Filter = owner ? { status: 'running', owner } : { status: 'running' };
+  return store.update<RunEpisodeDoc>(
+    Collections.runEpisodes,
+    ep._id,
+    {
+      status: o.status,
+      termination: o.termination,
+      reward: o.reward,
+      oracle: o.oracle,
+      success: o.oracle && o.status === 'finished' ? isSuccess(o.oracle) : null,
+      cost_usd: o.cost_usd,
+      tokens: o.tokens,
+      turns: o.turns,
+      environment_error: o.environment_error,
+      started_at: o.started_at ?? ep.started_at,
+      ended_at: o.ended_at,
+    },
+    where,
+  );
 }
 
 /** How an attempt ended when its actor did not end it. */
@@ -117,6 +135,8 @@ export interface EndWithoutActor {
    * while shutting down, which the scheduler did not ask for (the world went away, not the run).
    */
   overrideStop?: boolean;
+  /** The shard driver's engine: nothing is written unless it still holds the attempt. */
+  owner?: string;
 }
 
 /**
@@ -126,11 +146,16 @@ export interface EndWithoutActor {
  * one (no checks, excluded from scores). `state_rev` is fenced to -1, so an actor still
  * alive somewhere (a worker cut off, not dead) can no longer save over it.
  *
- * @returns false when the attempt had already ended (nothing changed).
+ * @returns false when the attempt had already ended, or `end.owner` no longer holds it
+ *   (nothing changed).
  */
 export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, end: EndWithoutActor): Promise<boolean> {
+  const fence: Filter = end.owner ? { owner: end.owner } : {};
   for (let round = 0; round < 5; round++) {
     const now = nowIso();
+    // fenced before the full record is touched: a scheduler that lost the shard changes nothing
+    if (end.owner && (await store.get<RunEpisodeDoc>(Collections.runEpisodes, ep._id))?.owner !== end.owner)
+      return false;
     const full = await store.get<EpisodeDoc>(Collections.episodes, ep._id);
     const open = ['queued', 'running', ...(end.overrideStop ? ['cancelled'] : [])];
     if (full && !open.includes(full.status)) return false;
@@ -162,19 +187,26 @@ export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, e
       };
     const where = full ? { status: full.status, state_rev: full.state_rev ?? null } : undefined;
     if (full && !(await store.update(Collections.episodes, ep._id, patch, where))) continue;
-    await store.update<RunEpisodeDoc>(Collections.runEpisodes, ep._id, {
-      status: end.status,
-      termination: end.termination,
-      reward: null,
-      oracle,
-      success: null,
-      environment_error: end.environment_error,
-      turns: st?.actions.length ?? 0,
-      cost_usd: st?.cost_usd ?? ep.cost_usd,
-      tokens: st?.tokens ?? ep.tokens,
-      ended_at: now,
-    });
-    return true;
+    const compact = await store.update<RunEpisodeDoc>(
+      Collections.runEpisodes,
+      ep._id,
+      {
+        status: end.status,
+        termination: end.termination,
+        reward: null,
+        oracle,
+        success: null,
+        // ended by the scheduler, not by its actor: the attempt did not run to an end of its own
+        lost: end.status === 'failed',
+        environment_error: end.environment_error,
+        turns: st?.actions.length ?? 0,
+        cost_usd: st?.cost_usd ?? ep.cost_usd,
+        tokens: st?.tokens ?? ep.tokens,
+        ended_at: now,
+      },
+      fence,
+    );
+    return compact !== null;
   }
   return false;
 }
@@ -191,6 +223,10 @@ function bareOracle(message: string): Oracle {
     checks_goal_version: 1,
     checks_passed: 0,
     checks_total: 0,
+    progress_passed: 0,
+    progress_total: 0,
+    guards_passed: 0,
+    guards_total: 0,
     completed: false,
     habits: {
       read_latest_before_write: pass,
@@ -198,5 +234,7 @@ function bareOracle(message: string): Oracle {
       complete_after_read: { ...pass, applicable: false },
       customer_contacts: { passed: true, count: 0, limit: 0 },
     },
+    customer: { simulator: 'scripted', model_calls: 0, cost_usd: 0 },
+    customer_violations: [],
   };
 }

@@ -1,6 +1,7 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
+import { beforeStart, waitForStart } from './start-wait.js';
 import type { SchedulerDeps } from '../context.js';
 import {
   BudgetReached,
@@ -12,7 +13,7 @@ import {
   type JobKind,
   type PhaseContext,
 } from '../jobs/index.js';
-import { finishRun } from './finish.js';
+import { finishRun, unranSlots } from './finish.js';
 import { RUN_JOB, type RunDoc, type RunStatus } from './types.js';
 
 const TICK_MS = 500;
@@ -47,7 +48,10 @@ export const coordinatorKind: JobKind = {
 };
 
 async function mirror(deps: SchedulerDeps, runId: string, job: JobDoc): Promise<void> {
-  const status = job.status as RunStatus;
+  let status = job.status as RunStatus;
+  // a run waiting for quiet hours stays queued until watchShards starts it at starts_at
+  if (status === 'running' && beforeStart(await deps.adapters.store.get<RunDoc>(Collections.runs, runId)))
+    status = 'queued';
   const patch: Record<string, unknown> = { status, updated_at: nowIso() };
   if (status === 'queued' || status === 'running') Object.assign(patch, { error: null, ended_at: null });
   if (status === 'running' && job.started_at) patch.started_at = job.started_at;
@@ -58,6 +62,12 @@ async function watchShards(ctx: PhaseContext): Promise<void> {
   const store = ctx.deps.adapters.store;
   const run = await store.get<RunDoc>(Collections.runs, (ctx.input as { run_id: string }).run_id);
   if (!run) throw new ServiceError('gone', `run ${(ctx.input as { run_id: string }).run_id} no longer exists`);
+  if ((await waitForStart(ctx, run)) && !beforeStart(run))
+    await store.update<RunDoc>(Collections.runs, run._id, {
+      status: 'running',
+      started_at: nowIso(),
+      updated_at: nowIso(),
+    });
   let budget: BudgetReached | null = null;
   let shards: JobDoc[];
   for (;;) {
@@ -100,6 +110,8 @@ async function watchShards(ctx: PhaseContext): Promise<void> {
       'conflict',
       `${cancelled.length} of ${shards.length} shards were stopped on their own (shard ${cancelled[0]!._id}); stop or retry the run as a whole`,
     );
+  const missing = await unranSlots(ctx.deps, run);
+  if (missing) throw new ServiceError('unavailable', missing);
 }
 
 async function stopShards(ctx: PhaseContext, shards: JobDoc[]): Promise<void> {

@@ -4,10 +4,10 @@ import { newId, nowIso } from '../../core/index.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
 import { body, requirePrincipal } from '../../core/index.js';
-import type { ScenarioDoc } from '../worlds/index.js';
+import { pinScenarios, scenarioSetHash, type ScenarioDoc } from '../worlds/index.js';
 import { newAttempt } from './attempts.js';
 import { assertAllowanceLeft } from '../../billing/index.js';
-import { checkRunAllowed } from '../../billing/index.js';
+import { checkRunAllowed, runStartTime } from '../../billing/index.js';
 import { planRun, type EvaluationBody, type RunPlan } from './plan.js';
 import { emptySummary } from './summary.js';
 import { RUN_JOB, SHARD_JOB, SHARD_SIZE, type RunDoc, type RunProfile } from './types.js';
@@ -38,7 +38,8 @@ export function slotsOf(plan: Pick<RunPlan, 'scenarios' | 'profiles'>, repeats: 
  * POST /v1/evaluations: checks the request (planRun) and the plan (checkRunAllowed), then
  * stores the run (`queued`), one queued episode per slot, one `run_shard` job per
  * SHARD_SIZE slots and the run's coordinator job (`run`), whose id is the answer's
- * `job_id`. Shards start placing at once. Answers 202 `{run_id, job_id, episodes, shards}`.
+ * `job_id`. Shards start placing at once, or at `starts_at` when the organization's runs
+ * wait for quiet hours. Answers 202 `{run_id, job_id, episodes, shards, starts_at?}`.
  */
 export const createEvaluation: OperationHandler = async (ctx, deps) => {
   const p = requirePrincipal(ctx);
@@ -47,18 +48,19 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
   const spends = plan.profiles.some((pr) => pr.driver === 'llm' && !(pr.model ?? '').startsWith('builtin:'));
   await checkRunAllowed(deps.adapters.store, p.projectId, slots.length);
   if (spends) await assertAllowanceLeft(deps, p.organizationId);
-  const run = await storeRun(deps, p.projectId, plan, slots);
+  const startsAt = await runStartTime(deps.adapters.store, p.projectId, deps.config.quietHoursUtc);
+  const run = await storeRun(deps, p.projectId, plan, slots, startsAt);
   await new EventLog(deps.adapters.store, deps.adapters.bus).append({
     stream: run._id,
     project_id: run.project_id,
     type: 'run.started',
-    summary: `run of ${run.episodes} episodes (${plan.profiles.map((x) => x.label).join(', ')}) on world version ${run.world_version_id}`,
+    summary: `run of ${run.episodes} episodes (${plan.profiles.map((x) => x.label).join(', ')}) on world version ${run.world_version_id}${startsAt ? `, starting in quiet hours at ${startsAt}` : ''}`,
     data: {
       world_version_id: run.world_version_id,
       profiles: run.profiles.map((x) => x.label),
       episodes: run.episodes,
       shards: run.shard_ids.length,
-      starts_at: null,
+      starts_at: startsAt,
     },
   });
   const jobs = jobsOf(deps);
@@ -78,13 +80,26 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
     input: { run_id: run._id },
     budgetUsd: plan.config.budget_usd,
   });
-  return accepted({ run_id: run._id, job_id: run.job_id, episodes: run.episodes, shards: run.shard_ids.length });
+  return accepted({
+    run_id: run._id,
+    job_id: run.job_id,
+    episodes: run.episodes,
+    shards: run.shard_ids.length,
+    ...(startsAt ? { starts_at: startsAt } : {}),
+  });
 };
 
-async function storeRun(deps: SchedulerDeps, projectId: string, plan: RunPlan, slots: Slot[]): Promise<RunDoc> {
+async function storeRun(
+  deps: SchedulerDeps,
+  projectId: string,
+  plan: RunPlan,
+  slots: Slot[],
+  startsAt: string | null,
+): Promise<RunDoc> {
   const store = deps.adapters.store;
   const now = nowIso();
   const wv = plan.worldVersion;
+  const scenarioSet = pinScenarios(plan.scenarios);
   const shardIds = Array.from({ length: Math.ceil(slots.length / SHARD_SIZE) }, () => newId('job'));
   const run = await store.insert<RunDoc>(Collections.runs, {
     _id: newId('run'),
@@ -99,6 +114,9 @@ async function storeRun(deps: SchedulerDeps, projectId: string, plan: RunPlan, s
     shard_ids: shardIds,
     episodes: slots.length,
     scenarios: plan.scenarios.length,
+    scenario_set: scenarioSet,
+    scenario_set_hash: scenarioSetHash(scenarioSet),
+    ...(startsAt ? { starts_at: startsAt } : {}),
     spent_usd: 0,
     error: null,
     summary: emptySummary(plan.profiles, slots.length, plan.config.repeats),

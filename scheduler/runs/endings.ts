@@ -3,32 +3,45 @@ import { EventLog } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { endWithoutActor, newAttempt, type EpisodeDoc } from './attempts.js';
 import type { RunWorld } from './run-world.js';
-import { MAX_ATTEMPTS, type RunEpisodeDoc } from './types.js';
+import { MAX_ATTEMPTS, MAX_ATTEMPTS_WITH_LOSSES, type RunEpisodeDoc } from './types.js';
 import type { EpisodeOutcome } from '../../world-worker/index.js';
+
+/** How {@link failAndRequeue} ends an attempt. */
+export interface FailOptions {
+  /** Queue the slot again as a new attempt while it has attempts left (default true). */
+  requeue?: boolean;
+  /** The worker shut down and stopped the actor itself: a `cancelled` ending it saved is overwritten too. */
+  overrideStop?: boolean;
+  /** The attempt was lost with its world-worker: the new attempt does not count against MAX_ATTEMPTS. */
+  workerLost?: boolean;
+  /** The shard driver's engine (the fence of every write). */
+  owner?: string;
+}
 
 /**
  * Ends an attempt with `environment_error` because its world or worker failed (not the
  * agent), announces it on the run's stream, and, when `requeue`, queues the slot again as a
- * new attempt while it has attempts left (MAX_ATTEMPTS). `overrideStop`: the worker shut
- * down and stopped the actor itself, so a `cancelled` ending it saved is overwritten too.
+ * new attempt while it has attempts left: MAX_ATTEMPTS counted, attempts lost with their
+ * worker not counted (up to MAX_ATTEMPTS_WITH_LOSSES in all).
  *
- * @returns the new attempt, or null when none was made (not asked, no attempts left, or the
- *   actor had ended the episode itself in the meantime: then its own record stands).
+ * @returns the new attempt, or null when none was made (not asked, no attempts left, the
+ *   attempt is no longer the owner's, or the actor had ended the episode itself in the
+ *   meantime: then its own record stands).
  */
 export async function failAndRequeue(
   deps: SchedulerDeps,
   rw: RunWorld,
   ep: RunEpisodeDoc,
   why: string,
-  requeue = true,
-  overrideStop = false,
+  opts: FailOptions = {},
 ): Promise<RunEpisodeDoc | null> {
   const ended = await endWithoutActor(deps.adapters.store, ep, {
     status: 'failed',
     termination: 'environment_error',
     environment_error: why,
     world: rw.world,
-    overrideStop,
+    overrideStop: opts.overrideStop,
+    owner: opts.owner,
   });
   if (!ended) return null;
   await announceEnd(
@@ -44,11 +57,23 @@ export async function failAndRequeue(
     },
     why,
   );
-  return requeue && ep.attempt < MAX_ATTEMPTS ? nextAttempt(deps, rw, ep) : null;
+  if (opts.requeue === false) return null;
+  const losses = (ep.worker_losses ?? 0) + (opts.workerLost ? 1 : 0);
+  const counted = ep.attempt + 1 - losses;
+  if (counted > MAX_ATTEMPTS || ep.attempt >= MAX_ATTEMPTS_WITH_LOSSES) return null;
+  return nextAttempt(deps, rw, ep, { workerLost: opts.workerLost, owner: opts.owner });
 }
 
-/** A new queued attempt of `ep`'s slot (attempt + 1), linked both ways with `ep`. */
-export async function nextAttempt(deps: SchedulerDeps, rw: RunWorld, ep: RunEpisodeDoc): Promise<RunEpisodeDoc> {
+/**
+ * A new queued attempt of `ep`'s slot (attempt + 1), linked both ways with `ep`; it carries
+ * the slot's count of attempts lost with their worker (one more when `workerLost`).
+ */
+export async function nextAttempt(
+  deps: SchedulerDeps,
+  rw: RunWorld,
+  ep: RunEpisodeDoc,
+  opts: { workerLost?: boolean; owner?: string } = {},
+): Promise<RunEpisodeDoc> {
   const store = deps.adapters.store;
   const next = await newAttempt(store, rw.run, {
     slot: ep.slot,
@@ -58,18 +83,21 @@ export async function nextAttempt(deps: SchedulerDeps, rw: RunWorld, ep: RunEpis
     repeat: ep.repeat,
     attempt: ep.attempt + 1,
     replaces: ep._id,
+    worker_losses: (ep.worker_losses ?? 0) + (opts.workerLost ? 1 : 0),
+    owner: opts.owner ?? null,
   });
   await store.update(Collections.runEpisodes, ep._id, { replaced_by: next._id });
   return next;
 }
 
 /** Ends an attempt that never started because the run stopped (termination `stopped`). */
-export async function cancelUnstarted(deps: SchedulerDeps, ep: RunEpisodeDoc): Promise<void> {
+export async function cancelUnstarted(deps: SchedulerDeps, ep: RunEpisodeDoc, owner?: string): Promise<void> {
   if (
     await endWithoutActor(deps.adapters.store, ep, {
       status: 'cancelled',
       termination: 'stopped',
       environment_error: null,
+      owner,
     })
   ) {
     await announceEnd(
@@ -105,6 +133,38 @@ export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc):
     started_at: st.created_at,
     ended_at: st.ended_at ?? st.created_at,
   };
+}
+
+/**
+ * Makes sure an attempt whose ending was read back from its record (its worker died, or
+ * its shard moved, between the actor's final save and its events) has its
+ * `episode.finished` on the run's stream: appended now when the actor's never was.
+ */
+export async function announceRecovered(deps: SchedulerDeps, ep: RunEpisodeDoc, o: EpisodeOutcome): Promise<void> {
+  const seen = await deps.adapters.store
+    .findOne(Collections.events, { stream: ep.run_id, episode_id: ep._id, type: 'episode.finished' })
+    .catch(() => null);
+  if (seen) return;
+  try {
+    await new EventLog(deps.adapters.store, deps.adapters.bus).append({
+      stream: ep.run_id,
+      project_id: ep.project_id,
+      episode_id: ep._id,
+      type: 'episode.finished',
+      summary: `episode ${o.status} (${o.termination})${o.reward !== null ? `, reward ${o.reward}` : ''}`,
+      data: {
+        status: o.status,
+        termination: o.termination,
+        reward: o.reward,
+        cost_usd: o.cost_usd,
+        tokens: o.tokens?.total ?? 0,
+        turns: o.turns,
+        environment_error: o.environment_error !== null,
+      },
+    });
+  } catch (err) {
+    deps.logger.warn({ err, episode: ep._id }, 'the end of an episode could not be announced');
+  }
 }
 
 async function announceEnd(

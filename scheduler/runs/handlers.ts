@@ -4,6 +4,7 @@ import { EventLog } from '../../core/index.js';
 import { ok, type HandlerTable, type SchedulerDeps } from '../context.js';
 import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../jobs/index.js';
 import { body, param, requirePrincipal } from '../../core/index.js';
+import { compareRuns } from './compare.js';
 import { createEvaluation } from './create.js';
 import { computeSummary, runEpisodes } from './summary.js';
 import { RUN_ENDED, type RunDoc, type RunSummary } from './types.js';
@@ -44,35 +45,7 @@ export const runHandlers: HandlerTable = {
     return ok((await runEpisodes(deps.adapters.store, run._id)).map(episodeItemView));
   },
 
-  /**
-   * GET /v1/compare: the summaries of one run (its profiles side by side), or of two runs
-   * on the same pinned world content (`world_content_hash`); 409 when the hashes differ.
-   */
-  async compare_runs(ctx, deps) {
-    const p = requirePrincipal(ctx);
-    const store = deps.adapters.store;
-    const a = await loadRun(store, p.projectId, String(ctx.query.run_a));
-    const b =
-      typeof ctx.query.run_b === 'string' && ctx.query.run_b !== ''
-        ? await loadRun(store, p.projectId, ctx.query.run_b)
-        : null;
-    if (b && b.world_content_hash !== a.world_content_hash) {
-      throw conflict(
-        `runs ${a._id} and ${b._id} ran on different world content (world_content_hash ${a.world_content_hash} vs ${b.world_content_hash}); ` +
-          'only runs on the same pinned world version can be compared, or compare the profiles within one run',
-      );
-    }
-    const runs: Record<string, RunSummary> = { [a._id]: await currentSummary(deps, a) };
-    if (b) runs[b._id] = await currentSummary(deps, b);
-    return ok({
-      world_version_id: a.world_version_id,
-      world_content_hash: a.world_content_hash,
-      runs,
-      ...(b && b.world_version_id !== a.world_version_id
-        ? { world_version_ids: { [a._id]: a.world_version_id, [b._id]: b.world_version_id } }
-        : {}),
-    });
-  },
+  compare_runs: compareRuns,
 
   /**
    * POST /v1/runs/{id}/commands: the command goes to every shard it applies to (pause,

@@ -16,6 +16,16 @@ export { coordinatorKind } from './coordinator-kind.js';
 export { shardKind, type ShardInput } from './shard-kind.js';
 export { computeSummary, scoreBlock, finalAttempts, runEpisodes } from './summary.js';
 export { loadRun, runView, episodeItemView } from './views.js';
+export { comparePair, runScenarioSet } from './compare.js';
+export {
+  BOOTSTRAP_RESAMPLES,
+  STATS_SEED,
+  clusterBootstrapMean,
+  mulberry32,
+  pairedTest,
+  wilson,
+  type PairedTest,
+} from './statistics.js';
 export type { EpisodeDoc } from './attempts.js';
 export * from './types.js';
 

@@ -1,4 +1,5 @@
 import { Collections } from '../../core/index.js';
+import { newId } from '../../core/index.js';
 import { stateKey, type SchedulerDeps } from '../context.js';
 import type { ProjectDoc } from '../../accounts/index.js';
 import { limitsOf, loadProject } from '../../accounts/index.js';
@@ -17,6 +18,10 @@ interface GateState {
 }
 
 const GATES = stateKey('organization-gates', (): GateState => ({ turns: new Map() }));
+/** Longer than any placing round; a scheduler that dies holding it blocks its organization this long at most. */
+const LEASE_TTL_MS = 10_000;
+const LEASE_TRIES = 10;
+const LEASE_RETRY_MS = 30;
 
 /**
  * The plan's `concurrent_episodes`: episodes running at once in one organization, across
@@ -24,8 +29,10 @@ const GATES = stateKey('organization-gates', (): GateState => ({ turns: new Map(
  * organization's running episodes in the store (after any placement of the same
  * organization by this scheduler, so none is counted twice or missed) and answers the room
  * left; the shard places at most that many and leaves. A full organization's episodes
- * stay queued until one of its episodes ends. Several schedulers count the same store: two
- * of them placing for one organization at the same moment can each take the last place.
+ * stay queued until one of its episodes ends. Across schedulers, a placing round of an
+ * organization holds the lease `org-placing:<organization>` in the LeaseStore (Redis) from
+ * the count until its placements are recorded `running`, so two schedulers never both take
+ * the last place; a scheduler that cannot get the lease at once places nothing this round.
  */
 export class OrganizationSlots {
   readonly #deps: SchedulerDeps;
@@ -51,14 +58,32 @@ export class OrganizationSlots {
       if (turns.get(organization._id) === chained) turns.delete(organization._id);
     });
     await before;
+    const key = `org-placing:${organization._id}`;
+    const holder = newId('orgp');
+    const leases = this.#deps.adapters.leases;
+    let held = false;
+    const release = () => {
+      // the next round of this scheduler waits for the release, not for the lease to lapse
+      if (held) void leases.release(key, holder).then(leave, leave);
+      else leave();
+      held = false;
+    };
     try {
+      for (let i = 0; i < LEASE_TRIES && !held; i++) {
+        held = await leases.acquire(key, holder, LEASE_TTL_MS);
+        if (!held) await new Promise((r) => setTimeout(r, LEASE_RETRY_MS));
+      }
+      if (!held) {
+        leave();
+        return { room: 0, leave: () => undefined };
+      }
       const projects = (await store.find<ProjectDoc>(Collections.projects, { organization_id: organization._id })).map(
         (p) => p._id,
       );
       const running = await store.count(Collections.runEpisodes, { project_id: { $in: projects }, status: 'running' });
-      return { room: Math.max(0, limit - running), leave };
+      return { room: Math.max(0, limit - running), leave: release };
     } catch (err) {
-      leave();
+      release();
       throw err;
     }
   }

@@ -13,6 +13,8 @@ interface PlacementState {
   fullUntil: Map<string, number>;
   /** Workers that answered they are shutting down, and until when that is news. */
   leavingUntil: Map<string, number>;
+  /** Workers a call found unreachable, and when: passed over until they are heard from again. */
+  downAt: Map<string, number>;
   live: { at: number; workers: Promise<WorkerRecord[]> } | null;
 }
 
@@ -20,6 +22,7 @@ const PLACEMENT = stateKey('placement', (): PlacementState => ({
   placed: new Map(),
   fullUntil: new Map(),
   leavingUntil: new Map(),
+  downAt: new Map(),
   live: null,
 }));
 
@@ -61,7 +64,7 @@ export class Placement {
     const live = await this.live();
     if (live.length === 0) return 'none';
     for (const w of live) {
-      if ((this.#state.fullUntil.get(w.id) ?? 0) > now || this.isLeaving(w.id)) continue;
+      if ((this.#state.fullUntil.get(w.id) ?? 0) > now || this.isLeaving(w.id) || this.#isDown(w, now)) continue;
       const free = w.capacity - Math.max(w.active, this.#state.placed.get(w.id) ?? 0);
       if (free > bestFree) {
         best = w;
@@ -88,6 +91,31 @@ export class Placement {
   /** The worker is shutting down: pass it over until its heartbeat would have lapsed. */
   leaving(workerId: string): void {
     this.#state.leavingUntil.set(workerId, Date.now() + WORKER_LOST_AFTER_MS);
+  }
+
+  /**
+   * A call to the worker failed because it could not be reached (its connection dropped or
+   * was refused): it is passed over at once, without waiting for its heartbeat to lapse,
+   * until a heartbeat after this moment shows it alive (or a new process registered at its
+   * address: a restart is usable as soon as it registers).
+   */
+  down(workerId: string): void {
+    this.#state.downAt.set(workerId, Date.now());
+  }
+
+  /** The worker answered again: it may be chosen. */
+  up(workerId: string): void {
+    this.#state.downAt.delete(workerId);
+  }
+
+  #isDown(w: WorkerRecord, now: number): boolean {
+    const at = this.#state.downAt.get(w.id);
+    if (at === undefined) return false;
+    if (w.last_seen_ms > at || now - at > WORKER_LOST_AFTER_MS) {
+      this.#state.downAt.delete(w.id);
+      return false;
+    }
+    return true;
   }
 
   /**

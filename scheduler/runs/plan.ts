@@ -1,9 +1,11 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError, invalid, type FieldProblem } from '../../core/index.js';
-import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
 import type { DocumentStore } from '../../core/index.js';
 import { BUILTIN_MODELS, needsModelProvider, profileWithDefaults } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
+import { assertMayRun } from '../../world-worker/index.js';
+import type { ApplicationDoc } from '../applications/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { loadProfile, profileLabel } from '../profiles/index.js';
 import { loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from '../worlds/index.js';
@@ -67,6 +69,8 @@ export async function planRun(deps: SchedulerDeps, projectId: string, b: Evaluat
       `world version ${worldVersion._id} is not published (it is ${worldVersion.status}); runs use published world versions only`,
     );
   }
+  const app = await store.get<ApplicationDoc>(Collections.applications, worldVersion.application_id);
+  if (app) assertMayRun(deps.config, app);
   const profiles = await pinProfiles(deps, projectId, config.profile_ids);
   const scenarios = config.scenario_ids
     ? await chosenScenarios(store, worldVersion, config.scenario_ids)
@@ -126,6 +130,9 @@ async function modelProblem(deps: SchedulerDeps, projectId: string, spec: string
       : `unknown built-in model "${builtins[0]}" (known: ${Object.keys(BUILTIN_MODELS).join(', ')})`;
   }
   if (!needsModelProvider({ driver: 'llm', model: spec }, deps.config.defaultModel)) return null;
+  const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
+  if (unpriced !== undefined)
+    return `model "${unpriced}" has no price in the price file; the operator adds it (with its source and date) to the file MODEL_PRICES_FILE names`;
   try {
     await resolveModelApiKey(deps.adapters.store, projectId);
     return null;

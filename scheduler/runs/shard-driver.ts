@@ -1,11 +1,11 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError, toServiceError } from '../../core/index.js';
-import { unary } from '../../core/index.js';
+import { neverSent } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/index.js';
 import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
 import { recordOutcome } from './attempts.js';
-import { cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
+import { announceRecovered, cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
 import { OrganizationSlots } from './organization-slots.js';
 import { Placement } from './placement.js';
 import type { RunWorld } from './run-world.js';
@@ -21,11 +21,15 @@ const WORKER_CHECK_MS = 1_000;
 const TICK_MS = 500;
 /** Pause before asking a reachable worker again about an episode whose call broke. */
 const REATTACH_DELAY_MS = 250;
+/** How long a worker that failed both pings is taken as silent without asking again. */
+const SILENT_REUSE_MS = 3_000;
 
 interface InFlight {
   ep: RunEpisodeDoc;
   workerId: string;
   address: string;
+  /** EPISODE_WORK.run (a start) or EPISODE_WORK.await (a re-attach). */
+  kind?: string;
 }
 
 type Settled = { ep: RunEpisodeDoc; flight: InFlight; outcome?: EpisodeOutcome; error?: unknown };
@@ -55,12 +59,17 @@ export class ShardDriver {
   readonly #settled: Settled[] = [];
   readonly #stopping = new Set<string>();
   readonly #needsArchive = new Set<string>();
+  /** Worker addresses that last failed both pings, and when. */
+  readonly #silentAt = new Map<string, number>();
   #wake: () => void = () => undefined;
   #lastWorkerCheck = 0;
   #noWorkerSince: number | null = null;
   #spent = 0;
+  /** This scheduler's job engine: the fence of every write to the shard's attempts. */
+  readonly #owner: string;
 
   constructor(ctx: PhaseContext, rw: RunWorld) {
+    this.#owner = ctx.job.owner ?? '';
     this.#ctx = ctx;
     this.#rw = rw;
     this.#placement = new Placement(ctx.deps);
@@ -80,9 +89,35 @@ export class ShardDriver {
       } else await this.#place();
       await this.#checkWorkers();
       await this.#drain();
-      if (this.#pending.length === 0 && this.#inflight.size === 0 && this.#settled.length === 0) return;
+      if (this.#pending.length === 0 && this.#inflight.size === 0 && this.#settled.length === 0)
+        return this.#checkAllRan();
       await this.#idle(TICK_MS);
     }
+  }
+
+  /**
+   * The shard succeeds only when every slot's standing attempt ran to its end: a slot whose
+   * attempts all could not run (world not started, worker lost: `lost`) did not run, and the
+   * shard (so the run) fails saying which and why instead of finishing with a hole in it.
+   */
+  async #checkAllRan(): Promise<void> {
+    const all = await this.#ctx.deps.adapters.store.find<RunEpisodeDoc>(Collections.runEpisodes, {
+      shard_id: this.#ctx.job._id,
+    });
+    const latest = new Map<number, RunEpisodeDoc>();
+    for (const e of all) if ((latest.get(e.slot)?.attempt ?? 0) < e.attempt) latest.set(e.slot, e);
+    const slots = (this.#ctx.input as { slots?: number[] }).slots ?? [...latest.keys()];
+    const ran = (e: RunEpisodeDoc | undefined) => e?.status === 'finished' || (e?.status === 'failed' && !e.lost);
+    const missing = slots.filter((slot) => !ran(latest.get(slot)));
+    if (missing.length === 0) return;
+    const first = latest.get(missing[0]!);
+    const why = first
+      ? `slot ${first.slot} (${first.scenario_id}, ${first.profile}, repeat ${first.repeat}) ended ${first.status} after ${first.attempt} attempts: ${first.environment_error ?? first.termination ?? 'no reason recorded'}`
+      : `slot ${missing[0]} has no attempt`;
+    throw new ServiceError(
+      'unavailable',
+      `${missing.length} of ${slots.length} planned episodes of the shard did not run; ${why}`,
+    );
   }
 
   /** Rebuilds the shard's state from its attempts in the store. */
@@ -91,11 +126,27 @@ export class ShardDriver {
     const all = await store.find<RunEpisodeDoc>(Collections.runEpisodes, { shard_id: this.#ctx.job._id });
     const latest = new Map<number, RunEpisodeDoc>();
     for (const e of all) if ((latest.get(e.slot)?.attempt ?? 0) < e.attempt) latest.set(e.slot, e);
-    for (const ep of [...latest.values()].sort((a, b) => a.slot - b.slot)) {
+    for (const found of [...latest.values()].sort((a, b) => a.slot - b.slot)) {
+      let ep = found;
+      if (ep.status === 'queued' || ep.status === 'running') {
+        // take the attempt over: from now on the previous owner's writes to it are refused
+        ep =
+          (await store.update<RunEpisodeDoc>(
+            Collections.runEpisodes,
+            ep._id,
+            { owner: this.#owner },
+            { status: { $in: ['queued', 'running'] } },
+          )) ??
+          (await store.get<RunEpisodeDoc>(Collections.runEpisodes, ep._id)) ??
+          ep;
+      }
       if (ep.status === 'queued') this.#pending.push(ep);
       else if (ep.status === 'running') this.#attach(ep);
       else if (ep.status === 'cancelled' && !this.#ctx.job.cancel_requested)
         await this.#requeue(ep, 'the run was retried after it stopped', false);
+      else if (ep.status === 'failed' && ep.lost && !this.#ctx.job.cancel_requested)
+        // a retried (or taken over) shard gives a slot that did not run its attempts again
+        this.#pending.push(await nextAttempt(this.#ctx.deps, this.#rw, ep, { owner: this.#owner }));
     }
   }
 
@@ -137,19 +188,28 @@ export class ShardDriver {
       Collections.runEpisodes,
       ep._id,
       { status: 'running', worker_id: worker.id, worker_address: worker.address, started_at: nowIso() },
-      { status: 'queued' },
+      { status: 'queued', owner: this.#owner },
     );
     if (!placed) {
       this.#placement.release(worker.id);
       return true;
     }
-    this.#call(placed, { ep: placed, workerId: worker.id, address: worker.address }, EPISODE_WORK.run);
+    this.#call(
+      placed,
+      { ep: placed, workerId: worker.id, address: worker.address, kind: EPISODE_WORK.run },
+      EPISODE_WORK.run,
+    );
     return true;
   }
 
   /** Re-attaches to an attempt that is running on its worker (after a restart, or a broken call), after `delayMs`. */
   #attach(ep: RunEpisodeDoc, delayMs = 0): void {
-    this.#call(ep, { ep, workerId: ep.worker_id ?? '', address: ep.worker_address ?? '' }, EPISODE_WORK.await, delayMs);
+    this.#call(
+      ep,
+      { ep, workerId: ep.worker_id ?? '', address: ep.worker_address ?? '', kind: EPISODE_WORK.await },
+      EPISODE_WORK.await,
+      delayMs,
+    );
   }
 
   #call(ep: RunEpisodeDoc, flight: InFlight, kind: 'episode.run' | 'episode.await', delayMs = 0): void {
@@ -191,11 +251,20 @@ export class ShardDriver {
     }
   }
 
-  async #ended(ep: RunEpisodeDoc, o: EpisodeOutcome): Promise<void> {
-    if (o.not_started && o.status === 'cancelled') await cancelUnstarted(this.#ctx.deps, ep);
+  /**
+   * Records how an attempt ended. `recovered`: the ending was read back from the episode's
+   * record rather than answered by its worker, so its `episode.finished` may be missing.
+   */
+  async #ended(ep: RunEpisodeDoc, o: EpisodeOutcome, recovered = false): Promise<void> {
+    if (o.not_started && o.status === 'cancelled') await cancelUnstarted(this.#ctx.deps, ep, this.#owner);
     else if (o.not_started) await this.#requeue(ep, o.environment_error ?? 'the world did not start', true);
     else {
-      await recordOutcome(this.#ctx.deps.adapters.store, ep, o);
+      const written = await recordOutcome(this.#ctx.deps.adapters.store, ep, o, this.#owner);
+      if (recovered) await announceRecovered(this.#ctx.deps, ep, o);
+      if (!written) {
+        this.#ctx.deps.logger.debug({ episode: ep._id }, 'outcome not recorded: the attempt ended already or moved');
+        return;
+      }
       if (o.cost_usd > 0) {
         this.#spent = Math.round((this.#spent + o.cost_usd) * 1e6) / 1e6;
         await this.#ctx.save({ spent_usd: this.#spent });
@@ -214,20 +283,24 @@ export class ShardDriver {
       not_started?: boolean;
     };
     const store = this.#ctx.deps.adapters.store;
+    // a start that never reached its worker (no connection: it died, or is not up yet)
+    const unsent = flight.kind === EPISODE_WORK.run && neverSent(err);
     // refused before anything started: back to the queue, placed elsewhere (or later)
     if (
+      unsent ||
       (err.code === 'rate_limited' && details.at_capacity) ||
       (err.code === 'not_found' && details.missing_source) ||
       (details.shutting_down && details.not_started)
     ) {
-      if (details.at_capacity) this.#placement.full(flight.workerId);
+      if (unsent) this.#placement.down(flight.workerId);
+      else if (details.at_capacity) this.#placement.full(flight.workerId);
       else if (details.shutting_down) this.#placement.leaving(flight.workerId);
       else this.#needsArchive.add(ep._id);
       const back = await store.update<RunEpisodeDoc>(
         Collections.runEpisodes,
         ep._id,
         { status: 'queued', worker_id: null, worker_address: null, started_at: null },
-        { status: 'running' },
+        { status: 'running', owner: this.#owner },
       );
       if (back) this.#pending.unshift(back);
       return;
@@ -235,12 +308,12 @@ export class ShardDriver {
     if (err.code === 'unavailable' && details.shutting_down) {
       this.#placement.leaving(flight.workerId);
       const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
-      if (recorded && recorded.status !== 'cancelled') return this.#ended(ep, recorded);
+      if (recorded && recorded.status !== 'cancelled') return this.#ended(ep, recorded, true);
       return this.#requeue(
         ep,
         `world-worker ${flight.workerId} shut down while the episode ran; the world went with it`,
         true,
-        true,
+        { overrideStop: true, workerLost: true },
       );
     }
     const reached = err.code === 'not_found' && details.not_hosted;
@@ -251,14 +324,21 @@ export class ShardDriver {
         this.#rw,
         ep,
         `world-worker ${flight.workerId} could not run it: ${err.message}`,
-        false,
+        { requeue: false, owner: this.#owner },
       );
       return;
     }
-    // the call broke: a worker that still answers pings is asked again shortly (re-attach)
-    if (!reached && (await this.#reachable(flight.address))) return this.#attach(ep, REATTACH_DELAY_MS);
+    // the call broke: no more episodes go to that worker until it is heard from again; one
+    // that still answers pings is asked again shortly about this episode (re-attach)
+    if (!reached) {
+      this.#placement.down(flight.workerId);
+      if (await this.#reachable(flight.address)) {
+        this.#placement.up(flight.workerId);
+        return this.#attach(ep, REATTACH_DELAY_MS);
+      }
+    }
     const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
-    if (recorded) return this.#ended(ep, recorded);
+    if (recorded) return this.#ended(ep, recorded, true);
     // a worker that said it is shutting down closes its server once its episodes are handed
     // back: a call that reached it only then (sent late) finds it gone, and says why
     if (this.#placement.isLeaving(flight.workerId)) return this.#lost(ep, `world-worker ${flight.workerId} shut down`);
@@ -270,37 +350,51 @@ export class ShardDriver {
     );
   }
 
-  /** Whether a worker answers a ping (asked twice, half a second apart, before giving up on it). */
+  /**
+   * Whether a worker answers a ping (asked twice, half a second apart, before giving up on
+   * it). A worker found silent is not asked again for a few seconds: the other episodes of
+   * a dead worker fail over at once instead of a second and a half each.
+   */
   async #reachable(address: string): Promise<boolean> {
     if (!address) return false;
+    if (Date.now() - (this.#silentAt.get(address) ?? 0) < SILENT_REUSE_MS) return false;
     for (let i = 0; i < 2; i++) {
       if (i > 0) await this.#ctx.sleep(500);
       try {
         await this.#ctx.deps.workers.clients.ping(address, 1_000);
+        this.#silentAt.delete(address);
         return true;
       } catch {
         // not answering (yet)
       }
     }
+    this.#silentAt.set(address, Date.now());
     return false;
   }
 
+  /** The attempt's worker is gone (killed, cut off, shut down): the slot gets an attempt that does not count. */
   async #lost(ep: RunEpisodeDoc, why: string): Promise<void> {
-    await this.#requeue(ep, `${why} while the episode ran; the world went with it`, true);
+    await this.#requeue(ep, `${why} while the episode ran; the world went with it`, true, { workerLost: true });
   }
 
   /**
    * Ends `ep` (environment error) when `fail`, and queues the slot's next attempt when it has
    * one left. When the actor had ended the episode itself meanwhile, its ending is recorded.
    */
-  async #requeue(ep: RunEpisodeDoc, why: string, fail: boolean, overrideStop = false): Promise<void> {
+  async #requeue(
+    ep: RunEpisodeDoc,
+    why: string,
+    fail: boolean,
+    opts: { overrideStop?: boolean; workerLost?: boolean } = {},
+  ): Promise<void> {
     const next = fail
-      ? await failAndRequeue(this.#ctx.deps, this.#rw, ep, why, true, overrideStop)
-      : await nextAttempt(this.#ctx.deps, this.#rw, ep);
+      ? await failAndRequeue(this.#ctx.deps, this.#rw, ep, why, { ...opts, owner: this.#owner })
+      : await nextAttempt(this.#ctx.deps, this.#rw, ep, { owner: this.#owner });
     if (next) this.#pending.push(next);
     else if (fail) {
       const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
-      if (recorded) await recordOutcome(this.#ctx.deps.adapters.store, ep, recorded);
+      if (recorded && (await recordOutcome(this.#ctx.deps.adapters.store, ep, recorded, this.#owner)))
+        await announceRecovered(this.#ctx.deps, ep, recorded);
     }
     scheduleSummary(this.#ctx.deps, ep.run_id);
   }
@@ -315,7 +409,7 @@ export class ShardDriver {
       this.#inflight.delete(flight.ep._id);
       this.#placement.release(flight.workerId);
       const recorded = await outcomeFromRecord(this.#ctx.deps, flight.ep);
-      if (recorded) await this.#ended(flight.ep, recorded);
+      if (recorded) await this.#ended(flight.ep, recorded, true);
       else
         await this.#lost(
           flight.ep,
@@ -326,7 +420,7 @@ export class ShardDriver {
 
   /** The run was stopped: end running episodes (termination `stopped`) and queued ones, then cancel. */
   async #stopAll(): Promise<never> {
-    for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep);
+    for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep, this.#owner);
     const deadline = Date.now() + 60_000;
     while (this.#inflight.size > 0 || this.#settled.length > 0) {
       for (const f of this.#inflight.values()) {
@@ -338,7 +432,7 @@ export class ShardDriver {
       }
       await this.#checkWorkers();
       await this.#drain();
-      for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep);
+      for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep, this.#owner);
       if (Date.now() > deadline) break;
       await this.#idle(TICK_MS);
     }

@@ -5,7 +5,8 @@ import { stateKey, type SchedulerDeps } from '../context.js';
 import { cancelUnstarted } from './endings.js';
 import { RunWorld } from './run-world.js';
 import { ShardDriver } from './shard-driver.js';
-import { SHARD_JOB, type RunEpisodeDoc } from './types.js';
+import { waitForStart } from './start-wait.js';
+import { SHARD_JOB, type RunDoc, type RunEpisodeDoc } from './types.js';
 
 /** Input of a `run_shard` job. */
 export interface ShardInput {
@@ -25,20 +26,22 @@ const ANNOUNCED = stateKey('announced-shard-statuses', () => new Map<string, str
  * (`shard.status_changed`); a shard cancelled while it was queued or paused cancels its
  * queued attempts here, so every planned episode is accounted for.
  */
-export const shardKind: JobKind = {
+export const shardKind: JobKind<ShardInput> = {
   kind: SHARD_JOB,
   phases: [
     {
       name: 'episodes',
       async run(ctx) {
-        const input = ctx.input as unknown as ShardInput;
+        const input = ctx.input;
+        // quiet hours: nothing is placed before the run's starts_at
+        await waitForStart(ctx, (await ctx.deps.adapters.store.get<RunDoc>(Collections.runs, input.run_id)) ?? {});
         const rw = await RunWorld.load(ctx.deps, input.run_id);
         await new ShardDriver(ctx, rw).drive();
       },
     },
   ],
   async onStatus(job, deps) {
-    const input = job.input as unknown as ShardInput;
+    const input = job.input;
     if (job.status === 'cancelled') {
       const queued = await deps.adapters.store.find<RunEpisodeDoc>(Collections.runEpisodes, {
         shard_id: job._id,
@@ -50,7 +53,7 @@ export const shardKind: JobKind = {
   },
 };
 
-async function announce(deps: SchedulerDeps, job: JobDoc, runId: string): Promise<void> {
+async function announce(deps: SchedulerDeps, job: JobDoc<ShardInput>, runId: string): Promise<void> {
   const seen = deps.state.get(ANNOUNCED);
   const previous = seen.get(job._id) ?? null;
   if (previous === job.status) return;
@@ -60,7 +63,7 @@ async function announce(deps: SchedulerDeps, job: JobDoc, runId: string): Promis
     stream: runId,
     project_id: job.project_id,
     type: 'shard.status_changed',
-    summary: `shard ${(job.input as unknown as ShardInput).shard + 1}: ${previous ?? 'new'} -> ${job.status}${job.error ? ` (${job.error})` : ''}`,
+    summary: `shard ${job.input.shard + 1}: ${previous ?? 'new'} -> ${job.status}${job.error ? ` (${job.error})` : ''}`,
     data: { shard_id: job._id, status: job.status, previous, worker_id: null, error: job.error },
   });
 }

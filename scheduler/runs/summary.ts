@@ -2,6 +2,7 @@ import { Collections } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import type { DocumentStore } from '../../core/index.js';
 import type { Split } from '../../world/index.js';
+import { blockStatistics, countsAgainstAgent, failureCounts, scenarioCounts } from './summary-stats.js';
 import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
 
 const SPLITS: Split[] = ['train', 'dev', 'holdout'];
@@ -30,11 +31,13 @@ export function finalAttempts(episodes: RunEpisodeDoc[]): RunEpisodeDoc[] {
  *   are over scored episodes (those that ended with a reward);
  * - pass^k (k = repeats) is the share of scenarios whose k repeats all scored and all
  *   succeeded, among the scenarios whose k repeats all scored;
- * - cost and tokens add up every attempt, since every attempt spent them.
+ * - cost and tokens add up every attempt, since every attempt spent them;
+ * - failures attributed to the simulated customer or the checks are counted in `failures`
+ *   and left out of the scores like environment errors; intervals: summary-stats.ts.
  */
 export function scoreBlock(all: RunEpisodeDoc[], k: number): ScoreBlock {
   const final = finalAttempts(all);
-  const scored = final.filter((e) => e.status === 'finished' && e.reward !== null);
+  const scored = final.filter((e) => e.status === 'finished' && e.reward !== null && countsAgainstAgent(e));
   const byScenario = new Map<string, RunEpisodeDoc[]>();
   for (const e of scored) byScenario.set(e.scenario_doc_id, [...(byScenario.get(e.scenario_doc_id) ?? []), e]);
   const complete = [...byScenario.values()].filter((xs) => xs.length >= k);
@@ -52,6 +55,7 @@ export function scoreBlock(all: RunEpisodeDoc[], k: number): ScoreBlock {
       scored.length,
     ),
     environment_errors: all.filter((e) => e.termination === 'environment_error').length,
+    customer_violations: scored.filter((e) => (e.oracle?.customer_violations?.length ?? 0) > 0).length,
     cancelled: final.filter((e) => e.status === 'cancelled').length,
     cost_usd: round(
       all.reduce((a, e) => a + (e.cost_usd ?? 0), 0),
@@ -59,6 +63,7 @@ export function scoreBlock(all: RunEpisodeDoc[], k: number): ScoreBlock {
     ),
     tokens: all.reduce((a, e) => a + (e.tokens?.total ?? 0), 0),
     mean_turns: mean(scored.map((e) => e.turns)),
+    ...blockStatistics(byScenario, k, failureCounts(all, final)),
   };
 }
 
@@ -76,7 +81,10 @@ export function computeSummary(
       const inSplit = mine.filter((e) => e.split === split);
       if (inSplit.length > 0) by_split[split] = scoreBlock(inSplit, k);
     }
-    profiles[p.label] = { profile_id: p.id, ...scoreBlock(mine, k), by_split };
+    const scored = finalAttempts(mine).filter(
+      (e) => e.status === 'finished' && e.reward !== null && countsAgainstAgent(e),
+    );
+    profiles[p.label] = { profile_id: p.id, ...scoreBlock(mine, k), by_split, scenarios: scenarioCounts(scored) };
   }
   const count = (s: RunEpisodeDoc['status']) => episodes.filter((e) => e.status === s).length;
   return {

@@ -1,6 +1,8 @@
 import type { Doc } from '../../core/index.js';
 import type { EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
+import type { PinnedScenario } from '../worlds/index.js';
+import type { BlockStatistics, ScenarioCounts } from './summary-stats.js';
 
 /**
  * Statuses of a run (docs/runs.md). It lives as `queued`, `running` or `paused` and ends as
@@ -47,6 +49,15 @@ export interface RunDoc extends Doc {
   /** Planned episodes: scenarios x profiles x repeats (re-queued attempts not counted). */
   episodes: number;
   scenarios: number;
+  /**
+   * The exact scenarios the run uses (ids, splits, digests of their specifications) and
+   * the hash of that set (docs/runs.md, Pinned scenario sets). Absent on runs stored
+   * before sets were pinned: `runScenarioSet` derives them from the scenario records.
+   */
+  scenario_set?: PinnedScenario[];
+  scenario_set_hash?: string;
+  /** Set when the run waits for quiet hours: no episode is placed before it (docs/runs.md). */
+  starts_at?: string;
   spent_usd: number;
   /** Why the run failed or stopped; null otherwise. */
   error: string | null;
@@ -58,7 +69,7 @@ export interface RunDoc extends Doc {
 }
 
 /** Scores of one group of episodes (docs/runs.md, Summary). */
-export interface ScoreBlock {
+export interface ScoreBlock extends BlockStatistics {
   /** Episodes planned for the group. */
   episodes: number;
   /** Episodes that ended with a reward (environment errors excluded). */
@@ -74,6 +85,8 @@ export interface ScoreBlock {
   duplicate_effect_rate: number | null;
   /** Episodes (every attempt) that ended with environment_error; excluded from the scores. */
   environment_errors: number;
+  /** Scored episodes whose customer simulator broke its script (oracle `customer_violations`): the simulator's failures. */
+  customer_violations: number;
   /** Episodes stopped before they ended on their own. */
   cancelled: number;
   cost_usd: number;
@@ -84,6 +97,8 @@ export interface ScoreBlock {
 export interface ProfileSummary extends ScoreBlock {
   profile_id: string;
   by_split: Partial<Record<Split, ScoreBlock>>;
+  /** Success counts over the repeats of each scenario, keyed by scenario id. */
+  scenarios: Record<string, ScenarioCounts>;
 }
 
 export interface RunSummary {
@@ -138,12 +153,33 @@ export interface RunEpisodeDoc extends Doc {
   environment_error: string | null;
   worker_id: string | null;
   worker_address: string | null;
+  /**
+   * Earlier attempts of the slot lost with their world-worker (killed, shut down, cut off):
+   * they do not count against MAX_ATTEMPTS. Absent on records from before it was kept.
+   */
+  worker_losses?: number;
+  /**
+   * True when the scheduler ended the attempt `failed` because it could not run (its world
+   * did not start, its worker was lost or refused it), unlike a world that failed while the
+   * actor ran it. A slot whose standing attempt is lost did not run: the run cannot finish.
+   */
+  lost?: boolean;
+  /**
+   * The job engine (scheduler) whose shard driver may write the attempt: every write of an
+   * outcome is a compare-and-set on it, so a scheduler that lost the shard writes nothing.
+   */
+  owner?: string | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
 }
 
-/** Attempts one slot may take before an environment error stands (worker loss re-queues). */
+/**
+ * Attempts one slot may take before an environment error stands. Attempts lost with their
+ * worker are not counted (the world went away, not the episode's fault), up to
+ * MAX_ATTEMPTS_WITH_LOSSES in all, so a world that kills every worker it lands on still ends.
+ */
 export const MAX_ATTEMPTS = 3;
+export const MAX_ATTEMPTS_WITH_LOSSES = 20;
 /** Episodes one shard job holds. */
 export const SHARD_SIZE = 25;

@@ -26,6 +26,8 @@ export function runView(run: RunDoc, summary: RunSummary = run.summary): Record<
     shard_ids: run.shard_ids,
     episodes: run.episodes,
     scenarios: run.scenarios,
+    ...(run.scenario_set ? { scenario_set: run.scenario_set, scenario_set_hash: run.scenario_set_hash } : {}),
+    ...(run.starts_at ? { starts_at: run.starts_at } : {}),
     spent_usd: run.spent_usd,
     error: run.error,
     created_at: run.created_at,

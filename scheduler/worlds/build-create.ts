@@ -1,7 +1,9 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError, invalid } from '../../core/index.js';
 import { newId, nowIso } from '../../core/index.js';
-import { isBuiltinModel, parseModelChain, resolveModelApiKey } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
+import { SCRIPTED_CUSTOMER_MODEL } from '../../episode-actor/index.js';
+import { assertMayRun } from '../../world-worker/index.js';
 import { loadApplication } from '../applications/index.js';
 import { assertAllowanceLeft } from '../../billing/index.js';
 import { checkBuildAllowed } from '../../billing/index.js';
@@ -14,6 +16,8 @@ import type { BuildOptions, WorldDoc, WorldVersionDoc } from './types.js';
 interface BuildBody {
   application_id: string;
   model?: string;
+  customer_model?: string;
+  judge_model?: string;
   budget_usd?: number;
   auto_approve?: boolean;
   scenario_target?: number;
@@ -52,6 +56,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const b = body<BuildBody>(ctx);
   const store = deps.adapters.store;
   const app = await loadApplication(store, p.projectId, b.application_id);
+  assertMayRun(deps.config, app);
   await checkBuildAllowed(store, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {
@@ -62,6 +67,8 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   }
   const options: BuildOptions = {
     model: (b.model ?? deps.config.defaultModel).trim(),
+    customer_model: b.customer_model?.trim() || null,
+    judge_model: b.judge_model?.trim() || null,
     budget_usd: b.budget_usd ?? null,
     auto_approve: b.auto_approve ?? true,
     scenario_target: b.scenario_target ?? 8,
@@ -75,12 +82,21 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
     throw invalid('model', 'names no model');
   }
   if (chain.some((m) => !isBuiltinModel(m))) {
+    const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
+    if (unpriced !== undefined)
+      throw invalid(
+        'model',
+        `"${unpriced}" has no price in the price file; the operator adds it (with its source and date) to the file MODEL_PRICES_FILE names`,
+      );
     try {
       await resolveModelApiKey(store, p.projectId);
     } catch (err) {
       throw invalid('model', `${options.model} needs a model endpoint, and none is usable: ${(err as Error).message}`);
     }
   }
+
+  if (options.customer_model) await checkCustomerModel(deps, p.projectId, options.customer_model, 'customer_model');
+  if (options.judge_model) await checkCustomerModel(deps, p.projectId, options.judge_model, 'judge_model');
 
   const world = await worldOf(deps, p.projectId, app._id, app.name);
   const version = await store.nextSequence(`world_version:${world._id}`);
@@ -118,6 +134,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
       images: app.images ?? {},
       upload_digest: app.upload?.digest ?? null,
       catalog: app.catalog,
+      policies: app.policies ?? '',
     },
     options,
   };
@@ -125,8 +142,37 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
     id: jobId,
     projectId: p.projectId,
     kind: 'world_build',
-    input: input as unknown as Record<string, unknown>,
+    input,
     budgetUsd: options.budget_usd,
   });
   return accepted({ job_id: jobId, world_id: world._id, world_version_id: wv._id, version });
 };
+
+/** A build's `customer_model` or `judge_model`: a provider chain with prices and the project's credential (`builtin:scripted` for the customer). */
+async function checkCustomerModel(
+  deps: SchedulerDeps,
+  projectId: string,
+  spec: string,
+  field: 'customer_model' | 'judge_model',
+): Promise<void> {
+  let chain: string[];
+  try {
+    chain = parseModelChain(spec);
+  } catch {
+    throw invalid(field, 'names no model');
+  }
+  if (field === 'customer_model' && chain.length === 1 && chain[0] === SCRIPTED_CUSTOMER_MODEL) return;
+  if (chain.some(isBuiltinModel))
+    throw invalid(field, `the only built-in customer is ${SCRIPTED_CUSTOMER_MODEL}, alone (got ${spec})`);
+  const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
+  if (unpriced !== undefined)
+    throw invalid(
+      'customer_model',
+      `"${unpriced}" has no price in the price file; the operator adds it to MODEL_PRICES_FILE`,
+    );
+  try {
+    await resolveModelApiKey(deps.adapters.store, projectId);
+  } catch (err) {
+    throw invalid(field, `${spec} needs a model endpoint, and none is usable: ${(err as Error).message}`);
+  }
+}

@@ -22,12 +22,12 @@ const VERSION_STATUS: Record<JobStatus, WorldVersionStatus> = {
  * `compiler.phase.started` / `compiler.phase.finished` events. The world version mirrors
  * the job's status (a published version never changes back).
  */
-export const worldBuildKind: JobKind = {
+export const worldBuildKind: JobKind<BuildInput> = {
   kind: 'world_build',
   phaseEvents: { started: 'compiler.phase.started', finished: 'compiler.phase.finished' },
   phases: [fetchSourcePhase, analysePhase, deriveToolsPhase, generatePhase, validatePhase, repairPhase, publishPhase],
   async onStatus(job, deps) {
-    const { world_version_id } = job.input as unknown as BuildInput;
+    const { world_version_id } = job.input;
     await deps.adapters.store.update(
       Collections.worldVersions,
       world_version_id,

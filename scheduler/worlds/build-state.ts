@@ -17,6 +17,8 @@ export interface BuildInput {
     /** Digest of the uploaded archive (kind `upload`). */
     upload_digest: string | null;
     catalog: { name: string; digest: string } | null;
+    /** The application's `policies` field, pinned with the build (absent in builds asked for before it was). */
+    policies?: string;
   };
   options: BuildOptions;
 }
@@ -55,6 +57,10 @@ export interface BuildState {
   verdicts?: Record<string, ScenarioVerdict>;
   withdrawn?: WithdrawnScenario[];
   repair_rounds?: number;
+  /** The world the model proposed for a source without one: files, rounds, spend (docs/worlds.md, From an application). */
+  authoring?: Record<string, unknown>;
+  /** Model repairs of failing scenarios, round by round. */
+  model_repairs?: Array<Record<string, unknown>>;
 }
 
 /** The build's version of the world-builder, recorded in provenance. */

@@ -1,3 +1,4 @@
+import { approvedSetHash } from './scenario-set.js';
 import { Collections } from '../../core/index.js';
 import { conflict } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
@@ -69,7 +70,8 @@ export const worldHandlers: HandlerTable = {
 
   async get_world_version(ctx, deps) {
     const p = requirePrincipal(ctx);
-    return ok(worldVersionView(await loadWorldVersion(deps.adapters.store, p.projectId, param(ctx, 'wv_id'))));
+    const wv = await loadWorldVersion(deps.adapters.store, p.projectId, param(ctx, 'wv_id'));
+    return ok(worldVersionView(wv, await approvedSetHash(deps.adapters.store, wv._id)));
   },
 
   async list_scenarios(ctx, deps) {

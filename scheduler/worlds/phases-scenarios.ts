@@ -5,6 +5,7 @@ import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/index.js';
 import type { JobPhase, PhaseContext } from '../jobs/index.js';
 import { need, type BuildInput, type BuildScenario, type BuildState, type WithdrawnScenario } from './build-state.js';
 import { proposeScenarios } from './proposals.js';
+import { repairWithModel } from './model-repair.js';
 import { callWorker } from './worker-calls.js';
 
 /**
@@ -12,10 +13,10 @@ import { callWorker } from './worker-calls.js';
  * (docs/worlds.md, Expansion and splits); with a non-built-in model, also the model's
  * proposals that pass the schema and cross-checks.
  */
-export const generatePhase: JobPhase = {
+export const generatePhase: JobPhase<BuildInput> = {
   name: 'generate_scenarios',
   async run(ctx) {
-    const { options } = ctx.input as unknown as BuildInput;
+    const { options } = ctx.input;
     const state = ctx.checkpoint<BuildState>();
     const { manifest, templates } = need(state, 'analysis');
     const expanded = expandScenarios(templates, options.scenario_target, manifest.name);
@@ -44,7 +45,7 @@ export const generatePhase: JobPhase = {
 };
 
 /** validate: replays every scenario's reference plan, twice when `check_determinism`. */
-export const validatePhase: JobPhase = {
+export const validatePhase: JobPhase<BuildInput> = {
   name: 'validate',
   run: (ctx) => validatePending(ctx),
 };
@@ -55,23 +56,30 @@ export const validatePhase: JobPhase = {
  * model proposal) is withdrawn. What still fails after the last round is withdrawn.
  * Every choice depends only on the verdicts, so the same input repairs the same way.
  */
-export const repairPhase: JobPhase = {
+export const repairPhase: JobPhase<BuildInput> = {
   name: 'repair',
   async run(ctx) {
-    const { options } = ctx.input as unknown as BuildInput;
+    const { options } = ctx.input;
     await validatePending(ctx);
     let state = ctx.checkpoint<BuildState>();
     let round = state.repair_rounds ?? 0;
+    const models = parseModelChain(options.model).filter((m) => !isBuiltinModel(m));
     const failing = (s: BuildState) => need(s, 'scenarios').filter((b) => !s.verdicts?.[b.scenario.id]?.passed);
     while (round < options.max_repair_rounds && failing(state).length > 0) {
       const { templates, manifest } = need(state, 'analysis');
       const next = { ...need(state, 'next_variant') };
       const withdrawn = [...(state.withdrawn ?? [])];
       const scenarios: BuildScenario[] = [];
+      const byModel: Array<{ build: BuildScenario; verdict: ScenarioVerdict | undefined }> = [];
       for (const b of need(state, 'scenarios')) {
         const verdict = state.verdicts?.[b.scenario.id];
         if (verdict?.passed) {
           scenarios.push(b);
+          continue;
+        }
+        // a world the model wrote, and the model's own proposals, are repaired by the model from the report
+        if (models.length > 0 && (state.authoring || b.origin === 'model')) {
+          byModel.push({ build: b, verdict });
           continue;
         }
         const t = templates.find((x) => x.id === b.scenario.template);
@@ -87,7 +95,29 @@ export const repairPhase: JobPhase = {
         }
       }
       round++;
-      await ctx.save({ scenarios, next_variant: next, withdrawn, repair_rounds: round });
+      const model_repairs = [...(state.model_repairs ?? [])];
+      if (byModel.length > 0) {
+        const { outcomes, report } = await repairWithModel(ctx, models, state, byModel, round);
+        model_repairs.push(report);
+        for (const [i, o] of outcomes.entries()) {
+          const b = byModel[i]!;
+          if (o.replacement) scenarios.push({ scenario: o.replacement, origin: 'model' });
+          withdrawn.push(withdraw(b.build, b.verdict, o.replacement?.id ?? null));
+          await ctx.emit(
+            'job.progress',
+            o.replacement
+              ? `repaired ${o.scenario_id} with the model as ${o.replacement.id}`
+              : `withdrew ${o.scenario_id}: the model's repair was refused (${o.problems[0]})`,
+            {
+              phase: 'repair',
+              completed: i + 1,
+              total: outcomes.length,
+              message: (b.verdict?.problems ?? []).join('; ').slice(0, 300),
+            },
+          );
+        }
+      }
+      await ctx.save({ scenarios, next_variant: next, withdrawn, repair_rounds: round, model_repairs });
       await ctx.emit('job.progress', `repair round ${round}`, {
         phase: 'repair',
         completed: round,
@@ -127,8 +157,8 @@ function withdraw(
  * @throws ServiceError('unavailable') when the application's services do not start: the
  *   world, not one scenario, is broken, so the build fails saying why.
  */
-export async function validatePending(ctx: PhaseContext): Promise<void> {
-  const { options, application } = ctx.input as unknown as BuildInput;
+export async function validatePending(ctx: PhaseContext<BuildInput>): Promise<void> {
+  const { options, application } = ctx.input;
   const times = options.check_determinism ? 2 : 1;
   let state = ctx.checkpoint<BuildState>();
   const source = need(state, 'source');

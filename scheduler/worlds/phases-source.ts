@@ -5,16 +5,18 @@ import { getArchive, putArchive } from '../applications/index.js';
 import { describeFailure, type JobPhase } from '../jobs/index.js';
 import { need, type BuildInput, type BuildState } from './build-state.js';
 import { callWorker } from './worker-calls.js';
+import { authorWorld } from './authoring.js';
+import { isBuiltinModel, parseModelChain } from '../../core/index.js';
 
 /**
  * fetch_source: a world-worker fetches the pinned source (git at its commit, the local
  * folder, or the uploaded archive) and digests it; a git or local source comes back packed
  * and is kept in the store under its digest, so every later step and run gets exactly it.
  */
-export const fetchSourcePhase: JobPhase = {
+export const fetchSourcePhase: JobPhase<BuildInput> = {
   name: 'fetch_source',
   async run(ctx) {
-    const { application: app } = ctx.input as unknown as BuildInput;
+    const { application: app } = ctx.input;
     let payload: FetchPayload;
     if (app.source.kind === 'git')
       payload = { source: { kind: 'git', url: app.source.url!, commit: app.source.commit! } };
@@ -47,13 +49,29 @@ export const fetchSourcePhase: JobPhase = {
 };
 
 /** analyse: the worker reads and validates world.yaml, the OpenAPI documents, policies, seed and templates. */
-export const analysePhase: JobPhase = {
+export const analysePhase: JobPhase<BuildInput> = {
   name: 'analyse',
   async run(ctx) {
+    const { options } = ctx.input as unknown as BuildInput;
     const source = need(ctx.checkpoint<BuildState>(), 'source');
     let analysis: NonNullable<BuildState['analysis']>;
     try {
-      analysis = await callWorker(ctx, BUILD_WORK.analyse, {}, source.digest);
+      const survey = await callWorker(ctx, BUILD_WORK.survey, {}, source.digest);
+      if (survey.has_world) analysis = await callWorker(ctx, BUILD_WORK.analyse, {}, source.digest);
+      else {
+        const models = parseModelChain(options.model).filter((m) => !isBuiltinModel(m));
+        if (models.length === 0)
+          throw new ServiceError(
+            'validation_failed',
+            `world.yaml: file not found in the application source; build with a model (option model) to have a world proposed from the application, or write one (docs/worlds.md)`,
+          );
+        const authored = await authorWorld(ctx, models, source.digest, survey, options.max_repair_rounds);
+        analysis = authored.analysis;
+        await ctx.save({
+          source: { ...source, digest: authored.digest, files: authored.files },
+          authoring: authored.report,
+        });
+      }
     } catch (err) {
       if (err instanceof ServiceError && (err.code === 'validation_failed' || err.code === 'bad_request')) {
         throw new ServiceError(
@@ -62,6 +80,18 @@ export const analysePhase: JobPhase = {
         );
       }
       throw err;
+    }
+    if (options.judge_model)
+      analysis = { ...analysis, manifest: { ...analysis.manifest, judge: { model: options.judge_model } } };
+    if (options.customer_model) {
+      // recorded in the manifest, so the content hash and every episode of the version carry it
+      analysis = {
+        ...analysis,
+        manifest: {
+          ...analysis.manifest,
+          customer: { ...analysis.manifest.customer, simulator: { model: options.customer_model } },
+        },
+      };
     }
     await ctx.save({ analysis });
     await ctx.emit(
@@ -78,7 +108,7 @@ export const analysePhase: JobPhase = {
 };
 
 /** derive_tools: one tool per OpenAPI operation of every service (docs/worlds.md, Tools). */
-export const deriveToolsPhase: JobPhase = {
+export const deriveToolsPhase: JobPhase<BuildInput> = {
   name: 'derive_tools',
   async run(ctx) {
     const { manifest, openapi } = need(ctx.checkpoint<BuildState>(), 'analysis');

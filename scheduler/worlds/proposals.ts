@@ -1,5 +1,5 @@
 import { ServiceError, type FieldProblem } from '../../core/index.js';
-import { ModelChain, OpenAiModelClient, resolveModelApiKey } from '../../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../../core/index.js';
 import { crossCheck, instantiate, validateTemplate, type Scenario, type ScenarioTemplate } from '../../world/index.js';
 import type { PhaseContext } from '../jobs/index.js';
 import { need, type BuildState } from './build-state.js';
@@ -30,7 +30,9 @@ export async function proposeScenarios(
   const tools = need(state, 'tools');
   const requested = Math.min(MAX_PROPOSALS, Math.max(1, Math.ceil(target / 4)));
   const { apiKey, credential } = await resolveModelApiKey(ctx.deps.adapters.store, ctx.job.project_id);
-  const chain = new ModelChain(new OpenAiModelClient({ baseUrl: ctx.deps.config.openaiBaseUrl, apiKey }), models);
+  const chain = new ModelChain(new OpenAiModelClient({ baseUrl: ctx.deps.config.openaiBaseUrl, apiKey }), models, {
+    prices: priceTable(ctx.deps.config.modelPricesFile),
+  });
   const world = {
     name: manifest.name,
     description: manifest.description,

@@ -40,6 +40,16 @@ export function coverSplits(scenarios: Scenario[]): Scenario[] {
 export const scenarioDocId = (worldVersionId: string, scenarioId: string): string =>
   `sc_${sha256Hex(`${worldVersionId}\n${scenarioId}`).slice(0, 32)}`;
 
+/**
+ * The policies every agent of the world version is given: the source's policies file, then
+ * the application's own `policies` field under a heading of its own (either may be empty).
+ */
+export function combinedPolicies(fromSource: string, fromApplication: string | undefined): string {
+  const app = (fromApplication ?? '').trim();
+  if (!app) return fromSource;
+  return fromSource.trim() ? `${fromSource.trim()}\n\n## Application policies\n${app}\n` : `${app}\n`;
+}
+
 /** The manifest as a world version shows it: services, roles, customer, policies and tools. */
 export function manifestView(manifest: WorldManifest, tools: AppTool[], policies: string): Record<string, unknown> {
   return {
@@ -73,6 +83,7 @@ export function reportOf(v: ScenarioVerdict, extra: Partial<ScenarioReport> = {}
     deterministic: v.deterministic,
     problems: v.problems,
     replays: v.replays,
+    ...(v.calibration ? { calibration: v.calibration, hackable: v.hackable ?? false } : {}),
     validated_at: nowIso(),
     ...extra,
   };
@@ -84,12 +95,13 @@ export function reportOf(v: ScenarioVerdict, extra: Partial<ScenarioReport> = {}
  * writes the scenario records (approved when `auto_approve`, else pending approval;
  * withdrawn ones with their reasons) and turns the world version `published`.
  */
-export const publishPhase: JobPhase = {
+export const publishPhase: JobPhase<BuildInput> = {
   name: 'publish',
   async run(ctx) {
-    const input = ctx.input as unknown as BuildInput;
+    const input = ctx.input;
     const state = ctx.checkpoint<BuildState>();
-    const { manifest, policies, seed } = need(state, 'analysis');
+    const { manifest, seed } = need(state, 'analysis');
+    const policies = combinedPolicies(need(state, 'analysis').policies, input.application.policies);
     const tools = need(state, 'tools');
     const source = need(state, 'source');
     const verdicts = state.verdicts ?? {};
@@ -113,6 +125,7 @@ export const publishPhase: JobPhase = {
       scenarios,
       sourceDigest: source.digest,
       imagePins: input.application.images,
+      applicationPolicies: input.application.policies,
     });
 
     const store = ctx.deps.adapters.store;
@@ -177,6 +190,8 @@ export const publishPhase: JobPhase = {
           replaced_by: w.replaced_by,
         })),
         proposals: state.proposals ?? null,
+        authoring: state.authoring ?? null,
+        model_repairs: state.model_repairs ?? [],
       },
       provenance: {
         application: { id: input.application.id, name: input.application.name },

@@ -50,6 +50,10 @@ export interface WorldVersionDoc extends Doc {
 
 export interface BuildOptions {
   model: string;
+  /** The customer's model chain for this version's episodes (manifest `customer.simulator`); null: the world's own or the server default. */
+  customer_model?: string | null;
+  /** The judge's model chain for told and policy checks (manifest `judge`); null: the world's own or the server default. */
+  judge_model?: string | null;
   budget_usd: number | null;
   auto_approve: boolean;
   scenario_target: number;
@@ -83,13 +87,20 @@ export interface ScenarioReport {
   deterministic: boolean | null;
   problems: string[];
   replays: ScenarioVerdict['replays'];
+  /** The calibration agents' scores and whether they found the scenario hackable (docs/scoring.md). */
+  calibration?: ScenarioVerdict['calibration'];
+  hackable?: boolean;
   validated_at: string;
   /** Set when a repair replaced this scenario by another variant of its template. */
   replaced_by?: string;
   agent_trial?: Record<string, unknown>;
 }
 
-export function worldVersionView(v: WorldVersionDoc): Record<string, unknown> {
+/**
+ * A world version as the API shows it. `approved_scenario_set_hash` (the hash of the
+ * approved scenarios as they are now, docs/runs.md) is given by callers that read it.
+ */
+export function worldVersionView(v: WorldVersionDoc, approvedScenarioSetHash?: string | null): Record<string, unknown> {
   return {
     id: v._id,
     world_id: v.world_id,
@@ -102,6 +113,7 @@ export function worldVersionView(v: WorldVersionDoc): Record<string, unknown> {
     validation_report: v.validation_report,
     provenance: v.provenance,
     world_content_hash: v.world_content_hash,
+    ...(approvedScenarioSetHash !== undefined ? { approved_scenario_set_hash: approvedScenarioSetHash } : {}),
     error: v.error,
     created_at: v.created_at,
     published_at: v.published_at,

@@ -93,7 +93,7 @@ export const createScenario: OperationHandler = async (ctx, deps) => {
   const job = await jobsOf(deps).create({
     projectId: p.projectId,
     kind: 'world_validation',
-    input: input as unknown as Record<string, unknown>,
+    input,
   });
   return accepted({
     job_id: job._id,
@@ -117,7 +117,7 @@ export const validateWorldVersion: OperationHandler = async (ctx, deps) => {
   const job = await jobsOf(deps).create({
     projectId: p.projectId,
     kind: 'world_validation',
-    input: input as unknown as Record<string, unknown>,
+    input,
   });
   return accepted({ job_id: job._id, world_version_id: wv._id, scenarios: docs.length });
 };

@@ -35,8 +35,8 @@ export function unfairness(verdict: ScenarioVerdict, trial: TrialResult | undefi
   return [];
 }
 
-async function versionOf(ctx: PhaseContext): Promise<WorldVersionDoc> {
-  const { world_version_id } = ctx.input as unknown as ValidationInput;
+async function versionOf(ctx: PhaseContext<ValidationInput>): Promise<WorldVersionDoc> {
+  const { world_version_id } = ctx.input;
   const wv = await ctx.deps.adapters.store.get<WorldVersionDoc>(Collections.worldVersions, world_version_id);
   if (!wv?.compiled || !wv.source_digest)
     throw new ServiceError('gone', `world version ${world_version_id} is not a published version any more`);
@@ -52,14 +52,14 @@ async function versionOf(ctx: PhaseContext): Promise<WorldVersionDoc> {
  * (a caller's new scenario that passes is approved when the version auto-approves, else
  * waits for approval).
  */
-export const worldValidationKind: JobKind = {
+export const worldValidationKind: JobKind<ValidationInput> = {
   kind: 'world_validation',
   phaseEvents: { started: 'compiler.phase.started', finished: 'compiler.phase.finished' },
   phases: [
     {
       name: 'replay',
       async run(ctx) {
-        const { scenario_ids } = ctx.input as unknown as ValidationInput;
+        const { scenario_ids } = ctx.input;
         const wv = await versionOf(ctx);
         let done = 0;
         for (const id of scenario_ids) {
@@ -104,7 +104,7 @@ export const worldValidationKind: JobKind = {
     {
       name: 'agent_trial',
       async run(ctx) {
-        const { scenario_ids } = ctx.input as unknown as ValidationInput;
+        const { scenario_ids } = ctx.input;
         const wv = await versionOf(ctx);
         const verdicts = ctx.checkpoint<ValidationState>().verdicts ?? {};
         const fairOnes = scenario_ids.filter((id) => verdicts[id]?.passed);
@@ -140,7 +140,7 @@ export const worldValidationKind: JobKind = {
     {
       name: 'decide',
       async run(ctx) {
-        const { scenario_ids, mode } = ctx.input as unknown as ValidationInput;
+        const { scenario_ids, mode } = ctx.input;
         const wv = await versionOf(ctx);
         const { verdicts = {}, trials = {} } = ctx.checkpoint<ValidationState>();
         const store = ctx.deps.adapters.store;

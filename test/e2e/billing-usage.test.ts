@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Collections } from '../../core/collections.js';
-import { PRICE_TABLE } from '../../core/models/prices.js';
+import { DEFAULT_PRICE_FILE } from '../../core/models/index.js';
 import {
   catalogWorkspace,
   evaluate,
@@ -108,15 +108,23 @@ describe('billing: usage, billing, pricing and dashboard', function () {
     expect(b.counts.builds).to.be.at.least(1);
   });
 
-  it('answers a price with its source for every configured model, and the market range', async () => {
+  it('answers a price with its source and date for every configured model, and its own market range', async () => {
     const p = await cw.admin.get('/v1/pricing');
     expect(p.status).to.equal(200);
     const names = p.body.models.map((m: any) => m.model);
-    for (const name of Object.keys(PRICE_TABLE)) expect(names).to.include(name);
+    for (const name of Object.keys(DEFAULT_PRICE_FILE)) expect(names).to.include(name);
     for (const m of p.body.models) expect(m.source).to.be.a('string').and.not.equal('');
     expect(p.body.models.find((m: any) => m.default).model).to.equal(t.config.defaultModel);
-    const inputs = Object.values(PRICE_TABLE).map((x) => x.input_per_mtok);
-    expect(p.body.market_range.input_per_mtok).to.deep.equal({ min: Math.min(...inputs), max: Math.max(...inputs) });
+    // a small model's range is over the small models of the file, not the whole market
+    const mini = p.body.models.find((m: any) => m.model === 'gpt-4o-mini');
+    expect(mini.as_of).to.match(/^\d{4}-\d{2}-\d{2}$/);
+    const small = Object.entries(DEFAULT_PRICE_FILE).filter(([, x]) => x.class === 'small');
+    const inputs = small.map(([, x]) => x.input_per_mtok);
+    expect(mini.market_range.input_per_mtok).to.deep.equal({ min: Math.min(...inputs), max: Math.max(...inputs) });
+    expect(mini.market_range.peers).to.have.members(small.map(([k]) => k));
+    expect(mini.market_range.sources[0]).to.match(/openai\.com.*read \d{4}/);
+    const frontier = p.body.models.find((m: any) => m.model === 'gpt-4o');
+    expect(frontier.market_range.input_per_mtok.max).to.be.greaterThan(mini.market_range.input_per_mtok.max);
   });
 
   it('gives the overview: counts, runs by status, recent runs, usage and plan', async () => {

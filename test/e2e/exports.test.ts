@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -206,10 +206,25 @@ describe('exports: datasets, bundles and artifacts', function () {
       for (const s of scenarios) {
         const saved = JSON.parse(await readFile(path.join(dir, 'scenarios', `${s.scenario_id}.json`), 'utf8'));
         expect(saved).to.include({ split: s.split, holdout: s.split === 'holdout' });
-        expect(saved.specification).to.deep.equal(s.specification);
+        if (s.split !== 'holdout') expect(saved.specification).to.deep.equal(s.specification);
+        else {
+          // held-out scenarios travel without their answer key (docs/exports.md)
+          const { reference_plan: _plan, checks: _checks, ...rest } = s.specification;
+          expect(saved.specification).to.deep.equal(rest);
+          expect(saved.redacted).to.deep.equal(['reference_plan', 'checks']);
+          expect(saved).to.not.have.property('validation_report');
+        }
       }
       expect(scenarios.some((s) => s.split === 'holdout')).to.equal(true);
-      expect(gunzipSync(await readFile(path.join(dir, 'source.tar.gz'))).length).to.be.greaterThan(0);
+      // the source leaves out the templates held-out scenarios were expanded from
+      const heldTemplates = [...new Set(scenarios.filter((s) => s.split === 'holdout').map((s) => s.template))].sort();
+      expect(manifest.source_redacted).to.deep.equal(heldTemplates.map((id) => `scenarios/${id}.yaml`));
+      const src = path.join(dir, 'src');
+      await mkdir(src);
+      await extract({ file: path.join(dir, 'source.tar.gz'), cwd: src });
+      const templates = await readdir(path.join(src, 'scenarios'));
+      for (const id of heldTemplates) expect(templates).to.not.include(`${id}.yaml`);
+      expect(templates.length).to.be.greaterThan(0);
       expect(JSON.parse(await readFile(path.join(dir, 'images.json'), 'utf8')).images).to.be.an('object');
       expect(await readFile(path.join(dir, 'README.md'), 'utf8')).to.match(/not in\s+the bundle/);
     } finally {

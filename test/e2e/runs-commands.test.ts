@@ -131,17 +131,33 @@ describe('runs: commands and comparisons', function () {
     const reader = client(t.url, await t.key(cw.ws.projectId, ['read']));
     const one = await reader.get(`/v1/compare?run_a=${within.run_id}`);
     expect(one.status).to.equal(200);
-    expect(one.body).to.deep.equal({
+    // the answer grew the pinned scenario set and the paired comparisons (docs/scoring.md); the old fields stand
+    // a late summary refresh may restamp updated_at between the two reads: compare the rest
+    const stamped = (s: any) => ({ ...s, updated_at: null });
+    expect(stamped(one.body.runs[within.run_id])).to.deep.equal(stamped(a.summary));
+    expect(one.body).to.deep.include({
       world_version_id: shop,
       world_content_hash: a.world_content_hash,
-      runs: { [within.run_id]: a.summary },
+      scenario_set: { mode: 'same', scenario_set_hash: a.scenario_set_hash, scenarios: 3 },
+    });
+    expect(one.body.comparisons).to.have.length(1);
+    expect(one.body.comparisons[0]).to.deep.include({
+      a: { run_id: within.run_id, profile: 'reference@v1' },
+      b: { run_id: within.run_id, profile: 'naive@v1' },
+      scenarios: 3,
     });
     expect(Object.keys(one.body.runs[within.run_id].profiles)).to.deep.equal(['reference@v1', 'naive@v1']);
 
     const two = await reader.get(`/v1/compare?run_a=${within.run_id}&run_b=${other.run_id}`);
     expect(two.status).to.equal(200);
     expect(two.body).to.include({ world_version_id: shop, world_content_hash: a.world_content_hash });
-    expect(two.body.runs).to.deep.equal({ [within.run_id]: a.summary, [other.run_id]: b.summary });
+    expect(Object.keys(two.body.runs)).to.deep.equal([within.run_id, other.run_id]);
+    expect(stamped(two.body.runs[within.run_id])).to.deep.equal(stamped(a.summary));
+    expect(stamped(two.body.runs[other.run_id])).to.deep.equal(stamped(b.summary));
+    // two builds of the same pinned input pin the same scenario set
+    expect(b.scenario_set_hash).to.equal(a.scenario_set_hash);
+    expect(two.body.scenario_set.mode).to.equal('same');
+    expect(two.body.comparisons.map((c: any) => [c.a.profile, c.b.profile])).to.deep.equal([['naive@v1', 'naive@v1']]);
 
     const refused = await reader.get(`/v1/compare?run_a=${within.run_id}&run_b=${elsewhere.run_id}`);
     expect(refused.status).to.equal(409);

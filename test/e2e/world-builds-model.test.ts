@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -66,7 +67,13 @@ describe('world builds with a model: proposals validated by schema, spend and bu
   before(async () => {
     endpoint = await modelEndpoint();
     process.env[KEY_VAR] = 'sk-test-build';
-    t = await startTestService({ OPENAI_BASE_URL: endpoint.url });
+    // the operator prices the endpoint's model; an unpriced one would be refused
+    const prices = path.join(mkdtempSync(path.join(tmpdir(), 'crucible-prices-')), 'prices.yaml');
+    writeFileSync(
+      prices,
+      'test-model: {input_per_mtok: 1, output_per_mtok: 1, source: test endpoint, as_of: 2025-01-01}\n',
+    );
+    t = await startTestService({ OPENAI_BASE_URL: endpoint.url, MODEL_PRICES_FILE: prices });
     const ws = await t.workspace('Models');
     await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
@@ -122,14 +129,34 @@ describe('world builds with a model: proposals validated by schema, spend and bu
     expect((await admin.get(`/v1/world-versions/${build.world_version_id}`)).body.status).to.equal('failed');
   });
 
-  it('a built-in model makes no proposals and no model call', async () => {
+  it('a built-in model makes no proposals and no model call; customer_model goes into the manifest and the hash', async () => {
     const before = endpoint.requests.length;
-    const { job } = await buildAndWait(admin, {
+    const { build, job } = await buildAndWait(admin, {
       application_id: appId,
       model: 'builtin:reference',
       scenario_target: 3,
     });
     expect(job).to.include({ status: 'succeeded', spent_usd: 0 });
     expect(endpoint.requests.length).to.equal(before);
+
+    const withCustomer = await buildAndWait(admin, {
+      application_id: appId,
+      model: 'builtin:reference',
+      customer_model: 'test-model',
+      scenario_target: 3,
+    });
+    expect(withCustomer.job.status, withCustomer.job.error).to.equal('succeeded');
+    const plain = (await admin.get(`/v1/world-versions/${build.world_version_id}`)).body;
+    const modelled = (await admin.get(`/v1/world-versions/${withCustomer.build.world_version_id}`)).body;
+    expect(modelled.manifest.customer).to.deep.include({ simulator: { model: 'test-model' } });
+    expect(plain.manifest.customer).not.to.have.property('simulator');
+    expect(modelled.world_content_hash).to.not.equal(plain.world_content_hash);
+
+    const unpriced = await admin.post('/v1/world-builds', {
+      application_id: appId,
+      customer_model: 'nobody-prices-me',
+    });
+    expect(unpriced.status).to.equal(422);
+    expect(JSON.stringify(unpriced.body)).to.contain('has no price in the price file');
   });
 });

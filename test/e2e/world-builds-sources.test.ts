@@ -41,7 +41,7 @@ describe('world builds from git repositories and local folders, repair, and fail
 
   before(async () => {
     roots = mkdtempSync(path.join(tmpdir(), 'crucible-build-roots-'));
-    t = await startTestService({ SERVICE_SOURCE_ROOTS: roots });
+    t = await startTestService({ SERVICE_SOURCE_ROOTS: roots, SANDBOX_TRUST_TENANT_CODE: 'true' });
     const ws = await t.workspace('Sources');
     await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
@@ -133,6 +133,46 @@ describe('world builds from git repositories and local folders, repair, and fail
     expect(noRepair.job.result).to.include({ scenarios: 13, withdrawn: 1 });
     const v = (await admin.get(`/v1/world-versions/${noRepair.build.world_version_id}`)).body;
     expect(v.validation_report).to.include({ replays_per_scenario: 1, repair_rounds: 0 });
+  });
+
+  it('withdraws a hackable scenario (a progress check an untouched world passes) and says why', async () => {
+    const dir = path.join(roots, 'shop-hackable');
+    copyDir(catalogApp('shop-support'), dir);
+    // refund-late with its "no refund exists" check left as progress: doing nothing passes it
+    const late = readFileSync(path.join(dir, 'scenarios', 'refund-late.yaml'), 'utf8');
+    expect(late).to.contain('kind: state, role: guard,');
+    writeFileSync(
+      path.join(dir, 'scenarios', 'aa-hackable.yaml'),
+      late.replace('id: refund-late', 'id: aa-hackable').replace('kind: state, role: guard,', 'kind: state,'),
+    );
+    const built = await buildAndWait(admin, {
+      application_id: await app('shop hackable', { kind: 'local_path', path: 'shop-hackable' }),
+      scenario_target: 2,
+      max_repair_rounds: 0,
+    });
+    expect(built.job.status, JSON.stringify(built.job.error)).to.equal('succeeded');
+    expect(built.job.result).to.include({ scenarios: 1, withdrawn: 1 });
+    const list = (await admin.get(`/v1/world-versions/${built.build.world_version_id}/scenarios`)).body;
+    const gone = list.find((s: any) => s.scenario_id === 'aa-hackable--v1');
+    expect(gone.status).to.equal('withdrawn');
+    const report = gone.validation_report;
+    expect(report.hackable).to.equal(true);
+    expect(report.problems).to.deep.equal([
+      'hackable: the do-nothing agent (builtin:idle) scores 0.25 on goal version 1',
+      'hackable: the complete-at-once agent (builtin:complete) scores 0.25 on goal version 1',
+      'hackable: the claims-done-without-doing agent (builtin:claim) scores 0.25 on goal version 1',
+      'progress checks "no refund exists" pass without any work: mark a check that merely must stay true `role: guard`, or check what the agent has to change',
+    ]);
+    expect(report.calibration.map((c: any) => [c.agent, c.reward, c.false_completion])).to.deep.equal([
+      ['builtin:idle', 0.25, false],
+      ['builtin:complete', 0.25, true],
+      ['builtin:claim', 0.25, true],
+    ]);
+    // the fair one beside it was calibrated too, all three at 0
+    const fair = list.find((s: any) => s.scenario_id === 'address-change--v1');
+    expect(fair.status).to.equal('approved');
+    expect(fair.validation_report.hackable).to.equal(false);
+    expect(fair.validation_report.calibration.map((c: any) => c.reward)).to.deep.equal([0, 0, 0]);
   });
 
   it('a build that cannot be done fails, and says why in the job error and on the world version', async () => {

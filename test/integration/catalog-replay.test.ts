@@ -5,10 +5,13 @@ import path from 'node:path';
 import { entryDir, readCatalogIndex } from '../../catalog/index.js';
 import {
   ApplicationClient,
+  calibrateScenario,
   expandScenarios,
+  hackability,
   loadApplicationSource,
   replayReferencePlan,
   type ApplicationSource,
+  type CalibrationScore,
   type PlanStep,
   type ReplayOptions,
   type ReplayResult,
@@ -50,6 +53,20 @@ async function replayFresh(
   }
 }
 
+/** The three calibration agents' scores on a fresh sandbox (docs/scoring.md, Calibration). */
+async function calibrateFresh(source: ApplicationSource, scenario: Scenario): Promise<CalibrationScore[]> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'crucible-calibrate-'));
+  const handle = await sandboxes.start(source.dir, source.manifest, dataDir);
+  const client = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
+  try {
+    return await calibrateScenario(scenario, client, { worldSeed: source.seed, customer: source.manifest.customer });
+  } finally {
+    client.close();
+    await handle.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 const failing = (r: ReplayResult) =>
   JSON.stringify({ plan_error: r.plan_error, failed: r.check_results.filter((c) => !c.passed) });
 
@@ -65,21 +82,28 @@ for (const { entry, source, scenarios } of catalog) {
     });
 
     for (const scenario of scenarios) {
-      it(`${scenario.id} (${scenario.split}): the reference plan passes twice with identical results, doing nothing fails`, async () => {
+      it(`${scenario.id} (${scenario.split}): the reference plan passes twice with identical results, doing nothing fails, the calibration agents score 0`, async () => {
         const completer = source.manifest.roles.find((r) => r.complete)!.name;
         // three independent sandboxes, each on its own fresh data dir
-        const [first, second, idle] = await Promise.all([
+        const [first, second, idle, calibration] = await Promise.all([
           replayFresh(source, scenario),
           replayFresh(source, scenario),
           replayFresh(source, scenario, {
             plan: [{ actor: completer, tool: 'complete', args: { summary: 'nothing done' } }],
           }),
+          calibrateFresh(source, scenario),
         ]);
         expect(first.passed, failing(first)).to.equal(true);
         expect(second.passed, failing(second)).to.equal(true);
         expect(JSON.stringify(second)).to.equal(JSON.stringify(first));
         expect(idle.passed).to.equal(false);
         expect(idle.check_results.some((c) => !c.passed)).to.equal(true);
+        expect(hackability(calibration)).to.deep.equal([]);
+        expect(calibration.map((c) => [c.agent, c.reward, c.false_completion])).to.deep.equal([
+          ['builtin:idle', 0, false],
+          ['builtin:complete', 0, true],
+          ['builtin:claim', 0, true],
+        ]);
       });
     }
   });

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { EpisodeState, FaultMode } from '../../episode-actor/index.js';
 import { loadApplicationSource, type ApplicationSource, type Scenario } from '../../world/index.js';
 import { ChildProcessSandboxes } from '../../world-worker/sandboxes/index.js';
-import { CATALOG_APPS, scenariosOf, startEpisode } from '../support/episode-harness.js';
+import { CATALOG_APPS, runEpisode, scenariosOf, startEpisode } from '../support/episode-harness.js';
 
 const worlds = readdirSync(CATALOG_APPS, { withFileTypes: true })
   .filter((e) => e.isDirectory() && existsSync(path.join(CATALOG_APPS, e.name, 'world.yaml')))
@@ -97,5 +97,51 @@ describe('faults on every catalog world: UNKNOWN, and retry_operation without a 
       return;
     }
     expect.fail('no chat world with a writing scenario in the catalog');
+  });
+
+  describe('fault schedules of catalog scenarios (docs/worlds.md, Fault schedules)', () => {
+    for (const name of worlds) {
+      it(`${name}: one scenario per mode; the reference agent copes and scores 1, the fault hit the scheduled call`, async () => {
+        const src = await loadApplicationSource(path.join(CATALOG_APPS, name));
+        const faultedOnes = scenariosOf(src, 30).filter((s) => s.faults);
+        expect(faultedOnes.map((s) => s.faults![0]!.mode).sort()).to.deep.equal([
+          'drop_response',
+          'error',
+          'rate_limit',
+          'timeout_before',
+        ]);
+        for (const scenario of faultedOnes) {
+          const fault = scenario.faults![0]!;
+          const { state, events } = await runEpisode(sandboxes, src, scenario, { model: 'builtin:reference' });
+          const label = `${scenario.id} ${fault.mode} on ${fault.tool}`;
+          expect(state.reward, label).to.equal(1);
+          expect(
+            events.events.filter((e) => e.type === 'fault.injected').map((e) => e.data),
+            label,
+          ).to.deep.include({ tool: fault.tool, fault_mode: fault.mode, count: 1, source: 'scenario' });
+          // the first call of the tool that reached the proxy met the fault (default stress may refuse one write before it)
+          const first = state.actions.find((a) => a.tool === fault.tool && a.result?.outcome !== 'refused')!;
+          if (fault.mode === 'error') expect(first.result, label).to.deep.include({ outcome: 'error', status: 503 });
+          else if (fault.mode === 'rate_limit') expect(first.result, label).to.deep.include({ status: 429 });
+          else expect(first.result!.outcome, label).to.equal('unknown');
+          if (fault.mode === 'drop_response' || fault.mode === 'timeout_before')
+            expect(
+              state.actions.some((a) => a.tool === 'retry_operation'),
+              label,
+            ).to.equal(true);
+          expect(state.oracle!.duplicate_effects, label).to.deep.equal([]);
+        }
+      });
+    }
+
+    it('the naive agent meets the same scheduled fault, never uses retry_operation, and the same checks score it low', async () => {
+      const src = await loadApplicationSource(path.join(CATALOG_APPS, 'shop-support'));
+      const scenario = scenariosOf(src, 30).find((s) => s.faults?.[0]?.mode === 'drop_response')!;
+      const { state } = await runEpisode(sandboxes, src, scenario, { model: 'builtin:naive' });
+      const tool = scenario.faults![0]!.tool;
+      expect(state.actions.some((a) => a.tool === tool && a.result?.outcome === 'unknown')).to.equal(true);
+      expect(state.actions.some((a) => a.tool === 'retry_operation')).to.equal(false);
+      expect(state.reward).to.be.at.most(0.5);
+    });
   });
 });

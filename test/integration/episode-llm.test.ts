@@ -64,7 +64,8 @@ describe('driver llm: an episode played by a model chain through the openai pack
   it('completes shop-support order-status, falling over from a failing model, with tokens and cost from the usage', async () => {
     const src = await loadApplicationSource(path.join(CATALOG_APPS, 'shop-support'));
     const scenario = scenariosOf(src, 30).find((s) => s.id === 'order-status--v1')!;
-    server.failures.set('gpt-4o', 503);
+    // 404: the next model at once (a 503 would be retried first; the contract suite covers that)
+    server.failures.set('gpt-4o', 404);
     const profile = profileWithDefaults({
       driver: 'llm',
       model: 'gpt-4o,gpt-4o-mini',
@@ -122,8 +123,8 @@ describe('driver llm: an episode played by a model chain through the openai pack
   it('an episode whose every model fails ends with environment_error, not a score', async () => {
     const src = await loadApplicationSource(path.join(CATALOG_APPS, 'shop-support'));
     const scenario = scenariosOf(src, 30)[0]!;
-    server.failures.set('down-1', 500).set('down-2', 502);
-    const profile = profileWithDefaults({ driver: 'llm', model: 'down-1,down-2' });
+    server.failures.set('o3', 404).set('o4-mini', 404);
+    const profile = profileWithDefaults({ driver: 'llm', model: 'o3,o4-mini' });
     const policy = createAgentPolicy(profile, {
       defaultModel: 'builtin:reference',
       modelClient: new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k' }),
@@ -133,5 +134,35 @@ describe('driver llm: an episode played by a model chain through the openai pack
     await run.live.close();
     expect(s).to.include({ status: 'failed', termination: 'environment_error', reward: null });
     expect(s.oracle!.environment_error).to.match(/every model of the chain failed/);
+  });
+
+  it('a reply without a tool call is the message to the customer where the role may talk to them; usage counted', async () => {
+    const src = await loadApplicationSource(path.join(CATALOG_APPS, 'shop-support'));
+    const scenario = scenariosOf(src, 30).find((s) => s.id === 'order-status--v1')!;
+    const talker = await startModelServer((b) =>
+      b.messages.some((m) => m.role === 'assistant')
+        ? { tool_call: { name: 'complete', arguments: { summary: 'asked' } } }
+        : { content: 'Hello! Could you give me the e-mail address on your account?' },
+    );
+    try {
+      const profile = profileWithDefaults({ driver: 'llm', model: 'gpt-4o-mini' });
+      const policy = createAgentPolicy(profile, {
+        defaultModel: 'builtin:reference',
+        modelClient: new OpenAiModelClient({ baseUrl: talker.baseUrl, apiKey: 'k' }),
+      });
+      const run = await startEpisode(sandboxes, src, scenario, { profile, policy, defaultStress: false });
+      const s = await run.actor.done;
+      await run.live.close();
+      const st = run.actor.snapshot();
+      expect(st.actions[0]).to.deep.include({
+        tool: 'reply_to_customer',
+        args: { text: 'Hello! Could you give me the e-mail address on your account?' },
+      });
+      expect(st.messages.filter((m) => m.from === 'customer').map((m) => m.kind)).to.deep.equal(['request', 'answer']);
+      expect(st.model_calls).to.have.length(2);
+      expect(s.tokens.total).to.equal(2 * 1050);
+    } finally {
+      await talker.close();
+    }
   });
 });

@@ -20,7 +20,7 @@ class Gates {
 }
 
 function testKinds(gates: Gates): JobKind[] {
-  const counting: JobKind = {
+  const counting: JobKind<{ fail_last?: boolean }> = {
     kind: 'test_counting',
     phaseEvents: { started: 'compiler.phase.started', finished: 'compiler.phase.finished' },
     phases: [

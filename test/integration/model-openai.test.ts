@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -9,11 +9,9 @@ import {
   ModelCallError,
   ModelChain,
   OpenAiModelClient,
-  costUsd,
+  PriceTable,
   parseModelChain,
-  priceFor,
   resolveModelApiKey,
-  FALLBACK_PRICE,
 } from '../../core/models/index.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 
@@ -71,6 +69,7 @@ describe('models: the OpenAI adapter and model chains against a real OpenAI-comp
     const chain = new ModelChain(
       new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k' }),
       'gpt-4o, gpt-4o-mini',
+      { retry: { maxRetries: 0 } },
     );
     const res = await chain.complete({ messages: [{ role: 'user', content: 'hi' }] });
     expect(res.model).to.equal('gpt-4o-mini-2024-07-18');
@@ -84,14 +83,26 @@ describe('models: the OpenAI adapter and model chains against a real OpenAI-comp
   it('falls over on 429, 404 and a timeout too, but not on 401: every model would repeat that', async () => {
     server.failures.set('m-limited', 429).set('m-unknown', 404).set('m-slow', 'hang').set('m-denied', 401);
     const client = new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k', timeoutMs: 300 });
-    const through = await new ModelChain(client, ['m-limited', 'm-unknown', 'm-slow', 'gpt-4o-mini']).complete({
+    const prices = new PriceTable({
+      ...Object.fromEntries(
+        ['m-limited', 'm-unknown', 'm-slow', 'm-denied'].map((m) => [
+          m,
+          { input_per_mtok: 1, output_per_mtok: 1, source: 'test', as_of: '2025-01-01' },
+        ]),
+      ),
+      'gpt-4o-mini': { input_per_mtok: 0.15, output_per_mtok: 0.6, source: 'test', as_of: '2025-01-01' },
+    });
+    const once = { prices, retry: { maxRetries: 0 } };
+    const through = await new ModelChain(client, ['m-limited', 'm-unknown', 'm-slow', 'gpt-4o-mini'], once).complete({
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(through.failed_attempts.map((f) => f.model)).to.deep.equal(['m-limited', 'm-unknown', 'm-slow']);
 
     let err: unknown;
     try {
-      await new ModelChain(client, 'm-denied,gpt-4o-mini').complete({ messages: [{ role: 'user', content: 'hi' }] });
+      await new ModelChain(client, 'm-denied,gpt-4o-mini', once).complete({
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     } catch (e) {
       err = e;
     }
@@ -104,7 +115,13 @@ describe('models: the OpenAI adapter and model chains against a real OpenAI-comp
     const closed = new OpenAiModelClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k', timeoutMs: 2000 });
     let err: unknown;
     try {
-      await new ModelChain(closed, 'a-model,b-model').complete({ messages: [{ role: 'user', content: 'hi' }] });
+      const prices = new PriceTable({
+        'a-model': { input_per_mtok: 1, output_per_mtok: 1, source: 'test', as_of: '2025-01-01' },
+        'b-model': { input_per_mtok: 1, output_per_mtok: 1, source: 'test', as_of: '2025-01-01' },
+      });
+      await new ModelChain(closed, 'a-model,b-model', { prices, retry: { maxRetries: 0 } }).complete({
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     } catch (e) {
       err = e;
     }
@@ -122,13 +139,53 @@ describe('models: chains, prices and credentials', () => {
     expect(() => parseModelChain(' , ')).to.throw(ServiceError);
   });
 
-  it('prices dated and prefixed names by their model, unknown ones at the highest known price, built-ins at zero', () => {
-    expect(priceFor('gpt-4o-2024-08-06')).to.include({ input_per_mtok: 2.5, output_per_mtok: 10, estimated: false });
-    expect(priceFor('gpt-4o-mini-2024-07-18')).to.include({ input_per_mtok: 0.15, output_per_mtok: 0.6 });
-    expect(priceFor('openai/o3-mini')).to.include({ input_per_mtok: 1.1 });
-    expect(priceFor('my-local-llama')).to.include({ input_per_mtok: FALLBACK_PRICE.input_per_mtok, estimated: true });
-    expect(priceFor('builtin:naive')).to.include({ input_per_mtok: 0, output_per_mtok: 0 });
-    expect(costUsd('gpt-4o', { prompt_tokens: 1_000_000, completion_tokens: 100_000 })).to.be.closeTo(3.5, 1e-9);
+  it('prices dated and prefixed names by their model, built-ins at zero, and refuses an unpriced model', () => {
+    const t = PriceTable.load(null);
+    expect(t.priceFor('gpt-4o-2024-08-06')).to.include({ key: 'gpt-4o', input_per_mtok: 2.5, output_per_mtok: 10 });
+    expect(t.priceFor('gpt-4o-mini-2024-07-18')).to.include({ input_per_mtok: 0.15, output_per_mtok: 0.6 });
+    expect(t.priceFor('openai/o3-mini')).to.include({ input_per_mtok: 1.1 });
+    expect(t.priceFor('gpt-4o').as_of).to.match(/^\d{4}-\d{2}-\d{2}$/);
+    expect(t.priceFor('builtin:naive')).to.include({ input_per_mtok: 0, output_per_mtok: 0 });
+    expect(t.costUsd('gpt-4o', { prompt_tokens: 1_000_000, completion_tokens: 100_000 })).to.be.closeTo(3.5, 1e-9);
+    expect(() => t.priceFor('my-local-llama'))
+      .to.throw(ServiceError, /model "my-local-llama" has no price in the price file/)
+      .with.property('status', 400);
+  });
+
+  it("reads the operator's price file over the shipped defaults, and says where a bad file is wrong", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'crucible-prices-'));
+    try {
+      const file = path.join(dir, 'prices.yaml');
+      await writeFile(
+        file,
+        [
+          'models:',
+          '  my-local-llama:',
+          '    input_per_mtok: 0.02',
+          '    output_per_mtok: 0.04',
+          '    source: our own GPU cost, finance sheet Q3',
+          '    as_of: 2025-09-30',
+          '    market: {input_per_mtok: {min: 0.02, max: 0.2}, output_per_mtok: {min: 0.04, max: 0.6}, sources: [x]}',
+          '  gpt-4o:',
+          '    input_per_mtok: 2',
+          '    output_per_mtok: 8',
+          '    source: negotiated',
+          '    as_of: 2025-10',
+        ].join('\n'),
+      );
+      const t = PriceTable.load(file);
+      expect(t.priceFor('my-local-llama')).to.include({
+        input_per_mtok: 0.02,
+        source: 'our own GPU cost, finance sheet Q3',
+      });
+      expect(t.priceFor('gpt-4o')).to.include({ input_per_mtok: 2, source: 'negotiated' });
+      expect(t.priceFor('gpt-4o-mini')).to.include({ input_per_mtok: 0.15 });
+      expect(t.marketRange('my-local-llama')).to.deep.include({ output_per_mtok: { min: 0.04, max: 0.6 }, peers: [] });
+      await writeFile(file, 'gpt-x: {input_per_mtok: -1, output_per_mtok: 1, source: s, as_of: 2025-01-01}');
+      expect(() => PriceTable.load(file)).to.throw(ServiceError, /is invalid at gpt-x\.input_per_mtok/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads the provider key from the environment variable the newest model_provider credential names', async () => {

@@ -52,7 +52,7 @@ describe('worker loss mid-run', function () {
     });
     child.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${id}] ${d}`));
     workers.push(child);
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 1200; i++) {
       if ((await t.svc.scheduler.deps.workers.live()).some((w) => w.id === id)) return child;
       await new Promise((r) => setTimeout(r, 100));
     }

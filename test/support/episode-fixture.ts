@@ -16,6 +16,9 @@ import {
   type EpisodeProfile,
   type EpisodeWorld,
   type ExternalAction,
+  scriptedCustomer,
+  type CustomerFactory,
+  type Judge,
 } from '../../episode-actor/index.js';
 import { RecordingEvents } from './episode-harness.js';
 
@@ -181,6 +184,8 @@ export interface DeskOptions {
   options?: Partial<EpisodeOptions>;
   scenario?: Scenario;
   policy?: AgentPolicy;
+  customer?: CustomerFactory;
+  judge?: Judge;
   persistence?: EpisodePersistence;
   app?: DeskApp;
   clock?: Clock;
@@ -204,7 +209,15 @@ export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
       profile,
       options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 600_000, ...o.options },
     },
-    { app, persistence, events, ...(policy ? { policy } : {}), ...(o.clock ? { clock: o.clock } : {}) },
+    {
+      app,
+      persistence,
+      events,
+      customer: o.customer ?? scriptedCustomer,
+      ...(o.judge ? { judge: o.judge } : {}),
+      ...(policy ? { policy } : {}),
+      ...(o.clock ? { clock: o.clock } : {}),
+    },
   );
   return { actor, app, events, persistence };
 }

@@ -28,6 +28,8 @@ import {
   type EpisodeState,
   type EpisodeSummary,
   type EpisodeWorld,
+  scriptedCustomer,
+  type CustomerFactory,
 } from '../../episode-actor/index.js';
 import type { ToolCaller } from '../../world/index.js';
 
@@ -108,6 +110,7 @@ export interface EpisodeOptionsForTest {
   maxCost?: number | null;
   turnTimeoutMs?: number;
   policy?: AgentPolicy;
+  customer?: CustomerFactory;
   persistence?: EpisodePersistence;
   app?: (client: ApplicationClient) => ToolCaller;
   episodeId?: string;
@@ -141,7 +144,13 @@ export async function startEpisode(
         external_turn_timeout_ms: o.turnTimeoutMs ?? 600_000,
       },
     },
-    { app: o.app ? o.app(live.client) : live.client, persistence, events, ...(policy ? { policy } : {}) },
+    {
+      app: o.app ? o.app(live.client) : live.client,
+      persistence,
+      events,
+      customer: o.customer ?? scriptedCustomer,
+      ...(policy ? { policy } : {}),
+    },
   );
   await actor.start();
   return { actor, events, persistence, live };

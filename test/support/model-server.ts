@@ -1,7 +1,8 @@
 /**
- * A real OpenAI-compatible HTTP server on loopback for the model tests: it answers
- * POST /v1/chat/completions like the provider does (choices, tool_calls, usage), and each
- * model name can be told to fail with a status or to hang.
+ * A real, scriptable OpenAI-compatible HTTP server on loopback for the model tests: it
+ * answers POST /v1/chat/completions like the provider does (choices, tool_calls, usage);
+ * each model name can be told to fail with a status or to hang, and a scripted reply can
+ * itself be a failure with headers (`status`, `headers`: a 429 with `Retry-After`).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,9 +18,14 @@ export interface ChatRequestBody {
   tools?: Array<{ type: string; function: { name: string; description: string; parameters: object } }>;
   temperature?: number;
   tool_choice?: string;
+  seed?: number;
+  response_format?: { type: string; json_schema?: { name: string; schema: object; strict?: boolean } };
 }
 
 export interface ScriptedReply {
+  /** Answer with this error status instead of a completion (and `headers`). */
+  status?: number;
+  headers?: Record<string, string>;
   content?: string | null;
   tool_call?: { name: string; arguments: Record<string, unknown> | string };
   usage?: { prompt_tokens: number; completion_tokens: number };
@@ -58,6 +64,12 @@ export async function startModelServer(reply: (body: ChatRequestBody) => Scripte
       return;
     }
     const r = reply(body);
+    if (r.status !== undefined && r.status >= 400) {
+      res
+        .writeHead(r.status, { 'content-type': 'application/json', ...r.headers })
+        .end(JSON.stringify({ error: { message: `scripted failure ${r.status}`, type: 'server_error' } }));
+      return;
+    }
     calls++;
     const toolCalls = r.tool_call
       ? [

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A loopback port nothing listens on right now. */
@@ -77,4 +78,21 @@ export async function workersUp(
     if (Date.now() > deadline) throw new Error(`${count} workers did not come up`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/**
+ * Pids of the processes (other than this one) whose environment names `dir`: the roles and
+ * sandboxes of an installation whose folders live under it.
+ */
+export function processesUsing(dir: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(dir)) out.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
 }

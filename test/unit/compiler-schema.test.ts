@@ -177,6 +177,73 @@ describe('compiler: schema and source loading', () => {
     ]);
   });
 
+  it('reads check roles: a role must be progress or guard, and every goal version needs a progress check', async () => {
+    const guarded = SCENARIO.replace(
+      '- { name: one thing, kind: state,',
+      '- { name: one thing, kind: state, role: guard,',
+    );
+    const list = await problems(async () =>
+      loadApplicationSource(
+        await source({ 'scenarios/make.yaml': guarded.replace('kind: told, contains', 'kind: told, not_contains') }),
+      ),
+    );
+    expect(list).to.deep.include({
+      field: 'scenarios/make.yaml: checks.1',
+      message: 'must hold at least one progress check (state, or told with contains), not only guards',
+    });
+    const bad = await problems(async () =>
+      loadApplicationSource(
+        await source({ 'scenarios/make.yaml': SCENARIO.replace('kind: told,', 'kind: told, role: judge,') }),
+      ),
+    );
+    expect(bad).to.deep.include({
+      field: 'scenarios/make.yaml: checks.1[1].role',
+      message: 'must be progress or guard',
+    });
+    const ok = await loadApplicationSource(await source({ 'scenarios/make.yaml': guarded }));
+    expect(ok.templates[0]!.checks['1']!.map((c) => [c.name, c.role])).to.deep.equal([
+      ['one thing', 'guard'],
+      ['told', undefined],
+    ]);
+  });
+
+  it('reads fault schedules: mode one of four, call a whole number, and a call the reference plan makes', async () => {
+    const withFaults = (faults: string) => SCENARIO.replace('variants:', `faults: ${faults}\nvariants:`);
+    const bad = await problems(async () =>
+      loadApplicationSource(
+        await source({
+          'scenarios/make.yaml': withFaults(
+            '[{ tool: create_thing, mode: explode }, { tool: create_thing, mode: error, call: 2 }, { tool: nope, mode: error }, { tool: create_thing, mode: error, call: 0 }]',
+          ),
+        }),
+      ),
+    );
+    const text = bad.map((p) => `${p.field}: ${p.message}`);
+    expect(text).to.include(
+      'scenarios/make.yaml: faults[0].mode: must be one of drop_response, error, timeout_before, rate_limit',
+    );
+    expect(text).to.include(
+      'scenarios/make.yaml: faults[3].call: must be a whole number from 1 to 100 (which call of the tool)',
+    );
+    const cross = await problems(async () =>
+      loadApplicationSource(
+        await source({
+          'scenarios/make.yaml': withFaults(
+            '[{ tool: create_thing, mode: error, call: 2 }, { tool: nope, mode: error }]',
+          ),
+        }),
+      ),
+    );
+    expect(cross.map((p) => `${p.field}: ${p.message}`)).to.include.members([
+      'scenarios/make.yaml: faults[0].call: the final reference plan calls create_thing 1 time(s), so call 2 never happens',
+      'scenarios/make.yaml: faults[1].tool: "nope" is not a tool of this application (faults hit application calls)',
+    ]);
+    const ok = await loadApplicationSource(
+      await source({ 'scenarios/make.yaml': withFaults('[{ tool: create_thing, mode: drop_response }]') }),
+    );
+    expect(ok.templates[0]!.faults).to.deep.equal([{ tool: 'create_thing', mode: 'drop_response', call: 1 }]);
+  });
+
   it('cross-checks tools, roles, arguments and references', async () => {
     const broken = SCENARIO.replace('tool: list_things, args: {}', 'tool: create_thing, args: {}')
       .replace('"Made ${made.name}"', '"Made ${nothing.name}"')

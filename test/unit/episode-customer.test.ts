@@ -37,28 +37,28 @@ function setup(overrides: Partial<Scenario> = {}): { sim: CustomerSimulator; st:
 }
 
 describe('customer simulator (scripted from the scenario)', () => {
-  it('opens with the request and discloses every fact whose ask keyword appears, case-insensitively', () => {
+  it('opens with the request and discloses every fact whose ask keyword appears, case-insensitively', async () => {
     const { sim, st } = setup({ revisions: [], final_goal_version: 1 });
     expect(sim.opening(st)).to.deep.equal({
       text: 'Please add the note "fragile" to my item.',
       kind: 'request',
       goal_version: 1,
     });
-    expect(sim.onAgentMessage(st, 'What is the item CODE and your E-Mail address?')).to.deep.equal([
+    expect(await sim.onAgentMessage(st, 'What is the item CODE and your E-Mail address?')).to.deep.equal([
       { text: 'My code is X-42. My email is kim@example.com.', kind: 'answer', goal_version: 1 },
     ]);
-    expect(sim.onAgentMessage(st, 'What colour is it?')).to.deep.equal([
+    expect(await sim.onAgentMessage(st, 'What colour is it?')).to.deep.equal([
       { text: DONT_KNOW_TEXT, kind: 'dont_know', goal_version: 1 },
     ]);
-    expect(sim.onAgentMessage(st, 'Working on it.')).to.deep.equal([]);
+    expect(await sim.onAgentMessage(st, 'Working on it.')).to.deep.equal([]);
     expect(st.customer.told).to.have.length(3);
   });
 
-  it('sends revisions once, in order, each at its trigger, each with the next goal version', () => {
+  it('sends revisions once, in order, each at its trigger, each with the next goal version', async () => {
     const { sim, st } = setup();
     sim.opening(st);
     expect(sim.afterAgentAction(st, 'find_item', true)).to.deep.equal([]); // nothing replied yet
-    sim.onAgentMessage(st, 'ok');
+    await sim.onAgentMessage(st, 'ok');
     const first = sim.afterAgentAction(st, 'reply_to_customer', true);
     // after_turn 2 holds too, but revision 3 (after add_note) must go first: it waits
     expect(first.map((m) => [m.goal_version, m.text])).to.deep.equal([[2, 'Actually, make it "glass".']]);
@@ -74,24 +74,24 @@ describe('customer simulator (scripted from the scenario)', () => {
     expect(sim.repeat(st).text).to.equal(`${REPEAT_PREFIX}Last change.`);
   });
 
-  it('a goal change overtakes the scripted revisions it jumps over', () => {
+  it('a goal change overtakes the scripted revisions it jumps over', async () => {
     const { sim, st } = setup();
     sim.opening(st);
     sim.goalChange(st, 'Something else entirely.', 3);
-    sim.onAgentMessage(st, 'ok');
+    await sim.onAgentMessage(st, 'ok');
     expect(sim.afterAgentAction(st, 'add_note', true)).to.deep.equal([]); // revision 4 waits for turn 2
     const due = sim.afterAgentAction(st, 'wait', true);
     expect(due.map((m) => m.goal_version)).to.deep.equal([4]);
     expect(st.customer.revisions_sent).to.deep.equal([2, 3, 4]);
   });
 
-  it('gets annoyed past its contact limit and gives up GIVE_UP_AFTER contacts past it', () => {
+  it('gets annoyed past its contact limit and gives up GIVE_UP_AFTER contacts past it', async () => {
     const { sim, st } = setup({ revisions: [], final_goal_version: 1 });
     const limit = st.customer.contact_limit;
     expect(limit).to.equal(2 + CONTACT_MARGIN); // two replies in the reference plan
     const answers: string[][] = [];
     for (let i = 0; i < limit + GIVE_UP_AFTER; i++)
-      answers.push(sim.onAgentMessage(st, 'Update: still working.').map((m) => m.text));
+      answers.push((await sim.onAgentMessage(st, 'Update: still working.')).map((m) => m.text));
     expect(answers[limit - 1]).to.deep.equal([]);
     expect(answers[limit]).to.deep.equal([ANNOYED_TEXT]);
     expect(answers[limit + 1]).to.deep.equal([]);

@@ -8,6 +8,7 @@ import {
   profileWithDefaults,
   type EpisodeWorld,
   type Oracle,
+  scriptedCustomer,
 } from '../../episode-actor/index.js';
 import {
   DESK_MANIFEST,
@@ -26,8 +27,28 @@ const habitsOk = (): Oracle['habits'] => ({
   customer_contacts: { passed: true, count: 1, limit: 3 },
 });
 
+/** Check results with `pp` of `pt` progress checks and `gp` of `gt` guards passing. */
+const results = (pp: number, pt: number, gp = 0, gt = 0): Oracle['check_results'] => [
+  ...Array.from({ length: pt }, (_, i) => ({
+    check: `p${i}`,
+    kind: 'state' as const,
+    role: 'progress' as const,
+    passed: i < pp,
+    observed: null,
+  })),
+  ...Array.from({ length: gt }, (_, i) => ({
+    check: `g${i}`,
+    kind: 'unchanged' as const,
+    role: 'guard' as const,
+    passed: i < gp,
+    observed: null,
+  })),
+];
+
 const oracle = (o: Partial<Oracle>): Oracle => ({
-  check_results: [],
+  customer: { simulator: 'scripted', model_calls: 0, cost_usd: 0 },
+  customer_violations: [],
+  check_results: results(2, 2, 1, 1),
   duplicate_effects: [],
   false_completion: false,
   environment_error: null,
@@ -35,28 +56,43 @@ const oracle = (o: Partial<Oracle>): Oracle => ({
   checks_goal_version: 1,
   checks_passed: 3,
   checks_total: 3,
+  progress_passed: 2,
+  progress_total: 2,
+  guards_passed: 1,
+  guards_total: 1,
   completed: true,
   habits: habitsOk(),
   ...o,
 });
 
 describe('reward rule (docs/scoring.md) and the four habits', () => {
-  it('1 for success; half the share of checks passed otherwise; a small penalty per failed habit; null for an environment error', () => {
+  it('1 for success; 0.5 x progress share x guard share otherwise; a small penalty per failed habit; null for an environment error', () => {
     expect(computeReward(oracle({}))).to.equal(1);
-    expect(computeReward(oracle({ checks_passed: 2 }))).to.equal(0.3333);
+    // was 0.5 * 2/3 = 0.3333 under the old rule (any 2 of 3 checks); now one of two progress checks, guard kept: 0.5 * 1/2 * 1
+    expect(computeReward(oracle({ check_results: results(1, 2, 1, 1) }))).to.equal(0.25);
+    // the guard alone passing (an untouched world) earns nothing: the old rule gave 0.5 * 1/3 = 0.1667
+    expect(computeReward(oracle({ check_results: results(0, 2, 1, 1) }))).to.equal(0);
+    // a failed guard scales progress down: all progress, the one guard broken
+    expect(computeReward(oracle({ check_results: results(2, 2, 0, 1) }))).to.equal(0);
+    expect(computeReward(oracle({ check_results: results(2, 2, 1, 2) }))).to.equal(0.25);
     expect(
       computeReward(
         oracle({ duplicate_effects: [{ tool: 't', args: {}, times: 2, actors: ['a'], action_indexes: [1, 2] }] }),
       ),
     ).to.equal(0.5);
-    expect(computeReward(oracle({ false_completion: true, checks_passed: 1 }))).to.equal(0.1667);
+    // false completion with one of two progress checks: was 0.5 * 1/3 = 0.1667 (1 of 3 checks)
+    expect(computeReward(oracle({ false_completion: true, check_results: results(1, 2, 1, 1) }))).to.equal(0.25);
+    // a bare completion on an untouched world: guards pass, no progress, 0 (was 0.1667)
+    expect(computeReward(oracle({ false_completion: true, check_results: results(0, 2, 1, 1) }))).to.equal(0);
     const habits = habitsOk();
     habits.ids_from_reads.passed = false;
     habits.customer_contacts.passed = false;
     expect(computeReward(oracle({ habits }))).to.equal(1 - 2 * HABIT_PENALTY);
-    expect(computeReward(oracle({ habits, checks_passed: 0 }))).to.equal(0);
+    expect(computeReward(oracle({ habits, check_results: results(0, 2, 0, 1) }))).to.equal(0);
     expect(computeReward(oracle({ environment_error: 'sandbox died' }))).to.equal(null);
-    expect(computeReward(oracle({ checks_passed: 0, checks_total: 0 }))).to.equal(0);
+    expect(computeReward(oracle({ check_results: [] }))).to.equal(0);
+    // guards only, all passing: never a success (load refuses such a goal version; the rule agrees)
+    expect(computeReward(oracle({ check_results: results(0, 0, 2, 2) }))).to.equal(0);
   });
 
   it('flags an id no read had shown, and complete without a read after the last write', async () => {
@@ -125,7 +161,12 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
         profile: profileWithDefaults({ driver: 'external' }),
         options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 60_000 },
       },
-      { app, persistence: new MemoryEpisodePersistence({ verify: true }), events: new RecordingEvents() },
+      {
+        app,
+        persistence: new MemoryEpisodePersistence({ verify: true }),
+        events: new RecordingEvents(),
+        customer: scriptedCustomer,
+      },
     );
     await actor.start();
     expect(app.notes.map((n) => n.text)).to.deep.equal(['Please add the note "fragile" to my item.']); // posted through the app

@@ -9,6 +9,7 @@ import {
   type AgentTurnInput,
   type EpisodePersistence,
   type EpisodeState,
+  scriptedCustomer,
 } from '../../episode-actor/index.js';
 import { DESK_WORLD, DeskApp, deskEpisode, readAndAct } from '../support/episode-fixture.js';
 import { RecordingEvents } from '../support/episode-harness.js';
@@ -130,6 +131,7 @@ describe('episode actor: lifecycle, limits and persistence', () => {
       app,
       persistence,
       events: new RecordingEvents(),
+      customer: scriptedCustomer,
     });
     expect(again!.observation()).to.deep.equal(seen);
     expect(again!.actionResult('k-restore-1').status).to.equal('done');
@@ -171,6 +173,7 @@ describe('episode actor: lifecycle, limits and persistence', () => {
       app,
       persistence,
       events: new RecordingEvents(),
+      customer: scriptedCustomer,
       policy: createReferenceAgent(),
     });
     const s = await again!.done;
@@ -207,6 +210,7 @@ describe('episode actor: lifecycle, limits and persistence', () => {
       app,
       persistence,
       events: new RecordingEvents(),
+      customer: scriptedCustomer,
     });
     const r = again!.actionResult('k-unc-2');
     expect(r.status).to.equal('done');

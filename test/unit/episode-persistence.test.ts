@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
 import { Collections } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
-import { EpisodeActor, StoreEpisodePersistence, findAction } from '../../episode-actor/index.js';
+import { EpisodeActor, StoreEpisodePersistence, findAction, scriptedCustomer } from '../../episode-actor/index.js';
 import { DESK_WORLD, DeskApp, deskEpisode, readAndAct } from '../support/episode-fixture.js';
 import { RecordingEvents } from '../support/episode-harness.js';
 
@@ -83,6 +83,7 @@ describe('episode persistence on the DocumentStore (SQLite)', () => {
       app,
       persistence: second,
       events: new RecordingEvents(),
+      customer: scriptedCustomer,
     });
     expect(again!.observation()).to.deep.equal(actor.observation());
     await readAndAct(again!, {

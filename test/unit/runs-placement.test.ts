@@ -14,6 +14,7 @@ const worker = (id: string, capacity: number, active = 0): WorkerRecord => ({
   capacity,
   active,
   last_seen_ms: Date.now(),
+  incarnation: 'first',
 });
 
 describe('placement of episodes on world-workers', () => {
@@ -47,5 +48,21 @@ describe('placement of episodes on world-workers', () => {
     new Placement(deps).leaving('a');
     expect(new Placement(deps).isLeaving('a')).to.equal(true);
     expect(new Placement(depsWith([worker('a', 5)])).isLeaving('a')).to.equal(false);
+  });
+
+  it('passes over a worker a call found unreachable at once, until it is heard from again or restarts', async () => {
+    const a = { ...worker('a', 5), last_seen_ms: Date.now() - 1_000 };
+    const workers = [a, worker('b', 1)];
+    const p = new Placement(depsWith(workers));
+    p.down('a');
+    expect(((await p.reserve()) as WorkerRecord).id).to.equal('b');
+    expect(await p.reserve()).to.equal('full');
+    // a heartbeat (or a new registration) after the failure makes it a candidate again
+    workers[0] = { ...a, last_seen_ms: Date.now() + 1, incarnation: 'second' };
+    await new Promise((r) => setTimeout(r, 300)); // the live list is re-read every 250 ms
+    expect(((await p.reserve()) as WorkerRecord).id).to.equal('a');
+    p.down('a');
+    p.up('a');
+    expect(((await p.reserve()) as WorkerRecord).id).to.equal('a');
   });
 });

@@ -12,3 +12,4 @@ export { checkFileUrl, fetchGitCommit } from './git.js';
 export { listTree, isInside, sourceDigest } from './tree.js';
 export { SourceCache, type FetchedSource, type SourceSpec } from './source-cache.js';
 export type { ScenarioVerdict, ReplayRun } from './replay.js';
+export { surveySource, overlayFolder, type SourceSurvey, type StartHint, type RouteHint } from './survey.js';

@@ -3,10 +3,13 @@ import path from 'node:path';
 import { newId } from '../../core/index.js';
 import {
   ApplicationClient,
+  calibrateScenario,
   canonicalJson,
+  hackability,
   replayReferencePlan,
   sha256Hex,
   type ApplicationSource,
+  type CalibrationScore,
   type CheckResult,
   type RefusedCheck,
   type Scenario,
@@ -36,6 +39,38 @@ export interface ScenarioVerdict {
   replays: ReplayRun[];
   /** Set when the application's services did not start: the world, not the scenario, is at fault. */
   environment_error?: string;
+  /**
+   * The three calibration agents' scores (docs/scoring.md, Calibration); absent when the
+   * replays failed first. A scenario where one scores above 0 (or a completion is not
+   * flagged false) is hackable: `problems` says so and it does not pass.
+   */
+  calibration?: CalibrationScore[];
+  /** Whether the calibration found the scenario hackable. */
+  hackable?: boolean;
+}
+
+type JudgeEnv = { sandboxes: Sandboxes; dataRoot: string; images: Record<string, string> };
+
+/** Runs `fn` with a client on a fresh sandbox of its own data folder, removed afterwards. */
+async function withSandbox<T>(
+  source: ApplicationSource,
+  env: JudgeEnv,
+  fn: (client: ApplicationClient) => Promise<T>,
+): Promise<T> {
+  const dataDir = path.join(env.dataRoot, newId('sbx'));
+  await mkdir(dataDir, { recursive: true });
+  try {
+    const handle = await env.sandboxes.start(source.dir, source.manifest, dataDir, { images: env.images });
+    const client = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
+    try {
+      return await fn(client);
+    } finally {
+      client.close();
+      await handle.stop();
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -43,13 +78,15 @@ export interface ScenarioVerdict {
  * data folder (removed afterwards), and judges it: it passes when every replay passed its
  * checks and, with two or more replays, all were identical. A failed `refused` check in
  * a replay means the reference plan itself breaks the scenario's policy (the scenario is
- * impossible under its own policy).
+ * impossible under its own policy). A scenario whose replays pass is then calibrated on
+ * one more fresh sandbox: the do-nothing, complete-at-once and claims-done agents must each
+ * score 0 and the last two be flagged `false_completion`, else it is hackable and fails.
  */
 export async function judgeScenario(
   source: ApplicationSource,
   scenario: Scenario,
   times: number,
-  env: { sandboxes: Sandboxes; dataRoot: string; images: Record<string, string> },
+  env: JudgeEnv,
 ): Promise<ScenarioVerdict> {
   const replays: ReplayRun[] = [];
   for (let i = 0; i < times; i++) {
@@ -109,7 +146,25 @@ export async function judgeScenario(
   const deterministic =
     times < 2 ? null : replays.every((r) => r.fingerprint !== null && r.fingerprint === replays[0]!.fingerprint);
   if (deterministic === false) problems.push('replaying the reference plan twice on fresh data gave different results');
-  return { scenario_id: scenario.id, passed: problems.length === 0, deterministic, problems, replays };
+  let calibration: CalibrationScore[] | undefined;
+  if (problems.length === 0) {
+    try {
+      calibration = await withSandbox(source, env, (client) =>
+        calibrateScenario(scenario, client, { worldSeed: source.seed, customer: source.manifest.customer }),
+      );
+      problems.push(...hackability(calibration));
+    } catch (err) {
+      problems.push(`the calibration agents could not run: ${(err as Error).message}`);
+    }
+  }
+  return {
+    scenario_id: scenario.id,
+    passed: problems.length === 0,
+    deterministic,
+    problems,
+    replays,
+    ...(calibration ? { calibration, hackable: hackability(calibration).length > 0 } : {}),
+  };
 }
 
 function describeProblems(scenario: Scenario, replays: ReplayRun[]): string[] {

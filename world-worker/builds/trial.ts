@@ -7,6 +7,7 @@ import {
   createAgentPolicy,
   isSuccess,
   profileWithDefaults,
+  scriptedCustomer,
   type EpisodeSummary,
 } from '../../episode-actor/index.js';
 import { ApplicationClient, type ApplicationSource, type Scenario } from '../../world/index.js';
@@ -83,6 +84,8 @@ export async function trialScenario(
         persistence: new MemoryEpisodePersistence(),
         events: { emit: async () => ({ event_id: 0 }) },
         policy: createAgentPolicy(profile, { defaultModel: TRIAL_AGENT }),
+        // a trial measures the scenario against its own script: the scripted customer
+        customer: scriptedCustomer,
       },
     );
     await actor.start();

@@ -8,6 +8,9 @@ import type { WorldWorkerService } from '../service.js';
 import { judgeScenario, type ScenarioVerdict } from './replay.js';
 import { trialScenario, type TrialResult } from './trial.js';
 import { SourceCache, type SourceSpec } from './source-cache.js';
+import { overlayFolder, surveySource } from './survey.js';
+import { packFolder } from './archive.js';
+import { rm } from 'node:fs/promises';
 import type { AnalyseAnswer, FetchAnswer, SourceRef } from './work-types.js';
 
 /** The work kinds a world-worker offers world builds and validations. */
@@ -20,6 +23,10 @@ export const BUILD_WORK = {
   replay: 'build.replay',
   /** `{digest, archive_b64?, scenarios, images}` -> `{trials}`: one live-agent episode each */
   trial: 'build.trial',
+  /** `{digest, archive_b64?}` -> SourceSurvey: how the source starts, its OpenAPI documents, routes, excerpts */
+  survey: 'build.survey',
+  /** `{digest, archive_b64?, files}` -> `{digest, files, archive_b64}`: the source with the proposed world files added */
+  overlay: 'build.overlay',
 } as const;
 
 const LOADED_SOURCES_KEPT = 8;
@@ -80,6 +87,24 @@ export function registerBuildWork(
       seed: src.seed,
       templates: src.templates,
     };
+  });
+
+  service.register(BUILD_WORK.survey, async (ref) => {
+    const dir = await cache.ensure(ref.digest, ref.archive_b64 ? Buffer.from(ref.archive_b64, 'base64') : null);
+    return surveySource(dir);
+  });
+
+  service.register(BUILD_WORK.overlay, async (p): Promise<FetchAnswer> => {
+    const dir = await cache.ensure(p.digest, p.archive_b64 ? Buffer.from(p.archive_b64, 'base64') : null);
+    const tree = await overlayFolder(dir, p.files);
+    try {
+      const archive = await packFolder(tree);
+      const got = await cache.fetch({ kind: 'archive', archive });
+      logger.info({ from: p.digest, digest: got.digest, files: Object.keys(p.files).length }, 'proposed world added');
+      return { digest: got.digest, files: got.files, archive_b64: archive.toString('base64') };
+    } finally {
+      await rm(path.dirname(tree), { recursive: true, force: true });
+    }
   });
 
   service.register(BUILD_WORK.replay, async (p) => {

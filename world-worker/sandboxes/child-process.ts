@@ -5,6 +5,7 @@ import { ServiceError } from '../../core/index.js';
 import { newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { freePort } from './free-port.js';
+import type { SandboxPidFiles } from './pid-files.js';
 import {
   Tail,
   fillEnv,
@@ -20,6 +21,8 @@ export interface ChildProcessSandboxesOptions {
   env?: Record<string, string>;
   /** Grace period between SIGTERM and SIGKILL on stop; default 2 s. */
   stopGraceMs?: number;
+  /** Where each service's process group is recorded, so a worker killed with SIGKILL has them reaped on its restart. */
+  pidFiles?: SandboxPidFiles;
 }
 
 interface Running {
@@ -60,8 +63,10 @@ export class ChildProcessSandboxes implements Sandboxes {
   readonly #env: Record<string, string>;
   readonly #graceMs: number;
   readonly #handles = new Set<SandboxHandle>();
+  readonly #pidFiles: SandboxPidFiles | null;
 
   constructor(opts: ChildProcessSandboxesOptions = {}) {
+    this.#pidFiles = opts.pidFiles ?? null;
     this.#env = { PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, TZ: 'UTC', ...opts.env };
     this.#graceMs = opts.stopGraceMs ?? 2000;
     installExitHook();
@@ -110,6 +115,11 @@ export class ChildProcessSandboxes implements Sandboxes {
     await Promise.all([...this.#handles].map((h) => h.stop()));
   }
 
+  /** Kills the process groups a killed predecessor on the same data folder recorded (with `pidFiles`). */
+  async reap(): Promise<number> {
+    return this.#pidFiles?.reapOrphans() ?? 0;
+  }
+
   async #startService(spec: ServiceSpec, cwd: string, data: string, timeoutMs: number): Promise<Running> {
     // a port can be taken between freePort() and the service's bind: try a few times
     for (let attempt = 1; ; attempt++) {
@@ -155,7 +165,10 @@ export class ChildProcessSandboxes implements Sandboxes {
     const exited = new Promise<void>((resolve) => {
       child.once('exit', (c, signal) => {
         code = c ?? signal ?? 'unknown';
-        if (child.pid) LIVE_GROUPS.delete(child.pid);
+        if (child.pid) {
+          LIVE_GROUPS.delete(child.pid);
+          this.#pidFiles?.forget(child.pid);
+        }
         resolve();
       });
       child.once('error', (err) => {
@@ -164,7 +177,10 @@ export class ChildProcessSandboxes implements Sandboxes {
         resolve();
       });
     });
-    if (child.pid) LIVE_GROUPS.add(child.pid);
+    if (child.pid) {
+      LIVE_GROUPS.add(child.pid);
+      this.#pidFiles?.record(child.pid, data);
+    }
     return { spec, child, port, stderr, exited, exitCode: () => code };
   }
 

@@ -1,9 +1,11 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { ServiceError } from '../../core/index.js';
 import { newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
+import { LoopbackForwarder, RELAY_PROGRAM } from './relay.js';
 import {
   fillEnv,
   waitHealthy,
@@ -19,46 +21,87 @@ const CONTAINER_PORT = 8080;
 const SOURCE_MOUNT = '/app';
 const DATA_MOUNT = '/data';
 const PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
+/** The unprivileged user every sandbox process runs as (nobody). */
+const SANDBOX_USER = 65534;
+/** Label naming the worker (or data folder) that owns a container, for reaping. */
+export const OWNER_LABEL = 'crucible.owner';
+
+/** Per-service resource limits. */
+export interface ContainerLimits {
+  /** Memory in MiB, swap included (no swap beyond it). */
+  memoryMb: number;
+  /** Processes and threads. */
+  pids: number;
+  /** CPUs (fractions allowed). */
+  cpus: number;
+}
 
 export interface DockerSandboxesOptions {
-  /** DOCKER_HOST form: `unix:///var/run/docker.sock`, `tcp://host:2375`, `http(s)://host:port`. */
+  /** DOCKER_HOST form: `unix:///run/podman/podman.sock`. The engine must run on this machine. */
   dockerHost?: string;
   /** A ready client (tests); wins over `dockerHost`. */
   docker?: Docker;
+  /** Pinned image holding /usr/bin/node, for the relay sidecars (SANDBOX_RUNTIME_IMAGE). */
+  relayImage: string;
+  /** Value of the owner label on every container; `reap()` removes this owner's leftovers. */
+  owner: string;
+  limits?: Partial<ContainerLimits>;
 }
 
-/** dockerode options and the host the published ports are reached at, from a DOCKER_HOST value. */
-export function parseDockerHost(value: string | undefined): { options: Docker.DockerOptions; publishedHost: string } {
-  if (!value || value.startsWith('unix://')) {
-    return {
-      options: { socketPath: value ? value.slice('unix://'.length) : '/var/run/docker.sock' },
-      publishedHost: '127.0.0.1',
-    };
-  }
+export const DEFAULT_LIMITS: ContainerLimits = { memoryMb: 512, pids: 256, cpus: 1 };
+
+/** dockerode options from a DOCKER_HOST value (unix sockets only: sources are bind-mounted). */
+export function parseDockerHost(value: string | undefined): { options: Docker.DockerOptions } {
+  if (!value || value.startsWith('unix://'))
+    return { options: { socketPath: value ? value.slice('unix://'.length) : '/var/run/docker.sock' } };
   const url = new URL(value.replace(/^tcp:\/\//, 'http://'));
   return {
     options: { host: url.hostname, port: url.port || 2375, protocol: url.protocol === 'https:' ? 'https' : 'http' },
-    publishedHost: url.hostname,
   };
 }
 
+interface Started {
+  service: Docker.Container;
+  relay: Docker.Container | null;
+  forwarder: LoopbackForwarder | null;
+  socketDir: string;
+  detail: SandboxService;
+}
+
 /**
- * The engine sandbox: one container per service from the application's pinned image
- * (`images[service.image]`, which must be `name@sha256:<digest>` or `name:tag@sha256:...`),
- * the source folder mounted read-only at /app (the working directory), the data dir at
- * /data, `start.command` as the command, the port published on the Docker host's loopback.
+ * The container sandbox (Docker or podman's Docker-compatible API). Each service runs in
+ * its own container from the application's pinned image (`images[service.image]`,
+ * `name[:tag]@sha256:<digest>`), as user nobody with every capability dropped, a
+ * read-only root filesystem, the source read-only at /app (the working directory), its
+ * data dir at /data, `start.command` as the command, and memory, process and CPU limits.
+ *
+ * Network: the service container has no network but loopback (`none`), so it reaches
+ * nothing: not the host, not other sandboxes, not the internet. A relay sidecar sharing
+ * only its network namespace forwards a unix socket (in a folder the service does not
+ * see) to the service's port, and the worker publishes that socket on a 127.0.0.1 port.
  * In env values `{data}` becomes /data and `{port}` the container port (8080).
  */
 export class DockerSandboxes implements Sandboxes {
   readonly kind = 'docker' as const;
   readonly #docker: Docker;
-  readonly #publishedHost: string;
+  readonly #relayImage: string;
+  readonly #owner: string;
+  readonly #limits: ContainerLimits;
   readonly #handles = new Set<SandboxHandle>();
+  readonly #pulled = new Map<string, Promise<void>>();
 
-  constructor(opts: DockerSandboxesOptions = {}) {
-    const parsed = parseDockerHost(opts.dockerHost);
-    this.#docker = opts.docker ?? new Docker(parsed.options);
-    this.#publishedHost = parsed.publishedHost;
+  constructor(opts: DockerSandboxesOptions) {
+    this.#docker = opts.docker ?? new Docker(parseDockerHost(opts.dockerHost).options);
+    this.#relayImage = opts.relayImage;
+    this.#owner = opts.owner;
+    this.#limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    if (!PINNED.test(this.#relayImage))
+      throw new ServiceError('bad_request', `SANDBOX_RUNTIME_IMAGE must be pinned by digest, got "${opts.relayImage}"`);
+  }
+
+  /** The engine client (tests inspect containers through it). */
+  get docker(): Docker {
+    return this.#docker;
   }
 
   async start(
@@ -73,7 +116,7 @@ export class DockerSandboxes implements Sandboxes {
       if (!ref)
         throw new ServiceError(
           'bad_request',
-          `no image pin for service "${s.name}" (images.${s.image}); the Docker sandbox needs one`,
+          `no image pin for service "${s.name}" (images.${s.image}); the container sandbox needs one`,
         );
       if (!PINNED.test(ref))
         throw new ServiceError(
@@ -84,19 +127,15 @@ export class DockerSandboxes implements Sandboxes {
     const id = newId('sbx');
     const data = path.resolve(dataDir);
     await mkdir(data, { recursive: true });
-    const started: Array<{ container: Docker.Container; detail: SandboxService }> = [];
-    const removeAll = () => Promise.all(started.map((s) => this.#remove(s.container)));
+    await ownForSandbox(data);
+    const started: Started[] = [];
+    const removeAll = () => Promise.all(started.map((s) => this.#remove(s)));
     try {
       for (const spec of manifest.services) {
+        const labels = { ...options.labels, 'crucible.sandbox': id, 'crucible.service': spec.name };
+        const timeoutMs = options.healthTimeoutMs ?? 60_000;
         started.push(
-          await this.#startService(
-            id,
-            spec,
-            images[spec.image]!,
-            path.resolve(sourceDir),
-            data,
-            options.healthTimeoutMs ?? 60_000,
-          ),
+          await this.#startService(spec, images[spec.image]!, path.resolve(sourceDir), data, labels, timeoutMs),
         );
       }
     } catch (err) {
@@ -124,7 +163,40 @@ export class DockerSandboxes implements Sandboxes {
     await Promise.all([...this.#handles].map((h) => h.stop()));
   }
 
-  async #ensureImage(ref: string): Promise<void> {
+  /**
+   * Removes every container labelled with this owner that no live handle of this instance
+   * holds: what a killed worker left behind. Called once when a worker starts.
+   *
+   * @returns how many containers were removed.
+   */
+  async reap(): Promise<number> {
+    const mine = new Set([...this.#handles].flatMap((h) => h.details.map((d) => d.containerId)));
+    const leftovers = await this.#docker.listContainers({
+      all: true,
+      filters: { label: [`${OWNER_LABEL}=${this.#owner}`] },
+    });
+    const gone = leftovers.filter((c) => !mine.has(c.Id) && !mine.has(c.Labels['crucible.relay-for'] ?? ''));
+    // relays first: a relay shares its service's network namespace
+    gone.sort((a, b) => Number('crucible.relay-for' in b.Labels) - Number('crucible.relay-for' in a.Labels));
+    for (const c of gone)
+      await this.#docker
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined);
+    return gone.length;
+  }
+
+  #ensureImage(ref: string): Promise<void> {
+    let p = this.#pulled.get(ref);
+    if (!p) {
+      p = this.#pull(ref);
+      this.#pulled.set(ref, p);
+      p.catch(() => this.#pulled.delete(ref));
+    }
+    return p;
+  }
+
+  async #pull(ref: string): Promise<void> {
     try {
       await this.#docker.getImage(ref).inspect();
       return;
@@ -142,73 +214,132 @@ export class DockerSandboxes implements Sandboxes {
   }
 
   async #startService(
-    sandboxId: string,
     spec: ServiceSpec,
     image: string,
     source: string,
     data: string,
+    labels: Record<string, string>,
     timeoutMs: number,
-  ) {
-    await this.#ensureImage(image);
+  ): Promise<Started> {
+    await Promise.all([this.#ensureImage(image), this.#ensureImage(this.#relayImage)]);
     const env = Object.entries(spec.start.env).map(([k, v]) => `${k}=${fillEnv(v, DATA_MOUNT, CONTAINER_PORT)}`);
     env.push(`${spec.port_env}=${CONTAINER_PORT}`, 'TZ=UTC');
-    const container = await this.#docker.createContainer({
+    const { memoryMb, pids, cpus } = this.#limits;
+    const service = await this.#docker.createContainer({
       Image: image,
       Cmd: spec.start.command.map((a) => fillEnv(a, DATA_MOUNT, CONTAINER_PORT)),
       WorkingDir: SOURCE_MOUNT,
       Env: env,
-      Labels: { 'crucible.sandbox': sandboxId, 'crucible.service': spec.name },
-      ExposedPorts: { [`${CONTAINER_PORT}/tcp`]: {} },
+      User: `${SANDBOX_USER}:${SANDBOX_USER}`,
+      Labels: { ...labels, [OWNER_LABEL]: this.#owner },
       HostConfig: {
-        Binds: [`${source}:${SOURCE_MOUNT}:ro`, `${data}:${DATA_MOUNT}`],
-        PortBindings: { [`${CONTAINER_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
-        AutoRemove: false,
+        ...LOCKED_DOWN,
+        NetworkMode: 'none',
+        Binds: [`${source}:${SOURCE_MOUNT}:ro`, `${data}:${DATA_MOUNT}:rw`],
+        Memory: memoryMb * 1024 * 1024,
+        MemorySwap: memoryMb * 1024 * 1024,
+        PidsLimit: pids,
+        NanoCpus: Math.round(cpus * 1e9),
       },
     });
+    const socketDir = await relaySocketDir();
+    const s: Started = {
+      service,
+      relay: null,
+      forwarder: null,
+      socketDir,
+      detail: { name: spec.name, baseUrl: '', containerId: service.id },
+    };
     try {
-      await container.start();
-      const info = await container.inspect();
-      const hostPort = info.NetworkSettings.Ports[`${CONTAINER_PORT}/tcp`]?.[0]?.HostPort;
-      if (!hostPort) throw new ServiceError('unavailable', `sandbox service "${spec.name}": Docker published no port`);
-      const baseUrl = `http://${this.#publishedHost}:${hostPort}`;
+      await service.start();
       let running = true;
-      const healthy = await waitHealthy(`${baseUrl}${spec.health}`, Date.now() + timeoutMs, () => running);
+      service.wait().then(
+        () => (running = false),
+        () => (running = false),
+      );
+      s.relay = await this.#docker.createContainer({
+        Image: this.#relayImage,
+        Cmd: ['/usr/bin/node', '-e', RELAY_PROGRAM, '/relay/service.sock', String(CONTAINER_PORT)],
+        User: `${SANDBOX_USER}:${SANDBOX_USER}`,
+        Labels: { ...labels, [OWNER_LABEL]: this.#owner, 'crucible.relay-for': service.id },
+        HostConfig: {
+          ...LOCKED_DOWN,
+          NetworkMode: `container:${service.id}`,
+          Binds: [`${path.join(socketDir, 's')}:/relay:rw`],
+          Memory: 128 * 1024 * 1024,
+          MemorySwap: 128 * 1024 * 1024,
+          PidsLimit: 32,
+        },
+      });
+      await s.relay.start();
+      s.forwarder = await LoopbackForwarder.open(path.join(socketDir, 's', 'service.sock'));
+      s.detail.baseUrl = `http://127.0.0.1:${s.forwarder.port}`;
+      const healthy = await waitHealthy(`${s.detail.baseUrl}${spec.health}`, Date.now() + timeoutMs, () => running);
       if (!healthy) {
-        running = (await container.inspect().catch(() => null))?.State.Running ?? false;
-        const logs = await this.#logTail(container);
-        throw new ServiceError(
-          'unavailable',
-          `sandbox service "${spec.name}" ${running ? `did not answer ${spec.health} within ${timeoutMs} ms` : 'exited before becoming healthy'}; log tail: ${logs || '(empty)'}`,
-          {
-            details: { service: spec.name, stderr: logs },
-          },
-        );
+        const state = (await service.inspect().catch(() => null))?.State;
+        const logs = await logTail(service);
+        const how = state?.Running
+          ? `did not answer ${spec.health} within ${timeoutMs} ms`
+          : `exited (${state?.OOMKilled ? 'out of memory' : (state?.ExitCode ?? 'unknown')}) before answering ${spec.health}`;
+        throw new ServiceError('unavailable', `sandbox service "${spec.name}" ${how}; log tail: ${logs || '(empty)'}`, {
+          details: { service: spec.name, stderr: logs },
+        });
       }
-      return { container, detail: { name: spec.name, baseUrl, containerId: container.id } };
+      return s;
     } catch (err) {
-      await this.#remove(container);
+      await this.#remove(s);
       throw err;
     }
   }
 
-  async #logTail(container: Docker.Container): Promise<string> {
-    try {
-      const buf = (await container.logs({ stdout: true, stderr: true, tail: 40, follow: false })) as unknown as Buffer;
-      // multiplexed stream: 8-byte frame headers; strip them for a readable tail
-      const out: string[] = [];
-      for (let i = 0; i + 8 <= buf.length;) {
-        const len = buf.readUInt32BE(i + 4);
-        out.push(buf.subarray(i + 8, i + 8 + len).toString());
-        i += 8 + len;
-      }
-      return (out.join('') || buf.toString()).trim().slice(-4000);
-    } catch {
-      return '';
-    }
+  async #remove(s: Started): Promise<void> {
+    await s.forwarder?.close();
+    await s.relay?.remove({ force: true, v: true }).catch(() => undefined);
+    await s.service.stop({ t: 2 }).catch(() => undefined);
+    await s.service.remove({ force: true, v: true }).catch(() => undefined);
+    await rm(s.socketDir, { recursive: true, force: true });
   }
+}
 
-  async #remove(container: Docker.Container): Promise<void> {
-    await container.stop({ t: 2 }).catch(() => undefined);
-    await container.remove({ force: true, v: true }).catch(() => undefined);
+/** What every container gets: no capabilities, no privilege gain, nothing writable but /tmp and mounts. */
+const LOCKED_DOWN = {
+  CapDrop: ['ALL'],
+  SecurityOpt: ['no-new-privileges'],
+  ReadonlyRootfs: true,
+  Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m' },
+  AutoRemove: false,
+};
+
+/** Lets the sandbox user write the data dir: owned by it when we are root, else open to it. */
+async function ownForSandbox(dir: string): Promise<void> {
+  if (process.getuid?.() === 0) {
+    await chown(dir, SANDBOX_USER, SANDBOX_USER);
+    for (const e of await readdir(dir, { recursive: true }))
+      await chown(path.join(dir, e), SANDBOX_USER, SANDBOX_USER).catch(() => undefined);
+  } else await chmod(dir, 0o777);
+}
+
+/** A fresh folder for one relay socket (`<returned>/s`), inside a folder only this process may enter. */
+async function relaySocketDir(): Promise<string> {
+  const outer = await mkdtemp(path.join(tmpdir(), 'crucible-relay-'));
+  const inner = path.join(outer, 's');
+  await mkdir(inner);
+  await ownForSandbox(inner);
+  return outer;
+}
+
+async function logTail(container: Docker.Container): Promise<string> {
+  try {
+    const buf = (await container.logs({ stdout: true, stderr: true, tail: 40, follow: false })) as unknown as Buffer;
+    // multiplexed stream: 8-byte frame headers; strip them for a readable tail
+    const out: string[] = [];
+    for (let i = 0; i + 8 <= buf.length;) {
+      const len = buf.readUInt32BE(i + 4);
+      out.push(buf.subarray(i + 8, i + 8 + len).toString());
+      i += 8 + len;
+    }
+    return (out.join('') || buf.toString()).trim().slice(-4000);
+  } catch {
+    return '';
   }
 }

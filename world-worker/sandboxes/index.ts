@@ -1,15 +1,45 @@
 /** Sandboxes: where an application's services run (child processes or Docker containers). */
+import path from 'node:path';
 export type { Sandboxes, SandboxHandle, SandboxService, SandboxStartOptions } from './sandboxes.js';
 export { fillEnv } from './sandboxes.js';
 export { ChildProcessSandboxes, type ChildProcessSandboxesOptions } from './child-process.js';
-export { DockerSandboxes, parseDockerHost, type DockerSandboxesOptions } from './docker.js';
+export {
+  DEFAULT_LIMITS,
+  DockerSandboxes,
+  OWNER_LABEL,
+  parseDockerHost,
+  type ContainerLimits,
+  type DockerSandboxesOptions,
+} from './docker.js';
+export { assertMayRun, sandboxOwner, trustOfSource, type SourceOrigin, type SourceTrust } from './trust.js';
 export { freePort } from './free-port.js';
+export { SandboxPidFiles } from './pid-files.js';
 
+import type { Config } from '../../core/index.js';
 import type { Sandboxes } from './sandboxes.js';
 import { ChildProcessSandboxes } from './child-process.js';
 import { DockerSandboxes } from './docker.js';
+import { sandboxOwner } from './trust.js';
+import { SandboxPidFiles } from './pid-files.js';
 
-/** Docker when a DOCKER_HOST is configured, child processes otherwise. */
-export function chooseSandboxes(config: { dockerHost: string | null }): Sandboxes {
-  return config.dockerHost ? new DockerSandboxes({ dockerHost: config.dockerHost }) : new ChildProcessSandboxes();
+/** Where a worker records its child-process sandboxes (world-worker/sandboxes/pid-files.ts). */
+export const sandboxPidDir = (dataDir: string): string => path.join(dataDir, 'sandboxes', '.pids');
+
+/**
+ * The configured driver (SANDBOX): containers on DOCKER_HOST, or child processes (their
+ * process groups recorded under the data folder, for reaping after a crash).
+ */
+export function chooseSandboxes(
+  config: Pick<Config, 'sandbox' | 'dockerHost' | 'sandboxRuntimeImage' | 'sandboxLimits' | 'workerId' | 'dataDir'>,
+): Sandboxes {
+  if (config.sandbox !== 'container')
+    return new ChildProcessSandboxes(
+      config.dataDir ? { pidFiles: new SandboxPidFiles(sandboxPidDir(config.dataDir)) } : {},
+    );
+  return new DockerSandboxes({
+    dockerHost: config.dockerHost ?? undefined,
+    relayImage: config.sandboxRuntimeImage!,
+    owner: sandboxOwner(config),
+    limits: config.sandboxLimits,
+  });
 }

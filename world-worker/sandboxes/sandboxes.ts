@@ -31,6 +31,8 @@ export interface SandboxStartOptions {
   images?: Record<string, string>;
   /** How long one service may take to answer its health path; default 15 s. */
   healthTimeoutMs?: number;
+  /** Extra labels on each container (e.g. `crucible.episode`); containers only. */
+  labels?: Record<string, string>;
 }
 
 /**
@@ -58,6 +60,11 @@ export interface Sandboxes {
   ): Promise<SandboxHandle>;
   /** Stops every sandbox this instance started and has not stopped yet. */
   stopAll(): Promise<void>;
+  /**
+   * Removes what an earlier run of this worker left behind when it was killed (containers
+   * of this owner). Called once when a worker starts; returns how many were removed.
+   */
+  reap(): Promise<number>;
 }
 
 /** Replaces `{data}` and `{port}` in one env value. */

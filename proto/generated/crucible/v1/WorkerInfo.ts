@@ -9,6 +9,7 @@ export interface WorkerInfo {
   'active'?: (number);
   'last_seen_ms'?: (number | string | Long);
   'status'?: (string);
+  'incarnation'?: (string);
 }
 
 export interface WorkerInfo__Output {
@@ -18,4 +19,5 @@ export interface WorkerInfo__Output {
   'active': (number);
   'last_seen_ms': (string);
   'status': (string);
+  'incarnation': (string);
 }

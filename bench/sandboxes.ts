@@ -1,0 +1,118 @@
+/**
+ * Sandbox benchmark: how long the two drivers take to start a catalog world's services
+ * and to run one episode's worth of work on them, in the same run.
+ *
+ *   node --import tsx bench/sandboxes.ts [--starts 8] [--write]
+ *
+ * For each catalog world and each driver, --starts rounds of: start on a fresh data folder
+ * (resolves when every service answers its health path), replay the first scenario's
+ * reference plan with its checks (the application calls of an episode, without a model),
+ * stop (every process or container gone). Baseline: the child-process driver, measured
+ * in the same run; the container driver is podman's Docker-compatible API started by
+ * scripts/podman-up.sh (each service in its own container plus a relay sidecar).
+ * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { catalogImages, entryDir, readCatalogIndex } from '../catalog/index.js';
+import { ApplicationClient, expandScenarios, loadApplicationSource, replayReferencePlan } from '../world/index.js';
+import { ChildProcessSandboxes, DockerSandboxes, type Sandboxes } from '../world-worker/sandboxes/index.js';
+import { containerEngine } from '../test/support/containers.js';
+import { writeBenchSection } from './support/benchmarks-file.js';
+
+const { values } = parseArgs({
+  options: { starts: { type: 'string', default: '8' }, write: { type: 'boolean', default: false } },
+});
+const STARTS = Number(values.starts);
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (x: number) => `${Math.round(x)} ms`;
+
+const engine = containerEngine();
+if (!engine) throw new Error('bench/sandboxes needs a container engine (scripts/podman-up.sh)');
+const drivers: Array<[string, Sandboxes]> = [
+  ['child process', new ChildProcessSandboxes()],
+  [
+    'container',
+    new DockerSandboxes({ dockerHost: engine.dockerHost, relayImage: engine.runtimeImage, owner: 'bench-sandboxes' }),
+  ],
+];
+
+interface Figure {
+  world: string;
+  services: number;
+  driver: string;
+  start: number;
+  episode: number;
+  stop: number;
+}
+const figures: Figure[] = [];
+for (const entry of await readCatalogIndex()) {
+  const source = await loadApplicationSource(entryDir(entry));
+  const scenario = expandScenarios(source.templates, 3, source.manifest.name)[0]!;
+  const images = await catalogImages(entry, engine.runtimeImage);
+  for (const [driver, sandboxes] of drivers) {
+    const starts: number[] = [];
+    const episodes: number[] = [];
+    const stops: number[] = [];
+    for (let i = 0; i < STARTS; i++) {
+      const data = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-sbx-'));
+      const t0 = performance.now();
+      const handle = await sandboxes.start(source.dir, source.manifest, data, { images });
+      const t1 = performance.now();
+      const client = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
+      const result = await replayReferencePlan(scenario, client, {
+        worldSeed: source.seed,
+        customer: source.manifest.customer,
+      });
+      if (!result.passed) throw new Error(`${entry.name} under ${driver}: the reference replay failed`);
+      client.close();
+      const t2 = performance.now();
+      await handle.stop();
+      const t3 = performance.now();
+      rmSync(data, { recursive: true, force: true });
+      starts.push(t1 - t0);
+      episodes.push(t2 - t1);
+      stops.push(t3 - t2);
+    }
+    const f = {
+      world: entry.name,
+      services: source.manifest.services.length,
+      driver,
+      start: p50(starts),
+      episode: p50(episodes),
+      stop: p50(stops),
+    };
+    figures.push(f);
+    console.log(JSON.stringify(f));
+  }
+}
+
+const base = (f: Figure) => figures.find((b) => b.world === f.world && b.driver === 'child process')!;
+const total = (f: Figure) => f.start + f.episode + f.stop;
+const rows = figures.map(
+  (f) =>
+    `| ${f.world} (${f.services} service${f.services > 1 ? 's' : ''}) | ${f.driver} | ${ms(f.start)} | ${ms(f.episode)} | ${ms(f.stop)} | ${ms(total(f))} | ${(total(f) / total(base(f))).toFixed(2)}x |`,
+);
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' / ');
+const section = `<!-- bench:sandboxes start -->
+## Sandbox drivers: start and episode time (bench/sandboxes.ts)
+
+\`node --import tsx bench/sandboxes.ts --starts ${STARTS}\` on ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Container driver: podman ${'4.3'} (runc, cgroupfs) through its Docker-compatible API, started by scripts/podman-up.sh. Load average when it finished: ${load} (1/5/15 min).
+
+Median of ${STARTS} rounds per row. Start: until every service answers its health path. Episode: the first scenario's reference plan and checks replayed through the application's API (what an episode asks of the sandbox, without a model). Stop: until every process or container is gone. Baseline: the child-process driver in the same run.
+
+| catalog world | driver | start | episode | stop | total | total vs child process |
+|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+A container service costs two containers (the service, with no network, and its relay sidecar) created and started through the engine's API; most of the difference is there, not in the calls, which cross one extra unix-socket hop.
+<!-- bench:sandboxes end -->`;
+console.log(section);
+if (values.write) writeBenchSection('sandboxes', section);
+await Promise.all(drivers.map(([, s]) => s.stopAll()));

@@ -1,0 +1,64 @@
+import { disclosedFacts } from '../world/index.js';
+import type { Oracle } from './oracle-types.js';
+import { isSuccess } from './reward.js';
+import type { EpisodeState } from './types.js';
+
+/** Who an episode's failure is down to (docs/scoring.md, Failure attribution). */
+export type FailureCause = 'agent' | 'environment' | 'customer' | 'checks';
+
+export interface Failure {
+  cause: FailureCause;
+  /** One sentence saying what was seen. */
+  reason: string;
+}
+
+/**
+ * Why a scored episode failed, or null when it succeeded. In order:
+ * - `environment`: the world failed (the oracle's environment_error);
+ * - `checks`: a failing check could not be evaluated (a reference that did not resolve, a
+ *   missing snapshot): the scenario's checks are broken, not the agent;
+ * - `customer`: the agent asked the simulated customer about one of its facts (a message
+ *   containing an `ask` keyword of the fact) and no later customer message gave the fact's
+ *   value: a fair question went unanswered;
+ * - `agent`: everything else. Only these count against the agent in summaries.
+ */
+export function attributeFailure(st: EpisodeState, oracle: Oracle, vars: Record<string, unknown>): Failure | null {
+  if (oracle.environment_error !== null) return { cause: 'environment', reason: oracle.environment_error };
+  if (isSuccess(oracle)) return null;
+  const broken = oracle.check_results.find(
+    (c) => !c.passed && c.observed !== null && typeof c.observed === 'object' && 'error' in c.observed,
+  );
+  if (broken)
+    return {
+      cause: 'checks',
+      reason: `check "${broken.check}" could not be evaluated: ${String((broken.observed as { error: unknown }).error)}`,
+    };
+  const unanswered = unansweredQuestion(st, vars);
+  if (unanswered) return { cause: 'customer', reason: unanswered };
+  return { cause: 'agent', reason: agentReason(oracle) };
+}
+
+function unansweredQuestion(st: EpisodeState, vars: Record<string, unknown>): string | null {
+  const fold = (s: string) => s.toLowerCase().replace(/\s+/g, ' ');
+  for (const m of st.messages) {
+    if (m.to !== 'customer') continue;
+    for (const fact of disclosedFacts(st.scenario, m.text, vars)) {
+      const value = fold(typeof fact.value === 'string' ? fact.value : JSON.stringify(fact.value));
+      const answered = st.messages.some(
+        (c) => c.index > m.index && c.from === 'customer' && fold(c.text).includes(value),
+      );
+      if (!answered)
+        return `the agent asked for the customer's ${fact.key} (message ${m.index}) and the customer never gave it`;
+    }
+  }
+  return null;
+}
+
+function agentReason(o: Oracle): string {
+  const failed = o.check_results.filter((c) => !c.passed).map((c) => `"${c.check}"`);
+  const parts: string[] = [];
+  if (failed.length > 0) parts.push(`failed ${failed.join(', ')}`);
+  if (o.duplicate_effects.length > 0) parts.push(`${o.duplicate_effects.length} duplicate effect(s)`);
+  if (o.false_completion) parts.push('completed falsely');
+  return parts.length > 0 ? parts.join('; ') : 'the episode did not succeed';
+}

@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { Collections } from '../../core/index.js';
+import { buildAndWait } from '../support/builds.js';
+import { evaluate, makeProfile, waitRun } from '../support/runs.js';
+import { client, startTestService, type TestService } from '../support/service.js';
+
+/** Canonical JSON written out here (keys sorted at every depth), to recompute hashes independently. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .filter((k) => (v as any)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+const sha = (s: string) => `sha256:${createHash('sha256').update(s).digest('hex')}`;
+
+/**
+ * Pinned scenario sets (docs/runs.md): a run records its exact scenarios and their hash;
+ * a scenario approved after a run changes the world version's approved-set hash, and
+ * compare of a run before and a run after refuses (409) or compares the intersection when
+ * asked, saying so.
+ */
+describe('runs: pinned scenario sets and compare across them', function () {
+  this.timeout(600_000);
+  let t: TestService;
+  let admin: ReturnType<typeof client>;
+  let wv: string;
+  let scenarios: any[];
+  let reference: any;
+  let before1: any;
+  let after1: any;
+
+  before(async () => {
+    t = await startTestService();
+    const ws = await t.workspace('Sets');
+    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
+    admin = client(t.url, ws.key);
+    const appId = (await admin.post('/v1/applications/import-catalog')).body.registered[0].id;
+    const built = await buildAndWait(admin, { application_id: appId, scenario_target: 4, auto_approve: false });
+    expect(built.job.status).to.equal('succeeded');
+    wv = built.build.world_version_id;
+    scenarios = (await admin.get(`/v1/world-versions/${wv}/scenarios`)).body;
+    expect(scenarios.map((s) => s.status)).to.deep.equal(Array(4).fill('pending_approval'));
+    reference = await makeProfile(admin, { name: 'reference', model: 'builtin:reference' });
+  });
+  after(async () => t?.close());
+
+  it('a run pins its exact scenarios (ids, digests) and their hash, equal to the version approved-set hash', async () => {
+    expect((await admin.get(`/v1/world-versions/${wv}`)).body.approved_scenario_set_hash).to.equal(null);
+    for (const s of scenarios.slice(0, 3))
+      expect((await admin.post(`/v1/scenarios/${s.id}/approve`)).status).to.equal(200);
+    const version = (await admin.get(`/v1/world-versions/${wv}`)).body;
+    const started = await evaluate(admin, { world_version_id: wv, profile_ids: [reference.id], repeats: 1 });
+    before1 = await waitRun(admin, started.run_id);
+    expect(before1.status).to.equal('finished');
+    const expected = scenarios
+      .slice(0, 3)
+      .map((s) => ({ scenario_id: s.scenario_id, split: s.split, digest: sha(canonical(s.specification)) }))
+      .sort((a, b) => (a.scenario_id < b.scenario_id ? -1 : 1));
+    expect(before1.scenario_set).to.deep.equal(expected);
+    expect(before1.scenario_set_hash).to.equal(sha(canonical(expected.map((s) => [s.scenario_id, s.digest]))));
+    expect(version.approved_scenario_set_hash).to.equal(before1.scenario_set_hash);
+    expect(version.world_content_hash).to.equal(before1.world_content_hash);
+  });
+
+  it('a scenario approved after the run changes the approved-set hash; compare then refuses with 409, or compares the intersection when asked', async () => {
+    expect((await admin.post(`/v1/scenarios/${scenarios[3].id}/approve`)).status).to.equal(200);
+    const version = (await admin.get(`/v1/world-versions/${wv}`)).body;
+    expect(version.approved_scenario_set_hash).to.not.equal(before1.scenario_set_hash);
+    const started = await evaluate(admin, { world_version_id: wv, profile_ids: [reference.id], repeats: 1 });
+    after1 = await waitRun(admin, started.run_id);
+    expect(after1.scenario_set).to.have.length(4);
+    expect(after1.scenario_set_hash).to.equal(version.approved_scenario_set_hash);
+    expect(after1.world_content_hash).to.equal(before1.world_content_hash);
+
+    const refused = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${after1.run_id}`);
+    expect(refused.status).to.equal(409);
+    expect(refused.body.detail).to.contain('ran different scenario sets');
+    expect(refused.body.detail).to.contain(`1 only in ${after1.run_id} (${scenarios[3].scenario_id})`);
+    expect(refused.body.detail).to.contain('add scenarios=intersection to compare the 3 scenario(s) both ran');
+
+    const shared = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${after1.run_id}&scenarios=intersection`);
+    expect(shared.status).to.equal(200);
+    expect(shared.body.scenario_set).to.include({ mode: 'intersection', scenarios: 3 });
+    expect(shared.body.scenario_set.note).to.match(/only the 3 scenario\(s\) both ran/);
+    expect(shared.body.scenario_set.only_in).to.deep.equal({
+      [before1.run_id]: [],
+      [after1.run_id]: [scenarios[3].scenario_id],
+    });
+    // the later run's summary counts only the shared scenarios
+    expect(shared.body.runs[after1.run_id].profiles['reference@v1'].scored).to.equal(3);
+    expect(shared.body.comparisons).to.have.length(1);
+    const c = shared.body.comparisons[0];
+    expect(c).to.deep.include({ scenarios: 3, difference: 0, verdict: 'within_noise', improved: [], regressed: [] });
+    expect(c.statement).to.match(/^within noise/);
+
+    const bad = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${after1.run_id}&scenarios=all`);
+    expect(bad.status).to.equal(422);
+  });
+
+  it('summaries give intervals, per-scenario counts and failures by cause', async () => {
+    const s = after1.summary.profiles['reference@v1'];
+    expect(s).to.include({ scored: 4, success_rate: 1, pass_at_k: 1, pass_at_k_scenarios: 4 });
+    // Wilson for 4 of 4 at 95%, by hand: lower = 1 / (1 + z^2/4)
+    expect(s.success_rate_ci[0]).to.be.closeTo(1 / (1 + 1.96 ** 2 / 4), 1e-3);
+    expect(s.success_rate_ci[1]).to.equal(1);
+    expect(s.mean_reward_ci).to.deep.equal([s.mean_reward, s.mean_reward]);
+    expect(s.failures).to.deep.equal({ agent: 0, environment: 0, customer: 0, checks: 0 });
+    expect(Object.keys(s.scenarios)).to.have.length(4);
+    expect(Object.values<any>(s.scenarios).every((c) => c.successes === 1 && c.scored === 1)).to.equal(true);
+  });
+});

@@ -1,0 +1,126 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { Collections } from '../../core/collections.js';
+import { createLogger } from '../../core/log.js';
+import type { Adapters } from '../../core/ports.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
+import { newAttempt } from '../../scheduler/runs/attempts.js';
+import { failAndRequeue } from '../../scheduler/runs/endings.js';
+import { finishRun } from '../../scheduler/runs/finish.js';
+import type { RunWorld } from '../../scheduler/runs/run-world.js';
+import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
+
+/**
+ * A run can no longer end `finished` with a planned episode that never ran (docs/runs.md,
+ * Worker loss), and attempts lost with their worker do not use up a slot's attempts.
+ */
+describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
+  let dir: string;
+  let store: SqliteStore;
+  let deps: SchedulerDeps;
+  let n = 0;
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'crucible-holes-'));
+    store = new SqliteStore(path.join(dir, 'db.sqlite'));
+    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
+    deps = { adapters, logger: createLogger('silent') } as unknown as SchedulerDeps;
+  });
+
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A running run of `planned` slots (one profile, one scenario per slot), each with one queued attempt. */
+  async function runOf(planned: number): Promise<{ run: RunDoc; attempts: RunEpisodeDoc[] }> {
+    const id = `run_${++n}`;
+    const run = await store.insert<RunDoc>(Collections.runs, {
+      _id: id,
+      project_id: 'prj',
+      status: 'running',
+      config: { repeats: 1, splits: ['train'] },
+      profiles: [{ id: 'prof', label: 'agent@v1' }],
+      shard_ids: [],
+      episodes: planned,
+      scenarios: planned,
+      spent_usd: 0,
+      error: null,
+    } as unknown as RunDoc);
+    const attempts: RunEpisodeDoc[] = [];
+    for (let slot = 0; slot < planned; slot++)
+      attempts.push(
+        await newAttempt(store, run, {
+          slot,
+          shard_id: 'shard',
+          scenario: { _id: `sc_${slot}`, scenario_id: `s${slot}--v1`, split: 'train' },
+          profile: { id: 'prof', label: 'agent@v1', driver: 'llm' },
+          repeat: 1,
+          attempt: 1,
+          replaces: null,
+        }),
+      );
+    return { run, attempts };
+  }
+
+  const end = (ep: RunEpisodeDoc, patch: Partial<RunEpisodeDoc>) =>
+    store.update(Collections.runEpisodes, ep._id, patch);
+  const rw = (run: RunDoc) => ({ run, world: null }) as unknown as RunWorld;
+
+  it('a run asked to finish with a slot still queued ends failed, saying which', async () => {
+    const { run, attempts } = await runOf(3);
+    await end(attempts[0]!, { status: 'finished', reward: 1 });
+    await end(attempts[1]!, { status: 'finished', reward: 1 });
+    await finishRun(deps, run._id, 'finished', null);
+    const after = (await store.get<RunDoc>(Collections.runs, run._id))!;
+    expect(after.status).to.equal('failed');
+    expect(after.error).to.match(
+      /^1 of 3 planned episodes did not run; slot 2 \(s2--v1, agent@v1, repeat 1\) is queued/,
+    );
+  });
+
+  it('a slot whose attempts could not run (lost) fails the run; a world that failed while its actor ran does not', async () => {
+    const { run, attempts } = await runOf(2);
+    await end(attempts[0]!, { status: 'finished', reward: 1 });
+    // the actor ran it and the world broke: an excluded episode, but it ran
+    await end(attempts[1]!, { status: 'failed', termination: 'environment_error', environment_error: 'boom' });
+    await finishRun(deps, run._id, 'finished', null);
+    expect((await store.get<RunDoc>(Collections.runs, run._id))!.status).to.equal('finished');
+
+    const other = await runOf(1);
+    // the scheduler ended it: its world never started, and no attempt is left
+    const ended = await failAndRequeue(deps, rw(other.run), other.attempts[0]!, 'the world did not start', {
+      requeue: false,
+    });
+    expect(ended).to.equal(null);
+    await finishRun(deps, other.run._id, 'finished', null);
+    const failed = (await store.get<RunDoc>(Collections.runs, other.run._id))!;
+    expect(failed.status).to.equal('failed');
+    expect(failed.error).to.match(/1 of 1 planned episodes did not run.*the world did not start/);
+  });
+
+  it('attempts lost with their worker do not count against the slot; other environment failures do', async () => {
+    const { run, attempts } = await runOf(2);
+    // worker losses: the slot keeps getting attempts past MAX_ATTEMPTS (3)
+    let ep: RunEpisodeDoc | null = attempts[0]!;
+    for (let i = 0; i < 5; i++) {
+      ep = await failAndRequeue(deps, rw(run), ep!, 'world-worker w stopped answering', { workerLost: true });
+      expect(ep, `attempt ${i + 2}`).to.not.equal(null);
+    }
+    expect(ep).to.include({ attempt: 6, worker_losses: 5, status: 'queued' });
+    // worlds that did not start: three attempts in all, then the environment error stands
+    let other: RunEpisodeDoc | null = attempts[1]!;
+    const made: number[] = [];
+    while (other) {
+      other = await failAndRequeue(deps, rw(run), other, 'the world did not start');
+      if (other) made.push(other.attempt);
+    }
+    expect(made).to.deep.equal([2, 3]);
+    // every end was announced once on the run's stream
+    const ends = await store.find(Collections.events, { stream: run._id, type: 'episode.finished' });
+    expect(ends).to.have.length(5 + 3);
+  });
+});

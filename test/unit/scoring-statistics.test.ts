@@ -1,0 +1,223 @@
+import { expect } from 'chai';
+import {
+  BOOTSTRAP_RESAMPLES,
+  clusterBootstrapMean,
+  comparePair,
+  computeSummary,
+  pairedTest,
+  wilson,
+  type RunEpisodeDoc,
+} from '../../scheduler/runs/index.js';
+
+/**
+ * The statistics of docs/scoring.md checked against values computed here another way:
+ * Wilson bounds from the textbook formula and published tables, sign-flip p-values by
+ * enumerating sign vectors as strings, bootstrap intervals against the normal
+ * approximation of the same standard error.
+ */
+
+/** Wilson bounds written out from the formula, without the module's code. */
+function wilsonByHand(k: number, n: number): [number, number] {
+  const z = 1.96;
+  const p = k / n;
+  const denom = 1 + (z * z) / n;
+  const centre = p + (z * z) / (2 * n);
+  const spread = z * Math.sqrt((p * (1 - p) + (z * z) / (4 * n)) / n);
+  return [(centre - spread) / denom, (centre + spread) / denom];
+}
+
+/** Two-sided sign-flip p-value by listing every sign vector as a string of + and -. */
+function signFlipByHand(d: number[]): number {
+  const observed = Math.abs(d.reduce((a, b) => a + b, 0));
+  let vectors = [''];
+  for (let i = 0; i < d.length; i++) vectors = vectors.flatMap((v) => [`${v}+`, `${v}-`]);
+  const hits = vectors.filter((v) => {
+    const s = [...v].reduce((acc, c, i) => acc + (c === '+' ? d[i]! : -d[i]!), 0);
+    return Math.abs(s) >= observed - 1e-12;
+  }).length;
+  return hits / vectors.length;
+}
+
+let seq = 0;
+function ep(o: Partial<RunEpisodeDoc>): RunEpisodeDoc {
+  const success = o.success ?? (o.reward ?? 1) === 1;
+  return {
+    _id: `ep_${++seq}`,
+    project_id: 'prj',
+    run_id: 'run',
+    shard_id: 'job',
+    slot: seq,
+    scenario_doc_id: `sc_${o.scenario_id}`,
+    scenario_id: 'a--v1',
+    split: 'train',
+    profile_id: 'p1',
+    profile: 'agent@v1',
+    driver: 'llm',
+    repeat: 1,
+    attempt: 1,
+    replaces: null,
+    replaced_by: null,
+    status: 'finished',
+    termination: 'completed',
+    reward: 1,
+    oracle: { false_completion: false, duplicate_effects: [] } as never,
+    success,
+    cost_usd: 0,
+    tokens: { prompt: 0, completion: 0, total: 0 },
+    turns: 4,
+    environment_error: null,
+    worker_id: null,
+    worker_address: null,
+    created_at: '',
+    started_at: null,
+    ended_at: null,
+    ...o,
+  };
+}
+
+describe('scoring statistics (docs/scoring.md, Statistics)', () => {
+  it('Wilson intervals match the formula and published values', () => {
+    for (const [k, n] of [
+      [8, 10],
+      [0, 10],
+      [10, 10],
+      [37, 60],
+      [1, 3],
+    ] as const) {
+      const [lo, hi] = wilson(k, n)!;
+      const [elo, ehi] = wilsonByHand(k, n);
+      expect(lo).to.be.closeTo(elo, 1e-4);
+      expect(hi).to.be.closeTo(ehi, 1e-4);
+    }
+    // published: 8 of 10 at 95% is 0.490 to 0.943 (Newcombe 1998, method 3)
+    expect(wilson(8, 10)).to.deep.equal([0.4902, 0.9433]);
+    expect(wilson(0, 10)![0]).to.equal(0);
+    expect(wilson(0, 0)).to.equal(null);
+  });
+
+  it('the sign-flip test is exact for small n and agrees with enumeration by hand', () => {
+    expect(pairedTest([0, 0, 0, 0, 0], [1, 1, 1, 1, 1])!.p_value).to.equal(0.0625); // 2 of 32
+    const a = [0.2, 0.5, 1, 0, 0.75, 0.5, 1, 0.25];
+    const b = [0.6, 0.5, 1, 0.5, 1, 0.25, 1, 1];
+    const t = pairedTest(a, b)!;
+    const d = b.map((x, i) => x - a[i]!);
+    expect(t.exact).to.equal(true);
+    expect(t.p_value).to.be.closeTo(signFlipByHand(d), 1e-4);
+    expect(t.difference).to.be.closeTo(d.reduce((s, x) => s + x, 0) / d.length, 1e-4);
+    // minimum detectable difference: (1.96 + 0.8416) * sd / sqrt(n)
+    const mean = d.reduce((s, x) => s + x, 0) / d.length;
+    const sd = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (d.length - 1));
+    expect(t.minimum_detectable_difference).to.be.closeTo((2.8016 * sd) / Math.sqrt(d.length), 1e-3);
+    expect(t.difference_ci[0]).to.be.at.most(t.difference);
+    expect(t.difference_ci[1]).to.be.at.least(t.difference);
+  });
+
+  it('with many scenarios the sampled sign-flip p and the bootstrap interval agree with the normal approximation', () => {
+    // 40 scenarios, a true difference around 0.1 with noise from a fixed list
+    const noise = Array.from({ length: 40 }, (_, i) => ((i * 37) % 17) / 17 - 0.5);
+    const a = noise.map((x) => 0.5 + x * 0.2);
+    const b = a.map((x, i) => x + 0.1 + noise[(i * 7) % 40]! * 0.3);
+    const t = pairedTest(a, b)!;
+    expect(t.exact).to.equal(false);
+    const d = b.map((x, i) => x - a[i]!);
+    const mean = d.reduce((s, x) => s + x, 0) / d.length;
+    const se = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (d.length - 1) / d.length);
+    expect(t.difference_ci[0]).to.be.closeTo(mean - 1.96 * se, 0.01);
+    expect(t.difference_ci[1]).to.be.closeTo(mean + 1.96 * se, 0.01);
+    // a z statistic this large leaves a p-value near 0 under either method
+    expect(mean / se).to.be.greaterThan(4);
+    expect(t.p_value).to.be.below(0.001);
+    // reproducible: the same input gives the same numbers
+    expect(pairedTest(a, b)).to.deep.equal(t);
+  });
+
+  it('the cluster bootstrap of the mean reward agrees with the cluster standard error, and repeats move together', () => {
+    const clusters = Array.from({ length: 30 }, (_, i) => {
+      const v = ((i * 13) % 11) / 10;
+      return [v, Math.min(1, v + 0.05)];
+    });
+    const [lo, hi] = clusterBootstrapMean(clusters)!;
+    const means = clusters.map((c) => (c[0]! + c[1]!) / 2);
+    const m = means.reduce((s, x) => s + x, 0) / means.length;
+    const se = Math.sqrt(means.reduce((s, x) => s + (x - m) ** 2, 0) / (means.length - 1) / means.length);
+    expect(lo).to.be.closeTo(m - 1.96 * se, 0.02);
+    expect(hi).to.be.closeTo(m + 1.96 * se, 0.02);
+    expect(BOOTSTRAP_RESAMPLES).to.equal(2000);
+    expect(clusterBootstrapMean(clusters)).to.deep.equal([lo, hi]);
+    expect(clusterBootstrapMean([])).to.equal(null);
+  });
+
+  it('summaries carry the intervals, per-scenario counts and failure attribution; only agent failures are scored', () => {
+    const eps = [
+      ep({ scenario_id: 'a--v1', repeat: 1, reward: 1 }),
+      ep({ scenario_id: 'a--v1', repeat: 2, reward: 1 }),
+      ep({ scenario_id: 'b--v1', repeat: 1, reward: 1 }),
+      ep({
+        scenario_id: 'b--v1',
+        repeat: 2,
+        reward: 0.25,
+        success: false,
+        oracle: { false_completion: true, duplicate_effects: [], failure: { cause: 'agent', reason: 'x' } } as never,
+      }),
+      ep({
+        scenario_id: 'c--v1',
+        repeat: 1,
+        reward: 0,
+        success: false,
+        oracle: {
+          false_completion: false,
+          duplicate_effects: [],
+          failure: { cause: 'customer', reason: 'the customer never gave its e-mail' },
+        } as never,
+      }),
+      ep({ scenario_id: 'c--v1', repeat: 2, reward: 0.5, success: false }),
+    ];
+    const s = computeSummary(
+      { profiles: [{ id: 'p1', label: 'agent@v1' } as never], episodes: 6, config: { repeats: 2 } as never },
+      eps,
+    ).profiles['agent@v1']!;
+    // the customer's failure is counted, not scored: 5 scored, 3 successes
+    expect(s).to.include({ scored: 5, mean_reward: 0.75, success_rate: 0.6, pass_at_k: 0.5, pass_at_k_scenarios: 2 });
+    expect(s.failures).to.deep.equal({ agent: 2, environment: 0, customer: 1, checks: 0 });
+    expect(s.success_rate_ci).to.deep.equal(wilson(3, 5));
+    expect(s.pass_at_k_ci).to.deep.equal(wilson(1, 2));
+    expect(s.mean_reward_ci).to.deep.equal(clusterBootstrapMean([[1, 1], [1, 0.25], [0.5]]));
+    expect(s.scenarios).to.deep.equal({
+      'a--v1': { split: 'train', scored: 2, successes: 2, mean_reward: 1 },
+      'b--v1': { split: 'train', scored: 2, successes: 1, mean_reward: 0.625 },
+      'c--v1': { split: 'train', scored: 1, successes: 0, mean_reward: 0.5 },
+    });
+  });
+
+  it('compare pairs scenarios, lists improved and regressed ones, and says plainly when it is within noise', () => {
+    const run = { _id: 'run_a' } as never;
+    const side = (rewards: Record<string, number>) => ({
+      run,
+      label: 'x',
+      episodes: Object.entries(rewards).map(([id, r]) => ep({ scenario_id: id, reward: r, success: r === 1 })),
+    });
+    const a = side({ s1: 0.5, s2: 1, s3: 0, s4: 0.25 });
+    const b = side({ s1: 1, s2: 0.5, s3: 0, s4: 0.5, s5: 1 });
+    const c = comparePair({ ...a, label: 'old' }, 'p1', { ...b, label: 'new' }, 'p1');
+    expect(c).to.include({
+      scenarios: 4,
+      mean_reward_a: 0.4375,
+      mean_reward_b: 0.5,
+      verdict: 'within_noise',
+      unchanged: 1,
+    });
+    expect(c.improved).to.deep.equal(['s1', 's4']);
+    expect(c.regressed).to.deep.equal(['s2']);
+    expect(c.p_value).to.be.closeTo(signFlipByHand([0.5, -0.5, 0, 0.25]), 1e-4);
+    expect(c.statement).to.match(
+      /^within noise: the difference of 0.0625 \(95% CI .* exact sign-flip permutation test over 4 paired scenarios\)/,
+    );
+    expect(c.statement).to.match(/it could detect a difference of about [0-9.]+ or more/);
+    const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`t${i}`, 0]));
+    const all = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`t${i}`, 1]));
+    const better = comparePair({ ...side(many), label: 'old' }, 'p1', { ...side(all), label: 'new' }, 'p1');
+    expect(better).to.include({ verdict: 'b_better', difference: 1 });
+    expect(better.p_value).to.equal(Math.round((2 / 4096) * 10_000) / 10_000);
+    expect(better.statement).to.match(/^new scores higher: difference 1/);
+  });
+});
