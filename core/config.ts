@@ -43,9 +43,9 @@ export interface Config {
   readonly redisUrl: string | null;
   /** REDIS_PREFIX (crucible:): prefix of every Redis key, so several installations (or test runs) can share one Redis. */
   readonly redisPrefix: string;
-  /** DOCKER_HOST (unset): the container engine's API, `unix:///<path>` (Docker, or podman's compatible service). */
+  /** DOCKER_HOST (unix:///var/run/docker.sock): the container engine's API with SANDBOX=container (Docker, or podman's compatible service). */
   readonly dockerHost: string | null;
-  /** SANDBOX (`container` when DOCKER_HOST is set, else `process`): where application services run. */
+  /** SANDBOX (process): where application services run: `process` (child processes) or `container` (on DOCKER_HOST). */
   readonly sandbox: 'process' | 'container';
   /**
    * SANDBOX_RUNTIME_IMAGE (unset): a digest-pinned image holding /usr/bin/node
@@ -149,7 +149,8 @@ export function loadConfig(env: Env = process.env): Config {
     .map((r) => r.trim())
     .filter(Boolean)
     .map((r) => path.resolve(r));
-  const sandbox = (env.SANDBOX?.trim() || (url(env, 'DOCKER_HOST') ? 'container' : 'process')) as Config['sandbox'];
+  // explicit only: DOCKER_HOST is the Docker CLI's variable too, and may be set for other reasons
+  const sandbox = (env.SANDBOX?.trim() || 'process') as Config['sandbox'];
   if (sandbox !== 'process' && sandbox !== 'container')
     throw new ServiceError('bad_request', `SANDBOX must be "process" or "container", got "${env.SANDBOX}"`);
   if (sandbox === 'container' && !url(env, 'SANDBOX_RUNTIME_IMAGE'))

@@ -26,13 +26,20 @@ export {
 export { newId, nowIso, randomToken } from './ids.js';
 export { createLogger } from './log.js';
 export type { Logger } from './log.js';
-export { ModelChain, OpenAiModelClient, isBuiltinModel, parseModelChain, resolveModelApiKey } from './models/index.js';
-export type { ModelClient, ModelMessage } from './models/index.js';
+export {
+  DEFAULT_PRICE_FILE,
+  ModelChain,
+  ModelCallError,
+  OpenAiModelClient,
+  PriceTable,
+  isBuiltinModel,
+  parseModelChain,
+  priceTable,
+  resolveModelApiKey,
+} from './models/index.js';
+export type { MarketRange, ModelClient, ModelMessage, ModelPrice } from './models/index.js';
 export { accepted, body, created, ok, param, requirePrincipal } from './operations.js';
 export type { HandlerDeps, HandlerTable, OperationContext, OperationHandler, Reply } from './operations.js';
 export type { Adapters, BusSubscription, Doc, DocumentStore, Filter, LeaseStore } from './ports.js';
 export { ACCESS_RULES, scopesAllow } from './principal.js';
 export type { AccessRule, Principal, Scope } from './principal.js';
-
-export { PriceTable, priceTable } from './models/index.js';
-export type { MarketRange } from './models/index.js';

@@ -17,7 +17,8 @@ export interface Failure {
  * - `environment`: the world failed (the oracle's environment_error);
  * - `checks`: a failing check could not be evaluated (a reference that did not resolve, a
  *   missing snapshot): the scenario's checks are broken, not the agent;
- * - `customer`: the agent asked the simulated customer about one of its facts (a message
+ * - `customer`: the model customer broke its script (its guard refused a reply: the
+ *   oracle's `customer_violations`), or the agent asked the simulated customer about one of its facts (a message
  *   containing an `ask` keyword of the fact) and no later customer message gave the fact's
  *   value: a fair question went unanswered;
  * - `agent`: everything else. Only these count against the agent in summaries.
@@ -32,6 +33,12 @@ export function attributeFailure(st: EpisodeState, oracle: Oracle, vars: Record<
     return {
       cause: 'checks',
       reason: `check "${broken.check}" could not be evaluated: ${String((broken.observed as { error: unknown }).error)}`,
+    };
+  const broke = oracle.customer_violations ?? [];
+  if (broke.length > 0)
+    return {
+      cause: 'customer',
+      reason: `the customer simulator broke its script ${broke.length} time(s) (first: ${broke[0]!.reason})`,
     };
   const unanswered = unansweredQuestion(st, vars);
   if (unanswered) return { cause: 'customer', reason: unanswered };

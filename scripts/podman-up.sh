@@ -36,8 +36,8 @@ done
 
 nproc_limit=$(ulimit -u)
 nofile_limit=$(ulimit -n)
-[ "$nproc_limit" = unlimited ] || [ "$nproc_limit" -gt 1000 ] && nproc_limit=1000
-[ "$nofile_limit" = unlimited ] || [ "$nofile_limit" -gt 1024 ] && nofile_limit=1024
+if [ "$nproc_limit" = unlimited ] || [ "$nproc_limit" -gt 1000 ]; then nproc_limit=1000; fi
+if [ "$nofile_limit" = unlimited ] || [ "$nofile_limit" -gt 1024 ]; then nofile_limit=1024; fi
 cat >"$STATE/containers.conf" <<CONF
 [containers]
 default_ulimits = ["nproc=$nproc_limit:$nproc_limit", "nofile=$nofile_limit:$nofile_limit"]

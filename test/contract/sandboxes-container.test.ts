@@ -44,6 +44,7 @@ if (process.env.CRUCIBLE_SKIP_CONTAINERS === '1') {
           await make(killed).reap(); // what the worker's next start does
           return { before, after: await labelled(`${OWNER_LABEL}=${killed}`) };
         },
+        running: () => labelled(`${OWNER_LABEL}=${owner}`),
         cleanup: async () => void (await sandboxes.reap()),
       };
     },

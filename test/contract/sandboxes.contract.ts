@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { entryDir, readCatalogIndex } from '../../catalog/index.js';
 import { ApplicationClient, loadApplicationSource, validateManifest } from '../../world/index.js';
+import type { ServiceError } from '../../core/index.js';
 import type { SandboxHandle, Sandboxes } from '../../world-worker/sandboxes/index.js';
 
 /** The limits a harness gives its driver (where the driver has limits). */
@@ -38,6 +39,8 @@ export interface SandboxesHarness {
    * run of that worker would (reap), and returns what still runs.
    */
   killWorkerThenRestart(fixtureDir: string): Promise<{ before: string[]; after: string[] }>;
+  /** Everything of this driver that runs now (containers of its owner; child processes: empty). */
+  running(): Promise<string[]>;
   cleanup(): Promise<void>;
 }
 
@@ -135,6 +138,24 @@ export function sandboxesContract(
       });
       expect(found.body).to.deep.equal({ customers: [created.body] });
       await again.stop();
+    });
+
+    it('fails with the log tail when a service exits before it is healthy, leaving nothing running', async () => {
+      const broken = structuredClone(manifest);
+      broken.services[0]!.start.command = ['node', '-e', "console.error('disk on fire'); process.exit(3)"];
+      const before = await h.running();
+      try {
+        await h.sandboxes.start(FIXTURE_DIR, broken, await tempDir('broken'), {
+          images: h.images,
+          healthTimeoutMs: 20_000,
+        });
+        expect.fail('start should fail');
+      } catch (err) {
+        expect((err as ServiceError).code).to.equal('unavailable');
+        expect((err as Error).message).to.match(/^sandbox service "hostile" exited \(3\) before answering \/health/);
+        expect((err as Error).message).to.contain('disk on fire');
+      }
+      expect(await h.running()).to.deep.equal(before);
     });
 
     const secrets = async () => {

@@ -81,6 +81,12 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     expect(compared.code, compared.stderr).to.equal(0);
     expect(compared.stdout).to.contain(`World version ${wv}`);
     expect(compared.stdout).to.match(/^reference@v1\s+/m);
+    // intervals and the pinned scenario set (docs/scoring.md); one profile, so no paired comparison
+    expect(compared.stdout).to.contain('95% intervals (bootstrap over scenarios for the mean, Wilson for rates)');
+    expect(compared.stdout).to.match(/^reference@v1 \(all\)\s+\d+\s+1\.000 \[1\.000, 1\.000\]/m);
+    expect(compared.stdout).to.match(/Scenario set sha256:[0-9a-f]{16} \(\d+ scenarios\)/);
+    const shown = await cli(['runs', 'status', runId], env);
+    expect(shown.stdout).to.contain('Per scenario (successes of scored repeats):');
   });
 
   it('exports: a dataset of the run and a bundle of the world version, listed, read and downloaded', async () => {

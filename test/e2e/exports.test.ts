@@ -88,7 +88,13 @@ describe('exports: datasets, bundles and artifacts', function () {
       verified_only: false,
     });
     expect(art).to.include({ kind: 'dataset', content_type: 'application/gzip' });
-    expect(art.source).to.deep.equal({ run_ids: [runId], splits: ['train', 'dev'], verified_only: false });
+    // `format` joined the recorded request (default crucible, docs/exports.md)
+    expect(art.source).to.deep.equal({
+      run_ids: [runId],
+      splits: ['train', 'dev'],
+      verified_only: false,
+      format: 'crucible',
+    });
     const file = await download(t, cw.ws.key, art.id);
     expect(file.status).to.equal(200);
     expect(file.bytes.length).to.equal(art.size_bytes);
@@ -119,7 +125,7 @@ describe('exports: datasets, bundles and artifacts', function () {
 
   it('with the defaults exports train only, and verified_only drops the failing episodes', async () => {
     const art = await exported(cw.admin, '/v1/dataset-exports', { run_ids: [runId] });
-    expect(art.source).to.deep.equal({ run_ids: [runId], splits: ['train'], verified_only: true });
+    expect(art.source).to.deep.equal({ run_ids: [runId], splits: ['train'], verified_only: true, format: 'crucible' });
     const lines = gunzipSync((await download(t, cw.ws.key, art.id)).bytes)
       .toString('utf8')
       .split('\n')

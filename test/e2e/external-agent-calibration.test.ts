@@ -35,13 +35,21 @@ async function play(agent: AgentClient, episodeId: string, kind: Kind): Promise<
       [tool, args, claimed] = ['add_comment', { issue_id: issueId, author: 'support', body: CLAIM }, true];
     } else if (kind === 'claim' && !claimed && names.includes('list_notifications')) {
       // one action a turn: read the inbox now, comment on the customer's issue next turn
-      const inbox = appBody(await agent.step(episodeId, turn.actor, 'list_notifications', {}));
+      const read = await agent.step(episodeId, turn.actor, 'list_notifications', {}).catch(() => null);
+      if (!read) return 'ended';
+      const inbox = appBody(read);
       issueId = inbox?.notifications?.at(-1)?.issue_id;
       continue;
     } else if (kind !== 'idle' && (kind === 'complete' || claimed) && names.includes('complete')) {
       [tool, args] = ['complete', { summary: 'All done.' }];
     }
-    await agent.step(episodeId, turn.actor, tool, args);
+    try {
+      await agent.step(episodeId, turn.actor, tool, args);
+    } catch (err) {
+      // the episode may end between the turn and the action (its turn limit, the customer giving up)
+      if (/episode is not running/.test((err as Error).message)) return 'ended';
+      throw err;
+    }
   }
 }
 

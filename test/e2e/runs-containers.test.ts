@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FIXTURE_DIR, fixtureManifest } from '../contract/sandboxes.contract.js';
 import { sandboxOwner } from '../../world-worker/sandboxes/index.js';
 import { OWNER_LABEL, DockerSandboxes } from '../../world-worker/sandboxes/index.js';
 import { containerEngine } from '../support/containers.js';
@@ -21,18 +25,40 @@ import { startTestService, type TestService } from '../support/service.js';
     let owner: string;
     const seenEpisodeContainers = new Set<string>();
 
+    let leftovers: string[] = [];
+    let data: string;
+
     before(async () => {
       const engine = containerEngine()!;
+      // what a killed earlier run of this worker left behind: a sandbox under its owner label
+      owner = `wkr-containers-${process.pid}-${Date.now()}`;
+      const earlier = new DockerSandboxes({ dockerHost: engine.dockerHost, relayImage: engine.runtimeImage, owner });
+      docker = earlier.docker;
+      data = mkdtempSync(path.join(tmpdir(), 'crucible-earlier-'));
+      const left = await earlier.start(FIXTURE_DIR, fixtureManifest(), data, {
+        images: { runtime: engine.runtimeImage },
+      });
+      leftovers = left.details.map((d) => d.containerId!);
       t = await startTestService({
         SANDBOX: 'container',
         DOCKER_HOST: engine.dockerHost,
         SANDBOX_RUNTIME_IMAGE: engine.runtimeImage,
         WORKER_CAPACITY: '4',
+        WORKER_ID: owner,
       });
-      owner = sandboxOwner(t.config);
-      docker = new DockerSandboxes({ dockerHost: engine.dockerHost, relayImage: engine.runtimeImage, owner }).docker;
+      expect(sandboxOwner(t.config)).to.equal(owner);
     });
-    after(async () => t?.close());
+
+    it("the worker's start removed the containers an earlier run of it left", async () => {
+      const all = await docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${owner}`] } });
+      expect(leftovers).to.have.length(1);
+      expect(all.map((c) => c.Id)).not.to.include(leftovers[0]);
+      expect(all).to.deep.equal([]);
+    });
+    after(async () => {
+      await t?.close();
+      if (data) rmSync(data, { recursive: true, force: true });
+    });
 
     it('imports the catalog pinned to the runtime image, builds shop-support, and builtin:reference scores >= 0.95', async () => {
       const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 4 });

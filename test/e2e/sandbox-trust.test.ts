@@ -95,7 +95,8 @@ describe('sandboxes: who may run code where', function () {
 
   it('reads the sandbox settings, refusing unclear ones', () => {
     expect(loadConfig({}).sandbox).to.equal('process');
-    expect(() => loadConfig({ DOCKER_HOST: 'unix:///x.sock' })).to.throw(/SANDBOX_RUNTIME_IMAGE/);
+    expect(loadConfig({ DOCKER_HOST: 'unix:///x.sock' }).sandbox).to.equal('process'); // only SANDBOX chooses
+    expect(() => loadConfig({ SANDBOX: 'container' })).to.throw(/SANDBOX_RUNTIME_IMAGE/);
     expect(() => loadConfig({ SANDBOX: 'vm' })).to.throw(/SANDBOX must be/);
     expect(() => loadConfig({ SANDBOX_TRUST_TENANT_CODE: 'maybe' })).to.throw(/true or false/);
     expect(() => loadConfig({ SANDBOX_CPUS: '0' })).to.throw(/SANDBOX_CPUS/);

@@ -149,6 +149,32 @@ describe('the model customer against a scriptable OpenAI-compatible server on lo
     expect(scoreBlock([doc as unknown as RunEpisodeDoc], 1).customer_violations).to.equal(1);
   });
 
+  it('a failed episode whose customer broke its script is attributed to the customer, not the agent', async () => {
+    customer = () => ({ content: JSON.stringify({ reply: 'X-42, and my email is kim@example.com.', disclosed: [] }) });
+    const quitter: AgentPolicy = {
+      model: 'test:quitter',
+      async decide(input): Promise<AgentDecision> {
+        const s = input.scratch as { asked?: boolean };
+        if (s.asked) return { tool: 'complete', args: { summary: 'gave up' } };
+        s.asked = true;
+        return { tool: 'reply_to_customer', args: { text: 'What is the code of your item?' } };
+      },
+    };
+    const run = deskEpisode({
+      profile: { driver: 'llm' },
+      policy: quitter,
+      customer: factory,
+      scenario: deskScenario({
+        facts: { code: { value: 'X-42', ask: ['code'] }, email: { value: 'kim@example.com', ask: ['email'] } },
+      }),
+    });
+    await run.actor.start();
+    const o = (await run.actor.done).oracle!;
+    expect(o.customer_violations).to.have.length(2);
+    expect(o.failure).to.deep.include({ cause: 'customer' });
+    expect(o.failure!.reason).to.match(/^the customer simulator broke its script 2 time\(s\)/);
+  });
+
   it('a provider that fails falls back to the script without failing the episode', async () => {
     server.failures.set('gpt-4o-mini', 400);
     const run = deskEpisode({

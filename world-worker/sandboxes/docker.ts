@@ -257,39 +257,44 @@ export class DockerSandboxes implements Sandboxes {
         () => (running = false),
         () => (running = false),
       );
-      s.relay = await this.#docker.createContainer({
-        Image: this.#relayImage,
-        Cmd: ['/usr/bin/node', '-e', RELAY_PROGRAM, '/relay/service.sock', String(CONTAINER_PORT)],
-        User: `${SANDBOX_USER}:${SANDBOX_USER}`,
-        Labels: { ...labels, [OWNER_LABEL]: this.#owner, 'crucible.relay-for': service.id },
-        HostConfig: {
-          ...LOCKED_DOWN,
-          NetworkMode: `container:${service.id}`,
-          Binds: [`${path.join(socketDir, 's')}:/relay:rw`],
-          Memory: 128 * 1024 * 1024,
-          MemorySwap: 128 * 1024 * 1024,
-          PidsLimit: 32,
-        },
-      });
-      await s.relay.start();
+      try {
+        await this.#startRelay(s, service.id, labels);
+      } catch (err) {
+        // a service that died at once takes its network namespace with it: say so, with its log
+        if (!(await service.inspect().catch(() => null))?.State.Running) throw await failure(service, spec, timeoutMs);
+        throw new ServiceError(
+          'unavailable',
+          `sandbox service "${spec.name}": its relay did not start: ${(err as Error).message}`,
+        );
+      }
       s.forwarder = await LoopbackForwarder.open(path.join(socketDir, 's', 'service.sock'));
       s.detail.baseUrl = `http://127.0.0.1:${s.forwarder.port}`;
       const healthy = await waitHealthy(`${s.detail.baseUrl}${spec.health}`, Date.now() + timeoutMs, () => running);
-      if (!healthy) {
-        const state = (await service.inspect().catch(() => null))?.State;
-        const logs = await logTail(service);
-        const how = state?.Running
-          ? `did not answer ${spec.health} within ${timeoutMs} ms`
-          : `exited (${state?.OOMKilled ? 'out of memory' : (state?.ExitCode ?? 'unknown')}) before answering ${spec.health}`;
-        throw new ServiceError('unavailable', `sandbox service "${spec.name}" ${how}; log tail: ${logs || '(empty)'}`, {
-          details: { service: spec.name, stderr: logs },
-        });
-      }
+      if (!healthy) throw await failure(service, spec, timeoutMs);
       return s;
     } catch (err) {
       await this.#remove(s);
       throw err;
     }
+  }
+
+  /** The relay sidecar in the service's network namespace, serving `<socketDir>/s/service.sock`. */
+  async #startRelay(s: Started, serviceId: string, labels: Record<string, string>): Promise<void> {
+    s.relay = await this.#docker.createContainer({
+      Image: this.#relayImage,
+      Cmd: ['/usr/bin/node', '-e', RELAY_PROGRAM, '/relay/service.sock', String(CONTAINER_PORT)],
+      User: `${SANDBOX_USER}:${SANDBOX_USER}`,
+      Labels: { ...labels, [OWNER_LABEL]: this.#owner, 'crucible.relay-for': serviceId },
+      HostConfig: {
+        ...LOCKED_DOWN,
+        NetworkMode: `container:${serviceId}`,
+        Binds: [`${path.join(s.socketDir, 's')}:/relay:rw`],
+        Memory: 128 * 1024 * 1024,
+        MemorySwap: 128 * 1024 * 1024,
+        PidsLimit: 32,
+      },
+    });
+    await s.relay.start();
   }
 
   async #remove(s: Started): Promise<void> {
@@ -326,6 +331,18 @@ async function relaySocketDir(): Promise<string> {
   await mkdir(inner);
   await ownForSandbox(inner);
   return outer;
+}
+
+/** Why a service never got healthy: still running (too slow) or exited (how), with its log tail. */
+async function failure(service: Docker.Container, spec: ServiceSpec, timeoutMs: number): Promise<ServiceError> {
+  const state = (await service.inspect().catch(() => null))?.State;
+  const logs = await logTail(service);
+  const how = state?.Running
+    ? `did not answer ${spec.health} within ${timeoutMs} ms`
+    : `exited (${state?.OOMKilled ? 'out of memory' : (state?.ExitCode ?? 'unknown')}) before answering ${spec.health}`;
+  return new ServiceError('unavailable', `sandbox service "${spec.name}" ${how}; log tail: ${logs || '(empty)'}`, {
+    details: { service: spec.name, stderr: logs },
+  });
 }
 
 async function logTail(container: Docker.Container): Promise<string> {
