@@ -411,7 +411,12 @@ describe('web console (Chromium)', function () {
       await new Promise((res) => setTimeout(res, 300));
     }
     const href = await link.first().getAttribute('href');
-    const got = await page.evaluate(async (u) => (await fetch(u!)).status, href);
+    // listed as soon as its job creates it; the download answers 409 until the bundle is written
+    let got = 0;
+    for (let i = 0; i < 150 && got !== 200; i++) {
+      got = await page.evaluate(async (u) => (await fetch(u!)).status, href);
+      if (got !== 200) await new Promise((res) => setTimeout(res, 200));
+    }
     expect(got).to.equal(200);
   });
 
