@@ -98,6 +98,9 @@ describe('world builds of every catalog application', function () {
         scenario_target: 9,
         max_repair_rounds: 2,
         check_determinism: true,
+        // the customer and judge options default to none: the scripted customer, string matching
+        customer_model: null,
+        judge_model: null,
       });
       expect(v.provenance.builder_version).to.be.a('string');
     }

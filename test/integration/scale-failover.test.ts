@@ -157,6 +157,8 @@ describe('scale-out: two schedulers, gateways and workers, killed one by one dur
 
     // no sandbox left behind: the restarted worker reaped its predecessor's; the others stop with their roles
     await stopRoles([...children.values()]);
+    // a sandbox told to stop with its role may take a moment to exit: wait for the end state, then judge it
+    for (let i = 0; i < 40 && processesUsing(root).length > 0; i++) await new Promise((r) => setTimeout(r, 500));
     expect(processesUsing(root)).to.deep.equal([]);
   });
 });
