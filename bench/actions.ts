@@ -30,10 +30,10 @@ import { Collections } from '../core/collections.js';
 import { loadConfig } from '../core/config.js';
 import { createLogger } from '../core/log.js';
 import { startGateway } from '../gateway/index.js';
-import { createApiKey, createWorkspace, startScheduler } from '../scheduler/index.js';
+import { startScheduler } from '../scheduler/index.js';
 import { events } from '../test/support/builds.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes } from '../test/support/runs.js';
-import { startTestService, type TestService } from '../test/support/service.js';
+import { serviceOver, startTestService, type TestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
 
 const { values } = parseArgs({
@@ -130,34 +130,12 @@ async function startWithWorkerProcess(env: Record<string, string>): Promise<Test
     if (i > 300) throw new Error('the worker process did not register');
     await new Promise((r) => setTimeout(r, 200));
   }
-  let n = 0;
-  return {
+  return serviceOver({
     url: gateway.url,
     config,
     svc: { adapters } as EmbeddedService,
     dataDir,
-    async workspace(name) {
-      n++;
-      const ws = await createWorkspace(adapters.store, {
-        organization: name ?? `org ${n}`,
-        owner: { email: `owner${n}@example.com` },
-      });
-      const k = await createApiKey(adapters.store, {
-        projectId: ws.project._id,
-        name: 'bench admin',
-        scopes: ['admin'],
-        createdBy: ws.user?._id ?? null,
-      });
-      return {
-        projectId: ws.project._id,
-        organizationId: ws.organization._id,
-        userId: ws.user?._id ?? null,
-        key: k.text,
-      };
-    },
-    async key(projectId, scopes, name = 'bench key') {
-      return (await createApiKey(adapters.store, { projectId, name, scopes, createdBy: null })).text;
-    },
+    restart: () => Promise.reject(new Error('the bench does not restart its service')),
     async close() {
       worker.kill('SIGTERM');
       await new Promise((r) => (worker.exitCode === null ? worker.once('exit', r) : r(null)));
@@ -166,7 +144,7 @@ async function startWithWorkerProcess(env: Record<string, string>): Promise<Test
       await adapters.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
-  };
+  });
 }
 
 function launchBare(): Promise<{ child: ChildProcess; url: string }> {

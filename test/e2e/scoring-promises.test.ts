@@ -26,20 +26,11 @@ describe('scoring promises: policies, quiet hours, fine-tuning exports', functio
   this.timeout(900_000);
   let t: TestService;
   let roots: string;
-  // the quiet window opens five to six minutes after the service starts and lasts an hour: setting up
-  // (a service, a catalog build) must end before it opens, also on a loaded CI machine
-  const opens = new Date(Math.ceil((Date.now() + 300_000) / 60_000) * 60_000);
-  const window = { start: hhmm(opens), end: hhmm(new Date(opens.getTime() + 3_600_000)) };
 
   before(async () => {
     roots = mkdtempSync(path.join(tmpdir(), 'crucible-promises-'));
     copyDir(catalogApp('shop-support'), path.join(roots, 'shop'));
-    t = await startTestService({
-      SERVICE_OPERATORS: OPERATOR,
-      SERVICE_SOURCE_ROOTS: roots,
-      SERVICE_QUIET_HOURS_UTC: `${window.start}-${window.end}`,
-      WORKER_CAPACITY: '4',
-    });
+    t = await startTestService({ SERVICE_OPERATORS: OPERATOR, SERVICE_SOURCE_ROOTS: roots, WORKER_CAPACITY: '4' });
   });
   after(async () => {
     await t?.close();
@@ -60,6 +51,13 @@ describe('scoring promises: policies, quiet hours, fine-tuning exports', functio
       limits_override: { quiet_hours_only: true },
     });
     expect(set.status, JSON.stringify(set.body)).to.equal(200);
+
+    // the service restarts with a quiet window that opens one to two minutes from now and lasts an
+    // hour: set up first (a catalog build can take minutes on a loaded machine), then the window
+    const opens = new Date(Math.ceil((Date.now() + 60_000) / 60_000) * 60_000);
+    const window = { start: hhmm(opens), end: hhmm(new Date(opens.getTime() + 3_600_000)) };
+    t = await t.restart({ SERVICE_QUIET_HOURS_UTC: `${window.start}-${window.end}` });
+    cw.admin = client(t.url, cw.ws.key);
     const billing = (await cw.admin.get('/v1/billing')).body;
     expect(billing.plan.limits.quiet_hours_only).to.equal(true);
     expect(billing.quiet_hours_utc).to.deep.equal(window);

@@ -17,11 +17,19 @@ export interface TestService {
   workspace(name?: string): Promise<{ projectId: string; organizationId: string; userId: string | null; key: string }>;
   /** Another key in an existing project. */
   key(projectId: string, scopes: Scope[], name?: string): Promise<string>;
+  /**
+   * Stops this service and starts another on the same data folder, with `env` laid over the
+   * first start's: what a restart with new settings does. The new one has a new port; this
+   * one must not be used after.
+   */
+  restart(env?: Record<string, string>): Promise<TestService>;
   close(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-test-'));
+export async function startTestService(
+  env: Record<string, string> = {},
+  dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-test-')),
+): Promise<TestService> {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -30,13 +38,33 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     ...env,
   });
   const svc = await startEmbedded(config, createLogger(config.logLevel));
-  const store = svc.adapters.store;
-  let n = 0;
-  return {
+  return serviceOver({
     url: svc.gateway.url,
     config,
     svc,
     dataDir,
+    async restart(more = {}) {
+      await svc.close();
+      return startTestService({ ...env, ...more }, dataDir);
+    },
+    async close() {
+      await svc.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  });
+}
+
+/**
+ * A TestService over a service started some other way (the benches start roles as separate
+ * processes): workspaces and keys are made in its store.
+ */
+export function serviceOver(
+  s: Pick<TestService, 'url' | 'config' | 'svc' | 'dataDir' | 'restart' | 'close'>,
+): TestService {
+  const store = s.svc.adapters.store;
+  let n = 0;
+  return {
+    ...s,
     async workspace(name) {
       n++;
       const ws = await createWorkspace(store, {
@@ -58,10 +86,6 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     },
     async key(projectId, scopes, name = 'test key') {
       return (await createApiKey(store, { projectId, name, scopes, createdBy: null })).text;
-    },
-    async close() {
-      await svc.close();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
