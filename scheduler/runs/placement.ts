@@ -77,6 +77,17 @@ export class Placement {
     return best;
   }
 
+  /** Places on the live workers that may be chosen now, taken or free: how many episodes could run at once. */
+  async capacity(): Promise<number> {
+    const now = Date.now();
+    let places = 0;
+    for (const w of await this.live()) {
+      if (this.isLeaving(w.id) || this.#isDown(w, now) || w.draining) continue;
+      places += w.capacity;
+    }
+    return places;
+  }
+
   /** Gives a place back once its episode ended there (or never started). */
   release(workerId: string): void {
     const n = (this.#state.placed.get(workerId) ?? 1) - 1;

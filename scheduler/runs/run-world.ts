@@ -79,19 +79,22 @@ export class RunWorld {
       profile: { ...profile, label },
       options: {
         default_stress: this.run.config.default_stress,
-        max_episode_cost_usd: await this.#episodeCap(),
+        max_episode_cost_usd: await this.#episodeCap(ep),
         external_turn_timeout_ms: this.#deps.config.externalTurnTimeoutMs,
       },
     };
   }
 
   /**
-   * What one episode may spend: `max_episode_cost_usd`, and with a run budget no more than
-   * the run has left, so an episode ends (`budget`) rather than overshoot the run's budget.
+   * What one episode may spend: `max_episode_cost_usd`, and with a run budget what its
+   * placement reserved (run-budget.ts), so an episode ends (`budget`) rather than spend
+   * dollars other running episodes hold. An attempt placed before reservations existed gets
+   * what the run has left.
    */
-  async #episodeCap(): Promise<number | null> {
+  async #episodeCap(ep: RunEpisodeDoc): Promise<number | null> {
     const { budget_usd, max_episode_cost_usd } = this.run.config;
     if (budget_usd === null) return max_episode_cost_usd;
+    if (typeof ep.reserved_usd === 'number') return ep.reserved_usd;
     const fresh = await this.#deps.adapters.store.get<RunDoc>(Collections.runs, this.run._id);
     const left = Math.max(0, budget_usd - (fresh?.spent_usd ?? 0));
     return max_episode_cost_usd === null ? left : Math.min(max_episode_cost_usd, left);

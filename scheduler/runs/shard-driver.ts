@@ -8,6 +8,7 @@ import { recordOutcome } from './attempts.js';
 import { announceRecovered, cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
 import { OrganizationSlots } from './organization-slots.js';
 import { Placement } from './placement.js';
+import { RunBudget, type BudgetRound } from './run-budget.js';
 import type { RunWorld } from './run-world.js';
 import { scheduleSummary } from './summary-refresh.js';
 import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
@@ -59,6 +60,7 @@ export class ShardDriver {
   readonly #rw: RunWorld;
   readonly #placement: Placement;
   readonly #organizations: OrganizationSlots;
+  readonly #budget: RunBudget;
   readonly #pending: RunEpisodeDoc[] = [];
   readonly #inflight = new Map<string, InFlight>();
   readonly #settled: Settled[] = [];
@@ -80,6 +82,7 @@ export class ShardDriver {
     this.#rw = rw;
     this.#placement = new Placement(ctx.deps);
     this.#organizations = new OrganizationSlots(ctx.deps);
+    this.#budget = new RunBudget(ctx.deps, rw.run);
     this.#spent = Number(ctx.checkpoint<{ spent_usd?: number }>().spent_usd ?? 0);
     this.#metrics = schedulerMetrics(ctx.deps);
   }
@@ -176,17 +179,28 @@ export class ShardDriver {
     // the plan's concurrent_episodes: what the organization may start now, and no more; the
     // rest wait in the queue for the next tick
     const gate = await this.#organizations.enter(this.#ctx.job.project_id);
+    let round: BudgetRound | null = null;
     try {
-      for (let room = gate.room ?? Infinity; room > 0 && this.#pending.length > 0; room--) {
-        if (!(await this.#placeOne())) return;
+      const room = gate.room ?? Infinity;
+      // with budget_usd, each placed episode reserves its share of what is left (run-budget.ts)
+      if (this.#budget.limited)
+        round = await this.#budget.open(
+          Math.min(room, this.#pending.length, Math.max(1, await this.#placement.capacity())),
+        );
+      for (let n = room; n > 0 && this.#pending.length > 0; n--) {
+        if (!(await this.#placeOne(round))) return;
       }
     } finally {
+      round?.close();
       gate.leave();
     }
   }
 
-  /** Places the next queued attempt on the worker with the most room (or finds it taken); false when no worker can take one now. */
-  async #placeOne(): Promise<boolean> {
+  /**
+   * Places the next queued attempt on the worker with the most room (or finds it taken);
+   * false when no worker can take one now, or the run's budget has nothing left to reserve.
+   */
+  async #placeOne(round: BudgetRound | null): Promise<boolean> {
     const worker = await this.#placement.reserve();
     if (worker === 'full') {
       // busy, not broken: other episodes end and free their places
@@ -204,11 +218,23 @@ export class ShardDriver {
       return false;
     }
     this.#noWorkerSince = null;
+    const reserved = round ? round.take() : null;
+    if (round && reserved === null) {
+      // everything left is reserved by running episodes: wait for them to give back what they did not spend
+      this.#placement.release(worker.id);
+      return false;
+    }
     const ep = this.#pending.shift()!;
     const placed = await this.#ctx.deps.adapters.store.update<RunEpisodeDoc>(
       Collections.runEpisodes,
       ep._id,
-      { status: 'running', worker_id: worker.id, worker_address: worker.address, started_at: nowIso() },
+      {
+        status: 'running',
+        worker_id: worker.id,
+        worker_address: worker.address,
+        started_at: nowIso(),
+        ...(round ? { reserved_usd: reserved } : {}),
+      },
       { status: 'queued', owner: this.#owner },
     );
     if (!placed) {
@@ -282,19 +308,25 @@ export class ShardDriver {
     if (o.not_started && o.status === 'cancelled') await cancelUnstarted(this.#ctx.deps, ep, this.#owner);
     else if (o.not_started) await this.#requeue(ep, o.environment_error ?? 'the world did not start', true);
     else {
+      // the spend is saved before the attempt stops counting as running, so the run's budget
+      // (run-budget.ts) never sees its dollars neither reserved nor spent
+      const before = this.#spent;
+      if (o.cost_usd > 0) await this.#saveSpent(before + o.cost_usd);
       const written = await recordOutcome(this.#ctx.deps.adapters.store, ep, o, this.#owner);
       if (recovered) await announceRecovered(this.#ctx.deps, ep, o);
       if (written) this.#metrics.episodesEnded.inc({ status: o.status });
       if (!written) {
+        if (o.cost_usd > 0) await this.#saveSpent(before);
         this.#ctx.deps.logger.debug({ episode: ep._id }, 'outcome not recorded: the attempt ended already or moved');
         return;
       }
-      if (o.cost_usd > 0) {
-        this.#spent = Math.round((this.#spent + o.cost_usd) * 1e6) / 1e6;
-        await this.#ctx.save({ spent_usd: this.#spent });
-      }
     }
     scheduleSummary(this.#ctx.deps, ep.run_id);
+  }
+
+  async #saveSpent(usd: number): Promise<void> {
+    this.#spent = Math.round(usd * 1e6) / 1e6;
+    await this.#ctx.save({ spent_usd: this.#spent });
   }
 
   /** An `episode.run` or `episode.await` call failed: capacity, a missing source, or the worker. */

@@ -169,6 +169,11 @@ export interface RunEpisodeDoc extends Doc {
    * outcome is a compare-and-set on it, so a scheduler that lost the shard writes nothing.
    */
   owner?: string | null;
+  /**
+   * With a run budget: the share of `budget_usd` the attempt reserved when it was placed,
+   * and its spending limit (run-budget.ts). Absent without a budget.
+   */
+  reserved_usd?: number | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;

@@ -171,6 +171,32 @@ describe('runs: evaluation options and refusals', function () {
     expect(job.spent_usd).to.equal(run.spent_usd);
   });
 
+  it('holds budget_usd across episodes running at once: each placed episode reserves its share and stops at it', async () => {
+    // one call of the priced model: 1000 prompt + 50 completion tokens of gpt-4o-mini
+    const CALL = 0.00018;
+    const started = await evaluate(cw.admin, {
+      world_version_id: wv,
+      profile_ids: [priced.id],
+      repeats: 2,
+      budget_usd: 0.002,
+    });
+    const run = await waitRun(cw.admin, started.run_id);
+    expect(run.status).to.equal('failed');
+    expect(run.error).to.match(/budget/);
+    const attempts = await t.svc.adapters.store.find<any>(Collections.runEpisodes, { run_id: started.run_id });
+    const ran = attempts.filter((e) => e.started_at !== null);
+    expect(ran.length).to.be.at.least(2);
+    for (const e of ran) {
+      expect(e.reserved_usd, e._id).to.be.a('number');
+      // an episode overshoots its share by at most the call that crossed it
+      expect(e.cost_usd).to.be.at.most(e.reserved_usd + CALL + 1e-9);
+    }
+    // two ran at once (WORKER_CAPACITY 2) and split what was left instead of each holding all of it
+    expect(ran[0]!.reserved_usd + ran[1]!.reserved_usd).to.be.at.most(0.002 + 1e-9);
+    // so the run overshoots by at most one call per episode running when the money ran out
+    expect(run.spent_usd).to.be.at.most(0.002 + 2 * CALL + 1e-9);
+  });
+
   it('refuses what cannot run: 404 unknown world version or profile, 409 unpublished, 422 wrong fields, 402 past the monthly episodes', async () => {
     const post = (b: Record<string, unknown>) => cw.admin.post('/v1/evaluations', b);
     expect((await post({ world_version_id: 'wv_nope', profile_ids: [reference.id] })).status).to.equal(404);
