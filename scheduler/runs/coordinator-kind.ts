@@ -14,6 +14,7 @@ import {
   type PhaseContext,
 } from '../jobs/index.js';
 import { finishRun, unranSlots } from './finish.js';
+import { SummaryKeeper } from './summary-keeper.js';
 import { RUN_JOB, type RunDoc, type RunStatus } from './types.js';
 
 const TICK_MS = 500;
@@ -70,8 +71,10 @@ async function watchShards(ctx: PhaseContext): Promise<void> {
     });
   let budget: BudgetReached | null = null;
   let shards: JobDoc[];
+  const summary = new SummaryKeeper(ctx.deps, run);
   for (;;) {
     shards = await store.find<JobDoc>(Collections.jobs, { _id: { $in: run.shard_ids } });
+    await summary.update(shards);
     const spent =
       Math.round(
         shards.reduce((a, s) => a + Number((s.checkpoint as { spent_usd?: number }).spent_usd ?? 0), 0) * 1e6,

@@ -9,8 +9,8 @@ import { newAttempt } from './attempts.js';
 import { assertAllowanceLeft } from '../../billing/index.js';
 import { checkRunAllowed, runStartTime } from '../../billing/index.js';
 import { planRun, type EvaluationBody, type RunPlan } from './plan.js';
-import { emptySummary } from './summary.js';
-import { RUN_JOB, SHARD_JOB, SHARD_SIZE, type RunDoc, type RunProfile } from './types.js';
+import { computeSummary, emptySummary } from './summary.js';
+import { RUN_JOB, SHARD_JOB, SHARD_SIZE, type RunDoc, type RunEpisodeDoc, type RunProfile } from './types.js';
 
 /** One planned episode: a scenario, a profile, a repeat. */
 export interface Slot {
@@ -125,8 +125,9 @@ async function storeRun(
     started_at: null,
     ended_at: null,
   });
+  const attempts: RunEpisodeDoc[] = [];
   for (const slot of slots) {
-    await newAttempt(store, run, {
+    const attempt = await newAttempt(store, run, {
       slot: slot.index,
       shard_id: shardIds[Math.floor(slot.index / SHARD_SIZE)]!,
       scenario: slot.scenario,
@@ -135,6 +136,10 @@ async function storeRun(
       attempt: 1,
       replaces: null,
     });
+    attempts.push(attempt);
   }
-  return run;
+  // the summary counts the queued attempts from the start; the run's coordinator keeps it up to date
+  const summary = computeSummary(run, attempts);
+  await store.update<RunDoc>(Collections.runs, run._id, { summary });
+  return { ...run, summary };
 }

@@ -6,19 +6,12 @@ import { applyCommand, isEnded, jobsOf, type JobCommand, type JobDoc } from '../
 import { body, param, requirePrincipal } from '../../core/index.js';
 import { compareRuns } from './compare.js';
 import { createEvaluation } from './create.js';
-import { computeSummary, runEpisodes } from './summary.js';
 import { RUN_ENDED, type RunDoc, type RunEpisodeDoc, type RunSummary } from './types.js';
 import { okPage, pageOf, pageRequest } from '../../core/index.js';
 import { episodeItemView, loadRun, runView } from './views.js';
 
 /** GET /v1/runs/{id}/episodes: list items are small, so pages may be longer. */
 const EPISODE_PAGE = { default: 100, max: 1000 };
-
-/** The summary as of now: stored for an ended run, computed fresh while it runs. */
-async function currentSummary(deps: SchedulerDeps, run: RunDoc): Promise<RunSummary> {
-  if (RUN_ENDED.includes(run.status)) return run.summary;
-  return computeSummary(run, await runEpisodes(deps.adapters.store, run._id));
-}
 
 /** Evaluations and runs (spec section 4, "Evaluations and runs"). */
 export const runHandlers: HandlerTable = {
@@ -42,7 +35,7 @@ export const runHandlers: HandlerTable = {
   async get_run(ctx, deps) {
     const p = requirePrincipal(ctx);
     const run = await loadRun(deps.adapters.store, p.projectId, param(ctx, 'run_id'));
-    return ok(runView(run, await currentSummary(deps, run)));
+    return ok(runView(run));
   },
 
   async list_run_episodes(ctx, deps) {

@@ -10,7 +10,7 @@ import { OrganizationSlots } from './organization-slots.js';
 import { Placement } from './placement.js';
 import { RunBudget, type BudgetRound } from './run-budget.js';
 import type { RunWorld } from './run-world.js';
-import { scheduleSummary } from './summary-refresh.js';
+import { tallyRun } from './summary-tally.js';
 import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
 import type { RunEpisodeDoc } from './types.js';
 
@@ -72,6 +72,8 @@ export class ShardDriver {
   #lastWorkerCheck = 0;
   #noWorkerSince: number | null = null;
   #spent = 0;
+  /** Attempts changed since the shard's tally was last saved. */
+  #dirty = true;
   /** This scheduler's job engine: the fence of every write to the shard's attempts. */
   readonly #owner: string;
   readonly #metrics: SchedulerMetrics;
@@ -98,6 +100,9 @@ export class ShardDriver {
       await this.#drive();
     } finally {
       this.#metrics.queues.delete(queue);
+      await this.#saveTally().catch((err: unknown) =>
+        this.#ctx.deps.logger.debug({ err, shard: this.#ctx.job._id }, 'the shard tally was not saved'),
+      );
     }
   }
 
@@ -113,6 +118,7 @@ export class ShardDriver {
       } else await this.#place();
       await this.#checkWorkers();
       await this.#drain();
+      await this.#saveTally();
       if (this.#pending.length === 0 && this.#inflight.size === 0 && this.#settled.length === 0)
         return this.#checkAllRan();
       await this.#idle(TICK_MS);
@@ -241,6 +247,7 @@ export class ShardDriver {
       this.#placement.release(worker.id);
       return true;
     }
+    this.#dirty = true;
     const waited = (Date.now() - Date.parse(placed.created_at)) / 1000;
     if (Number.isFinite(waited)) this.#metrics.placementWait.observe(Math.max(0, waited));
     this.#call(
@@ -294,6 +301,7 @@ export class ShardDriver {
       const s = this.#settled.shift()!;
       if (this.#inflight.get(s.ep._id) !== s.flight) continue;
       this.#inflight.delete(s.ep._id);
+      this.#dirty = true;
       if (s.flight.workerId) this.#placement.release(s.flight.workerId);
       if (s.outcome) await this.#ended(s.ep, s.outcome);
       else await this.#failed(s.ep, s.flight, toServiceError(s.error));
@@ -321,7 +329,7 @@ export class ShardDriver {
         return;
       }
     }
-    scheduleSummary(this.#ctx.deps, ep.run_id);
+    this.#dirty = true;
   }
 
   async #saveSpent(usd: number): Promise<void> {
@@ -452,7 +460,7 @@ export class ShardDriver {
       if (recorded && (await recordOutcome(this.#ctx.deps.adapters.store, ep, recorded, this.#owner)))
         await announceRecovered(this.#ctx.deps, ep, recorded);
     }
-    scheduleSummary(this.#ctx.deps, ep.run_id);
+    this.#dirty = true;
   }
 
   /** Fails over episodes whose worker stopped heartbeating, without waiting for their calls to fail. */
@@ -502,6 +510,7 @@ export class ShardDriver {
       await this.#checkWorkers();
       await this.#drain();
       for (const ep of this.#pending.splice(0)) await cancelUnstarted(this.#ctx.deps, ep, this.#owner);
+      await this.#saveTally();
       if (this.#inflight.size > 0 && Date.now() - lastReport > STOP_REPORT_MS) {
         lastReport = Date.now();
         logger.info(
@@ -513,6 +522,20 @@ export class ShardDriver {
     }
     logger.info({ shard: this.#ctx.job._id, stopped: asked.size }, 'every episode of the stopped shard has ended');
     throw new JobInterrupted();
+  }
+
+  /**
+   * Saves the tally of the shard's attempts in its checkpoint when they changed: the sums the
+   * coordinator adds into the run's stored summary (summary-tally.ts). A shard holds at most
+   * SHARD_SIZE slots, so this costs the same in a run of any size.
+   */
+  async #saveTally(): Promise<void> {
+    if (!this.#dirty) return;
+    this.#dirty = false;
+    const all = await this.#ctx.deps.adapters.store.find<RunEpisodeDoc>(Collections.runEpisodes, {
+      shard_id: this.#ctx.job._id,
+    });
+    await this.#ctx.save({ tally: tallyRun(all) });
   }
 
   #idle(ms: number): Promise<void> {

@@ -58,7 +58,21 @@ export function quantile(sorted: number[], q: number): number {
  * clusters in the caller's order. Null with no cluster.
  */
 export function clusterBootstrapMean(clusters: number[][], seed = STATS_SEED): [number, number] | null {
-  const usable = clusters.filter((c) => c.length > 0);
+  return clusterBootstrapMeanOfSums(
+    clusters.map((c) => ({ sum: c.reduce((a, b) => a + b, 0), count: c.length })),
+    seed,
+  );
+}
+
+/**
+ * {@link clusterBootstrapMean} from each cluster's sum and count, which is all it reads: a
+ * resample's mean is the sum of its clusters' sums over the sum of their counts.
+ */
+export function clusterBootstrapMeanOfSums(
+  clusters: Array<{ sum: number; count: number }>,
+  seed = STATS_SEED,
+): [number, number] | null {
+  const usable = clusters.filter((c) => c.count > 0);
   if (usable.length === 0) return null;
   const next = mulberry32(seed);
   const means: number[] = [];
@@ -67,8 +81,8 @@ export function clusterBootstrapMean(clusters: number[][], seed = STATS_SEED): [
     let count = 0;
     for (let i = 0; i < usable.length; i++) {
       const c = usable[Math.floor(next() * usable.length)]!;
-      for (const x of c) sum += x;
-      count += c.length;
+      sum += c.sum;
+      count += c.count;
     }
     means.push(sum / count);
   }
