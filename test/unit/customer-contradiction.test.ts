@@ -19,10 +19,11 @@ const agent = (text: string) => msg('agent', 'customer', text, 'agent');
 const customer = (text: string, kind = 'answer') => msg('customer', 'agent', text, kind);
 
 const FACTS = [
-  { key: 'order_id', value: 'ORD-1042' },
-  { key: 'email', value: 'kim@example.com' },
-  { key: 'amount', value: '49.99' },
-  { key: 'name', value: 'Kim Lee' },
+  { key: 'order_id', value: 'ORD-1042', ask: ['order'] },
+  { key: 'email', value: 'kim@example.com', ask: ['email', 'e-mail'] },
+  { key: 'amount', value: '49.99', ask: ['amount', 'paid', 'price'] },
+  { key: 'name', value: 'Kim Lee', ask: ['name'] },
+  { key: 'dob', value: '1985-03-12', ask: ['birth', 'dob'] },
 ];
 
 describe('customer contradictions (a crafted transcript)', () => {
@@ -62,15 +63,36 @@ describe('customer contradictions (a crafted transcript)', () => {
         customer('My name is Kim Leigh.'),
         customer('I paid 149.990 or maybe 12 euros.'),
         customer('Sorry, I typed ORD-9.', 'revision'),
+        // a value of a fact's shape that is not about the fact: an appointment date is no birth date
+        agent('Your appointment is booked for 2025-06-10.'),
+        customer('Great, 2025-06-10 works for me.'),
       ],
       FACTS,
     );
     expect(found).to.deep.equal([]);
   });
 
+  it('counts a value of the shape when the message or the question it answers is about the fact', () => {
+    const found = findContradictions(
+      [
+        customer('I need to change my appointment.', 'request'),
+        agent('To find you: is your date of birth 1985-03-21?'),
+        customer('Yes, 1985-03-21.'),
+        agent('Thanks.'),
+        customer('Oh, and my dob is 1985-12-03, sorry.'),
+      ],
+      FACTS,
+    );
+    expect(found.map((v) => [v.fact, v.message_index])).to.deep.equal([
+      ['dob', 2],
+      ['dob', 4],
+    ]);
+  });
+
   it('derives the shapes it compares from the values', () => {
     expect('ord-77 and ORD-1'.match(valueShape('ORD-1042')!)).to.deep.equal(['ord-77', 'ORD-1']);
     expect('4455 and 12345 and 4455.'.match(valueShape('1234')!)).to.deep.equal(['4455', '4455']);
+    expect(valueShape('49')).to.equal(null);
     expect('12.50, 3.5'.match(valueShape('49.99')!)).to.deep.equal(['12.50']);
     expect(valueShape('Kim Lee')).to.equal(null);
   });
