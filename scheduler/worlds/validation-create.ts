@@ -116,9 +116,10 @@ interface ValidateBody {
  */
 async function validationModel(deps: SchedulerDeps, projectId: string, b: ValidateBody): Promise<string | null> {
   if (b.model === null) return null;
-  const spec = b.model?.trim() || deps.config.validationModel;
-  if (!spec) return null;
   const asked = b.model !== undefined;
+  if (asked && !b.model!.trim()) throw invalid('model', 'names no model');
+  const spec = asked ? b.model!.trim() : deps.config.validationModel;
+  if (!spec) return null;
   let chain: string[];
   try {
     chain = parseModelChain(spec);

@@ -117,6 +117,7 @@ describe('validate: the model agent without the answer key', function () {
     expect((await validate({ model: 'no-such-model-7' })).body.detail[0].message).to.match(/has no price/);
     expect((await validate({ model: 'gpt-4o-mini', budget_usd: -1 })).status).to.equal(422);
     expect((await validate({ model: 'gpt-4o-mini', extra: 1 })).status).to.equal(422);
+    expect((await validate({ model: '   ' })).body.detail[0]).to.include({ field: 'model', message: 'names no model' });
 
     // the server's default model needs the project's own credential: without one, no model agent
     const byDefault = await validate();
