@@ -17,8 +17,9 @@ export interface Failure {
  * - `environment`: the world failed (the oracle's environment_error);
  * - `checks`: a failing check could not be evaluated (a reference that did not resolve, a
  *   missing snapshot): the scenario's checks are broken, not the agent;
- * - `customer`: the model customer broke its script (its guard refused a reply: the
- *   oracle's `customer_violations`), or the agent asked the simulated customer about one of its facts (a message
+ * - `customer`: the customer contradicted its own facts (a message stating another value
+ *   of a fact's shape: a `contradiction` in the oracle's `customer_violations`), the model
+ *   customer broke its script (its guard refused a reply), or the agent asked the simulated customer about one of its facts (a message
  *   containing an `ask` keyword of the fact) and no later customer message gave the fact's
  *   value: a fair question went unanswered;
  * - `agent`: everything else. Only these count against the agent in summaries.
@@ -35,6 +36,12 @@ export function attributeFailure(st: EpisodeState, oracle: Oracle, vars: Record<
       reason: `check "${broken.check}" could not be evaluated: ${String((broken.observed as { error: unknown }).error)}`,
     };
   const broke = oracle.customer_violations ?? [];
+  const contradiction = broke.find((v) => v.kind === 'contradiction');
+  if (contradiction)
+    return {
+      cause: 'customer',
+      reason: `the customer contradicted its own facts in message ${contradiction.message_index ?? '?'}: ${contradiction.reason}`,
+    };
   if (broke.length > 0)
     return {
       cause: 'customer',

@@ -7,6 +7,8 @@ import {
   type ToolCaller,
   type WriteRecord,
 } from '../world/index.js';
+import { findContradictions } from './customer/contradiction.js';
+import { scenarioFacts } from './customer/simulator.js';
 import { judgeHabits } from './habits.js';
 import { judgeChecks, type Judge } from './judge.js';
 import type { DuplicateEffect, Habits, Oracle } from './oracle-types.js';
@@ -97,13 +99,20 @@ export async function runOracle(
     ...tallyChecks(check_results),
     completed,
     habits: judgeHabits(st, world),
-    ...customerRecord(st),
+    ...customerRecord(st, vars),
     ...(judgements.length > 0 ? { judgements } : {}),
   };
 }
 
-/** The oracle's account of the customer simulator (oracle-types.ts, `customer`, `customer_violations`). */
-export function customerRecord(st: EpisodeState): Pick<Oracle, 'customer' | 'customer_violations'> {
+/**
+ * The oracle's account of the customer simulator (oracle-types.ts, `customer`,
+ * `customer_violations`): the guard's refusals, then, given the scenario context `vars`,
+ * each message in which the customer contradicted its own facts (customer/contradiction.ts).
+ */
+export function customerRecord(
+  st: EpisodeState,
+  vars?: Record<string, unknown>,
+): Pick<Oracle, 'customer' | 'customer_violations'> {
   const calls = st.customer.model_calls ?? [];
   return {
     customer: {
@@ -111,7 +120,10 @@ export function customerRecord(st: EpisodeState): Pick<Oracle, 'customer' | 'cus
       model_calls: calls.length,
       cost_usd: Math.round(calls.reduce((n, c) => n + c.cost_usd, 0) * 1e8) / 1e8,
     },
-    customer_violations: [...(st.customer.violations ?? [])],
+    customer_violations: [
+      ...(st.customer.violations ?? []),
+      ...(vars ? findContradictions(st.messages, scenarioFacts(st.scenario, vars)) : []),
+    ],
   };
 }
 

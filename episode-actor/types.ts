@@ -237,16 +237,22 @@ export interface CustomerModelCall {
 }
 
 /**
- * The customer simulator broke its script (docs/episodes.md, The model customer): its guard
- * refused a reply. `handled` says what was sent instead; the failure is the simulator's,
- * never the agent's.
+ * The customer simulator broke its script (docs/episodes.md, The model customer; docs/scoring.md,
+ * Failure attribution): its guard refused a reply (`handled` says what was sent instead), or
+ * a message it sent contradicted one of its own facts (`kind: 'contradiction'`, `handled:
+ * 'sent'`, found by the oracle in the transcript). The failure is the simulator's, never the agent's.
  */
 export interface CustomerViolation {
   contact: number;
   reason: string;
-  /** The refused text. */
+  /** The refused text, or the contradicting message as sent. */
   text: string;
-  handled: 'regenerated' | 'script';
+  handled: 'regenerated' | 'script' | 'sent';
+  /** `guard` when absent (records written before contradictions were detected). */
+  kind?: 'guard' | 'contradiction';
+  /** Contradictions: the fact contradicted, and the message's index in the transcript. */
+  fact?: string;
+  message_index?: number;
 }
 
 export interface StressState {

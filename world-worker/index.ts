@@ -60,8 +60,8 @@ export async function startWorker(opts: {
   const sandboxes = chooseSandboxes(opts.config);
   const reaped = await sandboxes.reap();
   if (reaped > 0) logger.warn({ reaped }, 'removed sandboxes a previous run of this worker left behind');
-  const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes });
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
+  const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes, store: adapters.store });
   const metrics = new RoleMetrics('worker', { processMetrics: !opts.adapters });
   metrics.gauge(
     'crucible_worker_slots',

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { seg } from '../api-client.js';
-import { api, common, fields, run, show, table, type CommonOptions } from './output.js';
+import { api, common, fields, num, run, show, table, type CommonOptions } from './output.js';
 
 const scenarioColumns = [
   ['id', (s: any) => s.id],
@@ -48,9 +48,13 @@ export function registerWorldCommands(program: Command): void {
 
   common(worlds.command('validate <wv_id>'))
     .description('replay every scenario, try each with a live agent, withdraw unfair ones ($)')
+    .option('--model <chain>', 'a model agent plays each fair scenario without the answer key (it spends)')
+    .option('--no-model', 'no model agent, even when the server has a default (SERVICE_VALIDATION_MODEL)')
+    .option('--budget <usd>', 'the model agent stops at this spend', num)
     .action(
-      run(async (wvId: string, opts: CommonOptions) => {
-        const answer = await api(opts).post(`/v1/world-versions/${seg(wvId)}/validate`);
+      run(async (wvId: string, opts: CommonOptions & { model?: string | false; budget?: number }) => {
+        const body = { model: opts.model === false ? null : opts.model, budget_usd: opts.budget };
+        const answer = await api(opts).post(`/v1/world-versions/${seg(wvId)}/validate`, body);
         show(opts, answer, () => fields(answer));
       }),
     );

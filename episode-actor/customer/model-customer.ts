@@ -87,7 +87,7 @@ export class ModelCustomer extends CustomerSimulator {
           verdict: reason ? `refused: ${reason}` : 'sent',
         });
         if (!reason) {
-          if (refused) violations.push({ contact: cs.contacts, ...refused, handled: 'regenerated' });
+          if (refused) violations.push({ contact: cs.contacts, ...refused, handled: 'regenerated', kind: 'guard' });
           const reply = proposed.reply.trim();
           if (reply === '') return [];
           return [
@@ -98,7 +98,7 @@ export class ModelCustomer extends CustomerSimulator {
             },
           ];
         }
-        if (refused) violations.push({ contact: cs.contacts, ...refused, handled: 'regenerated' });
+        if (refused) violations.push({ contact: cs.contacts, ...refused, handled: 'regenerated', kind: 'guard' });
         refused = { reason, text: proposed.reply };
       } catch (err) {
         if (signal?.aborted) throw err;
@@ -115,7 +115,7 @@ export class ModelCustomer extends CustomerSimulator {
         break;
       }
     }
-    if (refused) violations.push({ contact: cs.contacts, ...refused, handled: 'script' });
+    if (refused) violations.push({ contact: cs.contacts, ...refused, handled: 'script', kind: 'guard' });
     return this.scriptedAnswer(st, text);
   }
 

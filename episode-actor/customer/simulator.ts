@@ -79,12 +79,7 @@ export class CustomerSimulator implements Customer {
 
   /** The scenario's facts with their values in this episode (seed-bound values substituted). */
   facts(): Array<{ key: string; value: string; ask: string[] }> {
-    const bound = (this.vars.facts ?? {}) as Record<string, unknown>;
-    return Object.entries(this.scenario.facts).map(([key, f]) => ({
-      key,
-      value: formatValue(bound[key] ?? f.value),
-      ask: f.ask,
-    }));
+    return scenarioFacts(this.scenario, this.vars);
   }
 
   opening(st: EpisodeState): CustomerMessage {
@@ -210,6 +205,19 @@ export const SCRIPTED_CUSTOMER_MODEL = 'builtin:scripted';
 
 /** The scripted customer for every episode: the default when the world names no customer model. */
 export const scriptedCustomer: CustomerFactory = (scenario, vars) => new CustomerSimulator(scenario, vars);
+
+/** The scenario's facts with their values in an episode whose context is `vars` (seed-bound values substituted). */
+export function scenarioFacts(
+  scenario: Scenario,
+  vars: Record<string, unknown>,
+): Array<{ key: string; value: string; ask: string[] }> {
+  const bound = (vars.facts ?? {}) as Record<string, unknown>;
+  return Object.entries(scenario.facts).map(([key, f]) => ({
+    key,
+    value: formatValue(bound[key] ?? f.value),
+    ask: f.ask,
+  }));
+}
 
 function formatValue(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);

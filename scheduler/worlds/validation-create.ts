@@ -2,7 +2,9 @@ import { Collections } from '../../core/index.js';
 import { ServiceError, conflict, invalid, type FieldProblem } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import { crossCheck, instantiate, validateTemplate, type ScenarioTemplate } from '../../world/index.js';
-import { accepted, type OperationHandler } from '../context.js';
+import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
+import { assertAllowanceLeft, organizationReport } from '../../billing/index.js';
+import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
 import { body, param, requirePrincipal } from '../../core/index.js';
 import { scenarioDocId } from './publish.js';
@@ -102,22 +104,83 @@ export const createScenario: OperationHandler = async (ctx, deps) => {
   });
 };
 
-/** POST /v1/world-versions/{wv_id}/validate: replays every approved or waiting scenario and withdraws unfair ones. */
+interface ValidateBody {
+  model?: string | null;
+  budget_usd?: number;
+}
+
+/**
+ * The model agent of a validation: the request's `model` (null: none), else the server's
+ * SERVICE_VALIDATION_MODEL when the project has a usable model credential. A named chain
+ * must be provider models with prices and the project's credential (422 on `model`).
+ */
+async function validationModel(deps: SchedulerDeps, projectId: string, b: ValidateBody): Promise<string | null> {
+  if (b.model === null) return null;
+  const asked = b.model !== undefined;
+  if (asked && !b.model!.trim()) throw invalid('model', 'names no model');
+  const spec = asked ? b.model!.trim() : deps.config.validationModel;
+  if (!spec) return null;
+  let chain: string[];
+  try {
+    chain = parseModelChain(spec);
+  } catch {
+    throw invalid('model', 'names no model');
+  }
+  if (chain.some(isBuiltinModel))
+    throw invalid(
+      'model',
+      `the model agent plays without the answer key through a model provider; built-in agents (${chain.filter(isBuiltinModel).join(', ')}) already run in every validation`,
+    );
+  const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
+  if (unpriced !== undefined)
+    throw invalid('model', `"${unpriced}" has no price in the price file; the operator adds it to MODEL_PRICES_FILE`);
+  try {
+    await resolveModelApiKey(deps.adapters.store, projectId);
+  } catch (err) {
+    // the server's default needs the project's own credential; without one the validation runs without it
+    if (!asked) return null;
+    throw invalid('model', `${spec} needs a model endpoint, and none is usable: ${(err as Error).message}`);
+  }
+  return chain.join(',');
+}
+
+/**
+ * POST /v1/world-versions/{wv_id}/validate: replays every approved or waiting scenario and
+ * withdraws unfair ones; with a model agent (body `model`, or SERVICE_VALIDATION_MODEL) it
+ * also plays each fair scenario without the answer key and flags those it could not solve
+ * (docs/scoring.md, The model agent). A model agent spends: refused with 402 when the
+ * organization's monthly allowance is used up, and the job's budget is `budget_usd` or
+ * what is left of the allowance, whichever is smaller.
+ */
 export const validateWorldVersion: OperationHandler = async (ctx, deps) => {
   const p = requirePrincipal(ctx);
+  const b = body<ValidateBody>(ctx);
   const store = deps.adapters.store;
   const wv = await loadWorldVersion(store, p.projectId, param(ctx, 'wv_id'));
   published(wv);
+  const model = await validationModel(deps, p.projectId, b);
+  let budget = b.budget_usd ?? null;
+  if (model) {
+    await assertAllowanceLeft(deps, p.organizationId);
+    const left = (await organizationReport(deps, p.projectId)).usage.left_usd;
+    if (left !== null) budget = budget === null ? left : Math.min(budget, left);
+  }
   const docs = await store.find<ScenarioDoc>(
     Collections.scenarios,
     { world_version_id: wv._id, status: { $in: ['approved', 'pending_approval'] } },
     { sort: { field: 'scenario_id', direction: 'asc' } },
   );
-  const input: ValidationInput = { world_version_id: wv._id, scenario_ids: docs.map((d) => d._id), mode: 'version' };
+  const input: ValidationInput = {
+    world_version_id: wv._id,
+    scenario_ids: docs.map((d) => d._id),
+    mode: 'version',
+    model,
+  };
   const job = await jobsOf(deps).create({
     projectId: p.projectId,
     kind: 'world_validation',
     input,
+    ...(budget !== null ? { budgetUsd: budget } : {}),
   });
-  return accepted({ job_id: job._id, world_version_id: wv._id, scenarios: docs.length });
+  return accepted({ job_id: job._id, world_version_id: wv._id, scenarios: docs.length, model, budget_usd: budget });
 };

@@ -6,6 +6,7 @@ import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { reportOf } from './publish.js';
 import type { ScenarioDoc, ScenarioStatus, WorldVersionDoc } from './types.js';
 import { callWorker } from './worker-calls.js';
+import { modelReport, playWithModel, unsolvedWithoutKey, type ModelTrial } from './validation-model.js';
 
 /** Input of a `world_validation` job. */
 export interface ValidationInput {
@@ -14,6 +15,8 @@ export interface ValidationInput {
   scenario_ids: string[];
   /** `version`: POST .../validate (withdraws unfair ones); `added`: a caller's new scenarios (decides their status). */
   mode: 'version' | 'added';
+  /** The model agent's chain that plays every fair scenario without the answer key; null or absent: none. */
+  model?: string | null;
 }
 
 interface ValidationState {
@@ -21,6 +24,8 @@ interface ValidationState {
   verdicts?: Record<string, ScenarioVerdict>;
   /** Scenario record id -> live-agent trial (only for scenarios whose replays passed). */
   trials?: Record<string, TrialResult>;
+  /** Scenario record id -> the model agent's trial (only for scenarios the reference agent completed). */
+  model_trials?: Record<string, ModelTrial>;
 }
 
 /** Why a scenario is unfair, in sentences; empty when it is fair. */
@@ -47,10 +52,12 @@ async function versionOf(ctx: PhaseContext<ValidationInput>): Promise<WorldVersi
  * The `world_validation` job. replay: every scenario's reference plan twice on fresh
  * data; agent_trial: each scenario whose replays passed is played as a whole episode by
  * a live agent (the built-in reference agent, through the customer simulator and turn
- * loop); decide: a scenario whose plan fails, whose replays differ, that is impossible
- * under its own policy, or that the live agent cannot complete is unfair and withdrawn
- * (a caller's new scenario that passes is approved when the version auto-approves, else
- * waits for approval).
+ * loop), then, with `input.model`, once more by the model agent without the answer key
+ * (validation-model.ts); decide: a scenario whose plan fails, whose replays differ, that
+ * is impossible under its own policy, or that the live agent cannot complete is unfair and
+ * withdrawn (a caller's new scenario that passes is approved when the version
+ * auto-approves, else waits for approval); one the model agent could not solve is flagged
+ * `unsolved_without_key` and keeps its status.
  */
 export const worldValidationKind: JobKind<ValidationInput> = {
   kind: 'world_validation',
@@ -109,9 +116,13 @@ export const worldValidationKind: JobKind<ValidationInput> = {
         const verdicts = ctx.checkpoint<ValidationState>().verdicts ?? {};
         const fairOnes = scenario_ids.filter((id) => verdicts[id]?.passed);
         let done = 0;
+        const model = ctx.input.model ?? null;
         for (const id of fairOnes) {
           const saved = ctx.checkpoint<ValidationState>().trials ?? {};
-          if (saved[id]) continue;
+          if (saved[id]) {
+            if (model) await modelTrial(ctx, wv, id, saved[id], model, fairOnes.length);
+            continue;
+          }
           await ctx.stopIfRequested();
           const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(Collections.scenarios, id);
           if (!sc) continue;
@@ -134,6 +145,7 @@ export const worldValidationKind: JobKind<ValidationInput> = {
             completed: done,
             total: fairOnes.length,
           });
+          if (model) await modelTrial(ctx, wv, id, trial, model, fairOnes.length);
         }
       },
     },
@@ -142,9 +154,10 @@ export const worldValidationKind: JobKind<ValidationInput> = {
       async run(ctx) {
         const { scenario_ids, mode } = ctx.input;
         const wv = await versionOf(ctx);
-        const { verdicts = {}, trials = {} } = ctx.checkpoint<ValidationState>();
+        const { verdicts = {}, trials = {}, model_trials = {} } = ctx.checkpoint<ValidationState>();
         const store = ctx.deps.adapters.store;
         const withdrawn: Array<{ scenario_id: string; reasons: string[] }> = [];
+        const unsolved: Array<{ scenario_id: string; reason: string }> = [];
         const outcome: Array<{ id: string; scenario_id: string; status: ScenarioStatus }> = [];
         for (const id of scenario_ids) {
           const sc = await store.get<ScenarioDoc>(Collections.scenarios, id);
@@ -158,21 +171,81 @@ export const worldValidationKind: JobKind<ValidationInput> = {
             status = wv.options.auto_approve ? 'approved' : 'pending_approval';
           if (status === 'withdrawn' && sc.status !== 'withdrawn')
             withdrawn.push({ scenario_id: sc.scenario_id, reasons });
+          // flagged, not withdrawn: a model's failure does not prove the scenario unfair
+          const modelTried = reasons.length === 0 ? model_trials[id] : undefined;
+          const unsolvedReason = unsolvedWithoutKey(modelTried);
+          if (unsolvedReason) unsolved.push({ scenario_id: sc.scenario_id, reason: unsolvedReason });
           const report = {
             ...reportOf(verdict, trial ? { agent_trial: { ...trial } } : {}),
+            ...modelReport(modelTried),
             passed: reasons.length === 0,
             problems: reasons,
           };
           await store.update(Collections.scenarios, id, { status, validation_report: report, updated_at: nowIso() });
           outcome.push({ id, scenario_id: sc.scenario_id, status });
         }
+        const modelPart = ctx.input.model
+          ? {
+              model: ctx.input.model,
+              model_played: Object.values(model_trials).filter((t) => !('skipped' in t)).length,
+              model_skipped: Object.values(model_trials).filter((t) => 'skipped' in t).length,
+              unsolved_without_key: unsolved,
+              spent_usd: ctx.job.spent_usd,
+            }
+          : {};
         const report = {
           ...(wv.validation_report ?? {}),
-          last_validation: { job_id: ctx.job._id, mode, at: nowIso(), validated: outcome.length, withdrawn },
+          last_validation: {
+            job_id: ctx.job._id,
+            mode,
+            at: nowIso(),
+            validated: outcome.length,
+            withdrawn,
+            ...modelPart,
+          },
         };
         await store.update(Collections.worldVersions, wv._id, { validation_report: report, updated_at: nowIso() });
-        ctx.setResult({ world_version_id: wv._id, validated: outcome.length, withdrawn, scenarios: outcome });
+        ctx.setResult({
+          world_version_id: wv._id,
+          validated: outcome.length,
+          withdrawn,
+          ...modelPart,
+          scenarios: outcome,
+        });
       },
     },
   ],
 };
+
+/**
+ * The model agent's try of a scenario the reference agent completed (validation-model.ts),
+ * once: saved in the checkpoint so a resumed job neither replays nor pays for it again.
+ */
+async function modelTrial(
+  ctx: PhaseContext<ValidationInput>,
+  wv: WorldVersionDoc,
+  id: string,
+  reference: TrialResult,
+  model: string,
+  total: number,
+): Promise<void> {
+  const saved = ctx.checkpoint<ValidationState>().model_trials ?? {};
+  if (saved[id] || !reference.success) return;
+  await ctx.stopIfRequested();
+  const sc = await ctx.deps.adapters.store.get<ScenarioDoc>(Collections.scenarios, id);
+  if (!sc) return;
+  const trial = await playWithModel(ctx, wv, sc, model);
+  await ctx.save({ model_trials: { ...saved, [id]: trial } });
+  const played =
+    'skipped' in trial
+      ? `skipped ${sc.scenario_id}: ${trial.skipped}`
+      : `${trial.success ? 'solved' : 'did not solve'} ${sc.scenario_id}`;
+  await ctx.emit('job.progress', `model agent ${model} ${played}`, {
+    phase: 'agent_trial',
+    agent: model,
+    scenario_id: sc.scenario_id,
+    completed: Object.keys(saved).length + 1,
+    total,
+    spent_usd: ctx.job.spent_usd,
+  });
+}

@@ -175,6 +175,64 @@ describe('the model customer against a scriptable OpenAI-compatible server on lo
     expect(o.failure!.reason).to.match(/^the customer simulator broke its script 2 time\(s\)/);
   });
 
+  it("a customer that confirms a wrong code contradicts its facts: the failure is the customer's, and the summary counts it there", async () => {
+    // the guard lets it through (the agent said X-24 first), so only the transcript shows it
+    customer = (b) =>
+      supportSays(b).includes('X-24')
+        ? { content: JSON.stringify({ reply: 'Yes, it is X-24.', disclosed: ['code'] }) }
+        : { content: JSON.stringify({ reply: '', disclosed: [] }) };
+    const guesser: AgentPolicy = {
+      model: 'test:guesser',
+      async decide(input): Promise<AgentDecision> {
+        const s = input.scratch as { step?: number };
+        const step = (s.step = (s.step ?? 0) + 1);
+        const heard = input.memory.map((m) => /\b(X-\d+)\b/.exec(m.content ?? '')?.[1]).filter(Boolean);
+        if (step === 1) return { tool: 'reply_to_customer', args: { text: 'Is your item code X-24?' } };
+        if (step === 2) return { tool: 'find_item', args: { code: heard[heard.length - 1] ?? 'none' } };
+        return { tool: 'complete', args: { summary: 'no such item' } };
+      },
+    };
+    const run = deskEpisode({
+      profile: { driver: 'llm' },
+      policy: guesser,
+      customer: factory,
+      scenario: deskScenario(),
+    });
+    await run.actor.start();
+    const s = await run.actor.done;
+    const said = run.actor
+      .snapshot()
+      .messages.filter((m) => m.from === 'customer')
+      .map((m) => m.text);
+    expect(said).to.deep.equal([deskScenario().request, 'Yes, it is X-24.']);
+    expect(s.reward).to.equal(0);
+    const o = s.oracle!;
+    expect(o.customer_violations.map((v) => [v.kind, v.handled, v.fact])).to.deep.equal([
+      ['contradiction', 'sent', 'code'],
+    ]);
+    expect(o.failure).to.deep.equal({
+      cause: 'customer',
+      reason: 'the customer contradicted its own facts in message 2: it gives code as X-24, but its fact says X-42',
+    });
+
+    const doc = (oracle: typeof o, scenario: string, slot: number) =>
+      ({
+        status: 'finished',
+        reward: 0,
+        success: false,
+        oracle,
+        slot,
+        attempt: 1,
+        scenario_doc_id: scenario,
+        turns: 3,
+      }) as unknown as RunEpisodeDoc;
+    const agentFault = { ...o, customer_violations: [], failure: { cause: 'agent' as const, reason: 'x' } };
+    const block = scoreBlock([doc(o, 'sc_a', 0), doc(agentFault, 'sc_b', 1)], 1);
+    expect(block.failures).to.deep.equal({ agent: 1, environment: 0, customer: 1, checks: 0 });
+    // only the agent's failure is scored against it
+    expect(block.scored).to.equal(1);
+  });
+
   it('a provider that fails falls back to the script without failing the episode', async () => {
     server.failures.set('gpt-4o-mini', 400);
     const run = deskEpisode({

@@ -23,6 +23,8 @@ const trial = (success: boolean, failed: string[] = []): TrialResult => ({
   checks_passed: success ? 2 : 1,
   checks_total: 2,
   failed_checks: failed,
+  spent_usd: 0,
+  turns: 5,
   environment_error: null,
   turns_cost_usd: 0,
   duration_ms: 1,

@@ -8,7 +8,12 @@ import {
   isSuccess,
   profileWithDefaults,
   scriptedCustomer,
+  type AgentPolicy,
+  type CustomerFactory,
   type EpisodeSummary,
+  type EpisodeWorld,
+  type Failure,
+  type Judge,
 } from '../../episode-actor/index.js';
 import { ApplicationClient, type ApplicationSource, type Scenario } from '../../world/index.js';
 import type { Sandboxes } from '../sandboxes/index.js';
@@ -27,29 +32,56 @@ export interface TrialResult {
   checks_passed: number;
   checks_total: number;
   failed_checks: string[];
+  /** Why it failed (docs/scoring.md, Failure attribution); null on success, absent in older trials. */
+  failure?: Failure | null;
   /** Set when the world failed rather than the agent (services down, seed failure). */
   environment_error: string | null;
+  /** What the agent's model calls cost (0 for built-in agents). */
   turns_cost_usd: number;
+  /** Every model call of the episode: the agent's, the model customer's and the judge's. */
+  spent_usd: number;
+  /** Agent actions taken. */
+  turns: number;
   duration_ms: number;
 }
 
 /**
- * Plays one whole episode of `scenario` in a fresh sandbox with a live agent (the
- * built-in reference agent: it reads the customer's messages, finds ids with reads and
- * follows the reference plan, revisions included) and reports how it ended. Where a
- * reference replay only proves the plan works against the application, this proves the
- * scenario can be completed the way episodes run: through the customer simulator's facts
- * and revision triggers, the turn order and the built-in tools. No stress, no faults.
+ * A model agent for a trial instead of the reference agent: its policy (over the model
+ * chain, seeing only what an agent sees), the customer and judge the world's episodes
+ * use, and the spend at which the episode ends with `budget`.
+ */
+export interface TrialAgent {
+  model: string;
+  /** The world version as its episodes run it. */
+  world: EpisodeWorld;
+  policy: AgentPolicy;
+  customer: CustomerFactory;
+  judge: Judge | null;
+  max_cost_usd: number | null;
+}
+
+/**
+ * Plays one whole episode of `scenario` in a fresh sandbox with a live agent and reports
+ * how it ended. By default the agent is the built-in reference agent (it reads the
+ * customer's messages, finds ids with reads and follows the reference plan, revisions
+ * included) with the scripted customer: where a reference replay only proves the plan
+ * works against the application, this proves the scenario can be completed the way
+ * episodes run: through the customer simulator's facts and revision triggers, the turn
+ * order and the built-in tools. With `agent`, a model agent plays instead, without the
+ * answer key: it gets exactly an external agent's turns (instructions, policies, customer
+ * messages, tool results), never the reference plan, the checks or the undisclosed facts.
+ * No stress, no faults beyond the scenario's own.
  */
 export async function trialScenario(
   source: ApplicationSource,
   scenario: Scenario,
   env: { sandboxes: Sandboxes; dataRoot: string; images: Record<string, string> },
+  agent?: TrialAgent,
 ): Promise<TrialResult> {
   const t0 = Date.now();
   const dataDir = path.join(env.dataRoot, newId('sbx'));
   await mkdir(dataDir, { recursive: true });
-  const base = { scenario_id: scenario.id, agent: TRIAL_AGENT };
+  const base = { scenario_id: scenario.id, agent: agent?.model ?? TRIAL_AGENT };
   let handle;
   try {
     handle = await env.sandboxes.start(source.dir, source.manifest, dataDir, { images: env.images });
@@ -65,27 +97,40 @@ export async function trialScenario(
       failed_checks: [],
       environment_error: (err as Error).message,
       turns_cost_usd: 0,
+      spent_usd: 0,
+      turns: 0,
       duration_ms: Date.now() - t0,
     };
   }
   const app = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
   try {
-    const profile = profileWithDefaults({ driver: 'llm', model: TRIAL_AGENT });
+    const profile = profileWithDefaults({ driver: 'llm', model: agent?.model ?? TRIAL_AGENT });
     const actor = new EpisodeActor(
       {
         episodeId: newId('trial'),
-        world: { manifest: source.manifest, tools: source.tools, policies: source.policies, seed: source.seed },
+        world: agent?.world ?? {
+          manifest: source.manifest,
+          tools: source.tools,
+          policies: source.policies,
+          seed: source.seed,
+        },
         scenario,
         profile,
-        options: { default_stress: false, max_episode_cost_usd: null, external_turn_timeout_ms: 600_000 },
+        options: {
+          default_stress: false,
+          max_episode_cost_usd: agent?.max_cost_usd ?? null,
+          external_turn_timeout_ms: 600_000,
+        },
       },
       {
         app,
         persistence: new MemoryEpisodePersistence(),
         events: { emit: async () => ({ event_id: 0 }) },
-        policy: createAgentPolicy(profile, { defaultModel: TRIAL_AGENT }),
-        // a trial measures the scenario against its own script: the scripted customer
-        customer: scriptedCustomer,
+        policy: agent?.policy ?? createAgentPolicy(profile, { defaultModel: TRIAL_AGENT }),
+        // the reference trial measures the scenario against its own script: the scripted
+        // customer; a model agent meets the customer and judge of the world's episodes
+        customer: agent?.customer ?? scriptedCustomer,
+        ...(agent?.judge ? { judge: agent.judge } : {}),
       },
     );
     await actor.start();
@@ -99,8 +144,11 @@ export async function trialScenario(
       checks_passed: oracle?.checks_passed ?? 0,
       checks_total: oracle?.checks_total ?? 0,
       failed_checks: (oracle?.check_results ?? []).filter((c) => !c.passed).map((c) => c.check),
+      failure: oracle?.failure ?? null,
       environment_error: oracle?.environment_error ?? null,
       turns_cost_usd: summary.cost_usd,
+      spent_usd: spentOn(summary),
+      turns: actor.snapshot().actions.length,
       duration_ms: Date.now() - t0,
     };
   } finally {
@@ -108,4 +156,11 @@ export async function trialScenario(
     await handle.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Everything the episode's model calls cost: the agent's, the customer's and the judge's. */
+function spentOn(summary: EpisodeSummary): number {
+  const o = summary.oracle;
+  const judged = (o?.judgements ?? []).reduce((n, j) => n + (j.cost_usd ?? 0), 0);
+  return Math.round((summary.cost_usd + (o?.customer.cost_usd ?? 0) + judged) * 1e8) / 1e8;
 }

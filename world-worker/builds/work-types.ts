@@ -1,3 +1,4 @@
+import type { EpisodeWorld } from '../../episode-actor/index.js';
 import type { ApplicationSource, Scenario } from '../../world/index.js';
 
 /** A source the worker needs: its digest, and the archive when the caller already knows the worker lacks it. */
@@ -22,7 +23,26 @@ export interface ReplayPayload extends SourceRef {
   times: number;
   images: Record<string, string>;
 }
-export type TrialPayload = Omit<ReplayPayload, 'times'>;
+/**
+ * A live-agent trial. Without `agent`, the built-in reference agent plays (it follows the
+ * answer key); with it, a model agent plays as an external agent would, through the
+ * project's model provider, the world's customer and judge, spending at most `max_cost_usd`.
+ */
+export interface TrialPayload extends Omit<ReplayPayload, 'times'> {
+  agent?: TrialModelAgent;
+}
+
+/** The model agent of a validation trial (docs/scoring.md, Calibration). */
+export interface TrialModelAgent {
+  /** The model chain (no built-in models). */
+  model: string;
+  /** Whose model credential pays. */
+  project_id: string;
+  /** The episode ends with `budget` at this spend; null: no limit. */
+  max_cost_usd: number | null;
+  /** The world version as its episodes run it (manifest with its customer and judge models, tools, policies, seed). */
+  world: EpisodeWorld;
+}
 
 /** What `build.analyse` reads out of a source with the world compiler. */
 export type AnalyseAnswer = Pick<ApplicationSource, 'manifest' | 'openapi' | 'policies' | 'seed' | 'templates'>;

@@ -6,12 +6,15 @@ import { loadApplicationSource, type ApplicationSource, type Scenario } from '..
 import { chooseSandboxes, type Sandboxes } from '../sandboxes/index.js';
 import type { WorldWorkerService } from '../service.js';
 import { judgeScenario, type ScenarioVerdict } from './replay.js';
-import { trialScenario, type TrialResult } from './trial.js';
+import { trialScenario, type TrialAgent, type TrialResult } from './trial.js';
+import { customerFor, judgeFor, policyFor } from '../episode-world.js';
+import { profileWithDefaults } from '../../episode-actor/index.js';
+import { isBuiltinModel, parseModelChain, type DocumentStore } from '../../core/index.js';
 import { SourceCache, type SourceSpec } from './source-cache.js';
 import { overlayFolder, surveySource } from './survey.js';
 import { packFolder } from './archive.js';
 import { rm } from 'node:fs/promises';
-import type { AnalyseAnswer, FetchAnswer, SourceRef } from './work-types.js';
+import type { AnalyseAnswer, FetchAnswer, SourceRef, TrialModelAgent } from './work-types.js';
 
 /** The work kinds a world-worker offers world builds and validations. */
 export const BUILD_WORK = {
@@ -21,7 +24,7 @@ export const BUILD_WORK = {
   analyse: 'build.analyse',
   /** `{digest, archive_b64?, scenarios, times, images}` -> `{verdicts}` */
   replay: 'build.replay',
-  /** `{digest, archive_b64?, scenarios, images}` -> `{trials}`: one live-agent episode each */
+  /** `{digest, archive_b64?, scenarios, images, agent?}` -> `{trials}`: one live-agent episode each (the reference agent, or `agent`'s model) */
   trial: 'build.trial',
   /** `{digest, archive_b64?}` -> SourceSurvey: how the source starts, its OpenAPI documents, routes, excerpts */
   survey: 'build.survey',
@@ -41,7 +44,7 @@ const LOADED_SOURCES_KEPT = 8;
  */
 export function registerBuildWork(
   service: WorldWorkerService,
-  opts: { config: Config; logger: Logger; sandboxes?: Sandboxes },
+  opts: { config: Config; logger: Logger; sandboxes?: Sandboxes; store?: DocumentStore },
 ): { close(): Promise<void> } {
   const { config } = opts;
   const logger = opts.logger.child({ component: 'build-work' });
@@ -120,10 +123,33 @@ export function registerBuildWork(
   service.register(BUILD_WORK.trial, async (p) => {
     const src = await load(p);
     const trials: TrialResult[] = [];
-    for (const scenario of p.scenarios)
-      trials.push(await trialScenario(src, scenario, { sandboxes, dataRoot, images: p.images ?? {} }));
+    for (const scenario of p.scenarios) {
+      const agent = p.agent ? await trialAgent(p.agent) : undefined;
+      trials.push(await trialScenario(src, scenario, { sandboxes, dataRoot, images: p.images ?? {} }, agent));
+    }
     return { trials };
   });
+
+  /** A validation's model agent: the chain through the project's credential, the world's customer and judge. */
+  const trialAgent = async (a: TrialModelAgent): Promise<TrialAgent> => {
+    if (!opts.store)
+      throw new ServiceError('unavailable', 'this world-worker has no document store to read model credentials from');
+    if (!a.model.trim() || parseModelChain(a.model).some(isBuiltinModel))
+      throw new ServiceError(
+        'bad_request',
+        `a validation's model agent needs a provider model chain (got "${a.model}")`,
+      );
+    const deps = { config, store: opts.store };
+    const policy = await policyFor(profileWithDefaults({ driver: 'llm', model: a.model }), a.project_id, deps);
+    return {
+      model: a.model,
+      world: a.world,
+      policy: policy!,
+      customer: await customerFor(a.world.manifest, a.project_id, deps),
+      judge: await judgeFor(a.world.manifest, a.project_id, deps),
+      max_cost_usd: a.max_cost_usd,
+    };
+  };
 
   return { close: () => sandboxes.stopAll() };
 }

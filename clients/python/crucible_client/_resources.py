@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 import urllib.parse
-from typing import TYPE_CHECKING, Any, BinaryIO, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator, Optional
 
 from ._http import multipart
 
@@ -86,8 +86,20 @@ class Worlds(_Group):
     def scenarios(self, wv_id: str) -> list:
         return self._c.list_all(f"/v1/world-versions/{_q(wv_id)}/scenarios")
 
-    def validate(self, wv_id: str) -> Any:
-        return self._c.post(f"/v1/world-versions/{_q(wv_id)}/validate", {})
+    def validate(
+        self,
+        wv_id: str,
+        model: Optional[str] = None,
+        budget_usd: Optional[float] = None,
+        no_model: bool = False,
+    ) -> Any:
+        """Replays every scenario and withdraws unfair ones. `model`: a model agent that plays
+        each fair scenario without the answer key (it spends); `no_model`: none, even when
+        the server has a default (SERVICE_VALIDATION_MODEL)."""
+        body = _without_none({"model": model, "budget_usd": budget_usd})
+        if no_model:
+            body["model"] = None
+        return self._c.post(f"/v1/world-versions/{_q(wv_id)}/validate", body)
 
     def bundle(self, wv_id: str, include_images: bool = False) -> Any:
         path = f"/v1/world-versions/{_q(wv_id)}/bundle?include_images={'true' if include_images else 'false'}"
