@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseCredentialVars } from './credential-vars.js';
 import { ServiceError } from './errors.js';
 
 /**
@@ -100,6 +101,13 @@ export interface Config {
   readonly customerModel: string | null;
   /** SERVICE_JUDGE_MODEL (unset: no judge): model chain judging told and policy checks for worlds built without `judge_model`. */
   readonly judgeModel: string | null;
+  /**
+   * SERVICE_CREDENTIAL_VARS (`CRUCIBLE_AGENT_*`): the environment variables tenants' credential
+   * references (`env_var`) may name, comma-separated names and `PREFIX_*` patterns. The
+   * service's own variables (SERVICE_*, STRIPE_*, model keys, engine URLs; core/credential-vars.ts)
+   * never qualify, whatever the list says.
+   */
+  readonly credentialVars: readonly string[];
   /** STRIPE_SECRET_KEY (unset: the local payment provider, no money moves). */
   readonly stripeSecretKey: string | null;
   /** STRIPE_WEBHOOK_SECRET (unset): signing secret of the provider's notifications. */
@@ -218,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     modelPricesFile: env.MODEL_PRICES_FILE?.trim() || null,
     customerModel: env.SERVICE_CUSTOMER_MODEL?.trim() || null,
     judgeModel: env.SERVICE_JUDGE_MODEL?.trim() || null,
+    credentialVars: parseCredentialVars(env.SERVICE_CREDENTIAL_VARS),
     stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: url(env, 'STRIPE_WEBHOOK_SECRET'),
     logLevel,
@@ -226,7 +235,11 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze(config);
 }
 
-/** Reads one variable by name for adapters that take secrets by reference (credential `env_var`). */
+/**
+ * Reads one variable by name for adapters that take secrets by reference. A credential
+ * reference's `env_var` goes through `readCredentialVar` (core/models/credentials.ts), which
+ * checks SERVICE_CREDENTIAL_VARS first.
+ */
 export function readEnvVar(name: string, env: Env = process.env): string | undefined {
   return env[name];
 }

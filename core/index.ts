@@ -3,6 +3,12 @@ export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-
 export { chooseAdapters } from './choose-adapters.js';
 export { Collections } from './collections.js';
 export { loadConfig, readEnvVar } from './config.js';
+export {
+  DEFAULT_CREDENTIAL_VARS,
+  assertCredentialVar,
+  describeCredentialVars,
+  isServiceVariable,
+} from './credential-vars.js';
 export type { Config } from './config.js';
 export { clientWheelPath, downloadsDir } from './downloads.js';
 export { ServiceError, conflict, invalid, notFound, toServiceError } from './errors.js';

@@ -77,7 +77,7 @@ export const OPS = {
     name: 'create_credential',
     method: 'POST',
     path: '/v1/credentials',
-    base: { name: 'openai', kind: 'model_provider', env_var: 'OPENAI_API_KEY' },
+    base: { name: 'openai', kind: 'model_provider', env_var: 'CRUCIBLE_AGENT_OPENAI_KEY' },
   },
   signup: {
     name: 'auth_signup',
