@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseCredentialVars } from './credential-vars.js';
 import { ServiceError } from './errors.js';
@@ -114,8 +115,14 @@ export interface Config {
   readonly stripeWebhookSecret: string | null;
   /** LOG_LEVEL (info; `silent` under tests): pino level. */
   readonly logLevel: string;
-  /** SERVICE_TRUST_PROXY (false): honour X-Forwarded-* (sets Secure cookies behind https). */
-  readonly trustProxy: boolean;
+  /**
+   * SERVICE_TRUSTED_PROXIES (none): the proxies in front of the gateway whose X-Forwarded-*
+   * headers count, comma-separated addresses, CIDR ranges or `loopback`, `linklocal`,
+   * `uniquelocal`. The client's address is the rightmost X-Forwarded-For entry that is not a
+   * trusted proxy, so an address a client writes itself never counts. SERVICE_TRUST_PROXY=true
+   * (false) is the same as `loopback,linklocal,uniquelocal`. Empty: X-Forwarded-* are ignored.
+   */
+  readonly trustedProxies: readonly string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -230,7 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: url(env, 'STRIPE_WEBHOOK_SECRET'),
     logLevel,
-    trustProxy: ['1', 'true', 'yes'].includes((env.SERVICE_TRUST_PROXY ?? '').toLowerCase()),
+    trustedProxies: trustedProxies(env),
   };
   return Object.freeze(config);
 }
@@ -254,4 +261,27 @@ function quietWindow(raw: string | undefined): { start: string; end: string } {
       `SERVICE_QUIET_HOURS_UTC must be HH:MM-HH:MM (UTC, start != end), got "${text}"`,
     );
   return { start: text.slice(0, 5), end: text.slice(6) };
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** Parses SERVICE_TRUSTED_PROXIES (or the SERVICE_TRUST_PROXY shorthand); fails on an entry that is no address or range. */
+function trustedProxies(env: Env): readonly string[] {
+  const listed = (env.SERVICE_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const entry of listed) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const rangeOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+    if (!PROXY_NAMES.includes(entry) && (family === 0 || !rangeOk || extra !== undefined))
+      throw new ServiceError(
+        'bad_request',
+        `SERVICE_TRUSTED_PROXIES entries are IP addresses, CIDR ranges or ${PROXY_NAMES.join(', ')}; got "${entry}"`,
+      );
+  }
+  if (listed.length > 0) return Object.freeze(listed);
+  return flag(env, 'SERVICE_TRUST_PROXY') ? Object.freeze([...PROXY_NAMES]) : Object.freeze([]);
 }

@@ -30,6 +30,8 @@ export {
   workerProto,
 } from './grpc.js';
 export { newId, nowIso, randomToken } from './ids.js';
+export { takeRateLimit } from './rate-limit.js';
+export type { RateLimit } from './rate-limit.js';
 export { createLogger } from './log.js';
 export type { Logger } from './log.js';
 export {

@@ -58,7 +58,8 @@ export async function createGatewayApp(opts: {
   });
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  // Only the configured proxies: req.ip is then the rightmost X-Forwarded-For entry that is not one.
+  app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.set('etag', false);
 
   // operator endpoints (docs/operations.md): liveness, readiness (store and scheduler answer), metrics
