@@ -8,7 +8,7 @@ import {
 } from '../../core/credential-vars.js';
 import { ServiceError } from '../../core/errors.js';
 
-/** Issue 13 item 7: which variables a tenant's credential reference may name. */
+/** Issue 13 items 7 and 8: which variables a tenant's credential reference may name, and whose X-Forwarded-For counts. */
 describe('credential variables (SERVICE_CREDENTIAL_VARS)', () => {
   const refusal = (name: string, allowed: readonly string[]): ServiceError => {
     try {
@@ -83,5 +83,26 @@ describe('credential variables (SERVICE_CREDENTIAL_VARS)', () => {
     const e = refusal('OPENAI_API_KEY', DEFAULT_CREDENTIAL_VARS);
     expect(e.detail).to.deep.equal([{ field: 'env_var', message: e.message }]);
     expect(e.message).to.match(/allowed: CRUCIBLE_AGENT_\*/);
+  });
+});
+
+describe('trusted proxies (SERVICE_TRUSTED_PROXIES)', () => {
+  it('trusts nobody by default, the private ranges with SERVICE_TRUST_PROXY=true, or exactly the list', () => {
+    expect(loadConfig({}).trustedProxies).to.deep.equal([]);
+    expect(loadConfig({ SERVICE_TRUST_PROXY: 'true' }).trustedProxies).to.deep.equal([
+      'loopback',
+      'linklocal',
+      'uniquelocal',
+    ]);
+    expect(
+      loadConfig({ SERVICE_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1, ::1, fd00::/8', SERVICE_TRUST_PROXY: 'true' })
+        .trustedProxies,
+    ).to.deep.equal(['10.0.0.0/8', '192.0.2.1', '::1', 'fd00::/8']);
+  });
+
+  it('refuses an entry that is no address or range', () => {
+    for (const bad of ['*', 'proxy.example.com', '10.0.0.0/33', '1.2.3.4/8/1', 'true'])
+      expect(() => loadConfig({ SERVICE_TRUSTED_PROXIES: bad }), bad).to.throw(ServiceError, /SERVICE_TRUSTED_PROXIES/);
+    expect(() => loadConfig({ SERVICE_TRUST_PROXY: 'maybe' })).to.throw(ServiceError, /SERVICE_TRUST_PROXY/);
   });
 });
