@@ -1,4 +1,4 @@
-import { Collections } from '../core/index.js';
+import { Collections, takeRateLimit, type RateLimit } from '../core/index.js';
 import type { Config } from '../core/index.js';
 import { ServiceError, notFound } from '../core/index.js';
 import { newId, nowIso } from '../core/index.js';
@@ -18,6 +18,16 @@ export const CLI_POLL_INTERVAL_S = 2;
 const TERMINAL_SCOPES = ['write', 'evaluator'] as const;
 /** Ended requests are kept a day for the approval page and logs, then purged. */
 const KEEP_ENDED_MS = 24 * 3600_000;
+
+/**
+ * Per client address: new terminal sign-in requests, and look-ups of a typed confirmation
+ * code (the approval page and the decision). A person needs a handful; a script guessing
+ * codes or filling the store needs thousands.
+ */
+export const CLI_LOGIN_LIMITS = Object.freeze({
+  create: { name: 'terminal sign-in requests', limit: 20, windowMs: 10 * 60_000 } satisfies RateLimit,
+  lookUp: { name: 'confirmation code look-ups', limit: 60, windowMs: 5 * 60_000 } satisfies RateLimit,
+});
 
 /**
  * A terminal sign-in request (device flow). The stored status is `pending`, `approved` or
@@ -98,6 +108,7 @@ async function view(store: DocumentStore, doc: CliLoginDoc, p: Principal): Promi
 export const cliLoginHandlers: HandlerTable = {
   /** Starts a terminal sign-in: a code to show, a secret to poll with, valid 10 minutes. */
   async create_cli_login(ctx, { adapters, config }) {
+    await takeRateLimit(adapters.leases, CLI_LOGIN_LIMITS.create, ctx.clientAddress);
     const store = adapters.store;
     const now = Date.now();
     await store.deleteMany(Collections.cliLogins, { expires_at: { $lt: new Date(now - KEEP_ENDED_MS).toISOString() } });
@@ -140,6 +151,7 @@ export const cliLoginHandlers: HandlerTable = {
   /** Shows the approval page's facts: which terminal asks, from which address, for which workspace. */
   async get_cli_login(ctx, { adapters }) {
     const p = requirePrincipal(ctx);
+    await takeRateLimit(adapters.leases, CLI_LOGIN_LIMITS.lookUp, ctx.clientAddress);
     const doc = await visibleRequest(adapters.store, param(ctx, 'code'), p);
     return ok(await view(adapters.store, doc, p));
   },
@@ -152,6 +164,7 @@ export const cliLoginHandlers: HandlerTable = {
   async decide_cli_login(ctx, { adapters, logger }) {
     const p = requirePrincipal(ctx);
     const store = adapters.store;
+    await takeRateLimit(adapters.leases, CLI_LOGIN_LIMITS.lookUp, ctx.clientAddress);
     const decision = param(ctx, 'decision') === 'approve' ? 'approved' : 'denied';
     const doc = await visibleRequest(store, param(ctx, 'code'), p);
     if (decision === 'approved') {

@@ -1,5 +1,5 @@
 import { Collections } from '../core/index.js';
-import { ServiceError, notFound } from '../core/index.js';
+import { ServiceError, assertCredentialVar, notFound } from '../core/index.js';
 import { newId, nowIso } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
 import { created, ok, type HandlerTable } from '../core/index.js';
@@ -11,8 +11,9 @@ export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 /**
  * A credential reference: the name of an environment variable that the runner reads on
- * the server (core/config.ts `readEnvVar`). It never holds a secret value; the request
- * schema refuses any field beyond name, kind and env_var.
+ * the server (core/models/credentials.ts). It never holds a secret value; the request
+ * schema refuses any field beyond name, kind and env_var. Only variables the operator allows
+ * (SERVICE_CREDENTIAL_VARS) may be named, never the service's own (core/credential-vars.ts).
  */
 export interface CredentialDoc extends Doc {
   project_id: string;
@@ -49,10 +50,11 @@ export const credentialHandlers: HandlerTable = {
     return okPage(page.items.map(credentialView), page.next);
   },
 
-  /** Adds a reference; a name already used in the project answers 409. */
-  async create_credential(ctx, { adapters }) {
+  /** Adds a reference; a variable the operator does not allow answers 422, a name already used in the project 409. */
+  async create_credential(ctx, { adapters, config }) {
     const p = requirePrincipal(ctx);
     const b = body<{ name: string; kind: CredentialKind; env_var: string }>(ctx);
+    assertCredentialVar(b.env_var, config.credentialVars);
     try {
       const doc = await adapters.store.insert<CredentialDoc>(Collections.credentials, {
         _id: newId('cred'),

@@ -2,31 +2,53 @@ import { createHash } from 'node:crypto';
 import { ServiceError } from '../core/index.js';
 import type { LeaseStore } from '../core/index.js';
 
-/** How many failed sign-ins are allowed, and for how long a block lasts. */
+/** How failed sign-ins are slowed, then blocked. */
 export interface ThrottleLimits {
-  /** Failed sign-ins for one e-mail address within the window before it is blocked. */
+  /** Failed sign-ins for one e-mail address within the window that block it for the window. */
   perAccount: number;
-  /** Failed sign-ins from one client address (any account) within the window. */
+  /** Failed sign-ins from one client address (any account) within the window that block it. */
   perAddress: number;
+  /** Failures of an account answered without a wait; each later one doubles the wait. */
+  freeFailures: number;
+  /** The wait after the first failure past `freeFailures`, and the longest wait. */
+  firstDelayMs: number;
+  maxDelayMs: number;
   /** The counting window, and the length of a block, in milliseconds. */
   windowMs: number;
 }
 
 /**
- * 5 failures per account and 20 per address in 15 minutes. The per-address figure is
- * higher because many people can share one address (an office behind NAT).
+ * Per account: 2 failures answered at once, then waits of 1, 2, 4 ... up to 60 seconds
+ * before the next attempt, and a block of 15 minutes at 10 failures; per address a block
+ * at 30 failures (higher, because many people can share one address behind NAT).
  */
-export const LOGIN_THROTTLE: ThrottleLimits = Object.freeze({ perAccount: 5, perAddress: 20, windowMs: 15 * 60_000 });
+export const LOGIN_THROTTLE: ThrottleLimits = Object.freeze({
+  perAccount: 10,
+  perAddress: 30,
+  freeFailures: 2,
+  firstDelayMs: 1000,
+  maxDelayMs: 60_000,
+  windowMs: 15 * 60_000,
+});
+
+/** The wait before the next attempt of an account with `failures` failures: 0, then doubling up to the cap. */
+export function waitAfter(failures: number, limits: ThrottleLimits): number {
+  if (failures <= limits.freeFailures) return 0;
+  return Math.min(limits.maxDelayMs, limits.firstDelayMs * 2 ** (failures - limits.freeFailures - 1));
+}
 
 type Subject = { kind: 'account' | 'address'; id: string; limit: number };
 
 /**
- * Slows password guessing. Failed sign-ins are counted per account and per client address
- * in the LeaseStore (in-process in the embedded shape, Redis in the distributed one, so
- * every scheduler shares the counts). When either count reaches its limit, further
- * attempts for that account or from that address answer 429 with `Retry-After` until the
- * block ends, before any password is checked. A successful sign-in clears the account's
- * count. Counters and blocks expire on their own.
+ * Slows password guessing. Attempts are counted per account and per client address in the
+ * LeaseStore (in-process in the embedded shape, Redis in the distributed one, so every
+ * scheduler shares the counts). `check` runs before the password is verified: it refuses an
+ * account or address that is blocked or still waiting out its last failure (429 with
+ * `Retry-After`), then takes one attempt with an atomic increment, so concurrent attempts
+ * are counted exactly and no more than the limit ever reach the password check. A failure
+ * keeps the attempt counted and sets the account's wait (doubling per failure) or, at the
+ * limit, a block for the window; a success gives the attempts back. Counters, waits and
+ * blocks expire on their own, so the right password works once the window has passed.
  */
 export class LoginThrottle {
   readonly #leases: LeaseStore;
@@ -37,33 +59,61 @@ export class LoginThrottle {
     this.#limits = limits;
   }
 
-  /** Throws `rate_limited` (429, `Retry-After` in seconds) when the account or address is blocked. */
+  /** Refuses a blocked or waiting account or address (`rate_limited`, 429), else counts this attempt. */
   async check(email: string, address: string): Promise<void> {
-    for (const s of this.#subjects(email, address)) {
-      const until = Number(await this.#leases.get(blockKey(s)));
-      if (!Number.isFinite(until) || until <= 0) continue;
-      const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
-      const what = s.kind === 'account' ? 'this account' : 'this address';
-      throw new ServiceError('rate_limited', `too many failed sign-ins for ${what}; try again in ${seconds} seconds`, {
-        headers: { 'retry-after': String(seconds) },
-      });
+    const subjects = this.#subjects(email, address);
+    for (const s of subjects) {
+      await this.#refuseIfHeld(s, blockKey(s), 'blocked');
+      await this.#refuseIfHeld(s, waitKey(s), 'waiting');
     }
-  }
-
-  /** Counts one failed sign-in against the account and the address; blocks the one that reached its limit. */
-  async recordFailure(email: string, address: string): Promise<void> {
-    for (const s of this.#subjects(email, address)) {
-      const failures = await this.#leases.incr(failKey(s), this.#limits.windowMs);
-      if (failures >= s.limit) {
-        const until = Date.now() + this.#limits.windowMs;
-        await this.#leases.set(blockKey(s), String(until), this.#limits.windowMs);
+    for (const s of subjects) {
+      const attempts = await this.#leases.incr(failKey(s), this.#limits.windowMs);
+      if (attempts > s.limit) {
+        // over the limit by concurrent attempts: this one is refused and the block set
+        await this.#block(s);
+        await this.#refuseIfHeld(s, blockKey(s), 'blocked');
       }
     }
   }
 
-  /** Forgets the account's failures after it signed in. The address keeps its count. */
-  async recordSuccess(email: string): Promise<void> {
-    await this.#leases.del(failKey(this.#account(email)));
+  /** The attempt `check` counted failed: the account waits longer, a subject at its limit is blocked. */
+  async recordFailure(email: string, address: string): Promise<void> {
+    for (const s of this.#subjects(email, address)) {
+      const failures = Number(await this.#leases.get(failKey(s))) || 1;
+      if (failures >= s.limit) await this.#block(s);
+      else if (s.kind === 'account') {
+        const delay = waitAfter(failures, this.#limits);
+        if (delay > 0) await this.#leases.set(waitKey(s), String(Date.now() + delay), delay);
+      }
+    }
+  }
+
+  /** The attempt succeeded: the account's failures are forgotten and the address's attempt given back. */
+  async recordSuccess(email: string, address: string): Promise<void> {
+    const account = this.#account(email);
+    await this.#leases.del(failKey(account));
+    await this.#leases.del(waitKey(account));
+    await this.#leases.del(blockKey(account)); // set by attempts racing this one: the password was right
+    const addr = this.#address(address);
+    if (Number(await this.#leases.get(failKey(addr))) > 0)
+      await this.#leases.incr(failKey(addr), this.#limits.windowMs, -1);
+  }
+
+  async #block(s: Subject): Promise<void> {
+    const { windowMs } = this.#limits;
+    await this.#leases.setIfAbsent(blockKey(s), String(Date.now() + windowMs), windowMs);
+  }
+
+  async #refuseIfHeld(s: Subject, key: string, why: 'blocked' | 'waiting'): Promise<void> {
+    const until = Number(await this.#leases.get(key));
+    if (!Number.isFinite(until) || until <= Date.now()) return;
+    const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+    const what = s.kind === 'account' ? 'this account' : 'this address';
+    const message =
+      why === 'blocked'
+        ? `too many failed sign-ins for ${what}; try again in ${seconds} seconds`
+        : `too many failed sign-ins for ${what}: wait ${seconds} seconds before the next attempt`;
+    throw new ServiceError('rate_limited', message, { headers: { 'retry-after': String(seconds) } });
   }
 
   #account(email: string): Subject {
@@ -72,10 +122,15 @@ export class LoginThrottle {
     return { kind: 'account', id, limit: this.#limits.perAccount };
   }
 
+  #address(address: string): Subject {
+    return { kind: 'address', id: address || 'unknown', limit: this.#limits.perAddress };
+  }
+
   #subjects(email: string, address: string): Subject[] {
-    return [this.#account(email), { kind: 'address', id: address || 'unknown', limit: this.#limits.perAddress }];
+    return [this.#account(email), this.#address(address)];
   }
 }
 
-const failKey = (s: Subject) => `login:failures:${s.kind}:${s.id}`;
+const failKey = (s: Subject) => `login:attempts:${s.kind}:${s.id}`;
+const waitKey = (s: Subject) => `login:wait:${s.kind}:${s.id}`;
 const blockKey = (s: Subject) => `login:blocked:${s.kind}:${s.id}`;

@@ -62,7 +62,7 @@ export const signupLoginHandlers: HandlerTable = {
       await throttle.recordFailure(email, ctx.clientAddress);
       throw new ServiceError('unauthenticated', WRONG_CREDENTIALS);
     }
-    await throttle.recordSuccess(email);
+    await throttle.recordSuccess(email, ctx.clientAddress);
     if (verdict.rehash) {
       // The stored hash predates the current parameters: re-encode it while the password is at hand.
       await adapters.store.update(Collections.users, user._id, { password_hash: await hashPassword(b.password) });

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
+import { parseCredentialVars } from './credential-vars.js';
 import { ServiceError } from './errors.js';
 
 /**
@@ -106,14 +108,27 @@ export interface Config {
    * Calibration); a request's `model` overrides it.
    */
   readonly validationModel: string | null;
+  /**
+   * SERVICE_CREDENTIAL_VARS (`CRUCIBLE_AGENT_*`): the environment variables tenants' credential
+   * references (`env_var`) may name, comma-separated names and `PREFIX_*` patterns. The
+   * service's own variables (SERVICE_*, STRIPE_*, model keys, engine URLs; core/credential-vars.ts)
+   * never qualify, whatever the list says.
+   */
+  readonly credentialVars: readonly string[];
   /** STRIPE_SECRET_KEY (unset: the local payment provider, no money moves). */
   readonly stripeSecretKey: string | null;
   /** STRIPE_WEBHOOK_SECRET (unset): signing secret of the provider's notifications. */
   readonly stripeWebhookSecret: string | null;
   /** LOG_LEVEL (info; `silent` under tests): pino level. */
   readonly logLevel: string;
-  /** SERVICE_TRUST_PROXY (false): honour X-Forwarded-* (sets Secure cookies behind https). */
-  readonly trustProxy: boolean;
+  /**
+   * SERVICE_TRUSTED_PROXIES (none): the proxies in front of the gateway whose X-Forwarded-*
+   * headers count, comma-separated addresses, CIDR ranges or `loopback`, `linklocal`,
+   * `uniquelocal`. The client's address is the rightmost X-Forwarded-For entry that is not a
+   * trusted proxy, so an address a client writes itself never counts. SERVICE_TRUST_PROXY=true
+   * (false) is the same as `loopback,linklocal,uniquelocal`. Empty: X-Forwarded-* are ignored.
+   */
+  readonly trustedProxies: readonly string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -225,15 +240,20 @@ export function loadConfig(env: Env = process.env): Config {
     customerModel: env.SERVICE_CUSTOMER_MODEL?.trim() || null,
     judgeModel: env.SERVICE_JUDGE_MODEL?.trim() || null,
     validationModel: env.SERVICE_VALIDATION_MODEL?.trim() || null,
+    credentialVars: parseCredentialVars(env.SERVICE_CREDENTIAL_VARS),
     stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: url(env, 'STRIPE_WEBHOOK_SECRET'),
     logLevel,
-    trustProxy: ['1', 'true', 'yes'].includes((env.SERVICE_TRUST_PROXY ?? '').toLowerCase()),
+    trustedProxies: trustedProxies(env),
   };
   return Object.freeze(config);
 }
 
-/** Reads one variable by name for adapters that take secrets by reference (credential `env_var`). */
+/**
+ * Reads one variable by name for adapters that take secrets by reference. A credential
+ * reference's `env_var` goes through `readCredentialVar` (core/models/credentials.ts), which
+ * checks SERVICE_CREDENTIAL_VARS first.
+ */
 export function readEnvVar(name: string, env: Env = process.env): string | undefined {
   return env[name];
 }
@@ -248,4 +268,27 @@ function quietWindow(raw: string | undefined): { start: string; end: string } {
       `SERVICE_QUIET_HOURS_UTC must be HH:MM-HH:MM (UTC, start != end), got "${text}"`,
     );
   return { start: text.slice(0, 5), end: text.slice(6) };
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** Parses SERVICE_TRUSTED_PROXIES (or the SERVICE_TRUST_PROXY shorthand); fails on an entry that is no address or range. */
+function trustedProxies(env: Env): readonly string[] {
+  const listed = (env.SERVICE_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const entry of listed) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const rangeOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+    if (!PROXY_NAMES.includes(entry) && (family === 0 || !rangeOk || extra !== undefined))
+      throw new ServiceError(
+        'bad_request',
+        `SERVICE_TRUSTED_PROXIES entries are IP addresses, CIDR ranges or ${PROXY_NAMES.join(', ')}; got "${entry}"`,
+      );
+  }
+  if (listed.length > 0) return Object.freeze(listed);
+  return flag(env, 'SERVICE_TRUST_PROXY') ? Object.freeze([...PROXY_NAMES]) : Object.freeze([]);
 }

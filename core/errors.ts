@@ -102,10 +102,44 @@ export function toServiceError(err: unknown): ServiceError {
   return new ServiceError('internal', err instanceof Error ? err.message : String(err), { cause: err, expose: false });
 }
 
-/** gRPC side: the error travels as status code plus JSON in `details`. */
+/**
+ * The most an error's `details` JSON may take on the wire. It travels in the `grpc-message`
+ * trailer, and a trailer past the peer's metadata limit (8 KB in grpc-js) is a protocol
+ * error that resets the whole HTTP/2 connection: a 200 KB id echoed in "application <id> not
+ * found" once failed every call in flight between gateway and scheduler for seconds.
+ */
+export const MAX_WIRE_ERROR_BYTES = 4096;
+const MAX_WIRE_TEXT = 512;
+const MAX_WIRE_PROBLEMS = 20;
+
+const cut = (text: string, max = MAX_WIRE_TEXT): string =>
+  text.length > max ? `${text.slice(0, max)}... (${text.length - max} more characters)` : text;
+
+/**
+ * An error's JSON bounded for the gRPC trailer: message and field problems shortened, other
+ * details and headers dropped when they would not fit. What the caller sees stays readable.
+ */
+export function boundForWire(e: ServiceError): ReturnType<ServiceError['toJSON']> {
+  const problems = e.code === 'validation_failed' && Array.isArray(e.details) ? (e.details as FieldProblem[]) : null;
+  const cutProblems = problems?.slice(0, MAX_WIRE_PROBLEMS).map((p) => ({
+    field: cut(String(p?.field), 200),
+    message: cut(String(p?.message), 300),
+  }));
+  const bounded = { code: e.code, message: cut(e.message), details: cutProblems ?? e.details, headers: e.headers };
+  if (JSON.stringify(bounded).length <= MAX_WIRE_ERROR_BYTES) return bounded;
+  const small = {
+    code: e.code,
+    message: cut(e.message, 256),
+    details: cutProblems?.slice(0, 4),
+    headers: e.headers,
+  };
+  return JSON.stringify(small).length <= MAX_WIRE_ERROR_BYTES ? small : { code: e.code, message: cut(e.message, 256) };
+}
+
+/** gRPC side: the error travels as status code plus JSON in `details`, bounded (`boundForWire`). */
 export function toGrpcError(err: unknown): { code: number; details: string } {
   const e = toServiceError(err);
-  return { code: ERROR_TABLE[e.code].grpc, details: JSON.stringify(e.toJSON()) };
+  return { code: ERROR_TABLE[e.code].grpc, details: JSON.stringify(boundForWire(e)) };
 }
 
 /** Rebuilds the ServiceError a peer sent, or maps a bare gRPC status (peer down, deadline). */

@@ -3,6 +3,12 @@ export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-
 export { chooseAdapters } from './choose-adapters.js';
 export { Collections } from './collections.js';
 export { loadConfig, readEnvVar } from './config.js';
+export {
+  DEFAULT_CREDENTIAL_VARS,
+  assertCredentialVar,
+  describeCredentialVars,
+  isServiceVariable,
+} from './credential-vars.js';
 export type { Config } from './config.js';
 export { clientWheelPath, downloadsDir } from './downloads.js';
 export { ServiceError, conflict, invalid, notFound, toServiceError } from './errors.js';
@@ -24,6 +30,8 @@ export {
   workerProto,
 } from './grpc.js';
 export { newId, nowIso, randomToken } from './ids.js';
+export { takeRateLimit } from './rate-limit.js';
+export type { RateLimit } from './rate-limit.js';
 export { createLogger } from './log.js';
 export type { Logger } from './log.js';
 export {

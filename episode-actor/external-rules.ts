@@ -31,10 +31,11 @@ const sameAction = (a: ActionRecord, x: ExternalAction): boolean =>
  * 2. 409 `episode is not running`;
  * 3. 409 `episode does not use an external agent`;
  * 4. 409 `idempotency key already used for a different action`;
- * 5. 409 `actor does not match the current external turn`;
- * 6. 409 `current external turn already has an action` (also while no turn is offered, and
+ * 5. 409 `current external turn already has an action` (also while no turn is offered, and
  *    while the agent has not read the turn: rule 4 of Bring your own agent, "the next turn
- *    must be read before the next action", when `readTurn` is given);
+ *    must be read before the next action", when `readTurn` is given), even when that turn
+ *    belongs to another actor than the one sent;
+ * 6. 409 `actor does not match the current external turn` (a turn read and free);
  * 7. 422 `tool is not offered in the current external turn` (`detail` is the message).
  *
  * @param readTurn the id of the last turn an observation showed the agent (the actor
@@ -52,9 +53,11 @@ export function checkExternalAction(
   if (st.profile.driver !== 'external') throw new ServiceError('conflict', ACTION_ERRORS.notExternal);
   if (earlier) throw new ServiceError('conflict', ACTION_ERRORS.keyReused);
   const turn = st.turn;
-  if (turn && turn.actor !== x.actor) throw new ServiceError('conflict', ACTION_ERRORS.wrongActor);
+  // A turn that is taken, or one the agent has not read yet, is "already has an action" whoever
+  // it belongs to: the sender acted on the turn it read, and cannot know the next one's actor.
   if (!turn || turn.action_key !== null) throw new ServiceError('conflict', ACTION_ERRORS.turnTaken);
   if (readTurn !== undefined && readTurn !== turn.id) throw new ServiceError('conflict', ACTION_ERRORS.turnTaken);
+  if (turn.actor !== x.actor) throw new ServiceError('conflict', ACTION_ERRORS.wrongActor);
   // no `details`: the 422 `detail` is then this exact message (CLARIFICATIONS.md 5)
   if (!turn.tools.includes(x.tool)) throw new ServiceError('validation_failed', ACTION_ERRORS.toolNotOffered);
   return null;

@@ -58,7 +58,8 @@ export async function createGatewayApp(opts: {
   });
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  // Only the configured proxies: req.ip is then the rightmost X-Forwarded-For entry that is not one.
+  app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.set('etag', false);
 
   // operator endpoints (docs/operations.md): liveness, readiness (store and scheduler answer), metrics
@@ -143,5 +144,15 @@ function fromExpressError(err: unknown): ServiceError {
   if (t === 'encoding.unsupported' || t === 'charset.unsupported')
     return new ServiceError('unsupported_media_type', 'the body must be UTF-8 JSON');
   if (t === 'request.aborted') return new ServiceError('bad_request', 'the request was aborted');
+  // zlib failing on the body: its bytes are not what its Content-Encoding says
+  const { code, errno } = (err ?? {}) as { code?: unknown; errno?: unknown };
+  if ((typeof code === 'string' && code.startsWith('Z_')) || typeof errno === 'number')
+    return new ServiceError('bad_request', 'the body does not match its Content-Encoding (it could not be decoded)');
+  const status = (err as { status?: unknown; expose?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new ServiceError(
+      status === 415 ? 'unsupported_media_type' : 'bad_request',
+      'the request body could not be read',
+    );
   return toServiceError(err);
 }

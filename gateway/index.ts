@@ -5,6 +5,7 @@ import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { createGatewayApp, type GatewayParts } from './app.js';
 import { SchedulerClient } from './scheduler-client.js';
+import { answerClientErrors } from './client-errors.js';
 import type { LocalWorkers } from '../world-worker/index.js';
 
 export { readCookie } from './auth.js';
@@ -37,6 +38,7 @@ export async function startGateway(opts: {
     localWorkers: opts.localWorkers,
   });
   const server = http.createServer(parts.app);
+  answerClientErrors(server);
   // SSE streams stay open for as long as a run; idle keep-alive sockets close as usual.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

@@ -69,7 +69,15 @@ export function apiPipeline(opts: {
         res.once('finish', () => end({ status: String(res.statusCode) }));
       }
       const rule = accessOf(operation);
-      const principal = rule === 'none' ? await auth.authenticate(req).catch(() => null) : await auth.authenticate(req);
+      // A `none` operation ignores a stale console cookie, but a key in Authorization that is
+      // revoked or invalid is refused on every operation (spec section 5 rule 4).
+      const principal =
+        rule === 'none'
+          ? await auth.authenticate(req).catch((err: unknown) => {
+              if (req.headers.authorization !== undefined) throw err;
+              return null;
+            })
+          : await auth.authenticate(req);
       refuseCrossSite(req, operation.operationId!, config);
       authorize(rule, principal);
 

@@ -55,11 +55,39 @@ export interface AjvErrorLike {
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
+/** Keys no object of a request may use as a name: they reach into prototypes when copied carelessly. */
+const PROTOTYPE_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+/**
+ * `x-key-pattern: <regex>` on an object schema: every key must match it and none may be a
+ * prototype key (OpenAPI 3.0 has no `propertyNames`). E.g. `tool_guidance` keys are tool names.
+ */
+function keyPattern(source: string) {
+  const re = new RegExp(source);
+  const check = (data: unknown): boolean => {
+    if (!data || typeof data !== 'object' || Array.isArray(data)) return true;
+    const bad = Object.keys(data).find((k) => PROTOTYPE_KEYS.has(k) || !re.test(k));
+    if (bad === undefined) return true;
+    const shown = bad.length > 64 ? `${bad.slice(0, 64)}...` : bad;
+    check.errors = [
+      {
+        keyword: 'x-key-pattern',
+        params: { key: shown },
+        message: `has the key "${shown}", which must match ${source}`,
+      },
+    ];
+    return false;
+  };
+  check.errors = [] as object[];
+  return check;
+}
+
 const customizeAjv: AjvCustomizer = (ajv) => {
   ajv.addFormat('date-time', {
     type: 'string',
     validate: (value: string) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)),
   });
+  ajv.addKeyword({ keyword: 'x-key-pattern', type: 'object', schemaType: 'string', compile: keyPattern, errors: true });
   return ajv;
 };
 

@@ -110,7 +110,7 @@ export async function customerFor(
 ): Promise<CustomerFactory> {
   const spec = manifest.customer.simulator?.model ?? deps.config.customerModel;
   if (!spec || spec.trim() === SCRIPTED_CUSTOMER_MODEL) return scriptedCustomer;
-  const { apiKey } = await resolveModelApiKey(deps.store, projectId);
+  const { apiKey } = await resolveModelApiKey(deps.store, projectId, deps.config);
   const chain = new ModelChain(new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey }), spec, {
     prices: priceTable(deps.config.modelPricesFile),
   });
@@ -129,7 +129,7 @@ export async function judgeFor(
 ): Promise<Judge | null> {
   const spec = manifest.judge?.model ?? deps.config.judgeModel;
   if (!spec) return null;
-  const { apiKey } = await resolveModelApiKey(deps.store, projectId);
+  const { apiKey } = await resolveModelApiKey(deps.store, projectId, deps.config);
   const chain = new ModelChain(new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey }), spec, {
     prices: priceTable(deps.config.modelPricesFile),
   });
@@ -149,7 +149,7 @@ export async function policyFor(
   if (profile.driver !== 'llm') return undefined;
   let modelClient: OpenAiModelClient | null = null;
   if (needsModelProvider(profile, deps.config.defaultModel)) {
-    const { apiKey } = await resolveModelApiKey(deps.store, projectId);
+    const { apiKey } = await resolveModelApiKey(deps.store, projectId, deps.config);
     modelClient = new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey });
   }
   return createAgentPolicy(profile, {

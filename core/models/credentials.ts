@@ -1,5 +1,6 @@
 import { Collections } from '../collections.js';
 import { readEnvVar } from '../config.js';
+import { assertCredentialVar } from '../credential-vars.js';
 import { ServiceError } from '../errors.js';
 import type { Doc, DocumentStore } from '../ports.js';
 
@@ -17,12 +18,14 @@ interface CredentialDoc extends Doc {
  * (keys never enter the store). `env` is for tests; the default is the process
  * environment, read through `readEnvVar`.
  *
- * @throws ServiceError('bad_request') when the project has no such credential reference or
- *   the variable it names is not set on this runner.
+ * @throws ServiceError('bad_request') when the project has no such credential reference, the
+ *   variable it names is not one SERVICE_CREDENTIAL_VARS allows (or is the service's own), or
+ *   it is not set on this runner.
  */
 export async function resolveModelApiKey(
   store: DocumentStore,
   projectId: string,
+  config: { readonly credentialVars: readonly string[] },
   env?: Record<string, string | undefined>,
 ): Promise<{ apiKey: string; credential: string }> {
   const docs = await store.find<CredentialDoc>(
@@ -35,6 +38,15 @@ export async function resolveModelApiKey(
     throw new ServiceError(
       'bad_request',
       'the project has no credential reference of kind model_provider; add one with POST /v1/credentials naming the environment variable that holds the key',
+    );
+  }
+  // checked when read too: a reference stored before the operator narrowed the list, or naming a service variable
+  try {
+    assertCredentialVar(cred.env_var, config.credentialVars);
+  } catch (err) {
+    throw new ServiceError(
+      'bad_request',
+      `credential reference "${cred.name}": ${(err as ServiceError).message}; replace it with POST /v1/credentials`,
     );
   }
   const value = readEnvVar(cred.env_var, env);

@@ -134,7 +134,7 @@ async function modelProblem(deps: SchedulerDeps, projectId: string, spec: string
   if (unpriced !== undefined)
     return `model "${unpriced}" has no price in the price file; the operator adds it (with its source and date) to the file MODEL_PRICES_FILE names`;
   try {
-    await resolveModelApiKey(deps.adapters.store, projectId);
+    await resolveModelApiKey(deps.adapters.store, projectId, deps.config);
     return null;
   } catch (err) {
     return `model ${chain.join(', ')} needs a model provider: ${(err as Error).message}`;

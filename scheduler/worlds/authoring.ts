@@ -20,7 +20,7 @@ export async function buildChain(
   ctx: PhaseContext,
   models: string[],
 ): Promise<{ chain: ModelChain; credential: string }> {
-  const { apiKey, credential } = await resolveModelApiKey(ctx.deps.adapters.store, ctx.job.project_id);
+  const { apiKey, credential } = await resolveModelApiKey(ctx.deps.adapters.store, ctx.job.project_id, ctx.deps.config);
   const chain = new ModelChain(new OpenAiModelClient({ baseUrl: ctx.deps.config.openaiBaseUrl, apiKey }), models, {
     prices: priceTable(ctx.deps.config.modelPricesFile),
   });

@@ -89,7 +89,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
         `"${unpriced}" has no price in the price file; the operator adds it (with its source and date) to the file MODEL_PRICES_FILE names`,
       );
     try {
-      await resolveModelApiKey(store, p.projectId);
+      await resolveModelApiKey(store, p.projectId, deps.config);
     } catch (err) {
       throw invalid('model', `${options.model} needs a model endpoint, and none is usable: ${(err as Error).message}`);
     }
@@ -171,7 +171,7 @@ async function checkCustomerModel(
       `"${unpriced}" has no price in the price file; the operator adds it to MODEL_PRICES_FILE`,
     );
   try {
-    await resolveModelApiKey(deps.adapters.store, projectId);
+    await resolveModelApiKey(deps.adapters.store, projectId, deps.config);
   } catch (err) {
     throw invalid(field, `${spec} needs a model endpoint, and none is usable: ${(err as Error).message}`);
   }

@@ -29,7 +29,7 @@ export async function proposeScenarios(
   const { manifest, templates, seed } = need(state, 'analysis');
   const tools = need(state, 'tools');
   const requested = Math.min(MAX_PROPOSALS, Math.max(1, Math.ceil(target / 4)));
-  const { apiKey, credential } = await resolveModelApiKey(ctx.deps.adapters.store, ctx.job.project_id);
+  const { apiKey, credential } = await resolveModelApiKey(ctx.deps.adapters.store, ctx.job.project_id, ctx.deps.config);
   const chain = new ModelChain(new OpenAiModelClient({ baseUrl: ctx.deps.config.openaiBaseUrl, apiKey }), models, {
     prices: priceTable(ctx.deps.config.modelPricesFile),
   });

@@ -135,7 +135,7 @@ async function validationModel(deps: SchedulerDeps, projectId: string, b: Valida
   if (unpriced !== undefined)
     throw invalid('model', `"${unpriced}" has no price in the price file; the operator adds it to MODEL_PRICES_FILE`);
   try {
-    await resolveModelApiKey(deps.adapters.store, projectId);
+    await resolveModelApiKey(deps.adapters.store, projectId, deps.config);
   } catch (err) {
     // the server's default needs the project's own credential; without one the validation runs without it
     if (!asked) return null;

@@ -430,9 +430,9 @@ describe('web console (Chromium)', function () {
     await shot('exports');
     await go('/credentials');
     await page.getByLabel('Name').fill('openai');
-    await page.getByLabel('Environment variable').fill('OPENAI_API_KEY');
+    await page.getByLabel('Environment variable').fill('CRUCIBLE_AGENT_OPENAI_KEY');
     await page.getByRole('button', { name: 'Add' }).click();
-    await page.getByText('OPENAI_API_KEY').waitFor();
+    await page.getByText('CRUCIBLE_AGENT_OPENAI_KEY').waitFor();
     await shot('credentials');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/signin/);

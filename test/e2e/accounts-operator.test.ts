@@ -175,13 +175,17 @@ describe('accounts: credential references', function () {
     const made = await admin.post('/v1/credentials', {
       name: 'openai',
       kind: 'model_provider',
-      env_var: 'OPENAI_API_KEY',
+      env_var: 'CRUCIBLE_TEST_OPENAI_KEY',
     });
     expect(made.status).to.equal(201);
-    expect(made.body).to.include({ name: 'openai', kind: 'model_provider', env_var: 'OPENAI_API_KEY' });
+    expect(made.body).to.include({ name: 'openai', kind: 'model_provider', env_var: 'CRUCIBLE_TEST_OPENAI_KEY' });
     expect(made.body.id).to.be.a('string');
-    await admin.post('/v1/credentials', { name: 'shop-token', kind: 'application', env_var: 'SHOP_TOKEN' });
-    await admin.post('/v1/credentials', { name: 'trainer', kind: 'training', env_var: 'TRAINER_KEY' });
+    await admin.post('/v1/credentials', {
+      name: 'shop-token',
+      kind: 'application',
+      env_var: 'CRUCIBLE_TEST_SHOP_TOKEN',
+    });
+    await admin.post('/v1/credentials', { name: 'trainer', kind: 'training', env_var: 'CRUCIBLE_TEST_TRAINER_KEY' });
     const list = await admin.get('/v1/credentials');
     expect(list.body.map((c: any) => c.name)).to.deep.equal(['openai', 'shop-token', 'trainer']);
     expect(
@@ -200,15 +204,17 @@ describe('accounts: credential references', function () {
     const secret = await admin.post('/v1/credentials', {
       name: 'x',
       kind: 'application',
-      env_var: 'X_KEY',
+      env_var: 'CRUCIBLE_TEST_X_KEY',
       value: 'sk-live-123',
     });
     expect(secret.status).to.equal(422);
     expect(JSON.stringify(await t.svc.adapters.store.find(Collections.credentials, {}))).not.to.contain('sk-live-123');
-    expect((await admin.post('/v1/credentials', { name: 'dup', kind: 'application', env_var: 'A' })).status).to.equal(
-      201,
-    );
-    expect((await admin.post('/v1/credentials', { name: 'dup', kind: 'training', env_var: 'B' })).status).to.equal(409);
+    expect(
+      (await admin.post('/v1/credentials', { name: 'dup', kind: 'application', env_var: 'CRUCIBLE_TEST_A' })).status,
+    ).to.equal(201);
+    expect(
+      (await admin.post('/v1/credentials', { name: 'dup', kind: 'training', env_var: 'CRUCIBLE_TEST_B' })).status,
+    ).to.equal(409);
     expect((await admin.post('/v1/credentials', { name: 'k', kind: 'password', env_var: 'A' })).status).to.equal(422);
     expect(
       (await admin.post('/v1/credentials', { name: 'k', kind: 'application', env_var: 'not a variable' })).status,
@@ -218,15 +224,19 @@ describe('accounts: credential references', function () {
 
   it('is per project: another project cannot see or delete them; non-admin keys get 403', async () => {
     const admin = client(t.url, ws.key);
-    const made = await admin.post('/v1/credentials', { name: 'mine', kind: 'application', env_var: 'MINE' });
+    const made = await admin.post('/v1/credentials', {
+      name: 'mine',
+      kind: 'application',
+      env_var: 'CRUCIBLE_TEST_MINE',
+    });
     const other = await t.workspace('Other');
     const stranger = client(t.url, other.key);
     expect((await stranger.get('/v1/credentials')).body).to.deep.equal([]);
     expect((await stranger.del(`/v1/credentials/${made.body.id}`)).status).to.equal(404);
     const writer = client(t.url, await t.key(ws.projectId, ['write', 'evaluator']));
     expect((await writer.get('/v1/credentials')).status).to.equal(403);
-    expect((await writer.post('/v1/credentials', { name: 'w', kind: 'application', env_var: 'W' })).status).to.equal(
-      403,
-    );
+    expect(
+      (await writer.post('/v1/credentials', { name: 'w', kind: 'application', env_var: 'CRUCIBLE_TEST_W' })).status,
+    ).to.equal(403);
   });
 });

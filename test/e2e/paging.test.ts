@@ -119,7 +119,13 @@ describe('paged lists', function () {
     const api = client(t.url, key);
     for (let i = 0; i < 12; i++) {
       expect(
-        (await api.post('/v1/credentials', { name: `cred-${i}`, kind: 'model_provider', env_var: `K_${i}` })).status,
+        (
+          await api.post('/v1/credentials', {
+            name: `cred-${i}`,
+            kind: 'model_provider',
+            env_var: `CRUCIBLE_TEST_K_${i}`,
+          })
+        ).status,
       ).to.equal(201);
       expect((await api.post('/v1/api-keys', { name: `k-${i}`, scopes: ['read'] })).status).to.equal(201);
     }

@@ -193,9 +193,10 @@ describe('models: chains, prices and credentials', () => {
     const store = new SqliteStore(path.join(dir, 'db.sqlite'));
     try {
       const env = { OLD_KEY: 'sk-old', NEW_KEY: 'sk-new' };
+      const allow = { credentialVars: ['OLD_KEY', 'NEW_KEY', 'APP_KEY'] };
       let missing: unknown;
       try {
-        await resolveModelApiKey(store, 'prj_1', env);
+        await resolveModelApiKey(store, 'prj_1', allow, env);
       } catch (e) {
         missing = e;
       }
@@ -224,16 +225,46 @@ describe('models: chains, prices and credentials', () => {
         env_var: 'APP_KEY',
         created_at: '2025-03-01T00:00:00Z',
       });
-      expect(await resolveModelApiKey(store, 'prj_1', env)).to.deep.equal({ apiKey: 'sk-new', credential: 'new' });
+      expect(await resolveModelApiKey(store, 'prj_1', allow, env)).to.deep.equal({
+        apiKey: 'sk-new',
+        credential: 'new',
+      });
       let unset: unknown;
       try {
-        await resolveModelApiKey(store, 'prj_1', { OLD_KEY: 'sk-old' });
+        await resolveModelApiKey(store, 'prj_1', allow, { OLD_KEY: 'sk-old' });
       } catch (e) {
         unset = e;
       }
       expect((unset as Error).message).to.equal(
         'credential reference "new" names the environment variable NEW_KEY, which is not set on this runner',
       );
+      // a reference the operator no longer allows is not read, though the variable is set
+      let narrowed: unknown;
+      try {
+        await resolveModelApiKey(store, 'prj_1', { credentialVars: ['OLD_KEY'] }, env);
+      } catch (e) {
+        narrowed = e;
+      }
+      expect((narrowed as Error).message).to.match(
+        /^credential reference "new": NEW_KEY is not a variable this server/,
+      );
+      // a stored reference to the service's own secret is never read, even when the list allows it
+      await store.insert(Collections.credentials, {
+        _id: 'cred_4',
+        project_id: 'prj_1',
+        name: 'stolen',
+        kind: 'model_provider',
+        env_var: 'STRIPE_SECRET_KEY',
+        created_at: '2025-04-01T00:00:00Z',
+      });
+      let own: unknown;
+      try {
+        await resolveModelApiKey(store, 'prj_1', { credentialVars: ['STRIPE_*'] }, { STRIPE_SECRET_KEY: 'sk_live' });
+      } catch (e) {
+        own = e;
+      }
+      expect((own as ServiceError).status).to.equal(400);
+      expect((own as Error).message).to.match(/STRIPE_SECRET_KEY is one of the service's own variables/);
     } finally {
       await store.close();
       await rm(dir, { recursive: true, force: true });

@@ -35,6 +35,8 @@ export async function startTestService(
     HOST: '127.0.0.1',
     SERVICE_DATA_DIR: dataDir,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    // the variables tests' credential references name (the default allows only CRUCIBLE_AGENT_*)
+    SERVICE_CREDENTIAL_VARS: 'CRUCIBLE_TEST_*,CRUCIBLE_AGENT_*',
     ...env,
   });
   const svc = await startEmbedded(config, createLogger(config.logLevel));

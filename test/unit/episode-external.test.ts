@@ -163,6 +163,9 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
     // the first action is done and the next turn offered, but the agent has not read it
     const second = await refusal(actor.submitAction(act('list_notes', {}, 'read-key-2')));
     expect([second.code, second.message]).to.deep.equal(['conflict', ACTION_ERRORS.turnTaken]);
+    // an action for another actor than the unread turn's says the same: the sender cannot know whose turn is next
+    const otherActor = await refusal(actor.submitAction(act('list_notes', {}, 'read-key-3', 'helper')));
+    expect([otherActor.code, otherActor.message]).to.deep.equal(['conflict', ACTION_ERRORS.turnTaken]);
     // a repeat of the first action is still its duplicate, read or not
     expect(await actor.submitAction(act('find_item', {}, 'read-key-1'))).to.include({ duplicate: true });
     expect(actor.observation().awaiting_action).to.equal(true);

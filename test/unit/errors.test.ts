@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { ServiceError, ERROR_TABLE, toGrpcError, fromGrpcError, invalid } from '../../core/errors.js';
+import {
+  ServiceError,
+  ERROR_TABLE,
+  MAX_WIRE_ERROR_BYTES,
+  toGrpcError,
+  fromGrpcError,
+  invalid,
+} from '../../core/errors.js';
 import { status } from '@grpc/grpc-js';
 
 describe('errors', () => {
@@ -22,5 +29,26 @@ describe('errors', () => {
   it('hides internal messages and maps a bare UNAVAILABLE to 503', () => {
     expect(new ServiceError('internal', 'db password is x').detail).to.equal('internal error');
     expect(fromGrpcError({ code: status.UNAVAILABLE, details: 'No connection established' }).status).to.equal(503);
+  });
+  it('an error echoing a huge value crosses gRPC cut short, keeping its code and Retry-After', () => {
+    const big = 'x'.repeat(200 * 1024);
+    const cases = [
+      new ServiceError('not_found', `application ${big} not found`),
+      new ServiceError('validation_failed', 'bad', {
+        details: Array.from({ length: 500 }, (_, i) => ({ field: `f${i}${big}`, message: big })),
+      }),
+      new ServiceError('conflict', 'taken', { details: { echo: big } }),
+      new ServiceError('rate_limited', big, { headers: { 'retry-after': '7' } }),
+    ];
+    for (const e of cases) {
+      const wire = toGrpcError(e);
+      expect(wire.details.length).to.be.at.most(MAX_WIRE_ERROR_BYTES);
+      const back = fromGrpcError(wire);
+      expect(back.code).to.equal(e.code);
+      expect(back.message.startsWith(e.message.slice(0, 100))).to.equal(true);
+    }
+    expect(fromGrpcError(toGrpcError(cases[3])).headers).to.deep.equal({ 'retry-after': '7' });
+    const problems = fromGrpcError(toGrpcError(cases[1])).detail as unknown[];
+    expect(problems.length).to.be.greaterThan(0);
   });
 });
