@@ -140,6 +140,39 @@ admin
   });
 
 admin
+  .command('certs')
+  .description(
+    'issue control-plane certificates (mutual TLS between gateway, scheduler and worker roles) into a folder: ' +
+      'its ca.pem and ca-key.pem, made the first time, sign <name>.pem and <name>-key.pem per role',
+  )
+  .requiredOption('--out <dir>', 'the folder of the CA and the certificates (kept on the operator machine)')
+  .option(
+    '--roles <list>',
+    'comma-separated role[:name] list, e.g. gateway,scheduler,worker:worker-1,worker:worker-2',
+    'gateway,scheduler,worker',
+  )
+  .option('--days <n>', 'how long the role certificates are valid', '365')
+  .addOption(new Option('--json', 'print JSON'))
+  .action(async (opts: { out: string; roles: string; days: string; json?: boolean }) => {
+    const days = Number(opts.days);
+    if (!Number.isInteger(days) || days < 1 || days > 3650)
+      throw new Error('--days must be a whole number from 1 to 3650');
+    const { issueCertificateFiles, parseCertSpecs } = await import('./admin-certs.js');
+    const out = await issueCertificateFiles(opts.out, parseCertSpecs(opts.roles), days);
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify(out)}\n`);
+      return;
+    }
+    process.stdout.write(
+      `${out.newCa ? 'New CA' : 'CA'} ${out.ca} (its key ca-key.pem stays here: it signs new roles)\n`,
+    );
+    for (const c of out.certificates)
+      process.stdout.write(
+        `${c.role} ${c.name}: CONTROL_PLANE_CA=${out.ca} CONTROL_PLANE_CERT=${c.cert} CONTROL_PLANE_KEY=${c.key}\n`,
+      );
+  });
+
+admin
   .command('add-user')
   .description('add a user to an existing project; asks for a password of 10 or more characters unless --no-password')
   .requiredOption('--project <id>', 'the project (prj_...) to add the user to')

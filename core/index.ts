@@ -3,6 +3,11 @@ export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-
 export { chooseAdapters } from './choose-adapters.js';
 export { Collections } from './collections.js';
 export { loadConfig, readEnvVar } from './config.js';
+export { CONTROL_PLANE_ROLES, ControlPlane, isLoopback, roleControlPlane } from './control-plane.js';
+export type { ControlPlanePeer, ControlPlanePems, ControlPlaneRole } from './control-plane.js';
+/** Certificate issuing (@peculiar/x509), loaded only by what issues: `crucible start`, `crucible admin certs`. */
+export const controlPlaneCerts = () => import('./control-plane-certs.js');
+export type { ControlPlaneCa, IssuedCertificate } from './control-plane-certs.js';
 export type { Config } from './config.js';
 export { clientWheelPath, downloadsDir } from './downloads.js';
 export { ServiceError, conflict, invalid, notFound, toServiceError } from './errors.js';

@@ -1,5 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
-import { grpc, handleUnary, schedulerProto } from '../core/index.js';
+import { grpc, handleUnary, schedulerProto, type ControlPlane } from '../core/index.js';
 import type { Principal, Scope } from '../core/index.js';
 import type { DispatchRequest__Output } from '../proto/index.js';
 import type { DispatchResponse } from '../proto/index.js';
@@ -96,13 +96,31 @@ export class SchedulerService {
     return { heartbeat_interval_ms: String(HEARTBEAT_INTERVAL_MS) };
   }
 
-  addToServer(server: grpc.Server): void {
+  /**
+   * Serves the methods, each to the roles allowed to call it (with certificates; see
+   * ControlPlane): Dispatch carries a caller identity (principal) the scheduler believes,
+   * so only gateways, which authenticated the caller, may send it; Health lists the
+   * workers, for gateways too; workers alone register and heartbeat.
+   */
+  addToServer(server: grpc.Server, controlPlane: ControlPlane): void {
     const proto = schedulerProto();
     server.addService(proto.crucible.v1.Scheduler.service, {
-      Dispatch: handleUnary((req: DispatchRequest__Output) => this.dispatch(req)),
-      Health: handleUnary(() => this.health()),
-      RegisterWorker: handleUnary((req: WorkerInfo__Output) => this.register(req)),
-      Heartbeat: handleUnary((req: WorkerInfo__Output) => this.register(req)),
+      Dispatch: handleUnary(async (req: DispatchRequest__Output, call) => {
+        controlPlane.authorize(call, ['gateway'], 'Dispatch');
+        return this.dispatch(req);
+      }),
+      Health: handleUnary(async (_req, call) => {
+        controlPlane.authorize(call, ['gateway'], 'Health');
+        return this.health();
+      }),
+      RegisterWorker: handleUnary(async (req: WorkerInfo__Output, call) => {
+        controlPlane.authorize(call, ['worker'], 'RegisterWorker');
+        return this.register(req);
+      }),
+      Heartbeat: handleUnary(async (req: WorkerInfo__Output, call) => {
+        controlPlane.authorize(call, ['worker'], 'Heartbeat');
+        return this.register(req);
+      }),
     });
   }
 }

@@ -6,6 +6,7 @@ import { createLogger } from '../../core/log.js';
 import { startEmbedded, type EmbeddedService } from '../../cli/roles.js';
 import { createApiKey, createWorkspace } from '../../scheduler/index.js';
 import type { Scope } from '../../core/principal.js';
+import type { ControlPlanePems, ControlPlaneRole } from '../../core/control-plane.js';
 
 /** A whole embedded service on a free port with its own data folder, as `npm start` runs it. */
 export interface TestService {
@@ -20,7 +21,14 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+/**
+ * `certificates`: the roles' control-plane certificates (default: a CA made in memory), for
+ * tests that add a role process of their own (test/support/roles.ts controlPlaneFiles).
+ */
+export async function startTestService(
+  env: Record<string, string> = {},
+  certificates?: Record<ControlPlaneRole, ControlPlanePems>,
+): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -29,7 +37,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const svc = await startEmbedded(config, createLogger(config.logLevel));
+  const svc = await startEmbedded(config, createLogger(config.logLevel), certificates);
   const store = svc.adapters.store;
   let n = 0;
   return {
