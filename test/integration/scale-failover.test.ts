@@ -53,7 +53,7 @@ describe('scale-out: two schedulers, gateways and workers, killed one by one dur
     // one CA; role() hands each process the certificate of its kind
     const certs = await controlPlaneFiles(path.join(root, 'control-plane'));
     const common = {
-      CONTROL_PLANE_CA: certs.env('scheduler').CONTROL_PLANE_CA,
+      TEST_CONTROL_PLANE_DIR: certs.dir,
       NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       // this installation's own registry and leases on the shared Redis

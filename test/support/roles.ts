@@ -58,20 +58,21 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts one role of the distributed shape (`crucible scheduler | worker | gateway`) as its
- * own process from the TypeScript sources. Set DEBUG_ROLES=1 to see its log. With only
- * CONTROL_PLANE_CA in `env`, the role's certificate is the `<role>.pem` beside the CA.
+ * own process from the TypeScript sources. Set DEBUG_ROLES=1 to see its log. With
+ * TEST_CONTROL_PLANE_DIR in `env` (a folder of {@link controlPlaneFiles}), the role gets the
+ * CA and the certificate of its kind from there.
  */
 export function role(name: string, env: Record<string, string>): ChildProcess {
-  const ca = env.CONTROL_PLANE_CA;
-  const certs =
-    ca && !env.CONTROL_PLANE_CERT
-      ? {
-          CONTROL_PLANE_CERT: path.join(path.dirname(ca), `${name}.pem`),
-          CONTROL_PLANE_KEY: path.join(path.dirname(ca), `${name}-key.pem`),
-        }
-      : {};
+  const { TEST_CONTROL_PLANE_DIR: dir, ...rest } = env;
+  const certs = dir
+    ? {
+        CONTROL_PLANE_CA: path.join(dir, 'ca.pem'),
+        CONTROL_PLANE_CERT: path.join(dir, `${name}.pem`),
+        CONTROL_PLANE_KEY: path.join(dir, `${name}-key.pem`),
+      }
+    : {};
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', name], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, ...certs },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...rest, ...certs },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${name}] ${d}`));
@@ -82,13 +83,13 @@ export function role(name: string, env: Record<string, string>): ChildProcess {
  * The environment of one distributed installation on this machine: fresh scheduler and
  * gateway ports, real NATS and Redis, `dataDir` as the shared SQLite folder, and a
  * control-plane CA with a certificate per role in `dataDir/control-plane` ({@link role}
- * gives each role its own).
+ * gives each role its own; loadConfig ignores TEST_CONTROL_PLANE_DIR).
  */
 export async function distributedEnv(dataDir: string): Promise<{ env: Record<string, string>; gatewayUrl: string }> {
   const [schedulerPort, gatewayPort] = [await freePort(), await freePort()];
   const certs = await controlPlaneFiles(path.join(dataDir, 'control-plane'));
   const env = {
-    CONTROL_PLANE_CA: path.join(certs.dir, 'ca.pem'),
+    TEST_CONTROL_PLANE_DIR: certs.dir,
     SERVICE_DATA_DIR: dataDir,
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
