@@ -67,17 +67,21 @@ program
 
 program
   .command('gateway')
-  .description('run a gateway (needs SCHEDULER_ADDR; PORT for HTTP)')
+  .description('run a gateway (needs SCHEDULER_ADDR and CONTROL_PLANE_CA/CERT/KEY; PORT for HTTP)')
   .action(async () => onSignal(await (await roles()).runGatewayRole(loadConfig())));
 
 program
   .command('scheduler')
-  .description('run a scheduler (gRPC on SCHEDULER_PORT, default 7070)')
+  .description(
+    'run a scheduler (gRPC with mutual TLS on SCHEDULER_HOST:SCHEDULER_PORT, default 127.0.0.1:7070; needs CONTROL_PLANE_CA/CERT/KEY)',
+  )
   .action(async () => onSignal(await (await roles()).runSchedulerRole(loadConfig())));
 
 program
   .command('worker')
-  .description('run a world-worker (needs SCHEDULER_ADDR; gRPC on WORKER_PORT)')
+  .description(
+    'run a world-worker (needs SCHEDULER_ADDR and CONTROL_PLANE_CA/CERT/KEY; gRPC on WORKER_HOST:WORKER_PORT)',
+  )
   .action(async () => onSignal(await (await roles()).runWorkerRole(loadConfig())));
 
 const admin = program.command('admin').description('operator commands, run on the server with its environment');

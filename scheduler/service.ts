@@ -1,5 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
-import { grpc, handleUnary, schedulerProto, type ControlPlane } from '../core/index.js';
+import { grpc, handleUnary, schedulerProto, type ControlPlane, type ControlPlanePeer } from '../core/index.js';
 import type { Principal, Scope } from '../core/index.js';
 import type { DispatchRequest__Output } from '../proto/index.js';
 import type { DispatchResponse } from '../proto/index.js';
@@ -29,6 +29,16 @@ function toPrincipal(p: DispatchRequest__Output['principal']): Principal | null 
     scopes: p.scopes as Scope[],
     isOperator: p.is_operator,
   };
+}
+
+/**
+ * A worker certificate issued for one worker (`crucible admin certs --roles worker:<id>`,
+ * CN `<id>`) registers that id only; one named just `worker` is shared by several workers
+ * and binds no id.
+ */
+function bindWorker(peer: ControlPlanePeer | null, info: WorkerInfo__Output): void {
+  if (peer && peer.name !== peer.role && info.id !== peer.name)
+    throw new ServiceError('forbidden', `the certificate of worker ${peer.name} may not register as ${info.id}`);
 }
 
 /**
@@ -114,11 +124,11 @@ export class SchedulerService {
         return this.health();
       }),
       RegisterWorker: handleUnary(async (req: WorkerInfo__Output, call) => {
-        controlPlane.authorize(call, ['worker'], 'RegisterWorker');
+        bindWorker(controlPlane.authorize(call, ['worker'], 'RegisterWorker'), req);
         return this.register(req);
       }),
       Heartbeat: handleUnary(async (req: WorkerInfo__Output, call) => {
-        controlPlane.authorize(call, ['worker'], 'Heartbeat');
+        bindWorker(controlPlane.authorize(call, ['worker'], 'Heartbeat'), req);
         return this.register(req);
       }),
     });

@@ -13,6 +13,7 @@ import type { Adapters } from '../../core/ports.js';
 import { SchedulerClient } from '../../gateway/scheduler-client.js';
 import { createWorkspace, startScheduler, type RunningScheduler } from '../../scheduler/index.js';
 import { startWorker, type RunningWorker } from '../../world-worker/index.js';
+import { issueCertificateFiles } from '../../cli/admin-certs.js';
 import { cli } from '../support/cli-process.js';
 import { controlPlaneFiles, type ControlPlaneFiles } from '../support/roles.js';
 
@@ -148,6 +149,17 @@ describe('control plane: mutual TLS and per-method roles between gateway, schedu
     expect(await outcome(schedulerCall(as(stranger, 'worker'), 'RegisterWorker', fake))).to.equal('unavailable');
     expect(await outcome(schedulerCall({ kind: 'insecure' }, 'RegisterWorker', fake))).to.equal('unavailable');
     expect(await registered()).to.deep.equal([`plane-${process.pid}`]);
+  });
+
+  it('a certificate issued for one worker id registers that id only', async () => {
+    await issueCertificateFiles(certs.dir, [{ role: 'worker', name: 'worker-7' }]);
+    const seven = as(certs, 'worker-7');
+    const info = (id: string) => ({ id, address: '127.0.0.1:9', capacity: 1, active: 0, incarnation: 'x' });
+    expect(await outcome(schedulerCall(seven, 'RegisterWorker', info(`plane-${process.pid}`)))).to.equal('forbidden');
+    expect(await outcome(schedulerCall(seven, 'Heartbeat', info('worker-8')))).to.equal('forbidden');
+    expect(await registered()).to.deep.equal([`plane-${process.pid}`]);
+    expect(await outcome(schedulerCall(seven, 'RegisterWorker', info('worker-7')))).to.equal('ok');
+    await scheduler.deps.workers.remove('worker-7');
   });
 
   it('the worker answers the scheduler, gateways only episode operations, and nobody else', async () => {
