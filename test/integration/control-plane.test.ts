@@ -16,6 +16,7 @@ import { startWorker, type RunningWorker } from '../../world-worker/index.js';
 import { issueCertificateFiles } from '../../cli/admin-certs.js';
 import { cli } from '../support/cli-process.js';
 import { controlPlaneFiles, type ControlPlaneFiles } from '../support/roles.js';
+import { startTestService } from '../support/service.js';
 
 /** How a probe dials: no TLS, TLS with no client certificate, or TLS with some certificate. */
 type Dial = { kind: 'insecure' } | { kind: 'tls'; ca: string; cert?: ControlPlanePems };
@@ -185,6 +186,44 @@ describe('control plane: mutual TLS and per-method roles between gateway, schedu
       expect(await outcome(c.health())).to.equal('unavailable');
     } finally {
       c.close();
+    }
+  });
+
+  it('`crucible start` needs no configuration and is mutual TLS too: its own gRPC ports refuse other callers', async () => {
+    const t = await startTestService();
+    try {
+      const ws = await t.workspace('embedded');
+      const count = async () =>
+        (await t.svc.adapters.store.find(Collections.apiKeys, { project_id: ws.projectId })).length;
+      const before = await count();
+      const forged = { ...mint(), principal: { ...mint().principal, project_id: ws.projectId } };
+      const plain = new (schedulerProto().crucible.v1.Scheduler)(
+        t.svc.scheduler.address,
+        grpc.credentials.createInsecure(),
+        OPTIONS,
+      );
+      // a certificate of this test's CA is a stranger's to the CA the service made at start
+      const other = new (schedulerProto().crucible.v1.Scheduler)(
+        t.svc.scheduler.address,
+        credentials(as(certs, 'gateway')),
+        OPTIONS,
+      );
+      const worker = new (workerProto().crucible.v1.WorldWorker)(
+        t.svc.worker.address,
+        credentials(as(certs, 'scheduler')),
+        OPTIONS,
+      );
+      open.push(plain, other, worker);
+      expect(await outcome(unary(plain.Dispatch, plain, forged, 5_000))).to.equal('unavailable');
+      expect(await outcome(unary(other.Dispatch, other, forged, 5_000))).to.equal('unavailable');
+      expect(await outcome(unary(worker.Ping, worker, {}, 5_000))).to.equal('unavailable');
+      expect(await count()).to.equal(before);
+      // while the service itself works: its gateway dispatches to its scheduler over the same port
+      const listed = await fetch(`${t.url}/v1/api-keys`, { headers: { authorization: `Bearer ${ws.key}` } });
+      expect(listed.status).to.equal(200);
+      expect(((await listed.json()) as unknown[]).length).to.equal(before);
+    } finally {
+      await t.close();
     }
   });
 
