@@ -28,10 +28,12 @@ import type { EmbeddedService } from '../cli/roles.js';
 import { chooseAdapters } from '../core/choose-adapters.js';
 import { Collections } from '../core/collections.js';
 import { loadConfig } from '../core/config.js';
+import { ControlPlane, type ControlPlaneRole } from '../core/control-plane.js';
 import { createLogger } from '../core/log.js';
 import { startGateway } from '../gateway/index.js';
 import { startScheduler } from '../scheduler/index.js';
 import { events } from '../test/support/builds.js';
+import { controlPlaneFiles } from '../test/support/roles.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes } from '../test/support/runs.js';
 import { serviceOver, startTestService, type TestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
@@ -109,12 +111,21 @@ async function startWithWorkerProcess(env: Record<string, string>): Promise<Test
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', SERVICE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const logger = createLogger(config.logLevel);
   const adapters = await chooseAdapters(config, logger);
-  const scheduler = await startScheduler({ config, adapters, logger });
-  const gateway = await startGateway({ config, adapters, logger, schedulerAddr: scheduler.address });
+  const certs = await controlPlaneFiles(path.join(dataDir, 'control-plane'));
+  const plane = (role: ControlPlaneRole) => ControlPlane.mutualTls(certs.pems(role), role);
+  const scheduler = await startScheduler({ config, adapters, logger, controlPlane: plane('scheduler') });
+  const gateway = await startGateway({
+    config,
+    adapters,
+    logger,
+    schedulerAddr: scheduler.address,
+    controlPlane: plane('gateway'),
+  });
   const worker = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
     env: {
       ...process.env,
       ...env,
+      ...certs.env('worker'),
       SERVICE_DATA_DIR: dataDir,
       SCHEDULER_ADDR: scheduler.address,
       WORKER_ID: `bench-${process.pid}`,

@@ -21,8 +21,9 @@
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Collections } from '../core/collections.js';
@@ -34,6 +35,7 @@ import {
   waitRun,
   type CatalogWorkspace,
 } from '../test/support/runs.js';
+import { controlPlaneFiles } from '../test/support/roles.js';
 import { client, startTestService, type TestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
 
@@ -195,6 +197,7 @@ async function killTrials(t: TestService, cw: CatalogWorkspace, wv: string): Pro
     const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
       env: {
         ...process.env,
+        ...certs.env('worker'),
         SCHEDULER_ADDR: t.svc.scheduler.address,
         SERVICE_DATA_DIR: t.dataDir,
         WORKER_ID: id,
@@ -263,10 +266,15 @@ async function killTrials(t: TestService, cw: CatalogWorkspace, wv: string): Pro
 }
 
 // ---------------------------------------------------------------- main
-const t = await startTestService({
-  WORKER_CAPACITY: String(CAPACITY),
-  SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000',
-});
+// one CA for the embedded roles and the second worker process of the kill trials
+const certs = await controlPlaneFiles(mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-certs-')));
+const t = await startTestService(
+  {
+    WORKER_CAPACITY: String(CAPACITY),
+    SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000',
+  },
+  certs.embedded(),
+);
 let sizeRows: SizeRow[] = [];
 let trialRows: TrialRow[] = [];
 let paged = false;

@@ -67,17 +67,21 @@ program
 
 program
   .command('gateway')
-  .description('run a gateway (needs SCHEDULER_ADDR; PORT for HTTP)')
+  .description('run a gateway (needs SCHEDULER_ADDR and CONTROL_PLANE_CA/CERT/KEY; PORT for HTTP)')
   .action(async () => onSignal(await (await roles()).runGatewayRole(loadConfig())));
 
 program
   .command('scheduler')
-  .description('run a scheduler (gRPC on SCHEDULER_PORT, default 7070)')
+  .description(
+    'run a scheduler (gRPC with mutual TLS on SCHEDULER_HOST:SCHEDULER_PORT, default 127.0.0.1:7070; needs CONTROL_PLANE_CA/CERT/KEY)',
+  )
   .action(async () => onSignal(await (await roles()).runSchedulerRole(loadConfig())));
 
 program
   .command('worker')
-  .description('run a world-worker (needs SCHEDULER_ADDR; gRPC on WORKER_PORT)')
+  .description(
+    'run a world-worker (needs SCHEDULER_ADDR and CONTROL_PLANE_CA/CERT/KEY; gRPC on WORKER_HOST:WORKER_PORT)',
+  )
   .action(async () => onSignal(await (await roles()).runWorkerRole(loadConfig())));
 
 const admin = program.command('admin').description('operator commands, run on the server with its environment');
@@ -136,6 +140,39 @@ admin
     for (const w of out)
       process.stdout.write(
         `${w.id}  ${w.address}  ${w.status}${w.draining ? ' draining' : ''}  ${w.active}/${w.capacity} episodes  last seen ${w.last_seen_at}\n`,
+      );
+  });
+
+admin
+  .command('certs')
+  .description(
+    'issue control-plane certificates (mutual TLS between gateway, scheduler and worker roles) into a folder: ' +
+      'its ca.pem and ca-key.pem, made the first time, sign <name>.pem and <name>-key.pem per role',
+  )
+  .requiredOption('--out <dir>', 'the folder of the CA and the certificates (kept on the operator machine)')
+  .option(
+    '--roles <list>',
+    'comma-separated role[:name] list, e.g. gateway,scheduler,worker:worker-1,worker:worker-2',
+    'gateway,scheduler,worker',
+  )
+  .option('--days <n>', 'how long the role certificates are valid', '365')
+  .addOption(new Option('--json', 'print JSON'))
+  .action(async (opts: { out: string; roles: string; days: string; json?: boolean }) => {
+    const days = Number(opts.days);
+    if (!Number.isInteger(days) || days < 1 || days > 3650)
+      throw new Error('--days must be a whole number from 1 to 3650');
+    const { issueCertificateFiles, parseCertSpecs } = await import('./admin-certs.js');
+    const out = await issueCertificateFiles(opts.out, parseCertSpecs(opts.roles), days);
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify(out)}\n`);
+      return;
+    }
+    process.stdout.write(
+      `${out.newCa ? 'New CA' : 'CA'} ${out.ca} (its key ca-key.pem stays here: it signs new roles)\n`,
+    );
+    for (const c of out.certificates)
+      process.stdout.write(
+        `${c.role} ${c.name}: CONTROL_PLANE_CA=${out.ca} CONTROL_PLANE_CERT=${c.cert} CONTROL_PLANE_KEY=${c.key}\n`,
       );
   });
 

@@ -1,5 +1,6 @@
-import { RoleMetrics, chooseAdapters, createLogger, startOpsServer, type OpsEndpoints } from '../core/index.js';
-import type { Adapters, Config, Logger } from '../core/index.js';
+import { ControlPlane, RoleMetrics, chooseAdapters, controlPlaneCerts, createLogger } from '../core/index.js';
+import { roleControlPlane, startOpsServer, type OpsEndpoints } from '../core/index.js';
+import type { Adapters, Config, ControlPlanePems, ControlPlaneRole, Logger } from '../core/index.js';
 import { startGateway, type RunningGateway } from '../gateway/index.js';
 import { startScheduler, type RunningScheduler } from '../scheduler/index.js';
 import { LocalWorkers, startWorker, type RunningWorker } from '../world-worker/index.js';
@@ -16,19 +17,36 @@ export interface EmbeddedService {
 
 /**
  * Gateway, scheduler and one world-worker in one process. They still talk gRPC over
- * loopback, so this shape runs the same code paths as the distributed one.
+ * loopback, so this shape runs the same code paths as the distributed one, mutual TLS
+ * included: each role gets a certificate of a CA made in memory at start and forgotten at
+ * exit, so nothing else on the machine can call the scheduler's or the worker's port.
  */
-export async function startEmbedded(config: Config, logger = createLogger(config.logLevel)): Promise<EmbeddedService> {
+export async function startEmbedded(
+  config: Config,
+  logger = createLogger(config.logLevel),
+  /** The roles' certificates to use instead (tests that add a worker process of their own). */
+  certificates?: Record<ControlPlaneRole, ControlPlanePems>,
+): Promise<EmbeddedService> {
+  const pems = certificates ?? (await (await controlPlaneCerts()).ephemeralControlPlane());
+  const plane = (role: keyof typeof pems) => ControlPlane.mutualTls(pems[role], role);
   const adapters = await chooseAdapters(config, logger);
-  const scheduler = await startScheduler({ config, adapters, logger });
+  const scheduler = await startScheduler({ config, adapters, logger, controlPlane: plane('scheduler') });
   const local = new LocalWorkers();
-  const worker = await startWorker({ config, logger, schedulerAddr: scheduler.address, adapters, local });
+  const worker = await startWorker({
+    config,
+    logger,
+    schedulerAddr: scheduler.address,
+    adapters,
+    local,
+    controlPlane: plane('worker'),
+  });
   const gateway = await startGateway({
     config,
     adapters,
     logger,
     schedulerAddr: scheduler.address,
     localWorkers: local,
+    controlPlane: plane('gateway'),
   });
   // one process, one /metrics: the gateway's port serves every role's figures
   gateway.opsRegistries.push(scheduler.metrics.registry, worker.metrics.registry);
@@ -74,13 +92,15 @@ async function opsListener(
 }
 
 export async function runSchedulerRole(config: Config): Promise<() => Promise<void>> {
+  const controlPlane = roleControlPlane(config, 'scheduler');
   const logger = createLogger(config.logLevel);
   const adapters = await adaptersWhenReachable(config, logger);
   const scheduler = await startScheduler({
     config: { ...config, schedulerPort: config.schedulerPort || 7070 },
     adapters,
     logger,
-    host: '0.0.0.0',
+    host: config.schedulerHost,
+    controlPlane,
   });
   const processMetrics = new RoleMetrics('scheduler', { processMetrics: true });
   const ops = await opsListener(config, logger, {
@@ -96,9 +116,17 @@ export async function runSchedulerRole(config: Config): Promise<() => Promise<vo
 
 export async function runWorkerRole(config: Config): Promise<() => Promise<void>> {
   if (!config.schedulerAddr) throw new Error('crucible worker needs SCHEDULER_ADDR (host:port of a scheduler)');
+  const controlPlane = roleControlPlane(config, 'worker');
   const logger = createLogger(config.logLevel);
   const adapters = await adaptersWhenReachable(config, logger);
-  const worker = await startWorker({ config, logger, schedulerAddr: config.schedulerAddr, host: '0.0.0.0', adapters });
+  const worker = await startWorker({
+    config,
+    logger,
+    schedulerAddr: config.schedulerAddr,
+    host: config.workerHost,
+    adapters,
+    controlPlane,
+  });
   const processMetrics = new RoleMetrics('worker', { processMetrics: true });
   const ops = await opsListener(config, logger, {
     registries: () => [worker.metrics.registry, processMetrics.registry],
@@ -113,9 +141,16 @@ export async function runWorkerRole(config: Config): Promise<() => Promise<void>
 
 export async function runGatewayRole(config: Config): Promise<() => Promise<void>> {
   if (!config.schedulerAddr) throw new Error('crucible gateway needs SCHEDULER_ADDR (host:port of a scheduler)');
+  const controlPlane = roleControlPlane(config, 'gateway');
   const logger = createLogger(config.logLevel);
   const adapters = await adaptersWhenReachable(config, logger);
-  const gateway = await startGateway({ config, adapters, logger, schedulerAddr: config.schedulerAddr });
+  const gateway = await startGateway({
+    config,
+    adapters,
+    logger,
+    schedulerAddr: config.schedulerAddr,
+    controlPlane,
+  });
   return async () => {
     await gateway.close();
     await adapters.close();

@@ -68,8 +68,25 @@ export interface Config {
   readonly schedulerAddr: string | null;
   /** SCHEDULER_PORT (0 = any free loopback port in the embedded shape; 7070 for `crucible scheduler`). */
   readonly schedulerPort: number;
+  /** SCHEDULER_HOST (127.0.0.1): the address `crucible scheduler` binds its gRPC server to. */
+  readonly schedulerHost: string;
   /** WORKER_PORT (0): the world-worker's gRPC port. */
   readonly workerPort: number;
+  /** WORKER_HOST (127.0.0.1): the address `crucible worker` binds its gRPC server to. */
+  readonly workerHost: string;
+  /**
+   * CONTROL_PLANE_CA, CONTROL_PLANE_CERT, CONTROL_PLANE_KEY (unset): PEM files of the
+   * installation's control-plane CA and of this role's certificate and key (`crucible admin
+   * certs`). All three or none; roles run as separate processes speak mutual TLS with them
+   * (docs/security.md, "Control plane"). `crucible start` makes its own in memory.
+   */
+  readonly controlPlane: { readonly ca: string; readonly cert: string; readonly key: string } | null;
+  /**
+   * CONTROL_PLANE_INSECURE (false): let a separate role start without certificates, with
+   * plain-text unauthenticated gRPC. Refused unless every gRPC address it binds, advertises
+   * or dials is loopback; for development only.
+   */
+  readonly controlPlaneInsecure: boolean;
   /**
    * OPS_PORT (unset: no listener): the port of the small HTTP listener of a scheduler or
    * world-worker role with `/metrics`, `/healthz` and `/readyz` (docs/operations.md); 0
@@ -192,6 +209,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (!levels.includes(logLevel)) {
     throw new ServiceError('bad_request', `LOG_LEVEL must be one of ${levels.join(', ')}, got "${logLevel}"`);
   }
+  if (flag(env, 'CONTROL_PLANE_INSECURE') && controlPlaneFiles(env))
+    throw new ServiceError(
+      'bad_request',
+      'CONTROL_PLANE_INSECURE=true and CONTROL_PLANE_CERT are both set: choose certificates or (loopback only) none',
+    );
   const config: Config = {
     port,
     host: env.HOST?.trim() || '0.0.0.0',
@@ -223,7 +245,11 @@ export function loadConfig(env: Env = process.env): Config {
     trustTenantCode: flag(env, 'SANDBOX_TRUST_TENANT_CODE'),
     schedulerAddr: url(env, 'SCHEDULER_ADDR'),
     schedulerPort: int(env, 'SCHEDULER_PORT', 0, 0, 65535),
+    schedulerHost: env.SCHEDULER_HOST?.trim() || '127.0.0.1',
     workerPort: int(env, 'WORKER_PORT', 0, 0, 65535),
+    workerHost: env.WORKER_HOST?.trim() || '127.0.0.1',
+    controlPlane: controlPlaneFiles(env),
+    controlPlaneInsecure: flag(env, 'CONTROL_PLANE_INSECURE'),
     workerAdvertiseHost: env.WORKER_ADVERTISE_HOST?.trim() || '127.0.0.1',
     opsPort: env.OPS_PORT?.trim() ? int(env, 'OPS_PORT', 0, 0, 65535) : null,
     opsHost: env.OPS_HOST?.trim() || '127.0.0.1',
@@ -256,6 +282,20 @@ export function loadConfig(env: Env = process.env): Config {
  */
 export function readEnvVar(name: string, env: Env = process.env): string | undefined {
   return env[name];
+}
+
+/** CONTROL_PLANE_CA, _CERT and _KEY: all three (as absolute paths) or none. */
+function controlPlaneFiles(env: Env): Config['controlPlane'] {
+  const names = ['CONTROL_PLANE_CA', 'CONTROL_PLANE_CERT', 'CONTROL_PLANE_KEY'] as const;
+  const [ca, cert, key] = names.map((n) => env[n]?.trim() || null);
+  if (!ca && !cert && !key) return null;
+  const missing = names.filter((_, i) => ![ca, cert, key][i]);
+  if (missing.length > 0)
+    throw new ServiceError(
+      'bad_request',
+      `${missing.join(' and ')} must be set too: the control plane needs the CA, this role's certificate and its key (PEM files)`,
+    );
+  return Object.freeze({ ca: path.resolve(ca!), cert: path.resolve(cert!), key: path.resolve(key!) });
 }
 
 /** Parses SERVICE_QUIET_HOURS_UTC, `HH:MM-HH:MM` (UTC; may wrap past midnight); default 22:00-06:00. */

@@ -33,6 +33,7 @@ const OWN_NAMES = new Set([
 /** Prefixes of the service's own variables, its engines' and its hosting's. */
 const OWN_PREFIXES = [
   'SERVICE_',
+  'CONTROL_PLANE_',
   'STRIPE_',
   'MONGODB_',
   'MONGO_',

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { SchedulerProtoGrpcType as SchedulerProto, WorkerProtoGrpcType as WorkerProto } from '../proto/index.js';
+import type { ControlPlane } from './control-plane.js';
 import { fromGrpcError, toGrpcError } from './errors.js';
 
 /** The loader flags; scripts/gen-proto.mjs generates the committed types with the same ones. */
@@ -79,10 +80,18 @@ export function neverSent(err: unknown): boolean {
   return c?.code === grpc.status.UNAVAILABLE && /No connection established/.test(c.details ?? '');
 }
 
-/** Binds a server and resolves with the port actually bound (use port 0 for any free one). */
-export function bindServer(server: grpc.Server, host: string, port: number): Promise<number> {
+/**
+ * Binds a server with the control plane's credentials (mutual TLS unless insecure) and
+ * resolves with the port actually bound (use port 0 for any free one).
+ */
+export function bindServer(
+  server: grpc.Server,
+  host: string,
+  port: number,
+  controlPlane: ControlPlane,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+    server.bindAsync(`${host}:${port}`, controlPlane.serverCredentials(), (err, bound) =>
       err ? reject(err) : resolve(bound),
     );
   });
@@ -92,12 +101,16 @@ export function bindServer(server: grpc.Server, host: string, port: number): Pro
  * Adapts an async domain function into a unary gRPC handler: thrown ServiceErrors travel
  * as `{code, details}` and come back out of `unary()` on the other side unchanged.
  */
-export function handleUnary<Req, Res>(fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+export function handleUnary<Req, Res>(
+  fn: (req: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    fn(call.request).then(
-      (res) => callback(null, res),
-      (err: unknown) => callback(toGrpcError(err) as grpc.ServiceError),
-    );
+    Promise.resolve()
+      .then(() => fn(call.request, call))
+      .then(
+        (res) => callback(null, res),
+        (err: unknown) => callback(toGrpcError(err) as grpc.ServiceError),
+      );
   };
 }
 

@@ -9,6 +9,11 @@ export {
   describeCredentialVars,
   isServiceVariable,
 } from './credential-vars.js';
+export { CONTROL_PLANE_ROLES, ControlPlane, isLoopback, roleControlPlane } from './control-plane.js';
+export type { ControlPlanePeer, ControlPlanePems, ControlPlaneRole } from './control-plane.js';
+/** Certificate issuing (@peculiar/x509), loaded only by what issues: `crucible start`, `crucible admin certs`. */
+export const controlPlaneCerts = () => import('./control-plane-certs.js');
+export type { ControlPlaneCa, IssuedCertificate } from './control-plane-certs.js';
 export type { Config } from './config.js';
 export { clientWheelPath, downloadsDir } from './downloads.js';
 export { ServiceError, conflict, invalid, notFound, toServiceError } from './errors.js';

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Registry } from 'prom-client';
 import { Collections, RoleMetrics, answerOps, readiness } from '../core/index.js';
-import type { Config } from '../core/index.js';
+import type { Config, ControlPlane } from '../core/index.js';
 import { ServiceError, toServiceError } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
@@ -39,6 +39,8 @@ export async function createGatewayApp(opts: {
   scheduler: SchedulerClient;
   /** World-workers of this process (embedded shape): the external-agent path calls them directly. */
   localWorkers?: LocalWorkers;
+  /** The gateway's gRPC credentials, for the workers of the external-agent path. */
+  controlPlane: ControlPlane;
 }): Promise<GatewayParts> {
   const { config, adapters, logger, scheduler } = opts;
   const api = await createApiBackend();
@@ -51,7 +53,7 @@ export async function createGatewayApp(opts: {
   metrics.gauge('crucible_sse_clients', 'Event stream (SSE) clients connected to this gateway', [], (g) =>
     g.set(hub.clients),
   );
-  const externalAgents = externalAgentPath(adapters.store, logger, opts.localWorkers);
+  const externalAgents = externalAgentPath(adapters.store, opts.controlPlane, opts.localWorkers);
   externalAgents.register(local);
   local.set('get_me', async (call, _req, res) => {
     res.json(await identityOf(adapters.store, call.principal!));

@@ -1,6 +1,6 @@
 import { Collections } from '../core/index.js';
 import { ServiceError, notFound } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import type { ControlPlane } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
 import {
   ACTION_ERRORS,
@@ -134,6 +134,10 @@ export class ExternalAgentPath {
 }
 
 /** The gateway's external-agent path, with world-worker clients of its own. */
-export function externalAgentPath(store: DocumentStore, _logger: Logger, local?: LocalWorkers): ExternalAgentPath {
-  return new ExternalAgentPath(store, new WorldWorkerClients({ local }));
+export function externalAgentPath(
+  store: DocumentStore,
+  controlPlane: ControlPlane,
+  local?: LocalWorkers,
+): ExternalAgentPath {
+  return new ExternalAgentPath(store, new WorldWorkerClients({ local, controlPlane }));
 }

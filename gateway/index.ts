@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from '../core/index.js';
+import type { Config, ControlPlane } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { createGatewayApp, type GatewayParts } from './app.js';
@@ -27,15 +27,18 @@ export async function startGateway(opts: {
   port?: number;
   /** World-workers of this process (embedded shape), reached without gRPC by the external-agent path. */
   localWorkers?: LocalWorkers;
+  /** Its gRPC credentials, for the schedulers and (external-agent path) the workers. */
+  controlPlane: ControlPlane;
 }): Promise<RunningGateway> {
   const logger = opts.logger.child({ component: 'gateway' });
-  const scheduler = new SchedulerClient(opts.schedulerAddr);
+  const scheduler = new SchedulerClient(opts.schedulerAddr, opts.controlPlane);
   const parts = await createGatewayApp({
     config: opts.config,
     adapters: opts.adapters,
     logger,
     scheduler,
     localWorkers: opts.localWorkers,
+    controlPlane: opts.controlPlane,
   });
   const server = http.createServer(parts.app);
   answerClientErrors(server);

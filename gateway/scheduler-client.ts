@@ -1,4 +1,5 @@
 import { grpc, neverSent, peerChannelOptions, schedulerProto, splitTargets, unary } from '../core/index.js';
+import type { ControlPlane } from '../core/index.js';
 import type { DispatchRequest } from '../proto/index.js';
 import type { DispatchResponse__Output } from '../proto/index.js';
 import type { HealthResponse__Output } from '../proto/index.js';
@@ -17,11 +18,12 @@ export class SchedulerClient {
   readonly #clients: GrpcSchedulerClient[];
   #next = 0;
 
-  constructor(address: string) {
+  /** `controlPlane`: the gateway's certificate (the schedulers answer Dispatch to gateways only). */
+  constructor(address: string, controlPlane: ControlPlane) {
     const Scheduler = schedulerProto().crucible.v1.Scheduler;
-    this.#clients = splitTargets(address).map(
-      (t) => new Scheduler(t, grpc.credentials.createInsecure(), peerChannelOptions),
-    );
+    const credentials = controlPlane.channelCredentials('scheduler');
+    const options = controlPlane.channelOptions('scheduler', peerChannelOptions);
+    this.#clients = splitTargets(address).map((t) => new Scheduler(t, credentials, options));
     if (this.#clients.length === 0) throw new Error('SCHEDULER_ADDR names no scheduler');
   }
 

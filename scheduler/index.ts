@@ -1,4 +1,4 @@
-import type { Config } from '../core/index.js';
+import type { Config, ControlPlane } from '../core/index.js';
 import { bindServer, channelOptions, grpc } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
@@ -68,9 +68,11 @@ export async function startScheduler(opts: {
   adapters: Adapters;
   logger: Logger;
   host?: string;
+  /** Its gRPC credentials: the server's and those it calls workers with. */
+  controlPlane: ControlPlane;
 }): Promise<RunningScheduler> {
   const logger = opts.logger.child({ component: 'scheduler' });
-  const workers = new WorkerRegistry(opts.adapters.leases, logger);
+  const workers = new WorkerRegistry(opts.adapters.leases, logger, opts.controlPlane);
   const deps: SchedulerDeps = {
     config: opts.config,
     adapters: opts.adapters,
@@ -87,11 +89,11 @@ export async function startScheduler(opts: {
   await ensureRunIndexes(opts.adapters.store);
   await ensureExportIndexes(opts.adapters.store);
   const server = new grpc.Server(channelOptions);
-  new SchedulerService(deps, allHandlers()).addToServer(server);
+  new SchedulerService(deps, allHandlers()).addToServer(server, opts.controlPlane);
   const host = opts.host ?? '127.0.0.1';
-  const port = await bindServer(server, host, opts.config.schedulerPort);
+  const port = await bindServer(server, host, opts.config.schedulerPort, opts.controlPlane);
   const address = `${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  logger.info({ address }, 'scheduler listening');
+  logger.info({ address, mtls: opts.controlPlane.secure }, 'scheduler listening');
   const jobs = await startJobEngine(deps, [
     ...worldJobKinds,
     ...runJobKinds,

@@ -1,5 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
-import { grpc, handleUnary, schedulerProto } from '../core/index.js';
+import { grpc, handleUnary, schedulerProto, type ControlPlane, type ControlPlanePeer } from '../core/index.js';
 import type { Principal, Scope } from '../core/index.js';
 import type { DispatchRequest__Output } from '../proto/index.js';
 import type { DispatchResponse } from '../proto/index.js';
@@ -29,6 +29,16 @@ function toPrincipal(p: DispatchRequest__Output['principal']): Principal | null 
     scopes: p.scopes as Scope[],
     isOperator: p.is_operator,
   };
+}
+
+/**
+ * A worker certificate issued for one worker (`crucible admin certs --roles worker:<id>`,
+ * CN `<id>`) registers that id only; one named just `worker` is shared by several workers
+ * and binds no id.
+ */
+function bindWorker(peer: ControlPlanePeer | null, info: WorkerInfo__Output): void {
+  if (peer && peer.name !== peer.role && info.id !== peer.name)
+    throw new ServiceError('forbidden', `the certificate of worker ${peer.name} may not register as ${info.id}`);
 }
 
 /**
@@ -96,13 +106,31 @@ export class SchedulerService {
     return { heartbeat_interval_ms: String(HEARTBEAT_INTERVAL_MS) };
   }
 
-  addToServer(server: grpc.Server): void {
+  /**
+   * Serves the methods, each to the roles allowed to call it (with certificates; see
+   * ControlPlane): Dispatch carries a caller identity (principal) the scheduler believes,
+   * so only gateways, which authenticated the caller, may send it; Health lists the
+   * workers, for gateways too; workers alone register and heartbeat.
+   */
+  addToServer(server: grpc.Server, controlPlane: ControlPlane): void {
     const proto = schedulerProto();
     server.addService(proto.crucible.v1.Scheduler.service, {
-      Dispatch: handleUnary((req: DispatchRequest__Output) => this.dispatch(req)),
-      Health: handleUnary(() => this.health()),
-      RegisterWorker: handleUnary((req: WorkerInfo__Output) => this.register(req)),
-      Heartbeat: handleUnary((req: WorkerInfo__Output) => this.register(req)),
+      Dispatch: handleUnary(async (req: DispatchRequest__Output, call) => {
+        controlPlane.authorize(call, ['gateway'], 'Dispatch');
+        return this.dispatch(req);
+      }),
+      Health: handleUnary(async (_req, call) => {
+        controlPlane.authorize(call, ['gateway'], 'Health');
+        return this.health();
+      }),
+      RegisterWorker: handleUnary(async (req: WorkerInfo__Output, call) => {
+        bindWorker(controlPlane.authorize(call, ['worker'], 'RegisterWorker'), req);
+        return this.register(req);
+      }),
+      Heartbeat: handleUnary(async (req: WorkerInfo__Output, call) => {
+        bindWorker(controlPlane.authorize(call, ['worker'], 'Heartbeat'), req);
+        return this.register(req);
+      }),
     });
   }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../core/index.js';
-import type { LeaseStore } from '../core/index.js';
+import type { ControlPlane, LeaseStore } from '../core/index.js';
 import type { WorkerInfo } from '../proto/index.js';
 import { ServiceError } from '../core/index.js';
 import { WorldWorkerClients, type WorkAnswer, type WorkKind, type WorkPayload } from '../world-worker/index.js';
@@ -35,11 +35,13 @@ export class WorkerRegistry {
   readonly #leases: LeaseStore;
   readonly #logger: Logger;
   /** The gRPC clients of the workers; their calls are typed by the world-worker's WorkKinds. */
-  readonly clients = new WorldWorkerClients();
+  readonly clients: WorldWorkerClients;
 
-  constructor(leases: LeaseStore, logger: Logger) {
+  /** `controlPlane`: the scheduler's credentials for calling workers (insecure when not given). */
+  constructor(leases: LeaseStore, logger: Logger, controlPlane?: ControlPlane) {
     this.#leases = leases;
     this.#logger = logger;
+    this.clients = new WorldWorkerClients({ controlPlane });
   }
 
   async upsert(info: WorkerInfo): Promise<void> {

@@ -1,5 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
-import { grpc, peerChannelOptions, unary, workerProto } from '../core/index.js';
+import { ControlPlane, peerChannelOptions, unary, workerProto } from '../core/index.js';
 import type { PingResponse__Output } from '../proto/index.js';
 import type { WorkRequest } from '../proto/index.js';
 import type { WorkResponse__Output } from '../proto/index.js';
@@ -28,9 +28,16 @@ export class WorldWorkerClients {
   readonly #incarnations = new Map<string, string>();
   readonly #proto = workerProto();
   readonly #local: LocalWorkers | null;
+  readonly #controlPlane: ControlPlane;
 
-  constructor(options: { local?: LocalWorkers } = {}) {
+  /**
+   * `controlPlane`: this role's credentials (the workers accept only schedulers and
+   * gateways of the installation's CA); insecure by default, which a worker with
+   * certificates refuses.
+   */
+  constructor(options: { local?: LocalWorkers; controlPlane?: ControlPlane } = {}) {
     this.#local = options.local ?? null;
+    this.#controlPlane = options.controlPlane ?? ControlPlane.insecure();
   }
 
   /**
@@ -53,7 +60,11 @@ export class WorldWorkerClients {
     }
     if (!c) {
       c = {
-        client: new this.#proto.crucible.v1.WorldWorker(address, grpc.credentials.createInsecure(), peerChannelOptions),
+        client: new this.#proto.crucible.v1.WorldWorker(
+          address,
+          this.#controlPlane.channelCredentials('worker'),
+          this.#controlPlane.channelOptions('worker', peerChannelOptions),
+        ),
         incarnation,
       };
       this.#clients.set(address, c);

@@ -1,4 +1,4 @@
-import type { Config } from '../core/index.js';
+import type { Config, ControlPlane } from '../core/index.js';
 import { bindServer, channelOptions, grpc } from '../core/index.js';
 import { newId } from '../core/index.js';
 import type { Logger } from '../core/index.js';
@@ -48,6 +48,8 @@ export async function startWorker(opts: {
   adapters?: Adapters;
   /** The process's registry of in-process workers (embedded shape): this worker joins it. */
   local?: LocalWorkers;
+  /** Its gRPC credentials: the server's and those it calls the schedulers with. */
+  controlPlane: ControlPlane;
 }): Promise<RunningWorker> {
   opts = { registerAttempts: 60, ...opts };
   const id = opts.config.workerId ?? newId('wkr');
@@ -83,13 +85,13 @@ export async function startWorker(opts: {
     capacity: opts.config.workerCapacity,
   });
   episodes.register(service);
-  service.addToServer(server);
-  const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort);
+  service.addToServer(server, opts.controlPlane);
+  const port = await bindServer(server, opts.host ?? '127.0.0.1', opts.config.workerPort, opts.controlPlane);
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
   opts.local?.join(address, service);
 
   const info = (): WorkerInfo => ({ id, address, capacity: service.capacity, active: service.active, incarnation });
-  const link = new SchedulerLink(opts.schedulerAddr, info, logger);
+  const link = new SchedulerLink(opts.schedulerAddr, info, logger, opts.controlPlane);
   await link.register(opts.registerAttempts!);
   logger.info({ address, scheduler: opts.schedulerAddr }, 'world-worker registered');
 

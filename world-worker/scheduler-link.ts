@@ -1,4 +1,11 @@
-import { grpc, peerChannelOptions, schedulerProto, splitTargets, unary, type Logger } from '../core/index.js';
+import {
+  peerChannelOptions,
+  schedulerProto,
+  splitTargets,
+  unary,
+  type ControlPlane,
+  type Logger,
+} from '../core/index.js';
 import type { RegisterWorkerResponse__Output, SchedulerClient, WorkerInfo } from '../proto/index.js';
 
 /**
@@ -15,11 +22,13 @@ export class SchedulerLink {
   readonly #logger: Logger;
   #timer: NodeJS.Timeout | null = null;
 
-  constructor(addr: string, info: () => WorkerInfo, logger: Logger) {
+  constructor(addr: string, info: () => WorkerInfo, logger: Logger, controlPlane: ControlPlane) {
     this.#targets = splitTargets(addr);
     if (this.#targets.length === 0) throw new Error('SCHEDULER_ADDR names no scheduler');
     const Scheduler = schedulerProto().crucible.v1.Scheduler;
-    this.#clients = this.#targets.map((t) => new Scheduler(t, grpc.credentials.createInsecure(), peerChannelOptions));
+    const credentials = controlPlane.channelCredentials('scheduler');
+    const options = controlPlane.channelOptions('scheduler', peerChannelOptions);
+    this.#clients = this.#targets.map((t) => new Scheduler(t, credentials, options));
     this.#info = info;
     this.#logger = logger;
   }

@@ -1,9 +1,12 @@
 import { ServiceError } from '../core/index.js';
-import { grpc, handleUnary, workerProto } from '../core/index.js';
+import { grpc, handleUnary, workerProto, type ControlPlane } from '../core/index.js';
 import type { PingResponse } from '../proto/index.js';
 import type { WorkRequest__Output } from '../proto/index.js';
 import type { WorkResponse } from '../proto/index.js';
 import type { WorkHandler, WorkKind } from './work-kinds.js';
+
+/** The work a gateway may send a worker: the external-agent path's episode operations. */
+const GATEWAY_WORK_KINDS: ReadonlySet<string> = new Set(['episode.observe', 'episode.act', 'episode.intervene']);
 
 /**
  * The world-worker's gRPC face: Ping for health and placement, Execute for work, each
@@ -87,10 +90,22 @@ export class WorldWorkerService {
     }
   }
 
-  addToServer(server: grpc.Server): void {
+  /**
+   * Serves Ping and Execute to the schedulers (with certificates; see ControlPlane), and to
+   * gateways only the episode operations of the external-agent path.
+   */
+  addToServer(server: grpc.Server, controlPlane: ControlPlane): void {
     server.addService(workerProto().crucible.v1.WorldWorker.service, {
-      Ping: handleUnary(() => this.ping()),
-      Execute: handleUnary((req: WorkRequest__Output) => this.execute(req)),
+      Ping: handleUnary(async (_req, call) => {
+        controlPlane.authorize(call, ['scheduler', 'gateway'], 'Ping');
+        return this.ping();
+      }),
+      Execute: handleUnary(async (req: WorkRequest__Output, call) => {
+        const peer = controlPlane.authorize(call, ['scheduler', 'gateway'], 'Execute');
+        if (peer?.role === 'gateway' && !GATEWAY_WORK_KINDS.has(req.kind))
+          throw new ServiceError('forbidden', `a gateway may not run work of kind "${req.kind}" on a world-worker`);
+        return this.execute(req);
+      }),
     });
   }
 }

@@ -17,6 +17,39 @@ import type { Logger } from '../log.js';
 import type { BusMessage, BusSubscription, EventBus } from '../ports.js';
 import { SUBJECT_ROOT, subjectTokens } from './memory-bus.js';
 
+/** A URL with its password (or token) replaced by `***`, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^/@:]*)(:[^/@]*)?@/g, (_m, user: string, pass?: string) =>
+    pass ? `//${user}:***@` : '//***@',
+  );
+}
+
+/**
+ * The nats.js connection options of NATS_URL: one URL or a comma-separated list, whose
+ * credentials (`nats://user:password@host:4222`, or a token as `nats://token@host:4222`)
+ * nats.js does not read from the URL itself.
+ */
+export function natsServerOptions(url: string): { servers: string[]; user?: string; pass?: string; token?: string } {
+  const out: { servers: string[]; user?: string; pass?: string; token?: string } = { servers: [] };
+  for (const raw of url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const m = /^([a-z]+:\/\/)(?:([^/@:]*)(?::([^/@]*))?@)?(.*)$/i.exec(raw);
+    if (!m || m[2] === undefined) {
+      out.servers.push(raw);
+      continue;
+    }
+    const [, scheme, user, pass, rest] = m;
+    out.servers.push(`${scheme}${rest}`);
+    if (pass !== undefined) {
+      out.user = decodeURIComponent(user!);
+      out.pass = decodeURIComponent(pass);
+    } else out.token = decodeURIComponent(user!);
+  }
+  return out;
+}
+
 /** Options of {@link NatsBus.connect}. */
 export interface NatsBusOptions {
   /** The JetStream stream carrying `crucible.>` (CRUCIBLE); created when missing. */
@@ -68,9 +101,15 @@ export class NatsBus implements EventBus {
   static async connect(url: string, options: NatsBusOptions = {}): Promise<NatsBus> {
     let nc: NatsConnection;
     try {
-      nc = await connect({ servers: url, name: options.name ?? 'crucible', timeout: 5000, maxReconnectAttempts: -1 });
+      nc = await connect({
+        ...natsServerOptions(url),
+        name: options.name ?? 'crucible',
+        timeout: 5000,
+        maxReconnectAttempts: -1,
+      });
     } catch (err) {
-      throw new ServiceError('unavailable', `cannot reach NATS at ${url} (NATS_URL): ${(err as Error).message}`, {
+      const where = redactUrl(url);
+      throw new ServiceError('unavailable', `cannot reach NATS at ${where} (NATS_URL): ${(err as Error).message}`, {
         cause: err,
       });
     }
@@ -82,7 +121,7 @@ export class NatsBus implements EventBus {
       await nc.close().catch(() => undefined);
       throw new ServiceError(
         'unavailable',
-        `NATS at ${url} has no usable JetStream (start nats-server with -js): ${(err as Error).message}`,
+        `NATS at ${redactUrl(url)} has no usable JetStream (start nats-server with -js): ${(err as Error).message}`,
         { cause: err },
       );
     }

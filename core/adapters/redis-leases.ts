@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { ServiceError } from '../errors.js';
 import type { LeaseStore } from '../ports.js';
 import { checkTtl } from './memory-leases.js';
+import { redactUrl } from './nats-bus.js';
 
 /** Options of {@link RedisLeases.connect}. */
 export interface RedisLeasesOptions {
@@ -49,7 +50,7 @@ export class RedisLeases implements LeaseStore {
     } catch (err) {
       redis.disconnect();
       const reason = lastError?.message ?? (err as Error).message;
-      throw new ServiceError('unavailable', `cannot reach Redis at ${url} (REDIS_URL): ${reason}`, {
+      throw new ServiceError('unavailable', `cannot reach Redis at ${redactUrl(url)} (REDIS_URL): ${reason}`, {
         cause: lastError ?? err,
       });
     }

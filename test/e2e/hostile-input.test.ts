@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { ServiceError } from '../../core/errors.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ControlPlane } from '../../core/index.js';
 import { SchedulerClient } from '../../gateway/scheduler-client.js';
+import { controlPlaneFiles, type ControlPlaneFiles } from '../support/roles.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -32,13 +37,18 @@ function rawHttp(url: string, bytes: string): Promise<{ status: number; headers:
 describe('hostile input never hurts others (issue 13 item 8)', function () {
   this.timeout(120_000);
   let svc: TestService;
+  let certDir: string;
+  let certs: ControlPlaneFiles;
   let attacker: ReturnType<typeof client>;
   let victim: ReturnType<typeof client>;
   let attackerProject: string;
   let attackerKey: string;
 
   before(async () => {
-    svc = await startTestService();
+    certDir = mkdtempSync(path.join(tmpdir(), 'crucible-hostile-certs-'));
+    certs = await controlPlaneFiles(certDir);
+    // certificates of our own, so the test can call the scheduler as a gateway would
+    svc = await startTestService({}, certs.embedded());
     const a = await svc.workspace('attacker org');
     const v = await svc.workspace('victim org');
     attackerProject = a.projectId;
@@ -46,7 +56,10 @@ describe('hostile input never hurts others (issue 13 item 8)', function () {
     attacker = client(svc.url, a.key);
     victim = client(svc.url, v.key);
   });
-  after(async () => svc?.close());
+  after(async () => {
+    await svc?.close();
+    if (certDir) rmSync(certDir, { recursive: true, force: true });
+  });
 
   it('200 KB ids to the four operations answer 422 while another project keeps getting 200', async () => {
     let attacking = true;
@@ -79,7 +92,10 @@ describe('hostile input never hurts others (issue 13 item 8)', function () {
   it('an error echoing a 200 KB value across gRPC is cut short and the channel stays up', async () => {
     // Past the gateway's validation (as a future operation without bounds would be): the scheduler's
     // "not found" echoes the id; it must not exceed the trailer limit and reset the connection.
-    const direct = new SchedulerClient(svc.svc.scheduler.address);
+    const direct = new SchedulerClient(
+      svc.svc.scheduler.address,
+      ControlPlane.mutualTls(certs.pems('gateway'), 'gateway'),
+    );
     try {
       const principal = {
         project_id: attackerProject,

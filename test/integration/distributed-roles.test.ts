@@ -8,7 +8,7 @@ import { distributedEnv, role, stopRoles } from '../support/roles.js';
 import { loadConfig } from '../../core/config.js';
 import { adminCreateWorkspace } from '../../cli/admin.js';
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 150_000): Promise<T> {
   const end = Date.now() + ms;
   let last: unknown;
   while (Date.now() < end) {

@@ -14,7 +14,8 @@ import { SchedulerState, startScheduler, type SchedulerDeps } from '../../schedu
 import { Placement } from '../../scheduler/runs/placement.js';
 import { WorkerRegistry } from '../../scheduler/workers.js';
 import { cli } from '../support/cli-process.js';
-import { freePort } from '../support/roles.js';
+import { controlPlaneFiles, freePort } from '../support/roles.js';
+import { ControlPlane } from '../../core/control-plane.js';
 import { catalogWorkspace, evaluate, makeProfile, waitRun } from '../support/runs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { chooseAdapters } from '../../core/choose-adapters.js';
@@ -128,7 +129,12 @@ describe('operations: health, readiness, metrics, drain', function () {
     const dir = mkdtempSync(path.join(tmpdir(), 'crucible-ops-'));
     const config = loadConfig({ SERVICE_DATA_DIR: dir, LOG_LEVEL: 'silent', PORT: '0' });
     const adapters = await chooseAdapters(config, logger);
-    const scheduler = await startScheduler({ config, adapters, logger });
+    const scheduler = await startScheduler({
+      config,
+      adapters,
+      logger,
+      controlPlane: ControlPlane.mutualTls((await controlPlaneFiles(path.join(dir, 'certs'))).pems('scheduler')),
+    });
     const ops = await startOpsServer(
       { registries: () => [scheduler.metrics.registry], ready: () => scheduler.ready() },
       '127.0.0.1',

@@ -12,7 +12,7 @@ import { buildAndWait } from '../support/builds.js';
 import { evaluate, makeProfile, runEpisodes, waitRun } from '../support/runs.js';
 import { client } from '../support/service.js';
 import { connect } from '../support/sse.js';
-import { exited, freePort, processesUsing, role, stopRoles, workersUp } from '../support/roles.js';
+import { controlPlaneFiles, exited, freePort, processesUsing, role, stopRoles, workersUp } from '../support/roles.js';
 
 const until = async (what: string, fn: () => Promise<boolean>, ms = 60_000): Promise<void> => {
   const end = Date.now() + ms;
@@ -50,7 +50,10 @@ describe('scale-out: two schedulers, gateways and workers, killed one by one dur
     root = mkdtempSync(path.join(tmpdir(), 'crucible-scale-'));
     storeFile = path.join(root, 'store', 'crucible.db');
     const [s1, s2, g1, g2] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    // one CA; role() hands each process the certificate of its kind
+    const certs = await controlPlaneFiles(path.join(root, 'control-plane'));
     const common = {
+      TEST_CONTROL_PLANE_DIR: certs.dir,
       NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       // this installation's own registry and leases on the shared Redis

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import {
   catalogWorkspace,
   evaluate,
@@ -9,6 +11,7 @@ import {
   waitRun,
   type CatalogWorkspace,
 } from '../support/runs.js';
+import { controlPlaneFiles, type ControlPlaneFiles } from '../support/roles.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /** Pids of processes whose environment names `dir` (the sandboxes a killed worker left behind). */
@@ -36,12 +39,15 @@ describe('worker loss mid-run', function () {
   let t: TestService;
   let cw: CatalogWorkspace;
   const workers: ChildProcess[] = [];
+  /** The installation's CA: the test service's roles and the extra worker process share it. */
+  let certs: ControlPlaneFiles;
 
   /** A second world-worker as its own process, registered with the test service's scheduler. */
   async function spawnWorker(id: string): Promise<ChildProcess> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
       env: {
         ...process.env,
+        ...certs.env('worker'),
         SCHEDULER_ADDR: t.svc.scheduler.address,
         SERVICE_DATA_DIR: t.dataDir,
         WORKER_ID: id,
@@ -125,7 +131,8 @@ describe('worker loss mid-run', function () {
 
   before(async () => {
     // the embedded worker takes one episode at a time, so most land on the second worker
-    t = await startTestService({ WORKER_CAPACITY: '1' });
+    certs = await controlPlaneFiles(mkdtempSync(path.join(tmpdir(), 'crucible-loss-certs-')));
+    t = await startTestService({ WORKER_CAPACITY: '1' }, certs.embedded());
     cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
   });
 

@@ -1,6 +1,48 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
+import { issueCertificateFiles } from '../../cli/admin-certs.js';
+import type { ControlPlanePems, ControlPlaneRole } from '../../core/control-plane.js';
+
+/** A control-plane CA and one certificate per role, as `crucible admin certs` writes them. */
+export interface ControlPlaneFiles {
+  dir: string;
+  /** CONTROL_PLANE_CA, _CERT and _KEY of the certificate named `name` (a role's by default). */
+  env(name: string): Record<string, string>;
+  /** The same certificate read back, for roles started in the test process. */
+  pems(name: string): ControlPlanePems;
+  /** One PEM set per role, as `startEmbedded` takes them. */
+  embedded(): Record<ControlPlaneRole, ControlPlanePems>;
+}
+
+/** Issues a CA and a gateway, scheduler and worker certificate into `dir` (made if missing). */
+export async function controlPlaneFiles(dir: string): Promise<ControlPlaneFiles> {
+  await issueCertificateFiles(dir, [
+    { role: 'gateway', name: 'gateway' },
+    { role: 'scheduler', name: 'scheduler' },
+    { role: 'worker', name: 'worker' },
+  ]);
+  const env = (name: string) => ({
+    CONTROL_PLANE_CA: path.join(dir, 'ca.pem'),
+    CONTROL_PLANE_CERT: path.join(dir, `${name}.pem`),
+    CONTROL_PLANE_KEY: path.join(dir, `${name}-key.pem`),
+  });
+  const pems = (name: string) => {
+    const e = env(name);
+    return {
+      ca: readFileSync(e.CONTROL_PLANE_CA, 'utf8'),
+      cert: readFileSync(e.CONTROL_PLANE_CERT, 'utf8'),
+      key: readFileSync(e.CONTROL_PLANE_KEY, 'utf8'),
+    };
+  };
+  return {
+    dir,
+    env,
+    pems,
+    embedded: () => ({ gateway: pems('gateway'), scheduler: pems('scheduler'), worker: pems('worker') }),
+  };
+}
 
 /** A loopback port nothing listens on right now. */
 export function freePort(): Promise<number> {
@@ -16,11 +58,21 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts one role of the distributed shape (`crucible scheduler | worker | gateway`) as its
- * own process from the TypeScript sources. Set DEBUG_ROLES=1 to see its log.
+ * own process from the TypeScript sources. Set DEBUG_ROLES=1 to see its log. With
+ * TEST_CONTROL_PLANE_DIR in `env` (a folder of {@link controlPlaneFiles}), the role gets the
+ * CA and the certificate of its kind from there.
  */
 export function role(name: string, env: Record<string, string>): ChildProcess {
+  const { TEST_CONTROL_PLANE_DIR: dir, ...rest } = env;
+  const certs = dir
+    ? {
+        CONTROL_PLANE_CA: path.join(dir, 'ca.pem'),
+        CONTROL_PLANE_CERT: path.join(dir, `${name}.pem`),
+        CONTROL_PLANE_KEY: path.join(dir, `${name}-key.pem`),
+      }
+    : {};
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', name], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...rest, ...certs },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${name}] ${d}`));
@@ -29,11 +81,15 @@ export function role(name: string, env: Record<string, string>): ChildProcess {
 
 /**
  * The environment of one distributed installation on this machine: fresh scheduler and
- * gateway ports, real NATS and Redis, `dataDir` as the shared SQLite folder.
+ * gateway ports, real NATS and Redis, `dataDir` as the shared SQLite folder, and a
+ * control-plane CA with a certificate per role in `dataDir/control-plane` ({@link role}
+ * gives each role its own; loadConfig ignores TEST_CONTROL_PLANE_DIR).
  */
 export async function distributedEnv(dataDir: string): Promise<{ env: Record<string, string>; gatewayUrl: string }> {
   const [schedulerPort, gatewayPort] = [await freePort(), await freePort()];
+  const certs = await controlPlaneFiles(path.join(dataDir, 'control-plane'));
   const env = {
+    TEST_CONTROL_PLANE_DIR: certs.dir,
     SERVICE_DATA_DIR: dataDir,
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',

@@ -6,6 +6,7 @@ import { createLogger } from '../../core/log.js';
 import { startEmbedded, type EmbeddedService } from '../../cli/roles.js';
 import { createApiKey, createWorkspace } from '../../scheduler/index.js';
 import type { Scope } from '../../core/principal.js';
+import type { ControlPlanePems, ControlPlaneRole } from '../../core/control-plane.js';
 
 /** A whole embedded service on a free port with its own data folder, as `npm start` runs it. */
 export interface TestService {
@@ -26,8 +27,14 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+/**
+ * `certificates`: the roles' control-plane certificates (default: a CA made in memory), for
+ * tests that add a role process of their own (test/support/roles.ts controlPlaneFiles).
+ * `dataDir`: an existing data folder (a restart).
+ */
 export async function startTestService(
   env: Record<string, string> = {},
+  certificates?: Record<ControlPlaneRole, ControlPlanePems>,
   dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-test-')),
 ): Promise<TestService> {
   const config = loadConfig({
@@ -39,7 +46,7 @@ export async function startTestService(
     SERVICE_CREDENTIAL_VARS: 'CRUCIBLE_TEST_*,CRUCIBLE_AGENT_*',
     ...env,
   });
-  const svc = await startEmbedded(config, createLogger(config.logLevel));
+  const svc = await startEmbedded(config, createLogger(config.logLevel), certificates);
   return serviceOver({
     url: svc.gateway.url,
     config,
@@ -47,7 +54,7 @@ export async function startTestService(
     dataDir,
     async restart(more = {}) {
       await svc.close();
-      return startTestService({ ...env, ...more }, dataDir);
+      return startTestService({ ...env, ...more }, certificates, dataDir);
     },
     async close() {
       await svc.close();

@@ -1,14 +1,30 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import { issueCertificateFiles, parseCertSpecs } from '../../cli/admin-certs.js';
+import { loadConfig } from '../../core/config.js';
+import { roleControlPlane, type ControlPlaneRole } from '../../core/control-plane.js';
 
 /** compose.yaml runs the shape docs/operations.md describes (issue 14, item 7). */
 describe('compose.yaml', () => {
-  const doc = parse(readFileSync(new URL('../../compose.yaml', import.meta.url), 'utf8'), { merge: true }) as {
+  const text = readFileSync(new URL('../../compose.yaml', import.meta.url), 'utf8');
+  const doc = parse(text, { merge: true }) as {
     services: Record<
       string,
-      { command?: string[]; restart?: string; healthcheck?: { test: string[] }; environment?: Record<string, string> }
+      {
+        command?: string[];
+        restart?: string;
+        healthcheck?: { test: string[] };
+        environment?: Record<string, string>;
+        networks?: string[];
+        secrets?: string[];
+        ports?: string[];
+      }
     >;
+    networks: Record<string, { internal?: boolean } | null>;
+    secrets: Record<string, { file: string }>;
   };
   const roles = (name: string) => Object.entries(doc.services).filter(([, s]) => s.command?.[0] === name);
 
@@ -31,6 +47,77 @@ describe('compose.yaml', () => {
       const port = s.environment?.OPS_PORT;
       expect(port, name).to.be.a('string');
       expect(s.healthcheck!.test.join(' '), name).to.include(`:${port}/readyz`);
+    }
+  });
+
+  const all = () => [...roles('scheduler'), ...roles('gateway'), ...roles('worker')];
+  /** `${NAME:?message}`: compose refuses to start while the variable is unset. */
+  const required = (name: string) => `\\$\\{${name}:\\?[^}]+\\}`;
+
+  it('MongoDB, NATS and Redis demand a password, and every role reaches them with it', () => {
+    const mongo = doc.services.mongo!.environment!;
+    expect(mongo.MONGO_INITDB_ROOT_USERNAME).to.equal('crucible');
+    expect(mongo.MONGO_INITDB_ROOT_PASSWORD).to.match(new RegExp(`^${required('MONGO_PASSWORD')}$`));
+    const nats = doc.services.nats!.command!.join(' ');
+    expect(nats).to.match(new RegExp(`--user crucible --pass ${required('NATS_PASSWORD')}`));
+    const redis = doc.services.redis!.command!.join(' ');
+    expect(redis).to.match(new RegExp(`--requirepass ${required('REDIS_PASSWORD')}`));
+    for (const [name, s] of all()) {
+      const env = s.environment!;
+      expect(env.MONGODB_URL, name).to.match(
+        new RegExp(`^mongodb://crucible:${required('MONGO_PASSWORD')}@mongo:27017/`),
+      );
+      expect(env.NATS_URL, name).to.match(new RegExp(`^nats://crucible:${required('NATS_PASSWORD')}@nats:4222$`));
+      expect(env.REDIS_URL, name).to.match(new RegExp(`^redis://:${required('REDIS_PASSWORD')}@redis:6379$`));
+    }
+  });
+
+  it('the data stores, schedulers and workers are on an internal network; only gateways publish a port', () => {
+    expect(doc.networks.control).to.deep.include({ internal: true });
+    for (const name of ['mongo', 'nats', 'redis'])
+      expect(doc.services[name]!.networks, name).to.deep.equal(['control']);
+    for (const [name, s] of [...roles('scheduler'), ...roles('worker')]) {
+      expect(s.networks, name).to.include('control');
+      expect(s.networks, name).to.not.include('edge');
+      expect(s.ports, name).to.equal(undefined);
+    }
+    for (const [name, s] of roles('gateway')) expect(s.networks, name).to.have.members(['control', 'edge']);
+    for (const [name, s] of Object.entries(doc.services))
+      if (!roles('gateway').some(([g]) => g === name)) expect(s.ports, name).to.equal(undefined);
+  });
+
+  it('every role speaks mutual TLS with a certificate of its own role, mounted from the files `crucible admin certs` writes', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'crucible-compose-certs-'));
+    try {
+      // the command the comment at the top tells the operator to run, with --out ./control-plane
+      const list = /admin certs --out \.\/control-plane --roles (\S+)/.exec(text)?.[1];
+      expect(list, 'the issuing command in the comment').to.be.a('string');
+      await issueCertificateFiles(dir, parseCertSpecs(list!));
+      const fileOf = (secret: string) => {
+        const file = doc.secrets[secret]?.file;
+        expect(file, secret).to.match(/^\.\/control-plane\//);
+        return path.join(dir, path.relative('./control-plane', file!));
+      };
+      for (const kind of ['scheduler', 'gateway', 'worker'] as ControlPlaneRole[])
+        for (const [name, s] of roles(kind)) {
+          const env = s.environment!;
+          expect(env.CONTROL_PLANE_INSECURE, name).to.equal(undefined);
+          const secretOf = (p: string) => {
+            const m = /^\/run\/secrets\/(.+)$/.exec(p);
+            expect(m, `${name}: ${p}`).to.not.equal(null);
+            expect(s.secrets, name).to.include(m![1]);
+            return fileOf(m![1]!);
+          };
+          const files = {
+            CONTROL_PLANE_CA: secretOf(env.CONTROL_PLANE_CA!),
+            CONTROL_PLANE_CERT: secretOf(env.CONTROL_PLANE_CERT!),
+            CONTROL_PLANE_KEY: secretOf(env.CONTROL_PLANE_KEY!),
+          };
+          // the role's own start-up check: the CA signed it, the key fits, the role is its own
+          expect(roleControlPlane(loadConfig(files), kind).self?.role, name).to.equal(kind);
+        }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { bindServer, grpc, handleUnary, schedulerProto } from '../../core/grpc.js';
+import { ControlPlane, type ControlPlaneRole } from '../../core/control-plane.js';
+import { ephemeralControlPlane } from '../../core/control-plane-certs.js';
+import type { ControlPlanePems } from '../../core/control-plane.js';
 import { SchedulerClient } from '../../gateway/scheduler-client.js';
 import { freePort } from '../support/roles.js';
+
+let pems: Record<ControlPlaneRole, ControlPlanePems>;
+const plane = (role: ControlPlaneRole) => ControlPlane.mutualTls(pems[role], role);
 
 /** A scheduler that answers Dispatch with its own name, counting the calls it got. */
 async function fakeScheduler(name: string): Promise<{ address: string; calls: () => number; stop(): void }> {
@@ -16,16 +22,21 @@ async function fakeScheduler(name: string): Promise<{ address: string; calls: ()
     RegisterWorker: handleUnary(async () => ({})),
     Heartbeat: handleUnary(async () => ({})),
   });
-  const port = await bindServer(server, '127.0.0.1', 0);
+  const port = await bindServer(server, '127.0.0.1', 0, plane('scheduler'));
   return { address: `127.0.0.1:${port}`, calls: () => calls, stop: () => server.forceShutdown() };
 }
 
 /** The gateway's client of several schedulers (SCHEDULER_ADDR as a comma list). */
 describe('scheduler client over several schedulers (gateway/scheduler-client.ts)', () => {
+  // mutual TLS, as between the roles: a refused connection must still count as never sent
+  before(async () => {
+    pems = await ephemeralControlPlane();
+  });
+
   it('sends every call, writes included, past a scheduler nobody listens for', async () => {
     const live = await fakeScheduler('b');
     const dead = `127.0.0.1:${await freePort()}`;
-    const c = new SchedulerClient(`${dead}, ${live.address}`);
+    const c = new SchedulerClient(`${dead}, ${live.address}`, plane('gateway'));
     try {
       for (let i = 0; i < 4; i++) {
         const r = await c.dispatch({ operation_id: 'create_thing' });
@@ -41,7 +52,7 @@ describe('scheduler client over several schedulers (gateway/scheduler-client.ts)
 
   it('spreads calls over the schedulers that answer, and carries on when one of them dies', async () => {
     const [a, b] = [await fakeScheduler('a'), await fakeScheduler('b')];
-    const c = new SchedulerClient(`${a.address},${b.address}`);
+    const c = new SchedulerClient(`${a.address},${b.address}`, plane('gateway'));
     try {
       const names = new Set<string>();
       for (let i = 0; i < 6; i++)
