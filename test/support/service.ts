@@ -27,6 +27,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     HOST: '127.0.0.1',
     SERVICE_DATA_DIR: dataDir,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    // every test signs up from 127.0.0.1; accounts-signup.test.ts checks the real limit
+    SERVICE_SIGNUPS_PER_HOUR: '10000',
     ...env,
   });
   const svc = await startEmbedded(config, createLogger(config.logLevel));
