@@ -18,7 +18,7 @@ const SIGNUP_ANSWER =
 export const signupLoginHandlers: HandlerTable = {
   /**
    * Creates an account with a password. The answer is the same whether or not the address
-   * already has an account (202, `{detail, email, next}`, no session): an answer that
+   * already has an account (201, `{detail, email, next}`, no session): an answer that
    * differed would tell anyone which addresses have accounts here. The person then signs
    * in (`POST /v1/auth/login`, the console does it at once): a new account opens needing
    * onboarding; someone who already had an account signs in to it with its password, and
@@ -53,7 +53,7 @@ export const signupLoginHandlers: HandlerTable = {
       logger.child({ component: 'accounts' }).info('sign-up for an address that already has an account');
     }
     return {
-      status: 202,
+      status: 201,
       body: {
         detail: SIGNUP_ANSWER,
         email,

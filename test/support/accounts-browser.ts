@@ -75,7 +75,7 @@ export function uniqueEmail(tag = 'user'): string {
 }
 
 /**
- * Signs up as the console does: sign-up answers 202 alike for new and existing addresses
+ * Signs up as the console does: sign-up answers 201 alike for new and existing addresses
  * (no session), then the browser signs in with the same address and password. Returns
  * the sign-in's answer (200 with the user, or 401 when the address already had an
  * account with another password).
@@ -86,6 +86,6 @@ export async function signUp(
   headers?: Record<string, string>,
 ): Promise<ApiAnswer<any>> {
   const r = await b.post('/v1/auth/signup', fields, headers);
-  if (r.status !== 202) return r;
+  if (r.status !== 201) return r;
   return b.post('/v1/auth/login', { email: fields.email, password: fields.password }, headers);
 }
