@@ -1,9 +1,26 @@
+import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { loadConfig } from '../../core/config.js';
 import { adminOperators } from '../../cli/admin-operators.js';
 import { TEST_IDP_ISSUER as ISSUER, idToken, startTestProvider } from '../support/accounts-idp.js';
 import { browser, signUp, uniqueEmail } from '../support/accounts-browser.js';
 import { startTestService, type TestService } from '../support/service.js';
+
+/** Runs the real `crucible` command against the test service's data folder. */
+function runCli(t: TestService, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+      env: { ...process.env, SERVICE_DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 /** Issue 13 item 5: operators are user ids named on the server, or verified provider subjects; never an address. */
 describe('accounts: operators are named by user id or verified subject, never by an e-mail address', function () {
@@ -82,5 +99,20 @@ describe('accounts: operators are named by user id or verified subject, never by
     let failure: Error | null = null;
     await adminOperators(t.config, { kind: 'add', who: 'nobody@example.com' }).catch((e: Error) => (failure = e));
     expect(failure!.message).to.match(/there is no account nobody@example.com/);
+  });
+
+  it('the real `crucible admin operators` command names and lists an operator on the server', async () => {
+    const b = browser(t.url);
+    const email = uniqueEmail('cli-ops');
+    const me = await signUp(b, { name: 'Cli', email, password: 'cli operator pw' });
+    const added = await runCli(t, ['admin', 'operators', 'add', email, '--json']);
+    expect(added.code, added.stderr).to.equal(0);
+    expect(JSON.parse(added.stdout)).to.include({ id: me.body.user.id, email });
+    expect((await b.get('/v1/admin/organizations')).status).to.equal(200);
+    const listed = await runCli(t, ['admin', 'operators']);
+    expect(listed.stdout).to.include(`${me.body.user.id}  ${email}`);
+    const unknown = await runCli(t, ['admin', 'operators', 'add', 'ghost@example.com']);
+    expect(unknown.code).to.not.equal(0);
+    expect(unknown.stderr).to.match(/there is no account ghost@example.com/);
   });
 });
