@@ -1,9 +1,11 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { Collections } from '../core/index.js';
-import type { Config } from '../core/index.js';
+import type { Config, DocumentStore, LeaseStore } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import type { HandlerTable } from '../core/index.js';
 import { body } from '../core/index.js';
+import { LoginThrottle } from './login-throttle.js';
+import { verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';
 import { createUser, defaultMembership, findUserByEmail, userView, type AccountUserDoc } from './users.js';
 
@@ -100,32 +102,79 @@ function mapJoseError(err: unknown): ServiceError {
   return refused(`it is not a valid signed token (${err.message})`);
 }
 
+/** What may prove that the person signing in with the provider owns an existing account. */
+interface LinkProof {
+  /** The user id of the console session the request came with, if any. */
+  signedInUserId: string | null;
+  /** The account's password, sent with the ID token. */
+  password: string | null;
+  clientAddress: string;
+}
+
+/** 409 with what to do: the provider's word on an e-mail address alone never takes over an account. */
+const linkRefused = (why: string) =>
+  new ServiceError(
+    'conflict',
+    `an account with this e-mail address already exists and is not linked to this identity-provider account; ${why}`,
+  );
+
 /**
- * The account of a verified identity: the one linked to it, else the one with its e-mail
- * address (then linked, which is how operator-added accounts without a password sign in),
- * else a new account when sign-up is open.
+ * Whether the identity may be linked to `account`, the unlinked account with its e-mail
+ * address. The provider vouching for the address (`email_verified`, checked by
+ * verifyIdToken) is necessary but not enough: whoever signed up first with that address
+ * could be someone else, and so could whoever gets the address later (pre-account
+ * takeover both ways). So the person must also prove the account: by being signed in to
+ * it, or by sending its password (throttled like sign-in). An account without a
+ * password was made by the server's owner (`crucible admin add-user --no-password`) for
+ * exactly this sign-in, and links on the verified address.
+ */
+async function proveLink(account: AccountUserDoc, proof: LinkProof, leases: LeaseStore): Promise<void> {
+  if (proof.signedInUserId === account._id) return;
+  if (account.password_hash === null) return;
+  if (proof.password === null) {
+    throw linkRefused(
+      'to link them, sign in with the password first and then sign in with the identity provider ' +
+        '(or send the password as "password" with the ID token)',
+    );
+  }
+  const throttle = new LoginThrottle(leases);
+  await throttle.check(account.email, proof.clientAddress);
+  if (!(await verifyPassword(account.password_hash, proof.password)).ok) {
+    await throttle.recordFailure(account.email, proof.clientAddress);
+    throw linkRefused("the password does not match the account's, so they were not linked");
+  }
+  await throttle.recordSuccess(account.email, proof.clientAddress);
+}
+
+/**
+ * The account of a verified identity: the one linked to it, else the account with its
+ * e-mail address when the person proves it (then linked; see proveLink), else a new
+ * account when sign-up is open.
  */
 async function accountFor(
   identity: IdpIdentity,
   config: Config,
-  store: Parameters<typeof findUserByEmail>[0],
-): Promise<{ user: AccountUserDoc; registered: boolean }> {
+  adapters: { store: DocumentStore; leases: LeaseStore },
+  proof: LinkProof,
+): Promise<{ user: AccountUserDoc; registered: boolean; linked: boolean }> {
+  const store = adapters.store;
   const linked = await store.findOne<AccountUserDoc>(Collections.users, {
     idp_subject: identity.subject,
     idp_issuer: identity.issuer,
   });
-  if (linked) return { user: linked, registered: false };
+  if (linked) return { user: linked, registered: false, linked: false };
   const byEmail = await findUserByEmail(store, identity.email);
   if (byEmail) {
     if (byEmail.idp_subject && (byEmail.idp_subject !== identity.subject || byEmail.idp_issuer !== identity.issuer)) {
       throw refused('this e-mail address belongs to an account linked to another identity-provider account');
     }
+    await proveLink(byEmail, proof, adapters.leases);
     const user =
       (await store.update<AccountUserDoc>(Collections.users, byEmail._id, {
         idp_issuer: identity.issuer,
         idp_subject: identity.subject,
       })) ?? byEmail;
-    return { user, registered: false };
+    return { user, registered: false, linked: true };
   }
   if (config.signup === 'closed') {
     throw new ServiceError(
@@ -140,19 +189,28 @@ async function accountFor(
       passwordHash: null,
       idp: { issuer: identity.issuer, subject: identity.subject },
     });
-    return { user, registered: true };
+    return { user, registered: true, linked: false };
   } catch (err) {
     // Two first sign-ins raced; the other one created the account.
-    if (err instanceof ServiceError && err.code === 'conflict') return accountFor(identity, config, store);
+    if (err instanceof ServiceError && err.code === 'conflict') return accountFor(identity, config, adapters, proof);
     throw err;
   }
 }
 
 export const idpHandlers: HandlerTable = {
-  /** Signs in with an identity provider ID token; registers the account on first use. Sets the session cookie. */
+  /**
+   * Signs in with an identity provider ID token; registers the account on first use, or
+   * links an existing account of the same address when the caller proves it (`linked`).
+   * Sets the session cookie.
+   */
   async auth_idp(ctx, { adapters, config }) {
-    const identity = await verifyIdToken(body<{ credential: string }>(ctx).credential, config);
-    const { user, registered } = await accountFor(identity, config, adapters.store);
+    const b = body<{ credential: string; password?: string }>(ctx);
+    const identity = await verifyIdToken(b.credential, config);
+    const { user, registered, linked } = await accountFor(identity, config, adapters, {
+      signedInUserId: ctx.principal?.sessionId ? (ctx.principal.userId ?? null) : null,
+      password: typeof b.password === 'string' ? b.password : null,
+      clientAddress: ctx.clientAddress,
+    });
     const membership = await defaultMembership(adapters.store, user._id);
     return startSession(
       adapters.store,
@@ -168,6 +226,7 @@ export const idpHandlers: HandlerTable = {
         body: {
           user: userView(user),
           registered,
+          linked,
           project_id: membership?.project_id ?? null,
           needs_onboarding: !membership,
         },

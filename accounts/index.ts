@@ -14,6 +14,14 @@ export { identityOf } from './identity.js';
 export { SESSION_COOKIE } from './sessions.js';
 export { sessionResolver, type SessionResolver } from './session-resolver.js';
 export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
+export {
+  addOperator,
+  isOperatorUser,
+  listOperators,
+  removeOperator,
+  subjectKey,
+  type OperatorView,
+} from './operators.js';
 export { findCredential, type CredentialDoc, type CredentialKind } from './credentials.js';
 
 /**

@@ -134,3 +134,33 @@ export class LoginThrottle {
 const failKey = (s: Subject) => `login:attempts:${s.kind}:${s.id}`;
 const waitKey = (s: Subject) => `login:wait:${s.kind}:${s.id}`;
 const blockKey = (s: Subject) => `login:blocked:${s.kind}:${s.id}`;
+
+/**
+ * Limits account creation per client address (SERVICE_SIGNUPS_PER_HOUR): every sign-up attempt counts (whether or
+ * not the address had an account, so the limit itself tells nothing), in fixed windows
+ * of the LeaseStore shared by every scheduler. Over the limit, sign-up answers 429 with
+ * `Retry-After` (seconds to the window's end) before any work is done.
+ */
+export class SignupThrottle {
+  readonly #leases: LeaseStore;
+  readonly #limits: { perAddress: number; windowMs: number };
+
+  constructor(leases: LeaseStore, limits: { perAddress: number; windowMs: number }) {
+    this.#leases = leases;
+    this.#limits = limits;
+  }
+
+  /** Counts one attempt from `address`; throws `rate_limited` when it is over the limit. */
+  async attempt(address: string): Promise<void> {
+    const now = Date.now();
+    const window = Math.floor(now / this.#limits.windowMs);
+    const count = await this.#leases.incr(`signup:attempts:${address || 'unknown'}:${window}`, this.#limits.windowMs);
+    if (count <= this.#limits.perAddress) return;
+    const seconds = Math.max(1, Math.ceil(((window + 1) * this.#limits.windowMs - now) / 1000));
+    throw new ServiceError(
+      'rate_limited',
+      `too many sign-ups from this address (${this.#limits.perAddress} in ${Math.round(this.#limits.windowMs / 60_000)} minutes); try again in ${seconds} seconds`,
+      { headers: { 'retry-after': String(seconds) } },
+    );
+  }
+}

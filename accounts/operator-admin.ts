@@ -65,8 +65,8 @@ function checkLimitsOverride(override: Record<string, number | boolean | null>):
 }
 
 /**
- * Operator administration. The gateway admits only a console session of a user whose
- * e-mail address is in SERVICE_OPERATORS (x-access `operator`; every key is refused), so
+ * Operator administration. The gateway admits only a console session of a user named an
+ * operator (accounts/operators.ts; x-access `operator`; every key is refused), so
  * these handlers act across all organizations.
  */
 export const operatorAdminHandlers: HandlerTable = {

@@ -4,6 +4,7 @@ import type { Config } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
 import type { Principal, Scope } from '../core/index.js';
 import type { Request } from 'express';
+import { isOperatorUser } from './operators.js';
 
 /** The fields of a stored session the gateway reads (written by scheduler/accounts/sessions.ts). */
 interface SessionRecord extends Doc {
@@ -16,6 +17,9 @@ interface SessionRecord extends Doc {
 
 interface UserRecord extends Doc {
   email: string;
+  operator?: boolean;
+  idp_issuer?: string | null;
+  idp_subject?: string | null;
 }
 
 interface MembershipRecord extends Doc {
@@ -46,11 +50,12 @@ export function scopesOfRole(role: MembershipRecord['role']): Scope[] {
  * principal acts in the session's workspace; when the user lost that membership it falls
  * back to their oldest one. Without any workspace the principal has no project, and the
  * access rules then let it reach only `any` operations (onboarding, /v1/me); `read` is
- * the scope that lets it through those. Operators are the users whose e-mail address is
- * in SERVICE_OPERATORS. Returns null for an unknown, expired or revoked session (401).
+ * the scope that lets it through those. Operators are the users named with `crucible admin
+ * operators add`, or linked to an identity-provider subject in SERVICE_OPERATOR_SUBJECTS
+ * (accounts/operators.ts); never an e-mail address alone. Returns null for an unknown, expired or revoked session (401).
  */
 export function sessionResolver(store: DocumentStore, config: Config): SessionResolver {
-  const operators = new Set(config.operators);
+  const subjects = new Set(config.operatorSubjects);
   return async (token) => {
     if (!TOKEN_PATTERN.test(token)) return null;
     const session = await store.findOne<SessionRecord>(Collections.sessions, {
@@ -79,7 +84,7 @@ export function sessionResolver(store: DocumentStore, config: Config): SessionRe
       userId: user._id,
       sessionId: session._id,
       scopes: membership ? scopesOfRole(membership.role) : ['read'],
-      isOperator: operators.has(user.email.toLowerCase()),
+      isOperator: isOperatorUser(user, subjects),
     };
     return principal;
   };

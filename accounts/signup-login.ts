@@ -2,7 +2,7 @@ import { Collections } from '../core/index.js';
 import { ServiceError, invalid } from '../core/index.js';
 import type { HandlerTable } from '../core/index.js';
 import { body } from '../core/index.js';
-import { LoginThrottle } from './login-throttle.js';
+import { LoginThrottle, SignupThrottle } from './login-throttle.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';
 import { createUser, defaultMembership, findUserByEmail, normalizeEmail, userView } from './users.js';
@@ -10,14 +10,23 @@ import { createUser, defaultMembership, findUserByEmail, normalizeEmail, userVie
 /** One message for every failed password sign-in, so answers do not tell which accounts exist. */
 const WRONG_CREDENTIALS = 'wrong e-mail address or password';
 
+/** The one answer to every accepted sign-up, new address or not. */
+const SIGNUP_ANSWER =
+  'if this e-mail address can be used, its account is ready: sign in with it and your password. ' +
+  'If the address already had an account, that account is unchanged: sign in with its password.';
+
 export const signupLoginHandlers: HandlerTable = {
   /**
-   * Creates an account with a password and signs the browser in. The account has no
-   * workspace yet: `GET /v1/me` says `needs_onboarding` until `POST /v1/onboarding/workspace`
-   * creates its own organization. Closed on servers with `SERVICE_SIGNUP=closed` (403).
-   * A second account with the same e-mail address answers 409.
+   * Creates an account with a password. The answer is the same whether or not the address
+   * already has an account (201, `{detail, email, next}`, no session): an answer that
+   * differed would tell anyone which addresses have accounts here. The person then signs
+   * in (`POST /v1/auth/login`, the console does it at once): a new account opens needing
+   * onboarding; someone who already had an account signs in to it with its password, and
+   * anyone else is told the neutral "wrong e-mail address or password". The existing
+   * account is never touched. Throttled per client address (429 with `Retry-After`).
+   * Closed on servers with `SERVICE_SIGNUP=closed` (403).
    */
-  async auth_signup(ctx, { adapters, config }) {
+  async auth_signup(ctx, { adapters, config, logger }) {
     if (config.signup === 'closed') {
       throw new ServiceError(
         'forbidden',
@@ -28,21 +37,29 @@ export const signupLoginHandlers: HandlerTable = {
     const email = normalizeEmail(b.email);
     const name = b.name.trim();
     if (!name) throw invalid('name', 'must not be blank');
-    if (await findUserByEmail(adapters.store, email)) {
-      throw new ServiceError('conflict', 'an account with this e-mail address already exists; sign in instead');
-    }
-    const user = await createUser(adapters.store, { email, name, passwordHash: await hashPassword(b.password) });
-    return startSession(
-      adapters.store,
-      {
-        userId: user._id,
-        projectId: null,
-        method: 'password',
-        clientAddress: ctx.clientAddress,
-        userAgent: ctx.userAgent,
-      },
-      { status: 201, body: { user: userView(user), project_id: null, needs_onboarding: true } },
+    await new SignupThrottle(adapters.leases, { perAddress: config.signupsPerHour, windowMs: 60 * 60_000 }).attempt(
+      ctx.clientAddress,
     );
+    // Hashed either way, so the time taken does not tell either.
+    const passwordHash = await hashPassword(b.password);
+    if (!(await findUserByEmail(adapters.store, email))) {
+      try {
+        await createUser(adapters.store, { email, name, passwordHash });
+      } catch (err) {
+        // a sign-up for the same address won the race: the same answer as for any existing address
+        if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
+      }
+    } else {
+      logger.child({ component: 'accounts' }).info('sign-up for an address that already has an account');
+    }
+    return {
+      status: 201,
+      body: {
+        detail: SIGNUP_ANSWER,
+        email,
+        next: '/v1/auth/login',
+      },
+    };
   },
 
   /**

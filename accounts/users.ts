@@ -9,6 +9,9 @@ export interface AccountUserDoc extends UserDoc {
   /** Issuer and subject of the identity provider account linked to this user, if any. */
   idp_issuer?: string | null;
   idp_subject?: string | null;
+  /** Named an operator with `crucible admin operators add` (accounts/operators.ts). */
+  operator?: boolean;
+  operator_since?: string | null;
 }
 
 /** E-mail addresses are compared without surrounding spaces and case. */

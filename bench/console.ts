@@ -46,10 +46,10 @@ try {
     if (a.status !== ok) throw new Error(`answered ${a.status}: ${JSON.stringify(a.body)}`);
     return a.body;
   };
-  await must(
-    me.post('/v1/auth/signup', { name: 'Bench', email: uniqueEmail('bench'), password: 'bench password 1' }),
-    201,
-  );
+  const benchUser = { name: 'Bench', email: uniqueEmail('bench'), password: 'bench password 1' };
+  // sign-up answers 201 alike for every address; signing in opens the session
+  await must(me.post('/v1/auth/signup', benchUser), 201);
+  await must(me.post('/v1/auth/login', { email: benchUser.email, password: benchUser.password }), 200);
   const ws = await must(me.post('/v1/onboarding/workspace', { organization: 'Bench' }), 201);
   await t.svc.adapters.store.update(Collections.organizations, ws.organization_id, { plan_override: 'team' });
   const imported = await must(me.post('/v1/applications/import-catalog'), 201);

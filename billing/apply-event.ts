@@ -6,9 +6,17 @@ import type { BilledOrganization } from './organizations.js';
 import { ITEMS } from './items.js';
 import type { PaymentEvent } from './payment-provider.js';
 import { DEFAULT_PLAN } from './plans.js';
-import { saveSubscription, subscriptionOf, type CheckoutDoc } from './records.js';
+import { saveSubscription, subscriptionOf, type CheckoutDoc, type SubscriptionDoc } from './records.js';
 
 const nowIso = (): string => new Date().toISOString();
+
+/**
+ * What became of an event: `applied`; `duplicate` (its id, or its checkout, was applied
+ * before: a replay changes nothing); `stale` (older than the subscription state already
+ * applied, e.g. "active" made before the cancellation we have); `other_subscription` (about
+ * a subscription that is not the organization's current one); `ignored` (nothing to do).
+ */
+export type EventOutcome = 'applied' | 'duplicate' | 'stale' | 'other_subscription' | 'ignored';
 
 /**
  * The one place a payment changes an organization: a completed checkout sets the plan (and
@@ -16,16 +24,19 @@ const nowIso = (): string => new Date().toISOString();
  * subscription change moves or ends the plan. Idempotent: a checkout applies once per
  * session (whether it arrives by notification, a repeated notification or `billing_sync`),
  * any other event once per event id, using an insert-once marker in Collections.billingEvents.
- * Returns whether this call changed anything.
+ * In order: the subscription keeps the creation time of the newest event applied to it
+ * (`event_created`), and an older event is recorded (its marker says `stale`) but changes
+ * nothing, so a delayed "active" cannot undo a cancellation. Returns whether this call
+ * changed anything, and why not.
  */
 export async function applyPaymentEvent(
   store: DocumentStore,
   provider: string,
   event: PaymentEvent,
-): Promise<{ applied: boolean }> {
-  if (event.type === 'other') return { applied: false };
+): Promise<{ applied: boolean; outcome: EventOutcome }> {
+  if (event.type === 'other') return { applied: false, outcome: 'ignored' };
   const org = await store.get<BilledOrganization>(Collections.organizations, event.organization_id);
-  if (!org) return { applied: false };
+  if (!org) return { applied: false, outcome: 'ignored' };
   const marker = event.type === 'checkout_completed' ? `checkout:${event.session_id}` : `event:${event.id}`;
   try {
     await store.insert(Collections.billingEvents, {
@@ -34,16 +45,21 @@ export async function applyPaymentEvent(
       type: event.type,
       organization_id: org._id,
       provider,
+      event_created: event.created,
+      outcome: 'applied',
       created_at: nowIso(),
     });
   } catch (err) {
-    if (err instanceof ServiceError && err.code === 'conflict') return { applied: false };
+    if (err instanceof ServiceError && err.code === 'conflict') return { applied: false, outcome: 'duplicate' };
     throw err;
   }
   try {
-    if (event.type === 'checkout_completed') await applyCheckout(store, provider, org, event);
-    else await applySubscriptionChange(store, provider, org, event);
-    return { applied: true };
+    const outcome =
+      event.type === 'checkout_completed'
+        ? await applyCheckout(store, provider, org, event)
+        : await applySubscriptionChange(store, provider, org, event);
+    if (outcome !== 'applied') await store.update(Collections.billingEvents, marker, { outcome });
+    return { applied: outcome === 'applied', outcome };
   } catch (err) {
     // let a retry of the same notification apply it
     await store.delete(Collections.billingEvents, marker);
@@ -51,17 +67,37 @@ export async function applyPaymentEvent(
   }
 }
 
+/** Why a subscription event must not change the subscription we hold, or null when it may. */
+function outOfOrder(
+  previous: SubscriptionDoc | null,
+  e: { created: number | null; subscription_id: string | null },
+): EventOutcome | null {
+  if (!previous) return null;
+  if (e.created !== null && previous.event_created != null && e.created < previous.event_created) return 'stale';
+  if (e.subscription_id && previous.subscription_id !== e.subscription_id && previous.status !== 'canceled')
+    return 'other_subscription';
+  return null;
+}
+
+/** The order mark an applied event leaves: its own time, or now for a state read back by `sync`. */
+const markOf = (created: number | null): number => created ?? Math.floor(Date.now() / 1000);
+
 async function applyCheckout(
   store: DocumentStore,
   provider: string,
   org: BilledOrganization,
   e: Extract<PaymentEvent, { type: 'checkout_completed' }>,
-): Promise<void> {
+): Promise<EventOutcome> {
   const spec = ITEMS[e.item];
   const at = nowIso();
   let credited: CheckoutDoc['credited'] = null;
-  if (spec.kind === 'plan') {
-    const previous = await subscriptionOf(store, org._id);
+  let outcome: EventOutcome = 'applied';
+  const previous = spec.kind === 'plan' ? await subscriptionOf(store, org._id) : null;
+  // a purchase older than the subscription state we hold (a later cancellation) does not revive it
+  const late =
+    spec.kind === 'plan' && e.created !== null && previous?.event_created != null && e.created < previous.event_created;
+  if (late) outcome = 'stale';
+  else if (spec.kind === 'plan') {
     await saveSubscription(store, {
       _id: org._id,
       provider,
@@ -70,6 +106,7 @@ async function applyCheckout(
       item: e.item,
       status: 'active',
       current_period_end: e.current_period_end,
+      event_created: markOf(e.created),
       updated_at: at,
     });
     await store.update(Collections.organizations, org._id, { plan: spec.plan });
@@ -101,6 +138,7 @@ async function applyCheckout(
       ...done,
       status: 'completed',
     });
+  return outcome;
 }
 
 async function applySubscriptionChange(
@@ -108,10 +146,12 @@ async function applySubscriptionChange(
   provider: string,
   org: BilledOrganization,
   e: Extract<PaymentEvent, { type: 'subscription_changed' }>,
-): Promise<void> {
+): Promise<EventOutcome> {
   const previous = await subscriptionOf(store, org._id);
+  const refused = outOfOrder(previous, e);
+  if (refused) return refused;
   const item = e.item ?? previous?.item;
-  if (!item) return;
+  if (!item) return 'ignored';
   const at = nowIso();
   await saveSubscription(store, {
     _id: org._id,
@@ -121,10 +161,12 @@ async function applySubscriptionChange(
     item,
     status: e.status,
     current_period_end: e.current_period_end ?? previous?.current_period_end ?? null,
+    event_created: Math.max(markOf(e.created), previous?.event_created ?? 0),
     updated_at: at,
   });
   const spec = ITEMS[item];
   if (e.status === 'canceled') await store.update(Collections.organizations, org._id, { plan: DEFAULT_PLAN });
   else if (e.status === 'active' && spec.kind === 'plan')
     await store.update(Collections.organizations, org._id, { plan: spec.plan });
+  return 'applied';
 }

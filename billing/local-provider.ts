@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Collections } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import { newId } from '../core/index.js';
@@ -10,10 +10,18 @@ import { subscriptionOf, type CheckoutDoc } from './records.js';
 import { toPaymentEvent, verifiedStripeEvent, webhooks } from './stripe-events.js';
 
 const SECRET_ID = 'local_webhook_secret';
+const CSRF_SECRET_ID = 'local_pages_csrf_secret';
+
+/** The answer while SERVICE_LOCAL_CHECKOUT is off: the local provider would hand out plans for nothing. */
+export const LOCAL_CHECKOUT_OFF =
+  'payments are not set up on this server: the local payment provider completes purchases without payment, ' +
+  'so it is off unless the operator sets SERVICE_LOCAL_CHECKOUT=on (development only); ' +
+  'production servers set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET';
 
 /**
  * The embedded payment provider, used when no STRIPE_SECRET_KEY is configured: no money
- * moves. Checkouts are recorded in Collections.billingCheckouts and completed by a notification this
+ * moves, so it opens and completes purchases only when the operator set
+ * SERVICE_LOCAL_CHECKOUT=on (development); otherwise checkout and plan changes answer 403. Checkouts are recorded in Collections.billingCheckouts and completed by a notification this
  * provider signs exactly as Stripe does (`t=...,v1=...`, HMAC-SHA256 with a secret kept in
  * the store), so the webhook takes the same verification and apply path either way.
  */
@@ -21,13 +29,22 @@ export class LocalPaymentProvider implements PaymentProvider {
   readonly name = 'local';
   readonly #store: DocumentStore;
   readonly #publicUrl: string;
+  /** SERVICE_LOCAL_CHECKOUT: whether purchases may be opened and completed at all. */
+  readonly checkoutEnabled: boolean;
 
-  constructor(store: DocumentStore, publicUrl: string) {
+  constructor(store: DocumentStore, publicUrl: string, opts: { checkoutEnabled: boolean }) {
     this.#store = store;
     this.#publicUrl = publicUrl.replace(/\/+$/, '');
+    this.checkoutEnabled = opts.checkoutEnabled;
+  }
+
+  /** Throws 403 saying what to set while SERVICE_LOCAL_CHECKOUT is off. */
+  requireCheckoutEnabled(): void {
+    if (!this.checkoutEnabled) throw new ServiceError('forbidden', LOCAL_CHECKOUT_OFF);
   }
 
   async createCheckout(req: CheckoutRequest): Promise<{ url: string; session_id: string }> {
+    this.requireCheckoutEnabled();
     const session = newId('cs_local');
     await this.#store.insert<CheckoutDoc>(Collections.billingCheckouts, {
       _id: session,
@@ -47,6 +64,7 @@ export class LocalPaymentProvider implements PaymentProvider {
     org: BilledOrganization,
     item: BillingItem,
   ): Promise<SubscriptionView & { subscription_id: string }> {
+    this.requireCheckoutEnabled();
     const sub = await subscriptionOf(this.#store, org._id);
     if (!sub || sub.status === 'canceled')
       throw new ServiceError(
@@ -109,17 +127,40 @@ export class LocalPaymentProvider implements PaymentProvider {
   }
 
   /** The signing secret, made once per store and kept there so every process agrees on it. */
-  async webhookSecret(): Promise<string> {
-    const found = await this.#store.get<Doc & { secret: string }>(Collections.billingSettings, SECRET_ID);
+  webhookSecret(): Promise<string> {
+    return this.#storedSecret(SECRET_ID, 'whsec_');
+  }
+
+  /**
+   * The cross-site token of the checkout page for one console session and checkout:
+   * HMAC-SHA256 under a secret of its own kept in the store (so every gateway agrees),
+   * bound to both, so a token seen by one session or for one checkout is worth nothing
+   * elsewhere.
+   */
+  async pageToken(consoleSessionId: string, checkoutId: string): Promise<string> {
+    const secret = await this.#storedSecret(CSRF_SECRET_ID, 'csrf_');
+    return createHmac('sha256', secret).update(`${consoleSessionId}\n${checkoutId}`).digest('base64url');
+  }
+
+  /** Whether `token` is the page token of this session and checkout (compared in constant time). */
+  async checkPageToken(token: unknown, consoleSessionId: string, checkoutId: string): Promise<boolean> {
+    if (typeof token !== 'string' || token.length > 100) return false;
+    const want = Buffer.from(await this.pageToken(consoleSessionId, checkoutId));
+    const got = Buffer.from(token);
+    return got.length === want.length && timingSafeEqual(got, want);
+  }
+
+  async #storedSecret(id: string, prefix: string): Promise<string> {
+    const found = await this.#store.get<Doc & { secret: string }>(Collections.billingSettings, id);
     if (found) return found.secret;
     try {
       await this.#store.insert(Collections.billingSettings, {
-        _id: SECRET_ID,
-        secret: `whsec_${randomBytes(24).toString('hex')}`,
+        _id: id,
+        secret: `${prefix}${randomBytes(24).toString('hex')}`,
       });
     } catch (err) {
       if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
     }
-    return (await this.#store.get<Doc & { secret: string }>(Collections.billingSettings, SECRET_ID))!.secret;
+    return (await this.#store.get<Doc & { secret: string }>(Collections.billingSettings, id))!.secret;
   }
 }

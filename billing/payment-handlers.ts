@@ -1,4 +1,5 @@
 import { applyPaymentEvent } from './apply-event.js';
+import { refuseFutureEvent } from './stripe-events.js';
 import type { BillingItem } from './items.js';
 import type { PaymentProvider } from './payment-provider.js';
 import { paymentProviderFor, publicUrlOf } from './provider.js';
@@ -58,6 +59,8 @@ export const paymentHandlers: HandlerTable = {
       item: moved.item,
       status: moved.status,
       current_period_end: moved.current_period_end,
+      // the provider's answer is its current state, like `sync`: never stale
+      created: null,
     });
     return ok(subscriptionView(await subscriptionOf(deps.adapters.store, org._id)));
   },
@@ -84,10 +87,11 @@ export const paymentHandlers: HandlerTable = {
     const { raw, signature } = rawNotification(ctx);
     const provider = providerOf(deps);
     const event = await provider.verifyWebhook(raw, signature);
-    const { applied } = await applyPaymentEvent(deps.adapters.store, provider.name, event);
+    refuseFutureEvent(event, signature);
+    const { applied, outcome } = await applyPaymentEvent(deps.adapters.store, provider.name, event);
     deps.logger
       .child({ component: 'billing' })
-      .info({ event_id: event.id, type: event.type, applied }, 'payment notification');
-    return ok({ received: true, applied });
+      .info({ event_id: event.id, type: event.type, applied, outcome }, 'payment notification');
+    return ok({ received: true, applied, outcome });
   },
 };

@@ -44,6 +44,8 @@ export type PaymentEvent =
       subscription_id: string | null;
       customer_id: string | null;
       current_period_end: string | null;
+      /** When the provider made the event (Unix seconds); null for a state read back by `sync`. */
+      created: number | null;
     }
   | {
       id: string;
@@ -53,8 +55,10 @@ export type PaymentEvent =
       item: BillingItem | null;
       status: SubscriptionView['status'];
       current_period_end: string | null;
+      /** When the provider made the event (Unix seconds); null for a state read back by `sync`. */
+      created: number | null;
     }
-  | { id: string; type: 'other'; provider_type: string };
+  | { id: string; type: 'other'; provider_type: string; created: number | null };
 
 /**
  * The payment provider port. Adapters: billing/local-provider.ts (embedded default, no money

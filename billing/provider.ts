@@ -13,5 +13,5 @@ export function publicUrlOf(config: Config): string {
 export function paymentProviderFor(config: Config, store: DocumentStore): PaymentProvider {
   if (config.stripeSecretKey)
     return new StripePaymentProvider(store, config.stripeSecretKey, config.stripeWebhookSecret);
-  return new LocalPaymentProvider(store, publicUrlOf(config));
+  return new LocalPaymentProvider(store, publicUrlOf(config), { checkoutEnabled: config.localCheckout });
 }

@@ -12,6 +12,12 @@ export interface SubscriptionDoc extends Doc {
   item: BillingItem;
   status: SubscriptionView['status'];
   current_period_end: string | null;
+  /**
+   * Creation time (Unix seconds) of the newest provider event applied to this record;
+   * older events are recorded and ignored (billing/apply-event.ts). Absent on records
+   * written before events were ordered.
+   */
+  event_created?: number | null;
   updated_at: string;
 }
 

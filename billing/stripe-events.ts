@@ -9,6 +9,29 @@ export const webhooks = new Stripe('sk_unused_for_webhook_signatures').webhooks;
 /** Seconds a signature stays valid; Stripe's own default. */
 export const SIGNATURE_TOLERANCE_S = 300;
 
+/** How far ahead of this server's clock an event may be dated (clock skew) before it is refused. */
+export const FUTURE_SKEW_S = 300;
+
+/**
+ * Refuses (400) a notification dated more than FUTURE_SKEW_S in the future, or whose
+ * signature timestamp is: a future date would outrank every real event in the order
+ * billing/apply-event.ts keeps.
+ */
+export function refuseFutureEvent(event: PaymentEvent, signatureHeader: string | null, now = Date.now()): void {
+  const limit = Math.floor(now / 1000) + FUTURE_SKEW_S;
+  const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signatureHeader ?? '')?.[1]);
+  for (const [what, at] of [
+    ['the event', event.created],
+    ['its signature', Number.isFinite(signedAt) ? signedAt : null],
+  ] as const) {
+    if (at !== null && at > limit)
+      throw new ServiceError(
+        'bad_request',
+        `${what} is dated ${new Date(at * 1000).toISOString()}, more than ${FUTURE_SKEW_S} seconds ahead of this server's clock; refused (check the clocks)`,
+      );
+  }
+}
+
 /**
  * Verifies a Stripe-format signature (`t=...,v1=...`, HMAC-SHA256 of `t.body`) of the raw
  * body with `secret` and returns the parsed event, or throws bad_request saying why.
@@ -48,9 +71,10 @@ export function periodEnd(sub: Record<string, any>): string | null {
  * organization and item travel in the object's `metadata`, set when the checkout was made.
  */
 export function toPaymentEvent(
-  event: Stripe.Event | { id: string; type: string; data: { object: unknown } },
+  event: Stripe.Event | { id: string; type: string; created?: number; data: { object: unknown } },
 ): PaymentEvent {
   const obj = event.data.object as Record<string, any>;
+  const created = typeof event.created === 'number' && Number.isFinite(event.created) ? event.created : null;
   const meta = (obj.metadata ?? {}) as Record<string, string>;
   if (event.type === 'checkout.session.completed' && obj.payment_status !== 'unpaid') {
     if (!meta.organization_id || !isBillingItem(meta.item))
@@ -66,10 +90,11 @@ export function toPaymentEvent(
       subscription_id: idOf(obj.subscription),
       customer_id: idOf(obj.customer),
       current_period_end: null,
+      created,
     };
   }
   if (event.type === 'customer.subscription.updated' || event.type === 'customer.subscription.deleted') {
-    if (!meta.organization_id) return { id: event.id, type: 'other', provider_type: event.type };
+    if (!meta.organization_id) return { id: event.id, type: 'other', provider_type: event.type, created };
     const status =
       event.type === 'customer.subscription.deleted' ? 'canceled' : (STATUS[String(obj.status)] ?? 'incomplete');
     return {
@@ -80,7 +105,8 @@ export function toPaymentEvent(
       item: isBillingItem(meta.item) ? meta.item : null,
       status,
       current_period_end: periodEnd(obj),
+      created,
     };
   }
-  return { id: event.id, type: 'other', provider_type: event.type };
+  return { id: event.id, type: 'other', provider_type: event.type, created };
 }

@@ -177,6 +177,37 @@ admin
   });
 
 admin
+  .command('operators')
+  .description(
+    'list the operators, or name one (add) or take the power away (remove) by e-mail address or user id; the account must exist',
+  )
+  .argument('[action]', 'list, add or remove', 'list')
+  .argument('[who]', "the account's e-mail address or user id (usr_...)")
+  .addOption(new Option('--json', 'print JSON'))
+  .action(async (action: string, who: string | undefined, opts: { json?: boolean }) => {
+    if (!['list', 'add', 'remove'].includes(action))
+      throw new Error(`unknown action "${action}": use list, add or remove`);
+    if (action !== 'list' && !who)
+      throw new Error(`crucible admin operators ${action} needs an e-mail address or a user id (usr_...)`);
+    const { adminOperators } = await import('./admin-operators.js');
+    const out = await adminOperators(
+      loadConfig(),
+      action === 'list' ? { kind: 'list' } : { kind: action as 'add' | 'remove', who: who! },
+    );
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify(action === 'list' ? out : out[0])}\n`);
+      return;
+    }
+    if (action === 'list' && out.length === 0)
+      process.stdout.write('no operator is named in the store (SERVICE_OPERATOR_SUBJECTS may name more)\n');
+    if (action === 'list') for (const o of out) process.stdout.write(`${o.id}  ${o.email}  since ${o.since ?? '-'}\n`);
+    else
+      process.stdout.write(
+        `${out[0]!.email} (${out[0]!.id}) ${action === 'add' ? 'is now an operator' : 'is no longer an operator'}.\n`,
+      );
+  });
+
+admin
   .command('add-user')
   .description('add a user to an existing project; asks for a password of 10 or more characters unless --no-password')
   .requiredOption('--project <id>', 'the project (prj_...) to add the user to')

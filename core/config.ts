@@ -20,6 +20,13 @@ export interface Config {
   readonly sourceRoots: readonly string[];
   /** SERVICE_SIGNUP (open): `closed` removes account creation. */
   readonly signup: 'open' | 'closed';
+  /** SERVICE_SIGNUPS_PER_HOUR (10): sign-up attempts allowed from one client address per hour (then 429). */
+  readonly signupsPerHour: number;
+  /**
+   * SERVICE_LOCAL_CHECKOUT (off): `on` lets the local payment provider (no STRIPE_SECRET_KEY)
+   * complete purchases without payment, for development; off, its checkout answers 403.
+   */
+  readonly localCheckout: boolean;
   /** SERVICE_QUIET_HOURS_UTC (22:00-06:00): the nightly window in which runs of `quiet_hours_only` organizations start. */
   readonly quietHoursUtc: { readonly start: string; readonly end: string };
   /** SERVICE_IDP_CLIENT_ID (empty): the identity provider's client id (ID token audience). */
@@ -28,8 +35,12 @@ export interface Config {
   readonly idpIssuer: string;
   /** SERVICE_IDP_JWKS_URL (https://www.googleapis.com/oauth2/v3/certs): the provider's published keys. */
   readonly idpJwksUrl: string;
-  /** SERVICE_OPERATORS (empty): comma-separated e-mail addresses of the installation's operators. */
-  readonly operators: readonly string[];
+  /**
+   * SERVICE_OPERATOR_SUBJECTS (empty): comma-separated `issuer|subject` pairs of identity-provider
+   * accounts whose linked user is an operator (besides those named with `crucible admin operators add`).
+   * SERVICE_OPERATORS (e-mail addresses) is refused: an address proves nothing on open sign-up.
+   */
+  readonly operatorSubjects: readonly string[];
   /**
    * SERVICE_SQLITE_FILE (`${SERVICE_DATA_DIR}/crucible.db`): the SQLite store when no MONGODB_URL
    * is set. Roles on one machine each with a data folder of their own share the store here.
@@ -221,13 +232,12 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     sourceRoots: roots,
     signup,
+    signupsPerHour: int(env, 'SERVICE_SIGNUPS_PER_HOUR', 10, 1, 1_000_000),
+    localCheckout: onOff(env, 'SERVICE_LOCAL_CHECKOUT'),
     idpClientId: env.SERVICE_IDP_CLIENT_ID?.trim() ?? '',
     idpIssuer: env.SERVICE_IDP_ISSUER?.trim() || 'https://accounts.google.com',
     idpJwksUrl: env.SERVICE_IDP_JWKS_URL?.trim() || 'https://www.googleapis.com/oauth2/v3/certs',
-    operators: (env.SERVICE_OPERATORS ?? '')
-      .split(',')
-      .map((e) => e.trim().toLowerCase())
-      .filter(Boolean),
+    operatorSubjects: operatorSubjects(env),
     sqliteFile: path.resolve(env.SERVICE_SQLITE_FILE?.trim() || path.join(dataDir, 'crucible.db')),
     mongodbUrl: url(env, 'MONGODB_URL'),
     mongodbDb: env.MONGODB_DB?.trim() || 'crucible',
@@ -331,4 +341,46 @@ function trustedProxies(env: Env): readonly string[] {
   }
   if (listed.length > 0) return Object.freeze(listed);
   return flag(env, 'SERVICE_TRUST_PROXY') ? Object.freeze([...PROXY_NAMES]) : Object.freeze([]);
+}
+
+/**
+ * SERVICE_OPERATOR_SUBJECTS, checked. SERVICE_OPERATORS named operators by e-mail address,
+ * which anyone could claim first on open sign-up; a server still configured with it stops
+ * with what to do instead, rather than silently dropping or honouring it.
+ */
+function operatorSubjects(env: NodeJS.ProcessEnv): string[] {
+  if (env.SERVICE_OPERATORS?.trim()) {
+    throw new ServiceError(
+      'bad_request',
+      'SERVICE_OPERATORS is no longer supported (an e-mail address is not proof of identity): ' +
+        'name operators with `crucible admin operators add <email-or-user-id>` or list verified ' +
+        'identity-provider accounts in SERVICE_OPERATOR_SUBJECTS=issuer|subject, then unset SERVICE_OPERATORS',
+    );
+  }
+  const pairs = (env.SERVICE_OPERATOR_SUBJECTS ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const pair of pairs) {
+    const [issuer, subject, extra] = pair.split('|');
+    if (!issuer?.trim() || !subject?.trim() || extra !== undefined)
+      throw new ServiceError(
+        'bad_request',
+        `SERVICE_OPERATOR_SUBJECTS entries must be issuer|subject (e.g. https://accounts.google.com|1234567890), got "${pair}"`,
+      );
+  }
+  return pairs.map((p) =>
+    p
+      .split('|')
+      .map((x) => x.trim())
+      .join('|'),
+  );
+}
+
+/** An `on`/`off` switch (also true/false, 1/0, yes/no); anything else stops the start with the variable's name. */
+function onOff(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (['', 'off', '0', 'false', 'no'].includes(raw)) return false;
+  if (['on', '1', 'true', 'yes'].includes(raw)) return true;
+  throw new ServiceError('bad_request', `${name} must be "on" or "off", got "${env[name]}"`);
 }

@@ -15,7 +15,7 @@ export interface Principal {
   userId: string | null;
   sessionId: string | null;
   scopes: Scope[];
-  /** A console user named in SERVICE_OPERATORS. Never true for a key. */
+  /** A console user named an operator (accounts/operators.ts). Never true for a key. */
   isOperator: boolean;
 }
 

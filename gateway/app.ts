@@ -10,6 +10,7 @@ import { consoleHandler } from './console.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
+import { refuseForeignOrigin } from './csrf.js';
 import { identityOf, sessionResolver } from '../accounts/index.js';
 import { externalAgentPath } from './external-agent.js';
 import type { LocalWorkers } from '../world-worker/index.js';
@@ -103,7 +104,16 @@ export async function createGatewayApp(opts: {
   app.use('/downloads', express.static(downloadsDir(), { index: false, fallthrough: true }));
 
   // the local payment provider's checkout and portal pages (docs/billing.md); Stripe serves its own
-  if (!config.stripeSecretKey) app.use(localBillingPages(adapters.store, publicUrlOf(config)));
+  if (!config.stripeSecretKey)
+    app.use(
+      localBillingPages(adapters.store, {
+        publicUrl: publicUrlOf(config),
+        checkoutEnabled: config.localCheckout,
+        principalOf: (req) => auth.authenticate(req),
+        refuseCrossSite: (req) => refuseForeignOrigin(req, config),
+        logger,
+      }),
+    );
   // the web console at / and its deep links; `/` still answers this description to clients asking for JSON
   app.use(
     consoleHandler(() => ({

@@ -47,6 +47,15 @@ export function refuseCrossSite(req: Request, operationId: string, config: Confi
   if (SAFE_METHODS.has(req.method)) return;
   if (req.headers.authorization !== undefined) return;
   if (!SIGN_IN_OPERATIONS.has(operationId) && readCookie(req, SESSION_COOKIE) === null) return;
+  refuseForeignOrigin(req, config);
+}
+
+/**
+ * The Origin check of refuseCrossSite on its own, for pages outside /v1 that take a form
+ * post (the local payment provider's checkout): 403 unless the request's `Origin` (or
+ * `Referer`) names this gateway.
+ */
+export function refuseForeignOrigin(req: Request, config: Config): void {
   const origin = req.get('origin') ?? req.get('referer');
   if (!origin) {
     throw new ServiceError(

@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startCli } from '../support/cli-process.js';
 import { ensureConsoleBuilt, guardPage, launchChromium, screen } from '../support/console-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
+import { addOperator } from '../../accounts/operators.js';
 
 /**
  * The web console end to end, in Debian's Chromium against a real embedded service: a person
@@ -59,7 +60,7 @@ describe('web console (Chromium)', function () {
 
   before(async () => {
     ensureConsoleBuilt();
-    t = await startTestService({ SERVICE_OPERATORS: OPERATOR });
+    t = await startTestService();
     browser = await launchChromium();
     ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await ctx.newPage();
@@ -142,6 +143,9 @@ describe('web console (Chromium)', function () {
     await op.getByLabel('E-mail').fill(OPERATOR);
     await op.getByLabel(/^Password/).fill(PASSWORD);
     await op.getByRole('button', { name: 'Create account' }).click();
+    // the server's owner names the operator (`crucible admin operators add`), never the address alone
+    await op.getByLabel('Organization').waitFor();
+    await addOperator(t.svc.adapters.store, OPERATOR);
     await op.getByLabel('Organization').fill('Operators');
     await op.getByRole('button', { name: 'Create workspace' }).click();
     await op.getByRole('link', { name: 'Administration' }).click();

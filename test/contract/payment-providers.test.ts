@@ -21,7 +21,7 @@ async function tempStore(): Promise<{ store: SqliteStore; cleanup: () => Promise
 
 paymentProviderContract('LocalPaymentProvider', async () => {
   const { store, cleanup } = await tempStore();
-  const provider = new LocalPaymentProvider(store, 'http://localhost:8080');
+  const provider = new LocalPaymentProvider(store, 'http://localhost:8080', { checkoutEnabled: true });
   const secret = await provider.webhookSecret();
   return { provider, store, cleanup, sign: (payload) => webhooks.generateTestHeaderString({ payload, secret }) };
 });

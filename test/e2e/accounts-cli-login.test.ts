@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Collections } from '../../core/collections.js';
 import { USER_CODE_ALPHABET } from '../../accounts/cli-login-codes.js';
-import { browser, uniqueEmail, type Browser } from '../support/accounts-browser.js';
+import { browser, signUp, uniqueEmail, type Browser } from '../support/accounts-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 const CODE = new RegExp(`^[${USER_CODE_ALPHABET}]{4}-[${USER_CODE_ALPHABET}]{4}$`);
@@ -15,7 +15,7 @@ describe('accounts: terminal sign-in (device flow)', function () {
   before(async () => {
     t = await startTestService();
     owner = browser(t.url);
-    await owner.post('/v1/auth/signup', { name: 'Owner', email: uniqueEmail('owner'), password: 'owner password 1' });
+    await signUp(owner, { name: 'Owner', email: uniqueEmail('owner'), password: 'owner password 1' });
     projectId = (await owner.post('/v1/onboarding/workspace', { organization: 'Terminal Co' })).body.project_id;
   });
   after(async () => t?.close());

@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { generateKeyPair } from 'jose';
+import { Collections } from '../../core/collections.js';
 import {
   TEST_IDP_CLIENT_ID as CLIENT_ID,
   TEST_IDP_ISSUER as ISSUER,
   idToken,
   startTestProvider,
 } from '../support/accounts-idp.js';
-import { browser, uniqueEmail } from '../support/accounts-browser.js';
+import { browser, signUp, uniqueEmail } from '../support/accounts-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 describe('accounts: identity-provider sign-in (ID tokens verified against a key set served on loopback)', function () {
@@ -48,19 +49,71 @@ describe('accounts: identity-provider sign-in (ID tokens verified against a key 
     expect((await again.get('/v1/me')).body.organization).to.equal('Grace Inc');
   });
 
-  it('links to the password account with the same verified e-mail address', async () => {
-    const email = uniqueEmail('both');
-    const signup = await browser(t.url).post('/v1/auth/signup', {
-      name: 'Both',
-      email,
+  it('does not take over a password account on the verified e-mail address alone: 409 says how to link, nothing changes', async () => {
+    const email = uniqueEmail('victim');
+    const victim = browser(t.url);
+    const signup = await signUp(victim, { name: 'Victim', email, password: 'a long enough password' });
+    expect(signup.status).to.equal(200);
+    // whoever controls an identity-provider account with that address (or gets the address later)
+    const attacker = browser(t.url);
+    const r = await attacker.post('/v1/auth/idp', {
+      credential: await idToken({ key: provider.privateKey, subject: 'sub-attacker', claims: { email } }),
+    });
+    expect(r.status, JSON.stringify(r.body)).to.equal(409);
+    expect(r.body.detail).to.match(/already exists.*sign in with the password first/);
+    expect(attacker.session).to.equal(null);
+    const wrong = await attacker.post('/v1/auth/idp', {
+      credential: await idToken({ key: provider.privateKey, subject: 'sub-attacker', claims: { email } }),
+      password: 'a guessed password',
+    });
+    expect(wrong.status).to.equal(409);
+    expect(wrong.body.detail).to.match(/password does not match/);
+    expect(attacker.session).to.equal(null);
+    const user = await t.svc.adapters.store.findOne<any>(Collections.users, { email });
+    expect(user).to.include({ idp_subject: null, idp_issuer: null });
+  });
+
+  it('an unverified e-mail address links nothing, even with the password', async () => {
+    const email = uniqueEmail('unverified');
+    await signUp(browser(t.url), { name: 'U', email, password: 'a long enough password' });
+    const r = await browser(t.url).post('/v1/auth/idp', {
+      credential: await idToken({
+        key: provider.privateKey,
+        subject: 'sub-unverified',
+        claims: { email, email_verified: false },
+      }),
       password: 'a long enough password',
     });
+    expect(r.status).to.equal(401);
+    expect((await t.svc.adapters.store.findOne<any>(Collections.users, { email })).idp_subject).to.equal(null);
+  });
+
+  it('links with proof: the password sent with the token, or a session of the account', async () => {
+    const email = uniqueEmail('both');
+    const signup = await signUp(browser(t.url), { name: 'Both', email, password: 'a long enough password' });
     const r = await browser(t.url).post('/v1/auth/idp', {
       credential: await idToken({ key: provider.privateKey, subject: 'sub-2002', claims: { email } }),
+      password: 'a long enough password',
     });
-    expect(r.status).to.equal(200);
-    expect(r.body.registered).to.equal(false);
+    expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    expect(r.body).to.include({ registered: false, linked: true });
     expect(r.body.user.id).to.equal(signup.body.user.id);
+    // once linked, the provider alone signs in
+    const later = await browser(t.url).post('/v1/auth/idp', {
+      credential: await idToken({ key: provider.privateKey, subject: 'sub-2002', claims: { email } }),
+    });
+    expect(later.status).to.equal(200);
+    expect(later.body.user.id).to.equal(signup.body.user.id);
+
+    const email2 = uniqueEmail('session');
+    const b = browser(t.url);
+    const mine = await signUp(b, { name: 'Signed in', email: email2, password: 'a long enough password' });
+    const linked = await b.post('/v1/auth/idp', {
+      credential: await idToken({ key: provider.privateKey, subject: 'sub-2003', claims: { email: email2 } }),
+    });
+    expect(linked.status, JSON.stringify(linked.body)).to.equal(200);
+    expect(linked.body).to.include({ linked: true });
+    expect(linked.body.user.id).to.equal(mine.body.user.id);
   });
 
   it('refuses a token for another audience', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { LOGIN_THROTTLE } from '../../accounts/login-throttle.js';
-import { browser, uniqueEmail } from '../support/accounts-browser.js';
+import { browser, signUp, uniqueEmail } from '../support/accounts-browser.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const PASSWORD = 'correct horse battery';
@@ -31,7 +31,7 @@ describe('accounts: repeated failed sign-ins are slowed per account and per addr
     expect(slowed.body.detail).to.match(/too many failed sign-ins for this account: wait/);
     // Another account from the same addresses is not affected.
     const other = uniqueEmail('other');
-    await browser(t.url).post('/v1/auth/signup', { name: 'O', email: other, password: PASSWORD });
+    await signUp(browser(t.url), { name: 'O', email: other, password: PASSWORD });
     expect((await loginFrom(t, '198.51.100.1', other, PASSWORD)).status).to.equal(200);
   });
 
@@ -49,7 +49,7 @@ describe('accounts: repeated failed sign-ins are slowed per account and per addr
 
   it('after 30 failures from one address across accounts, that address answers 429; another address signs in', async () => {
     const email = uniqueEmail('bystander');
-    await browser(t.url).post('/v1/auth/signup', { name: 'B', email, password: PASSWORD });
+    await signUp(browser(t.url), { name: 'B', email, password: PASSWORD });
     for (let i = 0; i < LOGIN_THROTTLE.perAddress; i++) {
       expect((await loginFrom(t, '203.0.113.9', uniqueEmail('guess'), 'wrong password')).status).to.equal(401);
     }

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Collections } from '../../core/index.js';
-import { browser } from '../support/accounts-browser.js';
+import { browser, signUp } from '../support/accounts-browser.js';
+import { addOperator } from '../../accounts/operators.js';
 import { buildAndWait, waitJob } from '../support/builds.js';
 import { AgentClient } from '../support/http-agent.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun } from '../support/runs.js';
@@ -30,7 +31,7 @@ describe('scoring promises: policies, quiet hours, fine-tuning exports', functio
   before(async () => {
     roots = mkdtempSync(path.join(tmpdir(), 'crucible-promises-'));
     copyDir(catalogApp('shop-support'), path.join(roots, 'shop'));
-    t = await startTestService({ SERVICE_OPERATORS: OPERATOR, SERVICE_SOURCE_ROOTS: roots, WORKER_CAPACITY: '4' });
+    t = await startTestService({ SERVICE_SOURCE_ROOTS: roots, WORKER_CAPACITY: '4' });
   });
   after(async () => {
     await t?.close();
@@ -39,9 +40,8 @@ describe('scoring promises: policies, quiet hours, fine-tuning exports', functio
 
   it('quiet hours: an operator sets quiet_hours_only; a run answers starts_at, waits queued, and starts then', async () => {
     const ops = browser(t.url);
-    expect(
-      (await ops.post('/v1/auth/signup', { name: 'Ops', email: OPERATOR, password: 'operator pw 1' })).status,
-    ).to.equal(201);
+    expect((await signUp(ops, { name: 'Ops', email: OPERATOR, password: 'operator pw 1' })).status).to.equal(200);
+    await addOperator(t.svc.adapters.store, OPERATOR);
     const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 2, name: 'Night owls' });
     const wrong = await ops.put(`/v1/admin/organizations/${cw.ws.organizationId}`, {
       limits_override: { quiet_hours_only: 3 },

@@ -44,6 +44,8 @@ export async function startTestService(
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     // the variables tests' credential references name (the default allows only CRUCIBLE_AGENT_*)
     SERVICE_CREDENTIAL_VARS: 'CRUCIBLE_TEST_*,CRUCIBLE_AGENT_*',
+    // every test signs up from 127.0.0.1; accounts-signup.test.ts checks the real limit
+    SERVICE_SIGNUPS_PER_HOUR: '10000',
     ...env,
   });
   const svc = await startEmbedded(config, createLogger(config.logLevel), certificates);

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
-import { api } from '../api';
+import { ApiError, api } from '../api';
 import { useAction, useApi, useTitle } from '../hooks';
 import { useSession } from '../session';
 import { ErrorBox } from '../ui';
@@ -117,9 +117,23 @@ export function SignUp() {
   const act = useAction();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!(await act.run(() => api('POST', '/v1/auth/signup', { name, email, password })))) return;
+    // Sign-up answers alike whether or not the address has an account; signing in tells the owner.
+    const session = await act.run(async () => {
+      await api('POST', '/v1/auth/signup', { name, email, password });
+      try {
+        return await api<{ needs_onboarding: boolean }>('POST', '/v1/auth/login', { email, password });
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401)
+          throw new ApiError(
+            401,
+            'This address may already have an account: sign in with its password, or use another address.',
+          );
+        throw err;
+      }
+    });
+    if (!session) return;
     await refresh();
-    navigate(`/onboarding?next=${encodeURIComponent(next)}`, { replace: true });
+    navigate(session.needs_onboarding ? `/onboarding?next=${encodeURIComponent(next)}` : next, { replace: true });
   };
   return (
     <section className="stack">
