@@ -36,6 +36,12 @@ export interface Config {
   /** SERVICE_IDP_JWKS_URL (https://www.googleapis.com/oauth2/v3/certs): the provider's published keys. */
   readonly idpJwksUrl: string;
   /**
+   * SERVICE_IDP_AUTHORIZATION_URL (https://accounts.google.com/o/oauth2/v2/auth): the
+   * provider's OpenID Connect authorization endpoint, where the console's sign-in button
+   * sends the browser. https, or http on a loopback host only.
+   */
+  readonly idpAuthorizationUrl: string;
+  /**
    * SERVICE_OPERATOR_SUBJECTS (empty): comma-separated `issuer|subject` pairs of identity-provider
    * accounts whose linked user is an operator (besides those named with `crucible admin operators add`).
    * SERVICE_OPERATORS (e-mail addresses) is refused: an address proves nothing on open sign-up.
@@ -187,6 +193,25 @@ function cpus(env: Env): number {
   return n;
 }
 
+/** A browser-facing address: https, or http only on a loopback host (a provider run locally for tests). */
+function webUrl(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim() || fallback;
+  if (raw.length > 2048) throw new ServiceError('bad_request', `${name} must be at most 2048 characters`);
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ServiceError('bad_request', `${name} must be an absolute URL, got "${raw}"`);
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const loopback = host === 'localhost' || (isIP(host) === 4 && host.startsWith('127.')) || host === '::1';
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback))
+    throw new ServiceError('bad_request', `${name} must be an https URL (http only on a loopback host), got "${raw}"`);
+  if (u.username || u.password || u.hash)
+    throw new ServiceError('bad_request', `${name} must not carry credentials or a fragment, got "${raw}"`);
+  return u.href;
+}
+
 function url(env: Env, name: string): string | null {
   const raw = env[name]?.trim();
   if (!raw) return null;
@@ -237,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     idpClientId: env.SERVICE_IDP_CLIENT_ID?.trim() ?? '',
     idpIssuer: env.SERVICE_IDP_ISSUER?.trim() || 'https://accounts.google.com',
     idpJwksUrl: env.SERVICE_IDP_JWKS_URL?.trim() || 'https://www.googleapis.com/oauth2/v3/certs',
+    idpAuthorizationUrl: webUrl(env, 'SERVICE_IDP_AUTHORIZATION_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
     operatorSubjects: operatorSubjects(env),
     sqliteFile: path.resolve(env.SERVICE_SQLITE_FILE?.trim() || path.join(dataDir, 'crucible.db')),
     mongodbUrl: url(env, 'MONGODB_URL'),

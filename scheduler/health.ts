@@ -10,6 +10,7 @@ export const healthHandlers: HandlerTable = {
       status: up > 0 ? 'ok' : 'degraded',
       signup: config.signup,
       idp_client_id: config.idpClientId || null,
+      idp_authorization_url: config.idpClientId ? config.idpAuthorizationUrl : null,
       client_wheel: clientWheelPath(),
       version: '0.1.2',
       engines: adapters.engines,

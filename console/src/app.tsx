@@ -28,6 +28,7 @@ const load = {
 };
 const SignIn = lazy(() => load.auth().then((m) => ({ default: m.SignIn })));
 const SignUp = lazy(() => load.auth().then((m) => ({ default: m.SignUp })));
+const IdpCallback = lazy(() => load.auth().then((m) => ({ default: m.IdpCallback })));
 const Onboarding = lazy(() => load.auth().then((m) => ({ default: m.Onboarding })));
 const Overview = lazy(load.overview);
 const Applications = lazy(load.applications);
@@ -50,7 +51,7 @@ const Admin = lazy(load.admin);
 
 /** The chunk of the screen a link opens, fetched at once while the session is checked (no waterfall). */
 const PRELOAD: Array<[RegExp, () => Promise<unknown>]> = [
-  [/^\/(signin|signup|onboarding)$/, load.auth],
+  [/^\/(signin|signin\/idp|signup|onboarding)$/, load.auth],
   [/^\/$/, load.overview],
   [/^\/runs\/new$/, load.newRun],
   [/^\/runs\/[^/]+$/, load.run],
@@ -86,6 +87,7 @@ export function App() {
       <Suspense fallback={<Loading />}>
         <Routes>
           <Route path="/signin" element={<SignIn />} />
+          <Route path="/signin/idp" element={<IdpCallback />} />
           <Route path="/signup" element={<SignUp />} />
           <Route path="/onboarding" element={<Onboarding />} />
           <Route path="/" element={p(<Overview />)} />

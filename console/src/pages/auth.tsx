@@ -4,6 +4,9 @@ import { ApiError, api } from '../api';
 import { useAction, useApi, useTitle } from '../hooks';
 import { useSession } from '../session';
 import { ErrorBox } from '../ui';
+import { IdpButton } from './idp';
+
+export { IdpCallback } from './idp';
 
 /** Where to go after signing in: the `next` of the address when it is a console path. */
 function useNext(): string {
@@ -43,7 +46,11 @@ export function SignIn() {
   const next = useNext();
   const navigate = useNavigate();
   const { refresh } = useSession();
-  const health = useApi<{ signup: string; idp_client_id: string | null }>('/v1/health');
+  const health = useApi<{ signup: string; idp_client_id: string | null; idp_authorization_url?: string | null }>(
+    '/v1/health',
+  );
+  const clientId = health.data?.idp_client_id;
+  const authorizationUrl = health.data?.idp_authorization_url;
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [credential, setCredential] = useState('');
@@ -80,17 +87,24 @@ export function SignIn() {
           </button>
         </div>
       </form>
-      {health.data?.idp_client_id ? (
+      {clientId && authorizationUrl ? (
+        <IdpButton authorizationUrl={authorizationUrl} clientId={clientId} next={next} />
+      ) : null}
+      {clientId ? (
         <details>
-          <summary>Sign in with the identity provider</summary>
+          <summary>Sign in with an ID token instead</summary>
           <form className="stack" onSubmit={(e) => void idp(e)}>
+            <p className="muted">
+              For a console address the provider does not send people back to: paste an ID token the provider issued for
+              this server's client id.
+            </p>
             <label className="field">
               <span>Identity provider credential (ID token)</span>
               <textarea value={credential} onChange={(e) => setCredential(e.target.value)} required />
             </label>
             <div>
               <button type="submit" disabled={act.busy}>
-                Sign in with identity provider
+                Sign in with the ID token
               </button>
             </div>
           </form>
