@@ -100,6 +100,8 @@ export interface Config {
   readonly customerModel: string | null;
   /** SERVICE_JUDGE_MODEL (unset: no judge): model chain judging told and policy checks for worlds built without `judge_model`. */
   readonly judgeModel: string | null;
+  /** SERVICE_IMPROVEMENT_MODEL (unset: the deterministic rules): model chain proposing profile versions for improvements that name no `model`. */
+  readonly improvementModel: string | null;
   /** STRIPE_SECRET_KEY (unset: the local payment provider, no money moves). */
   readonly stripeSecretKey: string | null;
   /** STRIPE_WEBHOOK_SECRET (unset): signing secret of the provider's notifications. */
@@ -218,6 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
     modelPricesFile: env.MODEL_PRICES_FILE?.trim() || null,
     customerModel: env.SERVICE_CUSTOMER_MODEL?.trim() || null,
     judgeModel: env.SERVICE_JUDGE_MODEL?.trim() || null,
+    improvementModel: env.SERVICE_IMPROVEMENT_MODEL?.trim() || null,
     stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: url(env, 'STRIPE_WEBHOOK_SECRET'),
     logLevel,
