@@ -89,8 +89,8 @@ export async function startCheckRun(
 }
 
 /**
- * Waits for the check run to end (the job's pause or stop is passed on to the run), spends
- * its cost on the job, and compares the candidate's dev episodes with the base version's
+ * Waits for the check run to end (the job's stop is passed on to the run), reports its cost,
+ * and compares the candidate's dev episodes with the base version's
  * dev episodes of the source run, scenario by scenario (runs/compare.ts `comparePair`).
  */
 export async function finishCheck(
@@ -112,8 +112,9 @@ export async function finishCheck(
     await ctx.sleep(POLL_MS);
     run = await loadRun(store, ctx.job.project_id, runId);
   }
+  // the run's spend is its episodes' (billed as episodes) and was bounded by what the job's budget
+  // had left; adding it to the job's spent_usd would count it twice in the organization's usage
   const spent = Math.round((run.spent_usd ?? 0) * 1e6) / 1e6;
-  await ctx.spend(spent);
   const devOfSource = (await runEpisodes(store, source._id)).filter((e) => e.split === 'dev');
   const cmp = comparePair(
     { run: source, label: baseLabel, episodes: devOfSource },
@@ -155,7 +156,7 @@ export async function finishCheck(
     difference_ci: cmp.difference_ci,
     p_value: cmp.p_value,
     verdict,
-    statement: `${says} (${cmp.mean_reward_a ?? 'n/a'} -> ${cmp.mean_reward_b ?? 'n/a'} over ${cmp.scenarios} dev scenarios): ${cmp.statement}`,
+    statement: `${says} (${cmp.mean_reward_a ?? 'n/a'} -> ${cmp.mean_reward_b ?? 'n/a'} over ${cmp.scenarios} dev scenarios): ${cmp.statement}${run.status === 'finished' ? '' : `; the check run ended ${run.status}${run.error ? `: ${run.error}` : ''}`}`,
     cost_usd: spent,
   };
 }

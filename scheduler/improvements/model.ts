@@ -154,7 +154,8 @@ export interface ProposalRequest {
  * answer (not the JSON asked for, an empty or oversized prompt) goes back to the model once
  * with what was wrong.
  *
- * @throws ServiceError('bad_gateway'-like 'unavailable') when no usable answer came.
+ * @throws ServiceError('unavailable') when no usable answer came; the chain's ModelCallError
+ *   when every model failed; BudgetReached (from `ctx.spend`) at the job's budget.
  */
 export async function proposeWithModel(ctx: PhaseContext, req: ProposalRequest): Promise<ModelProposal> {
   const chain = await chainOf(ctx, req.models);

@@ -18,9 +18,20 @@ const MODEL_PROMPT =
 const extraCitations: string[] = ['ep_invented'];
 
 /** The scriptable improver: a new prompt citing the first episode it was shown (plus the extras). */
+let nanoCalls = 0;
+
 function improver(b: ChatRequestBody) {
   if (b.response_format?.json_schema?.name !== 'profile_version')
     return { tool_call: { name: 'wait', arguments: {} }, usage: { prompt_tokens: 10, completion_tokens: 1 } };
+  // gpt-4.1-nano first answers something unusable, then empty prompts: the job repairs once, then fails
+  if (b.model === 'gpt-4.1-nano') {
+    nanoCalls += 1;
+    const content =
+      nanoCalls === 1
+        ? 'Sure! Here is a better prompt.'
+        : JSON.stringify({ system_prompt: ' ', tool_guidance: [], changes: [] });
+    return { content, usage: { prompt_tokens: 1000, completion_tokens: 100 } };
+  }
   const shown = JSON.parse(b.messages.find((m) => m.role === 'user')!.content!) as {
     episodes: Array<{ episode_id: string }>;
     tools: string[];
@@ -162,8 +173,9 @@ describe('improvements with a model, checked on dev', function () {
     // the base's dev score is the source run's own: the mean reward of its dev episodes
     const devRewards = episodes.filter((e) => e.split === 'dev' && e.reward !== null).map((e) => e.reward);
     expect(check.base_dev_score).to.be.closeTo(devRewards.reduce((a, b) => a + b, 0) / devRewards.length, 1e-3);
-    // spend: the model call (the builtin agent's run spent nothing)
-    expect(job.spent_usd).to.be.closeTo(0.021 + check.cost_usd, 1e-6);
+    // the job's spend is the model call; the check run's is its own (billed as its episodes)
+    expect(job.spent_usd).to.equal(0.021);
+    expect(check.cost_usd).to.equal(checkRun.spent_usd ?? 0);
     expect(job.budget_usd).to.equal(5);
   });
 
@@ -197,6 +209,18 @@ describe('improvements with a model, checked on dev', function () {
     expect(b.spent_usd).to.equal(0);
     expect(b.result.changes.length).to.be.greaterThan(0);
     expect(improverRequests(models).length).to.equal(before + 1);
+  });
+
+  it('sends an unusable answer back once with what was wrong, then fails the job saying why', async () => {
+    const r = await cw.admin.post('/v1/improvements', { profile_id: naive.id, run_id: runId, model: 'gpt-4.1-nano' });
+    expect(r.status).to.equal(202);
+    const job = await waitJob(cw.admin, r.body.job_id);
+    expect(job.status).to.equal('failed');
+    expect(job.error).to.match(/no usable proposal after 2 answers: system_prompt is missing or empty/);
+    expect(nanoCalls).to.equal(2);
+    const repair = models.requests.filter((x) => x.body.model === 'gpt-4.1-nano')[1]!.body.messages;
+    expect(repair.at(-1)!.content).to.match(/cannot be used: it is not JSON/);
+    expect(job.spent_usd).to.be.greaterThan(0);
   });
 
   it('refuses hostile or impossible requests before a job exists', async () => {
