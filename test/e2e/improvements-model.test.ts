@@ -202,12 +202,16 @@ describe('improvements with a model, checked on dev', function () {
       profile_id: naive.id,
       run_id: runId,
       model: 'builtin:rules',
+      check_on_dev: true, // the rules' candidate can be checked on dev too
     });
     const b = await waitJob(cw.admin, rules.body.job_id);
-    expect(b.status).to.equal('succeeded');
+    expect(b.status, JSON.stringify(b)).to.equal('succeeded');
     expect(b.result).to.include({ method: 'rules', model: null });
     expect(b.spent_usd).to.equal(0);
     expect(b.result.changes.length).to.be.greaterThan(0);
+    expect(b.result.dev_check.run_id).to.match(/^run_/);
+    expect(b.result.dev_check.candidate_dev_score).to.be.a('number');
+    expect(b.result.summary).to.include(b.result.dev_check.statement);
     expect(improverRequests(models).length).to.equal(before + 1);
   });
 
