@@ -11,7 +11,7 @@ import type { PlanLimits } from './plans.js';
 const BUCKET_OF_JOB_KIND: Readonly<Record<string, string>> = Object.freeze({
   world_build: 'builds',
   world_validation: 'validation',
-  world_improvement: 'improvements',
+  improvement: 'improvements',
   dataset_export: 'exports',
   bundle: 'exports',
 });

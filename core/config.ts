@@ -149,6 +149,8 @@ export interface Config {
    * never qualify, whatever the list says.
    */
   readonly credentialVars: readonly string[];
+  /** SERVICE_IMPROVEMENT_MODEL (unset: the deterministic rules): model chain proposing profile versions for improvements that name no `model`. */
+  readonly improvementModel: string | null;
   /** STRIPE_SECRET_KEY (unset: the local payment provider, no money moves). */
   readonly stripeSecretKey: string | null;
   /** STRIPE_WEBHOOK_SECRET (unset): signing secret of the provider's notifications. */
@@ -303,6 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
     judgeModel: env.SERVICE_JUDGE_MODEL?.trim() || null,
     validationModel: env.SERVICE_VALIDATION_MODEL?.trim() || null,
     credentialVars: parseCredentialVars(env.SERVICE_CREDENTIAL_VARS),
+    improvementModel: env.SERVICE_IMPROVEMENT_MODEL?.trim() || null,
     stripeSecretKey: url(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: url(env, 'STRIPE_WEBHOOK_SECRET'),
     logLevel,

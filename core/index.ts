@@ -50,7 +50,7 @@ export {
   priceTable,
   resolveModelApiKey,
 } from './models/index.js';
-export type { MarketRange, ModelClient, ModelMessage, ModelPrice } from './models/index.js';
+export type { MarketRange, ModelClient, ModelJsonSchema, ModelMessage, ModelPrice } from './models/index.js';
 export { accepted, body, created, ok, okPage, param, requirePrincipal } from './operations.js';
 export {
   LIST_PAGE,

@@ -16,7 +16,7 @@ import type { RunDoc } from '../../scheduler/runs/types.js';
  * rounds may reserve is the budget less what ended attempts spent and running ones hold,
  * two rounds never hand out the same dollars, and usage counts a running attempt's spend.
  */
-describe('run budgets: reservations and spend as it happens', () => {
+describe('run budgets: reservations, and spend as it happens in usage', () => {
   let dir: string;
   let store: SqliteStore;
   let leases: MemoryLeases;
@@ -110,8 +110,18 @@ describe('run budgets: reservations and spend as it happens', () => {
       api_keys: null,
       quiet_hours_only: false,
     };
+    // an improvement job's model spend lands under its own kind
+    await store.insert(Collections.jobs, {
+      _id: 'job_imp',
+      kind: 'improvement',
+      project_id: 'proj_b',
+      spent_usd: 0.125,
+      created_at: now,
+      checkpoint: {},
+    });
     const u = await usageOf(store, 'org_b', limits, monthOf());
     expect(u.by_kind.episodes).to.equal(0.625);
-    expect(u.left_usd).to.equal(9.375);
+    expect(u.by_kind.improvements).to.equal(0.125);
+    expect(u.left_usd).to.equal(9.25);
   });
 });
