@@ -98,7 +98,13 @@ interface SizeRow {
   page: number[];
 }
 
-async function largeRuns(t: TestService, cw: CatalogWorkspace, wv: string, paged: boolean): Promise<SizeRow[]> {
+async function largeRuns(
+  t: TestService,
+  cw: CatalogWorkspace,
+  wv: string,
+  paged: boolean,
+  onSize: (rows: SizeRow[]) => void,
+): Promise<SizeRow[]> {
   const scenarios = (await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body.filter(
     (s: { status?: string }) => !s.status || s.status === 'approved',
   ).length;
@@ -155,6 +161,7 @@ async function largeRuns(t: TestService, cw: CatalogWorkspace, wv: string, paged
     console.log(
       `size ${started.episodes}: ${run.status} in ${wall.toFixed(0)} s, RSS ${(rssStart / MB).toFixed(0)} -> ${(rssEnd / MB).toFixed(0)} MB`,
     );
+    onSize(rows);
   }
   void t;
   return rows;
@@ -286,43 +293,46 @@ try {
   paged = (spec.paths['/v1/runs/{run_id}/episodes']?.get?.parameters ?? []).some(
     (p: { name?: string }) => p.name === 'limit',
   );
-  if (SIZES.length > 0) sizeRows = await largeRuns(t, cw, wv, paged);
+  if (SIZES.length > 0) sizeRows = await largeRuns(t, cw, wv, paged, (rows) => report(rows, []));
   if (TRIALS > 0) trialRows = await killTrials(t, cw, wv);
 } finally {
   await t.close();
 }
+report(sizeRows, trialRows);
 
-const base = sizeRows[0];
-const sizeTable = [
-  '| episodes | run | wall | episodes/s (vs first) | service RSS start -> end | RSS growth per 1,000 finished | GET /v1/runs/{id} p50 / p99 (vs first) | first page of episodes p50 / p99 (vs first) |',
-  '|---|---|---|---|---|---|---|---|',
-  ...sizeRows.map((r) => {
-    const eps = r.planned / r.wall;
-    const ratio = (x: number, y: number) => (base ? ` (${(x / y).toFixed(2)}x)` : '');
-    return `| ${r.planned} | ${r.status} | ${r.wall.toFixed(0)} s | ${eps.toFixed(2)}/s${ratio(eps, base!.planned / base!.wall)} | ${(r.rssStart / MB).toFixed(0)} -> ${(r.rssEnd / MB).toFixed(0)} MB | ${(r.growthPer1000 / MB).toFixed(1)} MB | ${pct(r.run, 50).toFixed(1)} / ${pct(r.run, 99).toFixed(1)} ms${ratio(pct(r.run, 50), pct(base!.run, 50))} | ${pct(r.page, 50).toFixed(1)} / ${pct(r.page, 99).toFixed(1)} ms${ratio(pct(r.page, 50), pct(base!.page, 50))} |`;
-  }),
-].join('\n');
-const trialTable = [
-  '| trial | planned | run | lost episodes | attempts without episode.finished | attempts failed over | orphaned sandbox processes after the restart |',
-  '|---|---|---|---|---|---|---|',
-  ...trialRows.map(
-    (r, i) =>
-      `| ${i + 1} | ${r.planned} | ${r.status} | ${r.lost} | ${r.unannounced} | ${r.failedOver} | ${r.leftover} |`,
-  ),
-].join('\n');
-console.log(sizeTable);
-console.log(trialTable);
+/** Prints the tables and, with --write, puts them into BENCHMARKS.md (after every size, so a run cut short keeps what finished). */
+function report(sizeRows: SizeRow[], trialRows: TrialRow[]): void {
+  const base = sizeRows[0];
+  const sizeTable = [
+    '| episodes | run | wall | episodes/s (vs first) | service RSS start -> end | RSS growth per 1,000 finished | GET /v1/runs/{id} p50 / p99 (vs first) | first page of episodes p50 / p99 (vs first) |',
+    '|---|---|---|---|---|---|---|---|',
+    ...sizeRows.map((r) => {
+      const eps = r.planned / r.wall;
+      const ratio = (x: number, y: number) => (base ? ` (${(x / y).toFixed(2)}x)` : '');
+      return `| ${r.planned} | ${r.status} | ${r.wall.toFixed(0)} s | ${eps.toFixed(2)}/s${ratio(eps, base!.planned / base!.wall)} | ${(r.rssStart / MB).toFixed(0)} -> ${(r.rssEnd / MB).toFixed(0)} MB | ${(r.growthPer1000 / MB).toFixed(1)} MB | ${pct(r.run, 50).toFixed(1)} / ${pct(r.run, 99).toFixed(1)} ms${ratio(pct(r.run, 50), pct(base!.run, 50))} | ${pct(r.page, 50).toFixed(1)} / ${pct(r.page, 99).toFixed(1)} ms${ratio(pct(r.page, 50), pct(base!.page, 50))} |`;
+    }),
+  ].join('\n');
+  const trialTable = [
+    '| trial | planned | run | lost episodes | attempts without episode.finished | attempts failed over | orphaned sandbox processes after the restart |',
+    '|---|---|---|---|---|---|---|',
+    ...trialRows.map(
+      (r, i) =>
+        `| ${i + 1} | ${r.planned} | ${r.status} | ${r.lost} | ${r.unannounced} | ${r.failedOver} | ${r.leftover} |`,
+    ),
+  ].join('\n');
+  if (sizeRows.length > 0) console.log(sizeTable);
+  if (trialRows.length > 0) console.log(trialTable);
 
-if (values.write) {
-  const load = os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' / ');
-  const run = `\`node --import tsx --expose-gc bench/scale.ts --sizes ${values.sizes} --trials ${TRIALS} --capacity ${CAPACITY}\` on ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${load} (1/5/15 min; the machine was shared).`;
-  if (sizeRows.length > 0)
-    writeBenchSection(
-      'scale',
-      `<!-- bench:scale start -->
+  if (values.write) {
+    const load = os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ');
+    const run = `\`node --import tsx --expose-gc bench/scale.ts --sizes ${values.sizes} --trials ${TRIALS} --capacity ${CAPACITY}\` on ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${load} (1/5/15 min; the machine was shared).`;
+    if (sizeRows.length > 0)
+      writeBenchSection(
+        'scale',
+        `<!-- bench:scale start -->
 ## Large runs (bench/scale.ts)
 
 ${run}
@@ -331,11 +341,11 @@ Embedded service, one world-worker of capacity ${CAPACITY}, builtin:reference an
 
 ${sizeTable}
 <!-- bench:scale end -->`,
-    );
-  if (trialRows.length > 0)
-    writeBenchSection(
-      'scale-kills',
-      `<!-- bench:scale-kills start -->
+      );
+    if (trialRows.length > 0)
+      writeBenchSection(
+        'scale-kills',
+        `<!-- bench:scale-kills start -->
 ## Worker kills during runs (bench/scale.ts)
 
 ${run}
@@ -344,5 +354,6 @@ The embedded service (one world-worker of capacity ${CAPACITY}) plus a second wo
 
 ${trialTable}
 <!-- bench:scale-kills end -->`,
-    );
+      );
+  }
 }

@@ -59,7 +59,7 @@ export default function Compare() {
         if (!live) return;
         setResult(r);
         const ids = [runA, ...(runB ? [runB] : [])];
-        const lists = await Promise.all(ids.map((id) => apiList(`/v1/runs/${id}/episodes`)));
+        const lists = await Promise.all(ids.map((id) => apiList(`/v1/runs/${id}/episodes?limit=1000`)));
         if (!live) return;
         setEps(Object.fromEntries(ids.map((id, i) => [id, lists[i]!])));
         const labels = (id: string) => Object.keys(r.runs?.[id]?.profiles ?? {});

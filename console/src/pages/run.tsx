@@ -54,8 +54,9 @@ export default function RunPage() {
 
   const loadEpisodes = useCallback(() => {
     const ctl = new AbortController();
+    // the largest page the server gives (docs/runs.md, Paged lists): a run of 10,000 episodes is 10 reads
     apiList<any>(
-      `/v1/runs/${id}/episodes`,
+      `/v1/runs/${id}/episodes?limit=1000`,
       (all) => {
         if (ctl.signal.aborted) return;
         setRows((old) => {
