@@ -82,6 +82,17 @@ describe('runs: the customer simulator and the judges spend the tenant’s money
       expect(full.cost_breakdown, e.id).to.deep.equal(b);
       total += e.cost_usd;
     }
+    // every episode.finished on the run's stream carries the same sum and breakdown
+    const finished = await t.svc.adapters.store.find<any>(Collections.events, {
+      stream: started.run_id,
+      type: 'episode.finished',
+    });
+    expect(finished).to.have.length(eps.length);
+    for (const ev of finished) {
+      const e = eps.find((x) => x.id === ev.episode_id)!;
+      expect(ev.data.cost_usd, e.id).to.be.closeTo(e.cost_usd, 1e-9);
+      expect(ev.data.cost_breakdown, e.id).to.deep.equal(e.cost_breakdown);
+    }
     expect(run.spent_usd).to.be.closeTo(total, 1e-6);
     expect(run.summary.cost_usd).to.be.closeTo(total, 1e-6);
     const usage = (await admin.get('/v1/usage')).body;
