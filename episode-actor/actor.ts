@@ -5,7 +5,7 @@ import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore } from './core.js';
 import { executeAction, uncertainOutcome } from './execute.js';
 import { endEpisode } from './finish.js';
-import { accountUsage, overBudget } from './spend.js';
+import { accountUsage, episodeCost, overBudget, totalCost } from './spend.js';
 import { checkExternalAction, type ExternalAction } from './external-rules.js';
 import { applyIntervention, validateIntervention, type InterventionInput } from './interventions.js';
 import { Mailbox } from './mailbox.js';
@@ -276,7 +276,8 @@ export class EpisodeActor {
       termination: st.termination,
       reward: st.reward,
       oracle: st.oracle,
-      cost_usd: st.cost_usd,
+      cost_usd: totalCost(episodeCost(st)),
+      cost_breakdown: episodeCost(st),
       tokens: st.tokens,
     });
   }
@@ -433,6 +434,11 @@ export class EpisodeActor {
     }
     if (next.end) {
       await this.#finish(next.end);
+      return;
+    }
+    // the customer's reply may have cost money (model customer): the cap counts it too
+    if (overBudget(st)) {
+      await this.#finish('budget');
       return;
     }
     const who = nextActor(

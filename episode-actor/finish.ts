@@ -3,6 +3,7 @@ import type { EpisodeCore } from './core.js';
 import { attributeFailure } from './attribution.js';
 import { environmentErrorOracle, runOracle } from './oracle.js';
 import { computeReward } from './reward.js';
+import { episodeCost, totalCost } from './spend.js';
 import type { Termination } from './types.js';
 
 /**
@@ -68,7 +69,8 @@ export async function endEpisode(
       status: st.status,
       termination: st.termination!,
       reward: st.reward,
-      cost_usd: st.cost_usd,
+      cost_usd: totalCost(episodeCost(st)),
+      cost_breakdown: episodeCost(st),
       tokens: st.tokens.total,
       turns: Object.values(st.actors).reduce((n, a) => n + a.turns_used, 0),
       environment_error: st.environment_error !== null,

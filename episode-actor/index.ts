@@ -45,6 +45,7 @@ export { computeReward, isSuccess, HABIT_PENALTY } from './reward.js';
 export { attributeFailure, type Failure, type FailureCause } from './attribution.js';
 export { judgeHabits } from './habits.js';
 export { episodeRecordView, episodeListItemView } from './views.js';
+export { episodeCost, totalCost } from './spend.js';
 export {
   CustomerSimulator,
   scriptedCustomer,

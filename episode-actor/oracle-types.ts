@@ -64,7 +64,7 @@ export interface Oracle {
    */
   failure?: Failure | null;
   habits: Habits;
-  /** Which customer played the episode, its model calls and what they cost (not charged to the agent's budget). */
+  /** Which customer played the episode, its model calls and what they cost (counted in the episode's `cost_usd` and `max_episode_cost_usd`). */
   customer: { simulator: 'scripted' | 'model'; model_calls: number; cost_usd: number };
   /**
    * Where the customer simulator broke its script (its guard refused a reply): the

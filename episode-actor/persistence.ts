@@ -4,6 +4,7 @@ import type { Doc, DocumentStore } from '../core/index.js';
 import type { EpisodePersistence } from './ports.js';
 import { migrateState } from './state.js';
 import { StateSerializer } from './state-json.js';
+import { episodeCost, totalCost } from './spend.js';
 import type { ActionRecord, EpisodeState } from './types.js';
 
 /** An action as stored in Collections.actions, readable by idempotency key without the actor. */
@@ -26,6 +27,7 @@ const STATE_FIELDS = [
   'reward',
   'oracle',
   'cost_usd',
+  'cost_breakdown',
   'tokens',
   'goal_version',
   'actor_state',
@@ -94,7 +96,9 @@ export class StoreEpisodePersistence implements EpisodePersistence {
       termination: state.termination,
       reward: state.reward,
       oracle: state.oracle,
-      cost_usd: state.cost_usd,
+      // everything spent so far (agent, customer, judges): what the month's usage counts live
+      cost_usd: totalCost(episodeCost(state)),
+      cost_breakdown: episodeCost(state),
       tokens: state.tokens,
       goal_version: state.goal_version,
     });

@@ -328,6 +328,17 @@ export interface Observation {
   } | null;
 }
 
+/**
+ * What an episode spent on models, by who spent it (docs/episodes.md, Spend): the agent's
+ * calls, the customer simulator's and the model judges'. The customer and the judges are
+ * the service spending on the tenant's behalf; the episode's `cost_usd` is the sum.
+ */
+export interface CostBreakdown {
+  agent: number;
+  customer: number;
+  judges: number;
+}
+
 /** How an episode ended. */
 export interface EpisodeSummary {
   episode_id: string;
@@ -335,6 +346,9 @@ export interface EpisodeSummary {
   termination: Termination | null;
   reward: number | null;
   oracle: Oracle | null;
+  /** Everything the episode spent on models: the agent's, the customer's and the judges' calls. */
   cost_usd: number;
+  cost_breakdown: CostBreakdown;
+  /** The agent's tokens. */
   tokens: TokenCounts;
 }

@@ -1,3 +1,4 @@
+import { episodeCost, totalCost } from './spend.js';
 import { functionTools } from './turns.js';
 import type { EpisodeState, EpisodeWorld, Observation } from './types.js';
 
@@ -67,7 +68,8 @@ export function episodeRecordView(st: EpisodeState) {
       at: m.at,
     })),
     goal_version: st.goal_version,
-    cost_usd: st.cost_usd,
+    cost_usd: totalCost(episodeCost(st)),
+    cost_breakdown: episodeCost(st),
     tokens: st.tokens,
     environment_error: st.environment_error,
     created_at: st.created_at,
@@ -85,7 +87,8 @@ export function episodeListItemView(st: EpisodeState) {
     status: st.status,
     reward: st.reward,
     termination: st.termination,
-    cost_usd: st.cost_usd,
+    cost_usd: totalCost(episodeCost(st)),
+    cost_breakdown: episodeCost(st),
     tokens: st.tokens,
     oracle: st.oracle,
   };

@@ -4,6 +4,7 @@
  * world-worker/episode-host.ts answers them.
  */
 import type {
+  CostBreakdown,
   EpisodeOptions,
   EpisodeProfile,
   EpisodeWorld,
@@ -73,7 +74,9 @@ export interface EpisodeOutcome {
   termination: string | null;
   reward: number | null;
   oracle: Oracle | null;
+  /** Everything the episode spent (agent, customer and judges; docs/runs.md, Spend and budgets). */
   cost_usd: number;
+  cost_breakdown: CostBreakdown;
   tokens: TokenCounts;
   /** Actions taken by all actors. */
   turns: number;

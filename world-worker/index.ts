@@ -120,6 +120,6 @@ export async function startWorker(opts: {
 export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } from './builds/index.js';
 export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './builds/index.js';
 
-export type { AnalyseAnswer, SourceSurvey } from './builds/index.js';
+export type { AnalyseAnswer, RelevantFile, SourceSurvey } from './builds/index.js';
 
 export { extractArchive, inspectArchive } from './builds/index.js';

@@ -10,6 +10,7 @@ import type {
 import type { ScenarioVerdict } from './builds/replay.js';
 import type { TrialResult } from './builds/trial.js';
 import type { SourceSurvey } from './builds/survey.js';
+import type { RelevantFile } from './builds/relevant.js';
 import type { EpisodeOutcome, EpisodeRunPayload, EpisodeTarget } from './episode-work.js';
 
 /**
@@ -43,6 +44,11 @@ export interface WorkKinds {
   'build.trial': { payload: TrialPayload; answer: { trials: TrialResult[] } };
   'build.survey': { payload: SourceRef; answer: SourceSurvey };
   'build.overlay': { payload: SourceRef & { files: Record<string, string> }; answer: FetchAnswer };
+  /** The source files most relevant to `terms`, cut to a token budget (builds/relevant.ts). */
+  'build.source_files': {
+    payload: SourceRef & { terms: string[]; exclude: string[] };
+    answer: { files: RelevantFile[] };
+  };
 }
 
 export type WorkKind = keyof WorkKinds;

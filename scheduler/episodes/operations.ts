@@ -60,6 +60,7 @@ function unstartedRecord(ep: RunEpisodeDoc, doc: EpisodeDoc): Record<string, unk
     actions: [],
     messages: [],
     cost_usd: 0,
+    cost_breakdown: { agent: 0, customer: 0, judges: 0 },
     tokens: ep.tokens,
     environment_error: ep.environment_error,
     created_at: ep.created_at,

@@ -3,7 +3,9 @@ import { newId, nowIso } from '../../core/index.js';
 import type { Doc, DocumentStore, Filter } from '../../core/index.js';
 import {
   environmentErrorOracle,
+  episodeCost,
   isSuccess,
+  totalCost,
   type EpisodeState,
   type EpisodeWorld,
   type Oracle,
@@ -113,6 +115,7 @@ export async function recordOutcome(
       oracle: o.oracle,
       success: o.oracle && o.status === 'finished' ? isSuccess(o.oracle) : null,
       cost_usd: o.cost_usd,
+      cost_breakdown: o.cost_breakdown,
       tokens: o.tokens,
       turns: o.turns,
       environment_error: o.environment_error,
@@ -200,7 +203,8 @@ export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, e
         lost: end.status === 'failed',
         environment_error: end.environment_error,
         turns: st?.actions.length ?? 0,
-        cost_usd: st?.cost_usd ?? ep.cost_usd,
+        cost_usd: st ? totalCost(episodeCost(st)) : ep.cost_usd,
+        ...(st ? { cost_breakdown: episodeCost(st) } : {}),
         tokens: st?.tokens ?? ep.tokens,
         ended_at: now,
       },

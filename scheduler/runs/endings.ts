@@ -1,5 +1,6 @@
 import { Collections } from '../../core/index.js';
 import { EventLog } from '../../core/index.js';
+import { episodeCost, totalCost } from '../../episode-actor/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { endWithoutActor, newAttempt, type EpisodeDoc } from './attempts.js';
 import type { RunWorld } from './run-world.js';
@@ -124,7 +125,8 @@ export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc):
     termination: st.termination,
     reward: st.reward,
     oracle: st.oracle,
-    cost_usd: st.cost_usd,
+    cost_usd: totalCost(episodeCost(st)),
+    cost_breakdown: episodeCost(st),
     tokens: st.tokens,
     turns: st.actions.length,
     environment_error: st.environment_error,

@@ -1,5 +1,5 @@
 import type { Doc } from '../../core/index.js';
-import type { EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
+import type { CostBreakdown, EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
 import type { PinnedScenario } from '../worlds/index.js';
 import type { BlockStatistics, ScenarioCounts } from './summary-stats.js';
@@ -147,7 +147,10 @@ export interface RunEpisodeDoc extends Doc {
   reward: number | null;
   oracle: Oracle | null;
   success: boolean | null;
+  /** Everything the attempt spent: the agent's, the customer simulator's and the judges' model calls. */
   cost_usd: number;
+  /** Who spent `cost_usd` (absent on records from before it was kept: then all of it was the agent's). */
+  cost_breakdown?: CostBreakdown;
   tokens: TokenCounts;
   turns: number;
   environment_error: string | null;

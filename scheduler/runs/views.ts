@@ -47,6 +47,7 @@ export function episodeItemView(e: RunEpisodeDoc): Record<string, unknown> {
     reward: e.reward,
     termination: e.termination,
     cost_usd: e.cost_usd,
+    cost_breakdown: e.cost_breakdown ?? { agent: e.cost_usd, customer: 0, judges: 0 },
     tokens: e.tokens,
     oracle: e.oracle,
     driver: e.driver,

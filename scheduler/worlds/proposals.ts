@@ -2,7 +2,9 @@ import { ServiceError, type FieldProblem } from '../../core/index.js';
 import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../../core/index.js';
 import { crossCheck, instantiate, validateTemplate, type Scenario, type ScenarioTemplate } from '../../world/index.js';
 import type { PhaseContext } from '../jobs/index.js';
+import { BUILD_WORK } from '../../world-worker/index.js';
 import { need, type BuildState } from './build-state.js';
+import { callWorker } from './worker-calls.js';
 
 /** Most proposals one build asks for. */
 const MAX_PROPOSALS = 8;
@@ -16,7 +18,10 @@ export function templateAsWritten(t: ScenarioTemplate): Record<string, unknown> 
 /**
  * Asks the build's model chain for new scenario templates (⌈target / 4⌉, at least 1, at
  * most 8) in the source format, and keeps those that pass the same schema and cross-checks
- * as a source's own templates (docs/worlds.md). Each kept template becomes one scenario
+ * as a source's own templates (docs/worlds.md). The model is shown the manifest, the tool
+ * schemas, one example template and the source files most relevant to them (the OpenAPI
+ * documents, then the files naming the services, tools and routes; chosen and cut to a
+ * token budget by a world-worker, world-worker/builds/relevant.ts). Each kept template becomes one scenario
  * (its first variant); ids must not repeat a template of the source. The call's cost is
  * spent on the job, so `budget_usd` binds (the build stops itself when it is reached).
  */
@@ -47,6 +52,10 @@ export async function proposeScenarios(
     world_seed_binds: seed.map((s) => s.bind).filter(Boolean),
     existing_template_ids: templates.map((t) => t.id),
   };
+  const terms = [...manifest.services.map((s) => s.name), ...tools.map((t) => t.name), ...tools.map((t) => t.path)];
+  // the templates' own files are left out: the model is shown the manifest and an example already
+  const exclude = templates.map((t) => t.file);
+  const { files } = await callWorker(ctx, BUILD_WORK.sourceFiles, { terms, exclude }, need(state, 'source').digest);
   const res = await chain.complete({
     temperature: 0.7,
     messages: [
@@ -58,7 +67,9 @@ export async function proposeScenarios(
           '(id, title, difficulty 1-3, tags, persona, facts, request, revisions, seed, reference_plan, checks, variants). ' +
           'Seed data is created with application tools so ids are not guessable; the reference plan must solve the final goal ' +
           'version using only tools the acting role is offered; every goal version needs checks, and at least one check must fail ' +
-          'on the untouched world. Use new ids (lowercase letters, digits and single dashes).',
+          'on the untouched world. Use new ids (lowercase letters, digits and single dashes). ' +
+          'source_files are excerpts of the application (cut to fit): read them for what the application really does, ' +
+          'its validation rules and its error cases.',
       },
       {
         role: 'user',
@@ -66,6 +77,11 @@ export async function proposeScenarios(
           count: requested,
           world,
           example: templates[0] ? templateAsWritten(templates[0]) : null,
+          source_files: files.map((f) => ({
+            path: f.path,
+            text: f.text,
+            ...(f.truncated_chars > 0 ? { truncated_chars: f.truncated_chars } : {}),
+          })),
         }),
       },
     ],
@@ -101,6 +117,7 @@ export async function proposeScenarios(
       model: res.model,
       credential,
       requested,
+      source_files: files.map((f) => ({ path: f.path, chars: f.text.length, truncated_chars: f.truncated_chars })),
       received: raw.length,
       accepted: kept.map((s) => s.id),
       rejected,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -63,6 +63,7 @@ describe('world builds with a model: proposals validated by schema, spend and bu
   let admin: ReturnType<typeof client>;
   let appId: string;
   let endpoint: Awaited<ReturnType<typeof modelEndpoint>>;
+  let roots: string;
 
   before(async () => {
     endpoint = await modelEndpoint();
@@ -73,7 +74,12 @@ describe('world builds with a model: proposals validated by schema, spend and bu
       prices,
       'test-model: {input_per_mtok: 1, output_per_mtok: 1, source: test endpoint, as_of: 2025-01-01}\n',
     );
-    t = await startTestService({ OPENAI_BASE_URL: endpoint.url, MODEL_PRICES_FILE: prices });
+    roots = mkdtempSync(path.join(tmpdir(), 'crucible-proposal-sources-'));
+    t = await startTestService({
+      OPENAI_BASE_URL: endpoint.url,
+      MODEL_PRICES_FILE: prices,
+      SERVICE_SOURCE_ROOTS: roots,
+    });
     const ws = await t.workspace('Models');
     await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
     admin = client(t.url, ws.key);
@@ -86,6 +92,7 @@ describe('world builds with a model: proposals validated by schema, spend and bu
     await t?.close();
     endpoint?.server.close();
     delete process.env[KEY_VAR];
+    if (roots) rmSync(roots, { recursive: true, force: true });
   });
 
   it('keeps the proposals that pass the schema, validates them like the rest, and spends the call on the job', async () => {
@@ -112,6 +119,41 @@ describe('world builds with a model: proposals validated by schema, spend and bu
     expect(report.accepted).to.deep.equal(['proposed-status--v1']);
     expect(report.rejected).to.have.length(1);
     expect(report.rejected[0].problems.join(' ')).to.contain('teleport_parcel');
+  });
+
+  it('shows the proposal the relevant source files, cut to the token budget, and not the irrelevant or oversize ones', async () => {
+    // shop-support with three more files: one naming its refund route, one naming nothing, one too big to read
+    const dir = path.join(roots, 'shop');
+    cpSync(catalogApp('shop-support'), dir, { recursive: true });
+    writeFileSync(path.join(dir, 'shop', 'refund-rules.mjs'), '// create_refund: REFUND-RULE-LATE-30-DAYS\n');
+    writeFileSync(path.join(dir, 'shop', 'colours.mjs'), 'export const BRAND_TEAL_HEX = "#008080";\n');
+    writeFileSync(path.join(dir, 'shop', 'orders-dump.json'), JSON.stringify({ orders: 'OVERSIZE-'.repeat(10_000) }));
+    const app = await admin.post('/v1/applications', {
+      name: 'shop-copy',
+      source: { kind: 'local_path', path: 'shop' },
+    });
+    expect(app.status, JSON.stringify(app.body)).to.equal(201);
+    const before = endpoint.requests.length;
+    const { build, job } = await buildAndWait(admin, {
+      application_id: app.body.id,
+      model: 'test-model',
+      scenario_target: 3,
+    });
+    expect(job.status, job.error).to.equal('succeeded');
+    const asked = endpoint.requests.slice(before).find((r) => r.url === '/v1/chat/completions')!;
+    const shown = JSON.parse(asked.body.messages[1].content);
+    const paths = shown.source_files.map((f: any) => f.path);
+    expect(paths).to.include.members(['shop/openapi.yaml', 'shop/server.mjs', 'shop/refund-rules.mjs']);
+    const prompt = JSON.stringify(asked.body.messages);
+    expect(prompt).to.contain('REFUND-RULE-LATE-30-DAYS');
+    expect(prompt).not.to.contain('BRAND_TEAL_HEX');
+    expect(prompt).not.to.contain('OVERSIZE-');
+    // the world's own files are shown as the manifest and the example, not again as source
+    expect(paths.some((p: string) => p === 'world.yaml' || p.startsWith('scenarios/'))).to.equal(false);
+    const chars = shown.source_files.reduce((n: number, f: any) => n + f.text.length, 0);
+    expect(chars).to.be.at.most(8_000 * 4);
+    const report = (await admin.get(`/v1/world-versions/${build.world_version_id}`)).body.validation_report.proposals;
+    expect(report.source_files.map((f: any) => f.path)).to.deep.equal(paths);
   });
 
   it('a build stops itself when the model spend reaches budget_usd', async () => {

@@ -12,4 +12,11 @@ export { checkFileUrl, fetchGitCommit } from './git.js';
 export { listTree, isInside, sourceDigest } from './tree.js';
 export { SourceCache, type FetchedSource, type SourceSpec } from './source-cache.js';
 export type { ScenarioVerdict, ReplayRun } from './replay.js';
+export {
+  relevantSourceFiles,
+  SOURCE_TOKEN_BUDGET,
+  CHARS_PER_TOKEN,
+  MAX_SOURCE_FILE_BYTES,
+  type RelevantFile,
+} from './relevant.js';
 export { surveySource, overlayFolder, type SourceSurvey, type StartHint, type RouteHint } from './survey.js';

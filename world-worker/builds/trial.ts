@@ -146,8 +146,8 @@ export async function trialScenario(
       failed_checks: (oracle?.check_results ?? []).filter((c) => !c.passed).map((c) => c.check),
       failure: oracle?.failure ?? null,
       environment_error: oracle?.environment_error ?? null,
-      turns_cost_usd: summary.cost_usd,
-      spent_usd: spentOn(summary),
+      turns_cost_usd: summary.cost_breakdown.agent,
+      spent_usd: summary.cost_usd,
       turns: actor.snapshot().actions.length,
       duration_ms: Date.now() - t0,
     };
@@ -156,11 +156,4 @@ export async function trialScenario(
     await handle.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
-}
-
-/** Everything the episode's model calls cost: the agent's, the customer's and the judge's. */
-function spentOn(summary: EpisodeSummary): number {
-  const o = summary.oracle;
-  const judged = (o?.judgements ?? []).reduce((n, j) => n + (j.cost_usd ?? 0), 0);
-  return Math.round((summary.cost_usd + (o?.customer.cost_usd ?? 0) + judged) * 1e8) / 1e8;
 }

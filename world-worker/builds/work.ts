@@ -12,6 +12,7 @@ import { profileWithDefaults } from '../../episode-actor/index.js';
 import { isBuiltinModel, parseModelChain, type DocumentStore } from '../../core/index.js';
 import { SourceCache, type SourceSpec } from './source-cache.js';
 import { overlayFolder, surveySource } from './survey.js';
+import { relevantSourceFiles } from './relevant.js';
 import { packFolder } from './archive.js';
 import { rm } from 'node:fs/promises';
 import type { AnalyseAnswer, FetchAnswer, SourceRef, TrialModelAgent } from './work-types.js';
@@ -30,6 +31,8 @@ export const BUILD_WORK = {
   survey: 'build.survey',
   /** `{digest, archive_b64?, files}` -> `{digest, files, archive_b64}`: the source with the proposed world files added */
   overlay: 'build.overlay',
+  /** `{digest, archive_b64?, terms}` -> `{files}`: the source files a scenario proposal is shown (relevant.ts) */
+  sourceFiles: 'build.source_files',
 } as const;
 
 const LOADED_SOURCES_KEPT = 8;
@@ -95,6 +98,12 @@ export function registerBuildWork(
   service.register(BUILD_WORK.survey, async (ref) => {
     const dir = await cache.ensure(ref.digest, ref.archive_b64 ? Buffer.from(ref.archive_b64, 'base64') : null);
     return surveySource(dir);
+  });
+
+  service.register(BUILD_WORK.sourceFiles, async (p) => {
+    const dir = await cache.ensure(p.digest, p.archive_b64 ? Buffer.from(p.archive_b64, 'base64') : null);
+    const strings = (v: unknown) => (Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : []);
+    return { files: await relevantSourceFiles(dir, strings(p.terms), undefined, new Set(strings(p.exclude))) };
   });
 
   service.register(BUILD_WORK.overlay, async (p): Promise<FetchAnswer> => {
