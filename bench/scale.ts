@@ -63,7 +63,9 @@ const MB = 2 ** 20;
 /** Episodes of `scenarios` x profiles x repeats nearest to `n` (repeats at most 20). */
 function shape(n: number, scenarios: number): { profiles: number; repeats: number } {
   const profiles = Math.max(1, Math.ceil(n / (scenarios * 20)));
-  const repeats = Math.max(1, Math.min(20, Math.round(n / (scenarios * profiles))));
+  let repeats = Math.max(1, Math.min(20, Math.round(n / (scenarios * profiles))));
+  // a run holds at most 10,000 episodes (POST /v1/evaluations refuses more)
+  while (repeats > 1 && scenarios * profiles * repeats > 10_000) repeats--;
   return { profiles, repeats };
 }
 
@@ -290,8 +292,10 @@ try {
   await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
   const wv = cw.worlds.get('shop-support')!;
   const spec = (await client(t.url).get('/openapi.json')).body;
+  // a parameter is named in place or by a $ref to components/parameters
   paged = (spec.paths['/v1/runs/{run_id}/episodes']?.get?.parameters ?? []).some(
-    (p: { name?: string }) => p.name === 'limit',
+    (p: { name?: string; $ref?: string }) =>
+      p.name === 'limit' || spec.components?.parameters?.[p.$ref?.split('/').pop() ?? '']?.name === 'limit',
   );
   if (SIZES.length > 0) sizeRows = await largeRuns(t, cw, wv, paged, (rows) => report(rows, []));
   if (TRIALS > 0) trialRows = await killTrials(t, cw, wv);
