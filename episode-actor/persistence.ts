@@ -113,7 +113,15 @@ export class StoreEpisodePersistence implements EpisodePersistence {
       await this.#store.insert(Collections.episodes, JSON.parse(json) as EpisodeDoc);
     }
     known.rev = state.rev;
-    this.#known.set(id, known);
+    // an ended episode is rarely saved again: its cached text (tens of KB) is dropped, and a
+    // later save reads its revision back from the store (#first), as a new actor would
+    if (state.status === 'running') this.#known.set(id, known);
+    else this.#known.delete(id);
+  }
+
+  /** Episodes whose last saved text this instance keeps (the running ones it saved or loaded). */
+  get cached(): number {
+    return this.#known.size;
   }
 
   async load(episodeId: string): Promise<EpisodeState | null> {

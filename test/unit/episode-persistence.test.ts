@@ -37,11 +37,19 @@ describe('episode persistence on the DocumentStore (SQLite)', () => {
     const doc = await store.get<Record<string, unknown> & { _id: string }>(Collections.episodes, 'ep_store_1');
     expect(doc).to.include({ run_id: 'run_1', project_id: 'prj_1', status: 'running', goal_version: 1 });
     expect((doc!.actor_state as { episode_id: string }).episode_id).to.equal('ep_store_1');
+    expect(persistence.cached).to.equal(1);
     await actor.stop();
     expect(await store.get(Collections.episodes, 'ep_store_1')).to.include({
       status: 'cancelled',
       termination: 'stopped',
     });
+    // an ended episode's cached text is dropped (a worker runs thousands of episodes) ...
+    expect(persistence.cached).to.equal(0);
+    // ... and a later save of it reads its revision back from the store
+    const ended = (await store.get<any>(Collections.episodes, 'ep_store_1'))!;
+    await persistence.save({ ...ended.actor_state, rev: ended.state_rev + 1 });
+    expect(await store.get(Collections.episodes, 'ep_store_1')).to.include({ state_rev: ended.state_rev + 1 });
+    expect(persistence.cached).to.equal(0);
   });
 
   it('writes each action to Collections.actions before it is acknowledged, readable by idempotency key without the actor', async () => {
