@@ -20,7 +20,7 @@
  *    after its restart (target: 0 lost in every trial).
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,7 @@ import {
   waitRun,
   type CatalogWorkspace,
 } from '../test/support/runs.js';
-import { controlPlaneFiles } from '../test/support/roles.js';
+import { controlPlaneFiles, role } from '../test/support/roles.js';
 import { client, startTestService, type TestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
 
@@ -203,17 +203,12 @@ async function killTrials(t: TestService, cw: CatalogWorkspace, wv: string): Pro
   /** Starts the second worker and resolves once it registered (a new incarnation: it reaped what its predecessor left). */
   const startWorker = async () => {
     const before = await incarnation();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
-      env: {
-        ...process.env,
-        ...certs.env('worker'),
-        SCHEDULER_ADDR: t.svc.scheduler.address,
-        SERVICE_DATA_DIR: t.dataDir,
-        WORKER_ID: id,
-        WORKER_CAPACITY: '6',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'ignore'],
+    const child = role('worker', {
+      TEST_CONTROL_PLANE_DIR: certs.dir,
+      SCHEDULER_ADDR: t.svc.scheduler.address,
+      SERVICE_DATA_DIR: t.dataDir,
+      WORKER_ID: id,
+      WORKER_CAPACITY: '6',
     });
     for (let i = 0; i < 600; i++) {
       const now = await incarnation();

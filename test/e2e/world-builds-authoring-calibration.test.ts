@@ -1,14 +1,10 @@
 import { expect } from 'chai';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Collections } from '../../core/collections.js';
 import { buildAndWait } from '../support/builds.js';
-import { startModelServer, type ChatRequestBody, type ModelServer } from '../support/model-server.js';
-import { client, startTestService, type TestService } from '../support/service.js';
+import { startAuthoring, type AuthoringSetup } from '../support/authoring.js';
+import type { ChatRequestBody, ModelServer } from '../support/model-server.js';
+import type { client, TestService } from '../support/service.js';
 
 const KEY_VAR = 'CRUCIBLE_TEST_AUTHORING_CALIBRATION_KEY';
-const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/notes-service');
 const variants = [
   { name: 'Kim', code: 'X-42', note: 'fragile' },
   { name: 'Ola', code: 'B-7', note: 'gift' },
@@ -120,37 +116,17 @@ function compilerModel(b: ChatRequestBody) {
  */
 describe('world builds from an application without world.yaml: the calibration agents check what the model wrote', function () {
   this.timeout(600_000);
+  let setup: AuthoringSetup;
   let t: TestService;
   let admin: ReturnType<typeof client>;
   let model: ModelServer;
-  let roots: string;
   let appId: string;
 
   before(async () => {
-    model = await startModelServer(compilerModel);
-    roots = mkdtempSync(path.join(tmpdir(), 'crucible-authoring-cal-'));
-    cpSync(FIXTURE, path.join(roots, 'notes'), { recursive: true });
-    const prices = path.join(roots, 'prices.yaml');
-    writeFileSync(prices, 'compiler-model: {input_per_mtok: 1, output_per_mtok: 2, source: test, as_of: 2025-01-01}\n');
-    process.env[KEY_VAR] = 'sk-authoring';
-    t = await startTestService({
-      OPENAI_BASE_URL: model.baseUrl,
-      MODEL_PRICES_FILE: prices,
-      SERVICE_SOURCE_ROOTS: roots,
-    });
-    const ws = await t.workspace('Authoring calibration');
-    await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
-    admin = client(t.url, ws.key);
-    await admin.post('/v1/credentials', { name: 'provider', kind: 'model_provider', env_var: KEY_VAR });
-    appId = (await admin.post('/v1/applications', { name: 'notes', source: { kind: 'local_path', path: 'notes' } }))
-      .body.id;
+    setup = await startAuthoring(compilerModel, KEY_VAR, 'Authoring calibration');
+    ({ t, admin, model, appId } = setup);
   });
-  after(async () => {
-    await t?.close();
-    await model?.close();
-    rmSync(roots, { recursive: true, force: true });
-    delete process.env[KEY_VAR];
-  });
+  after(async () => setup?.close());
 
   it('approves the fair template with its calibration scores and withdraws the hackable one', async () => {
     const { build, job } = await buildAndWait(admin, {

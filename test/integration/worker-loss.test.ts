@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import {
   waitRun,
   type CatalogWorkspace,
 } from '../support/runs.js';
-import { controlPlaneFiles, type ControlPlaneFiles } from '../support/roles.js';
+import { controlPlaneFiles, role, type ControlPlaneFiles } from '../support/roles.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /** Pids of processes whose environment names `dir` (the sandboxes a killed worker left behind). */
@@ -49,19 +49,13 @@ describe('worker loss mid-run', function () {
 
   /** A second world-worker as its own process, registered with the test service's scheduler. */
   async function spawnWorker(id: string): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'worker'], {
-      env: {
-        ...process.env,
-        ...certs.env('worker'),
-        SCHEDULER_ADDR: t.svc.scheduler.address,
-        SERVICE_DATA_DIR: t.dataDir,
-        WORKER_ID: id,
-        WORKER_CAPACITY: '6',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const child = role('worker', {
+      TEST_CONTROL_PLANE_DIR: certs.dir,
+      SCHEDULER_ADDR: t.svc.scheduler.address,
+      SERVICE_DATA_DIR: t.dataDir,
+      WORKER_ID: id,
+      WORKER_CAPACITY: '6',
     });
-    child.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${id}] ${d}`));
     workers.push(child);
     for (let i = 0; i < 1200; i++) {
       if ((await t.svc.scheduler.deps.workers.live()).some((w) => w.id === id)) return child;
