@@ -1,7 +1,7 @@
 import type { Config } from '../core/index.js';
 import { ServiceError, toServiceError } from '../core/index.js';
 import { EventLog } from '../core/index.js';
-import { nowIso } from '../core/index.js';
+import { nowIso, untilAborted } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episode-actor/index.js';
@@ -57,8 +57,12 @@ export class EpisodeHost {
   readonly #worlds: EpisodeWorlds;
   readonly #log: EventLog;
   readonly #logger: Logger;
-  readonly #closed: Promise<never>;
-  #signalClosed!: (err: ServiceError) => void;
+  /**
+   * Aborted (with the `shutting_down` error as its reason) when the host closes. A signal,
+   * not a promise every episode raced: each race left a reaction holding the episode's
+   * outcome on that promise for the life of the worker.
+   */
+  readonly #closed = new AbortController();
   #closing = false;
 
   constructor(opts: EpisodeHostOptions) {
@@ -66,8 +70,6 @@ export class EpisodeHost {
     this.#worlds = new EpisodeWorlds(opts.config, opts.sandboxes ?? chooseSandboxes(opts.config));
     this.#logger = opts.logger.child({ component: 'episode-host' });
     this.#log = new EventLog(opts.adapters.store, opts.adapters.bus, { logger: this.#logger });
-    this.#closed = new Promise<never>((_resolve, reject) => (this.#signalClosed = reject));
-    this.#closed.catch(() => undefined);
   }
 
   /** Episodes hosted now. */
@@ -130,7 +132,7 @@ export class EpisodeHost {
       () => undefined,
     );
     void hosted.finished.then(() => this.#live.delete(p.episode_id));
-    hosted.outcome = Promise.race([work, this.#closed]);
+    hosted.outcome = untilAborted(work, this.#closed.signal);
     return hosted.outcome;
   }
 
@@ -151,7 +153,7 @@ export class EpisodeHost {
   async close(graceMs = 10_000): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
-    this.#signalClosed(
+    this.#closed.abort(
       new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`, {
         details: { shutting_down: true },
       }),

@@ -35,20 +35,18 @@ export interface NewJob {
 export class JobEngine implements RunHost {
   readonly owner = newId('jeng');
   readonly deps: SchedulerDeps;
-  readonly closing: Promise<void>;
+  readonly #closingAbort = new AbortController();
   readonly #kinds = new Map<string, JobKind>();
   readonly #active = new Map<string, Promise<void>>();
   readonly #leaseTtlMs: number;
   readonly #sweepMs: number;
   #closing = false;
-  #signalClosing!: () => void;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(deps: SchedulerDeps, opts: JobEngineOptions = {}) {
     this.deps = deps;
     this.#leaseTtlMs = opts.leaseTtlMs ?? 15_000;
     this.#sweepMs = opts.sweepIntervalMs ?? 2_000;
-    this.closing = new Promise((resolve) => (this.#signalClosing = resolve));
   }
 
   register(kind: JobKind): void {
@@ -58,6 +56,10 @@ export class JobEngine implements RunHost {
 
   kind(name: string): JobKind | undefined {
     return this.#kinds.get(name);
+  }
+
+  get closingSignal(): AbortSignal {
+    return this.#closingAbort.signal;
   }
 
   isClosing(): boolean {
@@ -155,7 +157,7 @@ export class JobEngine implements RunHost {
   async close(graceMs = 10_000): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
-    this.#signalClosing();
+    this.#closingAbort.abort();
     if (this.#timer) clearInterval(this.#timer);
     const all = Promise.allSettled([...this.#active.values()]);
     await Promise.race([all, new Promise((r) => setTimeout(r, graceMs).unref())]);
