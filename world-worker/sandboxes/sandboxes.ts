@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import type { WorldManifest } from '../../world/index.js';
 
 /** One service of a running sandbox. */
@@ -87,14 +89,27 @@ export class Tail {
 /** Polls `url` until it answers 2xx; false when `deadline` passes or `alive()` turns false. */
 export async function waitHealthy(url: string, deadline: number, alive: () => boolean): Promise<boolean> {
   while (Date.now() < deadline && alive()) {
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-      await res.arrayBuffer();
-      if (res.ok) return true;
-    } catch {
-      // not listening yet
-    }
+    if (await answersOk(url, 1000)) return true;
     await new Promise((r) => setTimeout(r, 40));
   }
   return false;
+}
+
+/**
+ * One GET of `url` on a connection of its own, closed after the answer: true on 2xx. Not
+ * `fetch`: its global dispatcher keeps a connection pool per origin for the life of the
+ * process, and every sandbox is a new origin (a new port), so a worker held one more pool
+ * per episode it ever started (bench/scale showed thousands).
+ */
+function answersOk(url: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const get = url.startsWith('https:') ? https.get : http.get;
+    const req = get(url, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300));
+      res.on('error', () => resolve(false));
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', () => resolve(false)); // not listening yet
+  });
 }
