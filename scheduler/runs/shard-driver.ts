@@ -356,6 +356,11 @@ export class ShardDriver {
       (err.code === 'not_found' && details.missing_source) ||
       (details.shutting_down && details.not_started)
     ) {
+      if (unsent)
+        this.#ctx.deps.logger.warn(
+          { episode: ep._id, worker: flight.workerId, err: err.message },
+          'a placement never reached its world-worker; the episode goes back to the queue',
+        );
       if (unsent) this.#placement.down(flight.workerId);
       else if (details.at_capacity) this.#placement.full(flight.workerId);
       else if (details.shutting_down) this.#placement.leaving(flight.workerId);
