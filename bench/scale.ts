@@ -18,6 +18,7 @@
  *    episodes without a finished attempt (lost), attempts without an `episode.finished`
  *    event, attempts failed over, and sandbox processes of the killed worker left alive
  *    after its restart (target: 0 lost in every trial).
+ * BENCH_HEAP_SNAPSHOTS=<folder> writes a heap snapshot at 20% and at 100% finished of each size.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -25,6 +26,7 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import { parseArgs } from 'node:util';
 import { Collections } from '../core/collections.js';
 import {
@@ -96,6 +98,8 @@ interface SizeRow {
   rssStart: number;
   rssEnd: number;
   growthPer1000: number;
+  /** The same slope for the JS heap in use after a full GC (RSS minus this is native memory). */
+  heapGrowthPer1000: number;
   run: number[];
   page: number[];
 }
@@ -130,6 +134,8 @@ async function largeRuns(
       repeats,
     });
     const samples: Array<[number, number]> = [];
+    const heapSamples: Array<[number, number]> = [];
+    const snapshotsAt = new Set([Math.round(started.episodes * 0.2), started.episodes]);
     const runReads: number[] = [];
     const pageReads: number[] = [];
     const pageUrl = `/v1/runs/${started.run_id}/episodes${paged ? '?limit=50' : ''}`;
@@ -142,7 +148,18 @@ async function largeRuns(
       const e = run.summary?.episodes ?? {};
       const ended = (e.finished ?? 0) + (e.failed ?? 0) + (e.cancelled ?? 0);
       gc();
-      samples.push([ended, process.memoryUsage().rss]);
+      const mem = process.memoryUsage();
+      samples.push([ended, mem.rss]);
+      heapSamples.push([ended, mem.heapUsed]);
+      // BENCH_HEAP_SNAPSHOTS=<folder>: a heap snapshot at 20% and at 100% finished, to diff what is kept
+      const snapDir = process.env.BENCH_HEAP_SNAPSHOTS;
+      for (const at of snapDir ? [...snapshotsAt] : [])
+        if (ended >= at) {
+          snapshotsAt.delete(at);
+          console.log(
+            `heap snapshot: ${v8.writeHeapSnapshot(path.join(snapDir!, `scale-${started.episodes}-${at}.heapsnapshot`))}`,
+          );
+        }
       if (['finished', 'failed', 'cancelled'].includes(run.status)) break;
       await new Promise((r) => setTimeout(r, 2_000));
     }
@@ -150,6 +167,7 @@ async function largeRuns(
     gc();
     const rssEnd = process.memoryUsage().rss;
     const late = samples.filter(([done]) => done >= started.episodes * 0.1);
+    const lateHeap = heapSamples.filter(([done]) => done >= started.episodes * 0.1);
     rows.push({
       planned: started.episodes,
       status: run.status,
@@ -157,6 +175,7 @@ async function largeRuns(
       rssStart,
       rssEnd,
       growthPer1000: slope(late) * 1000,
+      heapGrowthPer1000: slope(lateHeap) * 1000,
       run: runReads,
       page: pageReads,
     });
@@ -303,12 +322,12 @@ report(sizeRows, trialRows);
 function report(sizeRows: SizeRow[], trialRows: TrialRow[]): void {
   const base = sizeRows[0];
   const sizeTable = [
-    '| episodes | run | wall | episodes/s (vs first) | service RSS start -> end | RSS growth per 1,000 finished | GET /v1/runs/{id} p50 / p99 (vs first) | first page of episodes p50 / p99 (vs first) |',
-    '|---|---|---|---|---|---|---|---|',
+    '| episodes | run | wall | episodes/s (vs first) | service RSS start -> end | RSS growth per 1,000 finished | JS heap growth per 1,000 finished | GET /v1/runs/{id} p50 / p99 (vs first) | first page of episodes p50 / p99 (vs first) |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...sizeRows.map((r) => {
       const eps = r.planned / r.wall;
       const ratio = (x: number, y: number) => (base ? ` (${(x / y).toFixed(2)}x)` : '');
-      return `| ${r.planned} | ${r.status} | ${r.wall.toFixed(0)} s | ${eps.toFixed(2)}/s${ratio(eps, base!.planned / base!.wall)} | ${(r.rssStart / MB).toFixed(0)} -> ${(r.rssEnd / MB).toFixed(0)} MB | ${(r.growthPer1000 / MB).toFixed(1)} MB | ${pct(r.run, 50).toFixed(1)} / ${pct(r.run, 99).toFixed(1)} ms${ratio(pct(r.run, 50), pct(base!.run, 50))} | ${pct(r.page, 50).toFixed(1)} / ${pct(r.page, 99).toFixed(1)} ms${ratio(pct(r.page, 50), pct(base!.page, 50))} |`;
+      return `| ${r.planned} | ${r.status} | ${r.wall.toFixed(0)} s | ${eps.toFixed(2)}/s${ratio(eps, base!.planned / base!.wall)} | ${(r.rssStart / MB).toFixed(0)} -> ${(r.rssEnd / MB).toFixed(0)} MB | ${(r.growthPer1000 / MB).toFixed(1)} MB | ${(r.heapGrowthPer1000 / MB).toFixed(1)} MB | ${pct(r.run, 50).toFixed(1)} / ${pct(r.run, 99).toFixed(1)} ms${ratio(pct(r.run, 50), pct(base!.run, 50))} | ${pct(r.page, 50).toFixed(1)} / ${pct(r.page, 99).toFixed(1)} ms${ratio(pct(r.page, 50), pct(base!.page, 50))} |`;
     }),
   ].join('\n');
   const trialTable = [
@@ -336,7 +355,7 @@ function report(sizeRows: SizeRow[], trialRows: TrialRow[]): void {
 
 ${run}
 
-Embedded service, one world-worker of capacity ${CAPACITY}, builtin:reference and builtin:naive profiles over the scenarios of a shop-support build; every 2 s a full GC, the service process's RSS, one GET /v1/runs/{id} and one GET of ${paged ? 'the first page (limit 50)' : 'the whole episode list (this build has no paging)'} of the run's episodes. RSS growth is the least-squares slope of RSS over finished episodes after the first 10% finished. Ratios are against the first size.
+Embedded service, one world-worker of capacity ${CAPACITY}, builtin:reference and builtin:naive profiles over the scenarios of a shop-support build; every 2 s a full GC, the service process's RSS, one GET /v1/runs/{id} and one GET of ${paged ? 'the first page (limit 50)' : 'the whole episode list (this build has no paging)'} of the run's episodes. RSS growth is the least-squares slope of RSS over finished episodes after the first 10% finished; JS heap growth is the same slope of the V8 heap in use after the GC (what RSS grows by beyond it is native memory: allocator arenas, SQLite's cache, buffers). Ratios are against the first size.
 
 ${sizeTable}
 <!-- bench:scale end -->`,
