@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as timer } from 'node:timers/promises';
 
 /*
@@ -21,4 +22,11 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
 export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
   // node:timers/promises removes its abort listener when the timer fires
   return timer(ms, undefined, { signal, ref: false }).catch(() => undefined);
+}
+
+/** An AbortController for a moment many waits listen for at once (every hosted episode, every job): no listener cap warning. */
+export function closingController(): AbortController {
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  return c;
 }

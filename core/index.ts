@@ -1,5 +1,5 @@
 /** The public surface of core/: other folders import only from here. */
-export { sleepUnlessAborted, untilAborted } from './abortable.js';
+export { closingController, sleepUnlessAborted, untilAborted } from './abortable.js';
 export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-text.js';
 export { chooseAdapters } from './choose-adapters.js';
 export { Collections } from './collections.js';

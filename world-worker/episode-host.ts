@@ -1,7 +1,7 @@
 import type { Config } from '../core/index.js';
 import { ServiceError, toServiceError } from '../core/index.js';
 import { EventLog } from '../core/index.js';
-import { nowIso, untilAborted } from '../core/index.js';
+import { closingController, nowIso, untilAborted } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episode-actor/index.js';
@@ -62,7 +62,7 @@ export class EpisodeHost {
    * not a promise every episode raced: each race left a reaction holding the episode's
    * outcome on that promise for the life of the worker.
    */
-  readonly #closed = new AbortController();
+  readonly #closed = closingController();
   #closing = false;
 
   constructor(opts: EpisodeHostOptions) {

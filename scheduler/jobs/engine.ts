@@ -1,6 +1,6 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
-import { newId, nowIso } from '../../core/index.js';
+import { closingController, newId, nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { JobRun, type RunHost } from './runner.js';
 import { changeStatus, emitJobEvent, notifyKind } from './status.js';
@@ -35,7 +35,7 @@ export interface NewJob {
 export class JobEngine implements RunHost {
   readonly owner = newId('jeng');
   readonly deps: SchedulerDeps;
-  readonly #closingAbort = new AbortController();
+  readonly #closingAbort = closingController();
   readonly #kinds = new Map<string, JobKind>();
   readonly #active = new Map<string, Promise<void>>();
   readonly #leaseTtlMs: number;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { getEventListeners } from 'node:events';
-import { sleepUnlessAborted, untilAborted } from '../../core/index.js';
+import { closingController, sleepUnlessAborted, untilAborted } from '../../core/index.js';
 
 /** Waiting on a process-long "closing" moment must leave nothing behind per wait (core/abortable.ts). */
 describe('abortable waits', () => {
@@ -30,5 +30,21 @@ describe('abortable waits', () => {
     closing.abort();
     await long; // resolves (not rejects) at once
     await sleepUnlessAborted(60_000, closing.signal); // already aborted: at once
+  });
+
+  it('a closing controller takes any number of waits without the listener-cap warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const closing = closingController();
+      const waits = Array.from({ length: 50 }, () => untilAborted(new Promise(() => undefined), closing.signal));
+      closing.abort(new Error('closing'));
+      expect(await Promise.allSettled(waits)).to.have.length(50);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).to.not.include('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });
