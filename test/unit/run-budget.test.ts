@@ -98,8 +98,8 @@ describe('run budgets: reservations, and spend as it happens in usage', () => {
 
   it('counts the spend of a running attempt as it happens, from what its actor last saved', async () => {
     await store.insert(Collections.projects, { _id: 'proj_b', organization_id: 'org_b' });
-    await attempt('r1', 'running', { cost_usd: 0 });
-    await store.insert(Collections.episodes, { _id: 'r1', cost_usd: 0.125 });
+    // live_cost_usd: what the episode's saves recorded on the attempt (test/unit/usage-live-spend.test.ts)
+    await attempt('r1', 'running', { cost_usd: 0, live_cost_usd: 0.125 });
     await attempt('f1', 'finished', { cost_usd: 0.5 });
     const limits = {
       applications: null,
