@@ -4,15 +4,16 @@ import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
 import type { WorkerRecord } from '../workers.js';
 import { OrganizationSlots } from './organization-slots.js';
 import type { Placement } from './placement.js';
-import { RunBudget, type BudgetRound } from './run-budget.js';
-import type { RunDoc, RunEpisodeDoc } from './types.js';
+import type { BudgetRound, RunBudget } from './run-budget.js';
+import type { RunEpisodeDoc } from './types.js';
 
 /** How long a shard with work waits for any live world-worker before it fails (full workers are waited for without end). */
 const NO_WORKER_FAIL_MS = 120_000;
 
 /** What an {@link AttemptPlacer} places for. */
 export interface AttemptPlacerOptions {
-  run: RunDoc;
+  /** The run's budget_usd, held across its shards. */
+  budget: RunBudget;
   /** The shard job's project, whose organization's room bounds the starts. */
   projectId: string;
   /** The shard driver's job engine: the fence of every write to the shard's attempts. */
@@ -44,7 +45,7 @@ export class AttemptPlacer {
     this.#deps = deps;
     this.#o = options;
     this.#organizations = new OrganizationSlots(deps);
-    this.#budget = new RunBudget(deps, options.run);
+    this.#budget = options.budget;
     this.#metrics = schedulerMetrics(deps);
   }
 

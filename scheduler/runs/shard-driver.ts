@@ -8,6 +8,7 @@ import { callFailure } from './call-failures.js';
 import { announceRecovered, cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
 import { EpisodeCalls, type InFlight } from './episode-calls.js';
 import { Placement } from './placement.js';
+import { RunBudget } from './run-budget.js';
 import type { RunWorld } from './run-world.js';
 import { checkAllRan, latestBySlot, shardAttempts, takeOver } from './shard-attempts.js';
 import { tallyRun } from './summary-tally.js';
@@ -47,6 +48,7 @@ export class ShardDriver {
   readonly #rw: RunWorld;
   readonly #placement: Placement;
   readonly #placer: AttemptPlacer;
+  readonly #budget: RunBudget;
   readonly #pending: RunEpisodeDoc[] = [];
   readonly #calls: EpisodeCalls;
   readonly #probe: WorkerProbe;
@@ -75,8 +77,9 @@ export class ShardDriver {
     );
     this.#spent = Number(ctx.checkpoint<{ spent_usd?: number }>().spent_usd ?? 0);
     this.#metrics = schedulerMetrics(ctx.deps);
+    this.#budget = new RunBudget(ctx.deps, rw.run);
     this.#placer = new AttemptPlacer(ctx.deps, {
-      run: rw.run,
+      budget: this.#budget,
       projectId: ctx.job.project_id,
       owner: this.#owner,
       placement: this.#placement,
@@ -184,8 +187,10 @@ export class ShardDriver {
     this.#dirty = true;
   }
 
+  /** Saves what the shard spent in all: in the run's spend record (the budget reads it), then in its checkpoint. */
   async #saveSpent(usd: number): Promise<void> {
     this.#spent = Math.round(usd * 1e6) / 1e6;
+    await this.#budget.recordShardSpend(this.#ctx.job._id, this.#spent);
     await this.#ctx.save({ spent_usd: this.#spent });
   }
 
