@@ -47,7 +47,8 @@ const money = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
  * This month's spend of one organization, from the records that exist (nothing is kept
  * twice): the `spent_usd` of server jobs created in the month in any of its projects, by
  * job kind, and the `cost_usd` of episodes (run attempts) created in the month, for a
- * running attempt what its actor has spent so far. Run and
+ * running attempt what its actor has spent so far (`live_cost_usd` on the attempt's compact
+ * record, kept by the episode's persistence). Run and
  * shard jobs are left out of the job buckets because what they spend is exactly what their
  * episodes cost; counting the episodes instead keeps `episodes` current while a run's
  * coordinator has not yet summed its shards. Counts and operator credits come from
@@ -79,15 +80,15 @@ export async function usageOf(
       const bucket = BUCKET_OF_JOB_KIND[kind] ?? 'other';
       by_kind[bucket] = (by_kind[bucket] ?? 0) + money(job.spent_usd);
     }
-    for (const ep of await store.find<Doc & { cost_usd?: unknown; status?: unknown }>(
+    for (const ep of await store.find<Doc & { cost_usd?: unknown; live_cost_usd?: unknown; status?: unknown }>(
       Collections.runEpisodes,
       inMonth,
     )) {
-      // an attempt still running has spent what its actor last saved (its episode document,
-      // saved after every step): spend counts as it happens, not when the episode ends
-      const live =
-        ep.status === 'running' ? await store.get<Doc & { cost_usd?: unknown }>(Collections.episodes, ep._id) : null;
-      by_kind.episodes! += Math.max(money(ep.cost_usd), money(live?.cost_usd));
+      // an attempt still running has spent what its actor last recorded on it (live_cost_usd,
+      // written with the save of every step that spent): spend counts as it happens, not when
+      // the episode ends, without reading the episodes' full documents
+      const live = ep.status === 'running' ? money(ep.live_cost_usd) : 0;
+      by_kind.episodes! += Math.max(money(ep.cost_usd), live);
     }
   }
   for (const k of Object.keys(by_kind)) by_kind[k] = round(by_kind[k]!);

@@ -17,6 +17,7 @@ export const Collections = {
   runs: 'runs',
   episodes: 'episodes',
   runEpisodes: 'run_episodes',
+  runSpend: 'run_spend',
   actions: 'actions',
   events: 'events',
   artifacts: 'artifacts',

@@ -1,18 +1,18 @@
 import { ServiceError, toServiceError } from '../core/index.js';
-import { scheduleFaults } from './interventions.js';
-import { runSeed, scenarioContext, takeSnapshots, unchangedChecks, type JsonObject } from '../world/index.js';
+import { acceptedEvent, recordAction, unannounced } from './action-records.js';
 import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore } from './core.js';
 import { executeAction, uncertainOutcome } from './execute.js';
-import { endEpisode } from './finish.js';
-import { accountUsage, episodeCost, overBudget, totalCost } from './spend.js';
+import { endEpisode, storeEnded } from './finish.js';
+import { accountUsage, overBudget } from './spend.js';
 import { checkExternalAction, type ExternalAction } from './external-rules.js';
 import { applyIntervention, validateIntervention, type InterventionInput } from './interventions.js';
 import { Mailbox } from './mailbox.js';
 import type { EpisodeActorDeps } from './ports.js';
+import { seedEpisode } from './seeding.js';
 import { initialState, type EpisodeSetup } from './state.js';
 import { completeHolder, functionTools, nextActor, offerTurn } from './turns.js';
-import { awaitsExternalAction, observationView } from './views.js';
+import { awaitsExternalAction, observationView, summaryView } from './views.js';
 import type {
   ActionRecord,
   ActionResult,
@@ -23,11 +23,6 @@ import type {
   Termination,
   TurnState,
 } from './types.js';
-
-/** Longest pause between tries of storing an ended episode (the tries go on until it is stored). */
-const FINAL_SAVE_MAX_DELAY_MS = 5_000;
-/** Tries of sending an ended episode's events the event log did not take (after its own retries). */
-const FINAL_EVENT_TRIES = 6;
 
 /**
  * One actor per episode. Messages (start, turn, external action, intervention, timeout,
@@ -106,31 +101,8 @@ export class EpisodeActor {
       if (st.started || st.status !== 'running') return;
       const core = this.#core;
       try {
-        const world = core.world;
-        const worldBindings = await runSeed(world.seed, core.app, st.scenario.vars);
-        const facts = scenarioContext(st.scenario, worldBindings).facts;
-        const scenarioBindings = await runSeed(st.scenario.seed, core.app, {
-          ...st.scenario.vars,
-          ...worldBindings,
-          facts,
-        });
-        st.bindings = { ...worldBindings, ...scenarioBindings };
-        core.resetVars();
-        st.snapshots = await takeSnapshots(unchangedChecks(st.scenario), core.app, core.vars);
-        scheduleFaults(core);
-        st.started = true;
-        core.emitLater({
-          type: 'episode.started',
-          summary: `episode of ${st.scenario.id} started (${st.profile.driver}${st.profile.model ? `, ${st.profile.model}` : ''})`,
-          data: {
-            scenario_id: st.scenario.id,
-            profile: st.profile.label ?? st.profile.model ?? 'unnamed profile',
-            split: st.scenario.split,
-            driver: st.profile.driver,
-          },
-        });
-        await core.deliverCustomer([core.customer.opening(st)]);
-        const lead = completeHolder(st, world) ?? st.role_order[0]!;
+        await seedEpisode(core);
+        const lead = completeHolder(st, core.world) ?? st.role_order[0]!;
         this.#offer(lead);
         await core.commit();
       } catch (err) {
@@ -198,7 +170,7 @@ export class EpisodeActor {
         }
         return { event_id: earlier.event_id, duplicate: true };
       }
-      const a = this.#record(x.actor, x.tool, x.args ?? {}, x.idempotency_key, 'external');
+      const a = recordAction(this.#core, x.actor, x.tool, x.args ?? {}, x.idempotency_key, 'external');
       // one commit: the action saved `pending`, then `action.accepted` stored; its id goes
       // into the action with the next commit (the result's, right after)
       core.emitLater(acceptedEvent(a), (id) => {
@@ -269,17 +241,7 @@ export class EpisodeActor {
   // ------------------------------------------------------------------ flows
 
   #resolve(): void {
-    const st = this.#core.state;
-    this.#resolveDone({
-      episode_id: st.episode_id,
-      status: st.status,
-      termination: st.termination,
-      reward: st.reward,
-      oracle: st.oracle,
-      cost_usd: totalCost(episodeCost(st)),
-      cost_breakdown: episodeCost(st),
-      tokens: st.tokens,
-    });
+    this.#resolveDone(summaryView(this.#core.state));
   }
 
   #offer(name: string): void {
@@ -321,45 +283,6 @@ export class EpisodeActor {
       await this.#finish('external_timeout');
   }
 
-  #record(
-    actor: string,
-    tool: string,
-    args: JsonObject,
-    key: string,
-    source: ActionRecord['source'],
-    assistant?: AgentDecision['assistant'],
-  ): ActionRecord {
-    const st = this.#core.state;
-    const turn = st.turn!;
-    const a: ActionRecord = {
-      index: st.actions.length,
-      turn_id: turn.id,
-      actor,
-      tool,
-      args,
-      idempotency_key: key,
-      status: 'pending',
-      executing: false,
-      result: null,
-      event_id: null,
-      source,
-      goal_version_observed: turn.goal_version_observed,
-      unread_at_offer: false,
-      accepted_at: this.#core.nowIso(),
-      done_at: null,
-      rev: st.rev,
-    };
-    st.actions.push(a);
-    turn.action_key = key;
-    st.actors[actor]!.memory.push({
-      role: 'assistant',
-      content: assistant?.content ?? '',
-      tool_call: { id: assistant?.call_id ?? `call_${a.index + 1}`, name: tool, arguments: JSON.stringify(args) },
-    });
-    this.#core.touch(a);
-    return a;
-  }
-
   /** One turn of an `llm` driver: the policy decides, the spend is counted, the action runs. */
   async #playTurn(turnId: number): Promise<void> {
     const core = this.#core;
@@ -399,7 +322,8 @@ export class EpisodeActor {
       await this.#finish('budget');
       return;
     }
-    const a = this.#record(
+    const a = recordAction(
+      this.#core,
       turn.actor,
       decision.tool,
       decision.args,
@@ -466,57 +390,7 @@ export class EpisodeActor {
     if (core.state.status !== 'running') return;
     this.#timer?.clear();
     await endEpisode(core, termination, environmentError);
-    await this.#saveEnd();
+    await storeEnded(core);
     this.#resolve();
   }
-
-  /**
-   * Stores the ended episode, trying again (backoff up to FINAL_SAVE_MAX_DELAY_MS) for as
-   * long as the store fails, so the episode is not reported ended before it is stored; a
-   * `conflict` means the scheduler already ended it (fenced) and its record stands. Then
-   * sends what the event log has not taken yet, a bounded number of times.
-   */
-  async #saveEnd(): Promise<void> {
-    const core = this.#core;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await core.commit();
-        break;
-      } catch (err) {
-        if (toServiceError(err).code === 'conflict') {
-          core.log?.warn({ err }, 'the ended episode was not saved: it was ended elsewhere');
-          return;
-        }
-        core.log?.error({ err, attempt }, 'the ended episode could not be saved; trying again');
-        await new Promise((r) => setTimeout(r, Math.min(FINAL_SAVE_MAX_DELAY_MS, 100 * 2 ** attempt)));
-      }
-    }
-    for (let attempt = 0; core.unsent > 0 && attempt < FINAL_EVENT_TRIES; attempt++) {
-      await new Promise((r) => setTimeout(r, Math.min(FINAL_SAVE_MAX_DELAY_MS, 100 * 2 ** attempt)));
-      await core.flush();
-    }
-    if (core.unsent > 0) core.log?.error({ unsent: core.unsent }, 'the end of the episode could not be announced');
-  }
-}
-
-/** The action is stored and runs, but `action.accepted` is not recorded yet: the same request answers later. */
-function unannounced(key: string): ServiceError {
-  return new ServiceError(
-    'unavailable',
-    `the action "${key}" is accepted and will be carried out, but the event log is not taking its announcement yet; send the same action with the same idempotency key again to get its event id`,
-  );
-}
-
-function acceptedEvent(a: ActionRecord) {
-  return {
-    type: 'action.accepted' as const,
-    summary: `${a.actor}: ${a.tool}`,
-    actor_id: a.actor,
-    data: {
-      tool: a.tool,
-      args: a.args,
-      turn: a.turn_id,
-      idempotency_key: a.source === 'external' ? a.idempotency_key : null,
-    },
-  };
 }

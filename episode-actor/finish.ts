@@ -6,6 +6,11 @@ import { computeReward } from './reward.js';
 import { episodeCost, totalCost } from './spend.js';
 import type { Termination } from './types.js';
 
+/** Longest pause between tries of storing an ended episode (the tries go on until it is stored). */
+const FINAL_SAVE_MAX_DELAY_MS = 5_000;
+/** Tries of sending an ended episode's events the event log did not take (after its own retries). */
+const FINAL_EVENT_TRIES = 6;
+
 /**
  * Ends a running episode in its state: a stopped one is `cancelled` without checks; a
  * world failure (given, or met while reading the application for the checks) is `failed`
@@ -76,4 +81,31 @@ export async function endEpisode(
       environment_error: st.environment_error !== null,
     },
   });
+}
+
+/**
+ * Stores the ended episode, trying again (backoff up to FINAL_SAVE_MAX_DELAY_MS) for as
+ * long as the store fails, so the episode is not reported ended before it is stored; a
+ * `conflict` means the scheduler already ended it (fenced) and its record stands. Then
+ * sends what the event log has not taken yet, a bounded number of times.
+ */
+export async function storeEnded(core: EpisodeCore): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await core.commit();
+      break;
+    } catch (err) {
+      if (toServiceError(err).code === 'conflict') {
+        core.log?.warn({ err }, 'the ended episode was not saved: it was ended elsewhere');
+        return;
+      }
+      core.log?.error({ err, attempt }, 'the ended episode could not be saved; trying again');
+      await new Promise((r) => setTimeout(r, Math.min(FINAL_SAVE_MAX_DELAY_MS, 100 * 2 ** attempt)));
+    }
+  }
+  for (let attempt = 0; core.unsent > 0 && attempt < FINAL_EVENT_TRIES; attempt++) {
+    await new Promise((r) => setTimeout(r, Math.min(FINAL_SAVE_MAX_DELAY_MS, 100 * 2 ** attempt)));
+    await core.flush();
+  }
+  if (core.unsent > 0) core.log?.error({ unsent: core.unsent }, 'the end of the episode could not be announced');
 }

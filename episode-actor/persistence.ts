@@ -43,6 +43,8 @@ interface Known {
   actions: Set<string>;
   /** Writes the state reusing the text of what did not change. */
   serializer: StateSerializer;
+  /** The spend last written to the attempt's compact record as `live_cost_usd` (null: not known). */
+  liveCost: number | null;
 }
 
 /**
@@ -66,6 +68,12 @@ interface Known {
  * of one episode cannot both write, and a fenced episode takes no more saves). Actions are
  * written before the episode document, so a crash in between leaves action records at
  * most one save ahead, never behind.
+ *
+ * A save whose spend changed also sets `live_cost_usd` on the attempt's compact record
+ * (Collections.runEpisodes, same id) while the scheduler holds it `running`, so the month's
+ * usage counts a running attempt's spend from that small record instead of this document.
+ * It is written before the episode document: the record may run one save ahead of the
+ * stored state (money spent on a step that was not saved was still spent), never behind.
  */
 export class StoreEpisodePersistence implements EpisodePersistence {
   readonly #store: DocumentStore;
@@ -88,6 +96,11 @@ export class StoreEpisodePersistence implements EpisodePersistence {
       if (a.rev <= known.rev && known.actions.has(actionDocId(id, a.idempotency_key))) continue;
       await this.#saveAction(id, a, known);
     }
+    const cost = totalCost(episodeCost(state));
+    if (cost !== known.liveCost) {
+      await this.#store.update(Collections.runEpisodes, id, { live_cost_usd: cost }, { status: 'running' });
+      known.liveCost = cost;
+    }
     const listing = JSON.stringify({
       ...known.base,
       _id: id,
@@ -97,7 +110,7 @@ export class StoreEpisodePersistence implements EpisodePersistence {
       reward: state.reward,
       oracle: state.oracle,
       // everything spent so far (agent, customer, judges): what the month's usage counts live
-      cost_usd: totalCost(episodeCost(state)),
+      cost_usd: cost,
       cost_breakdown: episodeCost(state),
       tokens: state.tokens,
       goal_version: state.goal_version,
@@ -135,6 +148,8 @@ export class StoreEpisodePersistence implements EpisodePersistence {
       base: baseOf(doc),
       actions,
       serializer: new StateSerializer(),
+      // another actor may have spent more than its last save shows: the next save writes it
+      liveCost: null,
     });
     return state;
   }
@@ -150,6 +165,8 @@ export class StoreEpisodePersistence implements EpisodePersistence {
       base: existing ? baseOf(existing) : {},
       actions: new Set(),
       serializer: new StateSerializer(),
+      // a new attempt's record has no live spend, which counts as nothing spent
+      liveCost: existing && existing.state_rev != null ? null : 0,
     };
   }
 

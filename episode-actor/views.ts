@@ -1,6 +1,6 @@
 import { episodeCost, totalCost } from './spend.js';
 import { functionTools } from './turns.js';
-import type { EpisodeState, EpisodeWorld, Observation } from './types.js';
+import type { EpisodeState, EpisodeSummary, EpisodeWorld, Observation } from './types.js';
 
 /** Whether the episode waits for its external agent's action on the current turn. */
 export function awaitsExternalAction(st: EpisodeState): boolean {
@@ -91,5 +91,19 @@ export function episodeListItemView(st: EpisodeState) {
     cost_breakdown: episodeCost(st),
     tokens: st.tokens,
     oracle: st.oracle,
+  };
+}
+
+/** What an episode's actor resolves `done` with once it ended: how it ended, its checks and its spend. */
+export function summaryView(st: EpisodeState): EpisodeSummary {
+  return {
+    episode_id: st.episode_id,
+    status: st.status,
+    termination: st.termination,
+    reward: st.reward,
+    oracle: st.oracle,
+    cost_usd: totalCost(episodeCost(st)),
+    cost_breakdown: episodeCost(st),
+    tokens: st.tokens,
   };
 }

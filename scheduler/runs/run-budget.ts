@@ -1,5 +1,6 @@
-import { Collections } from '../../core/index.js';
+import { Collections, ServiceError } from '../../core/index.js';
 import { newId } from '../../core/index.js';
+import type { Doc } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import type { JobDoc } from '../jobs/index.js';
 import type { RunDoc, RunEpisodeDoc } from './types.js';
@@ -32,8 +33,8 @@ export interface BudgetRound {
  * (`reserved_usd`), and that share is the attempt's `max_episode_cost_usd`: the actor ends
  * it (`budget`) once its spend reaches the share, so an episode overshoots its share by at
  * most the model call that crossed it. What is committed is what ended attempts spent (the
- * shards' checkpoints) plus what running attempts reserved (the attempts in the store);
- * budget - committed is what the next round may reserve. A round holds the lease
+ * shards' spend, `recordShardSpend`) plus what running attempts reserved (the attempts in
+ * the store); budget - committed is what the next round may reserve. A round holds the lease
  * `run-budget:<run>` from that count until its placements are recorded `running`, so two
  * shards (or two schedulers) never reserve the same dollars.
  *
@@ -94,15 +95,53 @@ export class RunBudget {
     };
   }
 
-  /** What ended attempts spent plus what running ones reserved, in USD. */
+  /**
+   * What ended attempts spent plus what running ones reserved, in USD. Reads the run's spend
+   * record (one small document) and the running attempts only, through the index on
+   * (shard_id, status): not the shard jobs with their checkpoints, nor the run's other attempts.
+   */
   async committed(): Promise<number> {
     const store = this.#deps.adapters.store;
-    const shards = await store.find<JobDoc>(Collections.jobs, { _id: { $in: this.#run.shard_ids } });
-    const spent = shards.reduce((a, s) => a + Number((s.checkpoint as { spent_usd?: number }).spent_usd ?? 0), 0);
+    const record = (await store.get<Doc>(Collections.runSpend, this.#run._id)) ?? (await this.#seed());
+    const spent = Object.entries(record).reduce((a, [k, v]) => (k !== '_id' && typeof v === 'number' ? a + v : a), 0);
     const running = await store.find<RunEpisodeDoc>(Collections.runEpisodes, {
-      run_id: this.#run._id,
+      shard_id: { $in: this.#run.shard_ids },
       status: 'running',
     });
     return money(spent + running.reduce((a, e) => a + (e.reserved_usd ?? 0), 0));
+  }
+
+  /**
+   * Records what the shard `shardId` has spent in all (its checkpoint's `spent_usd`) in the
+   * run's spend record (Collections.runSpend, `_id` = run id, one field per shard). The shard
+   * driver calls it before it saves the figure in its checkpoint and before the attempt that
+   * spent it stops counting as running, so `committed` never sees dollars neither reserved
+   * nor spent. Each shard writes only its own field, so shards never overwrite each other.
+   * Nothing is written for a run without a budget (nothing reads it).
+   */
+  async recordShardSpend(shardId: string, usd: number): Promise<void> {
+    if (!this.limited) return;
+    const store = this.#deps.adapters.store;
+    if (await store.update(Collections.runSpend, this.#run._id, { [shardId]: usd })) return;
+    await this.#seed();
+    await store.update(Collections.runSpend, this.#run._id, { [shardId]: usd });
+  }
+
+  /**
+   * Makes the run's spend record from its shards' checkpoints, once (a run that has spent
+   * nothing yet, or one from before the record existed); another scheduler's copy made at
+   * the same moment stands.
+   */
+  async #seed(): Promise<Doc> {
+    const store = this.#deps.adapters.store;
+    const shards = await store.find<JobDoc>(Collections.jobs, { _id: { $in: this.#run.shard_ids } });
+    const record: Doc = { _id: this.#run._id };
+    for (const s of shards) record[s._id] = Number((s.checkpoint as { spent_usd?: number }).spent_usd ?? 0);
+    try {
+      return await store.insert(Collections.runSpend, record);
+    } catch (err) {
+      if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
+      return (await store.get<Doc>(Collections.runSpend, this.#run._id)) ?? record;
+    }
   }
 }

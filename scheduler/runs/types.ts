@@ -151,6 +151,12 @@ export interface RunEpisodeDoc extends Doc {
   cost_usd: number;
   /** Who spent `cost_usd` (absent on records from before it was kept: then all of it was the agent's). */
   cost_breakdown?: CostBreakdown;
+  /**
+   * While the attempt runs: what its actor has spent so far, written by the episode's
+   * persistence with each save whose spend changed (the month's usage reads it). Absent
+   * until the actor spends something.
+   */
+  live_cost_usd?: number;
   tokens: TokenCounts;
   turns: number;
   environment_error: string | null;

@@ -1,7 +1,7 @@
 /**
- * The table behind test/unit/openapi-validation.test.ts: the operations with a valid body
- * each, and every limit of spec section 8 and field rule of section 2 with values accepted
- * at the edge and rejected just outside.
+ * The table behind test/unit/openapi-validation.test.ts (and openapi-parameters.test.ts):
+ * the operations with a valid body each, and every limit of spec section 8 and field rule
+ * of section 2 with values accepted at the edge and rejected just outside.
  */
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -34,6 +34,7 @@ describe('run budgets: reservations, and spend as it happens in usage', () => {
     store.insert(Collections.runEpisodes, {
       _id: id,
       run_id: 'run_b',
+      shard_id: 'job_s1',
       project_id: 'proj_b',
       status,
       cost_usd: 0,
@@ -96,10 +97,38 @@ describe('run budgets: reservations, and spend as it happens in usage', () => {
     round.close();
   });
 
+  it("keeps what each shard spent in the run's spend record, made once from the checkpoints, so rounds read no shard job", async () => {
+    const budget = new RunBudget(deps, run(1));
+    await attempt('a1', 'running', { reserved_usd: 0.1, shard_id: 'job_s2' });
+    // the first count makes the record from the shards' checkpoints (0.25 spent)
+    expect(await budget.committed()).to.equal(0.35);
+    expect(await store.get(Collections.runSpend, 'run_b')).to.deep.equal({ _id: 'run_b', job_s1: 0.25, job_s2: 0 });
+    // from then on the record is what counts, not the checkpoints
+    await store.update(Collections.jobs, 'job_s1', { checkpoint: { spent_usd: 9 } });
+    expect(await budget.committed()).to.equal(0.35);
+    // each shard records its own total; two shards at once never overwrite each other
+    await Promise.all([
+      budget.recordShardSpend('job_s1', 0.5),
+      new RunBudget(deps, run(1)).recordShardSpend('job_s2', 0.125),
+    ]);
+    expect(await budget.committed()).to.equal(0.725);
+    // the attempt that ends stops counting its reservation (its spend is in its shard's total already)
+    await store.update(Collections.runEpisodes, 'a1', { status: 'finished' });
+    expect(await budget.committed()).to.equal(0.625);
+  });
+
+  it("a shard's first spend makes the record from the checkpoints and then writes its own figure; a run without a budget keeps none", async () => {
+    await new RunBudget(deps, run(null)).recordShardSpend('job_s2', 0.5);
+    expect(await store.get(Collections.runSpend, 'run_b')).to.equal(null);
+    await new RunBudget(deps, run(1)).recordShardSpend('job_s2', 0.5);
+    expect(await store.get(Collections.runSpend, 'run_b')).to.deep.equal({ _id: 'run_b', job_s1: 0.25, job_s2: 0.5 });
+    expect(await new RunBudget(deps, run(1)).committed()).to.equal(0.75);
+  });
+
   it('counts the spend of a running attempt as it happens, from what its actor last saved', async () => {
     await store.insert(Collections.projects, { _id: 'proj_b', organization_id: 'org_b' });
-    await attempt('r1', 'running', { cost_usd: 0 });
-    await store.insert(Collections.episodes, { _id: 'r1', cost_usd: 0.125 });
+    // live_cost_usd: what the episode's saves recorded on the attempt (test/unit/usage-live-spend.test.ts)
+    await attempt('r1', 'running', { cost_usd: 0, live_cost_usd: 0.125 });
     await attempt('f1', 'finished', { cost_usd: 0.5 });
     const limits = {
       applications: null,

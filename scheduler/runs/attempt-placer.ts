@@ -1,0 +1,132 @@
+import { Collections, ServiceError, nowIso } from '../../core/index.js';
+import type { SchedulerDeps } from '../context.js';
+import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
+import type { WorkerRecord } from '../workers.js';
+import { OrganizationSlots } from './organization-slots.js';
+import type { Placement } from './placement.js';
+import type { BudgetRound, RunBudget } from './run-budget.js';
+import type { RunEpisodeDoc } from './types.js';
+
+/** How long a shard with work waits for any live world-worker before it fails (full workers are waited for without end). */
+const NO_WORKER_FAIL_MS = 120_000;
+
+/** What an {@link AttemptPlacer} places for. */
+export interface AttemptPlacerOptions {
+  /** The run's budget_usd, held across its shards. */
+  budget: RunBudget;
+  /** The shard job's project, whose organization's room bounds the starts. */
+  projectId: string;
+  /** The shard driver's job engine: the fence of every write to the shard's attempts. */
+  owner: string;
+  /** The worker places the shard driver holds. */
+  placement: Placement;
+  /** How many of the shard's attempts run now. */
+  running: () => number;
+  /** Called for each attempt recorded `running` on `worker`: the driver starts its call. */
+  started: (placed: RunEpisodeDoc, worker: WorkerRecord) => void;
+}
+
+/**
+ * Places a shard's queued attempts (shard-driver.ts): as many as the organization's
+ * `concurrent_episodes` room lets start now, each on the world-worker with the most room,
+ * and with `budget_usd` each reserving its share of what the run has left (run-budget.ts).
+ * An attempt is placed by a compare-and-set from `queued` (held by `owner`) to `running`;
+ * one found taken is dropped from the queue.
+ */
+export class AttemptPlacer {
+  readonly #deps: SchedulerDeps;
+  readonly #o: AttemptPlacerOptions;
+  readonly #organizations: OrganizationSlots;
+  readonly #budget: RunBudget;
+  readonly #metrics: SchedulerMetrics;
+  #noWorkerSince: number | null = null;
+
+  constructor(deps: SchedulerDeps, options: AttemptPlacerOptions) {
+    this.#deps = deps;
+    this.#o = options;
+    this.#organizations = new OrganizationSlots(deps);
+    this.#budget = options.budget;
+    this.#metrics = schedulerMetrics(deps);
+  }
+
+  /**
+   * Places attempts from the front of `pending` (taking them off it) until the room, the
+   * workers or the budget run out; the rest wait in the queue for the next tick.
+   *
+   * @throws ServiceError('unavailable') when no world-worker was live for NO_WORKER_FAIL_MS
+   *   while attempts waited and none ran.
+   */
+  async place(pending: RunEpisodeDoc[]): Promise<void> {
+    if (pending.length === 0) return;
+    // the plan's concurrent_episodes: what the organization may start now, and no more; the
+    // rest wait in the queue for the next tick
+    const gate = await this.#organizations.enter(this.#o.projectId);
+    let round: BudgetRound | null = null;
+    try {
+      const room = gate.room ?? Infinity;
+      // with budget_usd, each placed episode reserves its share of what is left (run-budget.ts)
+      if (this.#budget.limited)
+        round = await this.#budget.open(
+          Math.min(room, pending.length, Math.max(1, await this.#o.placement.capacity())),
+        );
+      for (let n = room; n > 0 && pending.length > 0; n--) {
+        if (!(await this.#placeOne(pending, round))) return;
+      }
+    } finally {
+      round?.close();
+      gate.leave();
+    }
+  }
+
+  /**
+   * Places the next queued attempt on the worker with the most room (or finds it taken);
+   * false when no worker can take one now, or the run's budget has nothing left to reserve.
+   */
+  async #placeOne(pending: RunEpisodeDoc[], round: BudgetRound | null): Promise<boolean> {
+    const placement = this.#o.placement;
+    const worker = await placement.reserve();
+    if (worker === 'full') {
+      // busy, not broken: other episodes end and free their places
+      this.#noWorkerSince = null;
+      return false;
+    }
+    if (worker === 'none') {
+      this.#noWorkerSince ??= Date.now();
+      if (Date.now() - this.#noWorkerSince > NO_WORKER_FAIL_MS && this.#o.running() === 0) {
+        throw new ServiceError(
+          'unavailable',
+          `no world-worker was live for ${NO_WORKER_FAIL_MS / 1000} s while episodes waited; start a worker (crucible worker) or check the running ones`,
+        );
+      }
+      return false;
+    }
+    this.#noWorkerSince = null;
+    const reserved = round ? round.take() : null;
+    if (round && reserved === null) {
+      // everything left is reserved by running episodes: wait for them to give back what they did not spend
+      placement.release(worker.id);
+      return false;
+    }
+    const ep = pending.shift()!;
+    const placed = await this.#deps.adapters.store.update<RunEpisodeDoc>(
+      Collections.runEpisodes,
+      ep._id,
+      {
+        status: 'running',
+        worker_id: worker.id,
+        worker_address: worker.address,
+        started_at: nowIso(),
+        ...(round ? { reserved_usd: reserved } : {}),
+      },
+      { status: 'queued', owner: this.#o.owner },
+    );
+    if (!placed) {
+      placement.release(worker.id);
+      return true;
+    }
+    const waited = (Date.now() - Date.parse(placed.created_at)) / 1000;
+    if (Number.isFinite(waited)) this.#metrics.placementWait.observe(Math.max(0, waited));
+    this.#o.started(placed, worker);
+    return true;
+  }
+}
