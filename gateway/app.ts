@@ -6,6 +6,7 @@ import { ServiceError, toServiceError } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { Authenticator } from './auth.js';
+import { compressAnswers } from './compression.js';
 import { consoleHandler } from './console.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
@@ -92,6 +93,7 @@ export async function createGatewayApp(opts: {
   });
   app.use(
     '/v1',
+    compressAnswers(),
     express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }),
     apiPipeline({ api, auth, scheduler, config, local, metrics }),
   );

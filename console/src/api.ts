@@ -88,11 +88,19 @@ export function nextLink(headers: Headers): string | null {
 /**
  * Every item of a list, following `Link: <...>; rel="next"` pages when the server sends
  * them. `onPage` sees each page as it arrives, so long lists render before they end.
+ * `pageLimit`: the `limit` of the pages after the first (`path` sets the first's), so a
+ * short first page shows soon and long ones read the rest in few requests.
  */
-export async function apiList<T = any>(path: string, onPage?: (all: T[]) => void, signal?: AbortSignal): Promise<T[]> {
+export async function apiList<T = any>(
+  path: string,
+  onPage?: (all: T[]) => void,
+  signal?: AbortSignal,
+  pageLimit?: number,
+): Promise<T[]> {
   const all: T[] = [];
   let next: string | null = path;
   while (next && !signal?.aborted) {
+    if (next !== path && pageLimit) next = withLimit(next, pageLimit);
     const { data, headers }: { data: unknown; headers: Headers } = await apiWithHeaders('GET', next);
     const items = Array.isArray(data)
       ? data
@@ -102,6 +110,12 @@ export async function apiList<T = any>(path: string, onPage?: (all: T[]) => void
     next = nextLink(headers);
   }
   return all;
+}
+
+function withLimit(path: string, limit: number): string {
+  const u = new URL(path, window.location.origin);
+  u.searchParams.set('limit', String(limit));
+  return u.pathname + u.search;
 }
 
 /** `?a=b&c=d` from the defined entries of an object. */

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, startTransition, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { api, ApiError } from './api';
 
 /** Who is signed in (GET /v1/me), or null when nobody is. */
@@ -29,24 +29,35 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
   const [checking, setChecking] = useState(true);
   const refresh = useCallback(async () => {
-    try {
-      const m = await api<Me>('GET', '/v1/me');
-      setMe(m);
-      return m;
-    } catch (e) {
-      if (!(e instanceof ApiError) || e.status === 401) setMe(null);
-      return null;
-    } finally {
-      setChecking(false);
-    }
+    const m = await whoAmI();
+    if (m !== undefined) setMe(m);
+    setChecking(false);
+    return m ?? null;
   }, []);
   useEffect(() => {
-    void refresh();
+    // The first answer reveals the page opened, whose chunk (app.tsx) is fetched meanwhile. As a transition the
+    // loading screen stays until that page can render, instead of a Suspense fallback, which React keeps on
+    // screen at least 300 ms once shown (its throttle of reveals): that delayed every page load by as much.
+    void whoAmI().then((m) =>
+      startTransition(() => {
+        if (m !== undefined) setMe(m);
+        setChecking(false);
+      }),
+    );
     const off = () => setMe(null);
     window.addEventListener('crucible:unauthenticated', off);
     return () => window.removeEventListener('crucible:unauthenticated', off);
   }, [refresh]);
   return <SessionContext.Provider value={{ me, checking, refresh }}>{children}</SessionContext.Provider>;
+}
+
+/** Who is signed in: null when nobody is (401), undefined when the server could not say. */
+async function whoAmI(): Promise<Me | null | undefined> {
+  try {
+    return await api<Me>('GET', '/v1/me');
+  } catch (e) {
+    return !(e instanceof ApiError) || e.status === 401 ? null : undefined;
+  }
 }
 
 export function useSession(): SessionState {

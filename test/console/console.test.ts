@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { Collections, newId } from '../../core/index.js';
 import { startCli } from '../support/cli-process.js';
 import { ensureConsoleBuilt, guardPage, launchChromium, screen } from '../support/console-browser.js';
 import { client, startTestService, type TestService } from '../support/service.js';
@@ -240,6 +241,37 @@ describe('web console (Chromium)', function () {
     await shot('run');
     await go('/runs');
     await shot('runs');
+  });
+
+  it('lists a long run from a short first page, then pages of 1,000, until every episode is there', async () => {
+    // the first run's stored episodes copied 96 times: 1,152 episodes, read as 100 + 1,000 + 52
+    const store = t.svc.adapters.store;
+    const run = (await store.get<any>(Collections.runs, state.run1!))!;
+    const eps = await store.find<any>(Collections.runEpisodes, { run_id: state.run1 });
+    const copies = 96;
+    const long = newId('run');
+    await store.insert(Collections.runs, { ...run, _id: long, episodes: eps.length * copies });
+    for (let c = 0; c < copies; c++)
+      await store.insertMany(
+        Collections.runEpisodes,
+        eps.map((e) => ({ ...e, _id: newId('ep'), run_id: long, slot: e.slot + c * eps.length })),
+      );
+    const limits: Array<string | null> = [];
+    const listen = (r: Request) => {
+      const u = new URL(r.url());
+      if (u.pathname === `/v1/runs/${long}/episodes`) limits.push(u.searchParams.get('limit'));
+    };
+    page.on('request', listen);
+    try {
+      await go(`/runs/${long}`);
+      const n = (eps.length * copies).toLocaleString('en-US');
+      await page.getByText(`${n} of ${n} episodes`).waitFor();
+    } finally {
+      page.off('request', listen);
+      await store.deleteMany(Collections.runEpisodes, { run_id: long });
+      await store.delete(Collections.runs, long);
+    }
+    expect(limits).to.deep.equal(['100', '1000', '1000']);
   });
 
   it('opens a failed episode and shows a failed check’s expected and observed state', async () => {

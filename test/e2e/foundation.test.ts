@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { request } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startTestService, client, type TestService } from '../support/service.js';
 
 describe('foundation over HTTP (embedded service)', function () {
@@ -136,6 +138,42 @@ describe('foundation over HTTP (embedded service)', function () {
     expect(invalid.body.detail).to.be.an('array');
     const fields = invalid.body.detail.map((d: { field: string }) => d.field);
     expect(fields).to.include.members(['name', 'scopes.0', 'extra']);
+  });
+
+  it('compresses JSON answers for clients that ask (brotli or gzip), and sends them plain to the others', async () => {
+    for (let i = 0; i < 12; i++) await t.key(projectId, ['read'], `compressed answers ${i}`);
+    /** The raw bytes and headers of GET /v1/api-keys, without a client that decodes them. */
+    const raw = (acceptEncoding?: string) =>
+      new Promise<{ encoding: string | undefined; vary: string | undefined; bytes: Buffer }>((resolve, reject) => {
+        const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+        if (acceptEncoding) headers['accept-encoding'] = acceptEncoding;
+        request(`${t.url}/v1/api-keys`, { headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              encoding: res.headers['content-encoding'],
+              vary: res.headers.vary,
+              bytes: Buffer.concat(chunks),
+            }),
+          );
+        })
+          .on('error', reject)
+          .end();
+      });
+    const plain = await raw();
+    expect(plain.encoding).to.equal(undefined);
+    const list = JSON.parse(plain.bytes.toString('utf8'));
+    expect(list).to.have.length.above(12);
+    expect(plain.bytes.length).to.be.above(1024); // under 1 KB nothing is compressed
+    const br = await raw('gzip, deflate, br');
+    expect(br.encoding).to.equal('br');
+    expect(br.vary).to.match(/accept-encoding/i);
+    expect(br.bytes.length).to.be.below(plain.bytes.length);
+    expect(JSON.parse(brotliDecompressSync(br.bytes).toString('utf8'))).to.deep.equal(list);
+    const gz = await raw('gzip');
+    expect(gz.encoding).to.equal('gzip');
+    expect(JSON.parse(gunzipSync(gz.bytes).toString('utf8'))).to.deep.equal(list);
   });
 
   it('training endpoints answer as the spec says: coming soon, none can exist', async () => {
