@@ -33,15 +33,29 @@ export function accessOf(op: ApiOperation): AccessRule {
   return rule;
 }
 
-/** An initialised openapi-backend over the document: routing and request validation. */
-export async function createApiBackend(): Promise<OpenAPIBackend> {
+/**
+ * An initialised openapi-backend over the document (the service's own by default): routing and
+ * request validation. Rejects when the document is not valid OpenAPI: without `strict`,
+ * openapi-backend only prints the problems and goes on with a validator built from a broken
+ * document, so a gateway would start and then answer requests by rules nobody wrote.
+ */
+export async function createApiBackend(document: Document = loadOpenApiDocument()): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     // openapi-backend dereferences the document in place; /openapi.json must serve it as written.
-    definition: structuredClone(loadOpenApiDocument()),
+    definition: structuredClone(document),
     validate: true,
+    // The gateway calls validateRequest itself, so strict changes only init and registration here.
+    strict: true,
     ...OPENAPI_BACKEND_OPTIONS,
   });
-  await api.init();
+  try {
+    await api.init();
+  } catch (err) {
+    const problem = err instanceof Error ? err.message : String(err);
+    throw new Error(`the gateway will not start: its OpenAPI document is refused by openapi-backend: ${problem}`, {
+      cause: err,
+    });
+  }
   for (const op of api.getOperations()) accessOf(op as ApiOperation);
   return api;
 }
