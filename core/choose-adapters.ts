@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
@@ -9,6 +8,7 @@ import { MongoStore } from './adapters/mongo-store.js';
 import { NatsBus } from './adapters/nats-bus.js';
 import { RedisLeases } from './adapters/redis-leases.js';
 import { SqliteStore } from './adapters/sqlite-store.js';
+import { makePrivateDir, touchPrivateFile } from './private-files.js';
 
 /** The SQLite file of the embedded shape, inside `SERVICE_DATA_DIR` (unless SERVICE_SQLITE_FILE says otherwise). */
 export const SQLITE_FILE = 'crucible.db';
@@ -58,8 +58,10 @@ export async function chooseAdapters(config: Config, logger?: Logger): Promise<A
 
 async function openStore(config: Config): Promise<DocumentStore> {
   if (config.mongodbUrl) return MongoStore.connect(config.mongodbUrl, config.mongodbDb);
-  await mkdir(config.dataDir, { recursive: true });
-  await mkdir(path.dirname(config.sqliteFile), { recursive: true });
+  makePrivateDir(config.dataDir);
+  makePrivateDir(path.dirname(config.sqliteFile));
+  // SQLite gives its -wal and -shm files the mode of the database file.
+  touchPrivateFile(config.sqliteFile);
   return new SqliteStore(config.sqliteFile);
 }
 

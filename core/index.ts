@@ -17,6 +17,7 @@ export const controlPlaneCerts = () => import('./control-plane-certs.js');
 export type { ControlPlaneCa, IssuedCertificate } from './control-plane-certs.js';
 export type { Config } from './config.js';
 export { clientWheelPath, downloadsDir } from './downloads.js';
+export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, makePrivateDir, touchPrivateFile } from './private-files.js';
 export { ServiceError, conflict, invalid, notFound, toServiceError } from './errors.js';
 export type { FieldProblem } from './errors.js';
 export { EventLog } from './event-log.js';

@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/index.js';
-import { toServiceError } from '../core/index.js';
+import { PRIVATE_DIR_MODE, toServiceError } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../core/index.js';
 import {
@@ -68,7 +68,7 @@ export class EpisodeWorlds {
    */
   async start(p: EpisodeRunPayload, sourceDir: string): Promise<EpisodeWorldHandle | { error: string }> {
     const dataDir = path.join(this.#dataRoot, p.episode_id);
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     let handle: SandboxHandle;
     try {
       handle = await this.#sandboxes.start(sourceDir, p.world.manifest, dataDir, {

@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { newId } from '../../core/index.js';
+import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import {
   ApplicationClient,
   calibrateScenario,
@@ -58,7 +58,7 @@ async function withSandbox<T>(
   fn: (client: ApplicationClient) => Promise<T>,
 ): Promise<T> {
   const dataDir = path.join(env.dataRoot, newId('sbx'));
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   try {
     const handle = await env.sandboxes.start(source.dir, source.manifest, dataDir, { images: env.images });
     const client = new ApplicationClient({ tools: source.tools, baseUrls: handle.services });
@@ -91,7 +91,7 @@ export async function judgeScenario(
   const replays: ReplayRun[] = [];
   for (let i = 0; i < times; i++) {
     const dataDir = path.join(env.dataRoot, newId('sbx'));
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const t0 = Date.now();
     let handle;
     try {

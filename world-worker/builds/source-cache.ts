@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError } from '../../core/index.js';
-import { newId } from '../../core/index.js';
+import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import { extractArchive, inspectArchive, packFolder, type ArchiveLimits } from './archive.js';
 import { fetchGitCommit } from './git.js';
 import { copyLocalSource, resolveLocalPath } from './local-path.js';
@@ -103,7 +103,8 @@ export class SourceCache {
   }
 
   async #build(make: (tmp: string) => Promise<{ tree: string; archive?: Buffer }>): Promise<FetchedSource> {
-    await mkdir(this.#root, { recursive: true });
+    // Private from here up; the unpacked trees below keep their modes, as a container's user reads them at /app.
+    await mkdir(this.#root, { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = path.join(this.#root, `.tmp-${newId('src')}`);
     await mkdir(tmp);
     try {

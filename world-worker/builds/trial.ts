@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { newId } from '../../core/index.js';
+import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import {
   EpisodeActor,
   MemoryEpisodePersistence,
@@ -80,7 +80,7 @@ export async function trialScenario(
 ): Promise<TrialResult> {
   const t0 = Date.now();
   const dataDir = path.join(env.dataRoot, newId('sbx'));
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const base = { scenario_id: scenario.id, agent: agent?.model ?? TRIAL_AGENT };
   let handle;
   try {

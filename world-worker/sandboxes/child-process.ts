@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError } from '../../core/index.js';
-import { newId } from '../../core/index.js';
+import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { freePort } from './free-port.js';
 import type { SandboxPidFiles } from './pid-files.js';
@@ -80,7 +80,7 @@ export class ChildProcessSandboxes implements Sandboxes {
   ): Promise<SandboxHandle> {
     const cwd = path.resolve(sourceDir);
     const data = path.resolve(dataDir);
-    await mkdir(data, { recursive: true });
+    await mkdir(data, { recursive: true, mode: PRIVATE_DIR_MODE });
     const timeoutMs = options.healthTimeoutMs ?? 15_000;
     const running: Running[] = [];
     const stopAll = () => Promise.all(running.map((r) => this.#stopOne(r)));

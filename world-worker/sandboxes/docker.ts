@@ -2,7 +2,7 @@ import { chmod, chown, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { ServiceError } from '../../core/index.js';
+import { PRIVATE_DIR_MODE, ServiceError } from '../../core/index.js';
 import { newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { LoopbackForwarder, RELAY_PROGRAM } from './relay.js';
@@ -126,7 +126,7 @@ export class DockerSandboxes implements Sandboxes {
     }
     const id = newId('sbx');
     const data = path.resolve(dataDir);
-    await mkdir(data, { recursive: true });
+    await mkdir(data, { recursive: true, mode: PRIVATE_DIR_MODE });
     await ownForSandbox(data);
     const started: Started[] = [];
     const removeAll = () => Promise.all(started.map((s) => this.#remove(s)));
@@ -315,7 +315,12 @@ const LOCKED_DOWN = {
   AutoRemove: false,
 };
 
-/** Lets the sandbox user write the data dir: owned by it when we are root, else open to it. */
+/**
+ * Lets the sandbox user write the data dir: owned by it when we are root, else open to every
+ * user, as a user that is not root cannot give a folder to another. The folder's parents are
+ * private (PRIVATE_DIR_MODE, core/private-files.ts), so on the host only this user reaches
+ * it; the sandbox user reaches it through the bind mount.
+ */
 async function ownForSandbox(dir: string): Promise<void> {
   if (process.getuid?.() === 0) {
     await chown(dir, SANDBOX_USER, SANDBOX_USER);

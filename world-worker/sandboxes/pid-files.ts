@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../core/index.js';
 
 /** A process as the kernel names it: its pid and its start time (pids are reused, the pair is not). */
 interface ProcessRef {
@@ -50,8 +51,8 @@ export class SandboxPidFiles {
     if (start === null) return;
     const file: PidFile = { owner: this.#self, group: { pid, start }, data };
     try {
-      mkdirSync(this.#dir, { recursive: true });
-      writeFileSync(this.#file(pid), JSON.stringify(file));
+      mkdirSync(this.#dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      writeFileSync(this.#file(pid), JSON.stringify(file), { mode: PRIVATE_FILE_MODE });
     } catch {
       // best effort: without the record only a later reap is lost, not the sandbox
     }
