@@ -4,7 +4,8 @@ import { attributeFailure } from './attribution.js';
 import { environmentErrorOracle, runOracle } from './oracle.js';
 import { computeReward } from './reward.js';
 import { episodeCost, totalCost } from './spend.js';
-import type { Termination } from './types.js';
+import type { EpisodeEvent } from './ports.js';
+import type { EpisodeState, Termination } from './types.js';
 
 /** Longest pause between tries of storing an ended episode (the tries go on until it is stored). */
 const FINAL_SAVE_MAX_DELAY_MS = 5_000;
@@ -67,12 +68,22 @@ export async function endEpisode(
       },
     });
   }
-  core.emitLater({
+  core.emitLater(finishedEvent(st));
+}
+
+/**
+ * The `episode.finished` event of an ended episode, read from its state alone, so the actor
+ * that ends it and the scheduler announcing an ending it read back from the stored record
+ * (its worker or shard was gone) write the same fields: spend with its breakdown, tokens,
+ * turns taken by all actors.
+ */
+export function finishedEvent(st: EpisodeState): EpisodeEvent & { type: 'episode.finished' } {
+  return {
     type: 'episode.finished',
     summary: `episode ${st.status} (${st.termination})${st.reward !== null ? `, reward ${st.reward}` : ''}`,
     data: {
       status: st.status,
-      termination: st.termination!,
+      termination: st.termination,
       reward: st.reward,
       cost_usd: totalCost(episodeCost(st)),
       cost_breakdown: episodeCost(st),
@@ -80,7 +91,7 @@ export async function endEpisode(
       turns: Object.values(st.actors).reduce((n, a) => n + a.turns_used, 0),
       environment_error: st.environment_error !== null,
     },
-  });
+  };
 }
 
 /**

@@ -46,6 +46,7 @@ export { attributeFailure, type Failure, type FailureCause } from './attribution
 export { judgeHabits } from './habits.js';
 export { episodeRecordView, episodeListItemView } from './views.js';
 export { episodeCost, totalCost } from './spend.js';
+export { finishedEvent } from './finish.js';
 export {
   CustomerSimulator,
   scriptedCustomer,

@@ -7,6 +7,7 @@ import type { RunDoc, RunEpisodeDoc } from '../runs/index.js';
 import type { WorldVersionDoc } from '../worlds/index.js';
 import { mirrorJobStatus, storeArtifact } from './finish.js';
 import { openaiChatExamples } from './openai-chat.js';
+import { actorsInRoleOrder, transcriptTurns, type ToolCalls } from './transcript.js';
 import { DATASET_JOB, type DatasetSource, type ExportInput } from './types.js';
 
 const gzipAsync = promisify(gzip);
@@ -15,11 +16,7 @@ const gzipAsync = promisify(gzip);
 type ChatMessage =
   | { role: 'system' | 'user'; content: string }
   | { role: 'tool'; content: string; name?: string; tool_call_id?: string }
-  | {
-      role: 'assistant';
-      content: string;
-      tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
-    };
+  | { role: 'assistant'; content: string; tool_calls: ToolCalls };
 
 /**
  * Whether the oracle shows a clean success: every check of the goal passed, the agent did
@@ -38,44 +35,17 @@ export function verified(oracle: Oracle | null, success: boolean | null): boolea
 
 /** One actor's memory as chat messages; tool results point to the call they answer. */
 export function chatOf(memory: MemoryEntry[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  let lastCall: string | undefined;
-  for (const m of memory) {
-    if (m.role === 'assistant') {
-      lastCall = m.tool_call.id;
-      out.push({
-        role: 'assistant',
-        content: m.content,
-        tool_calls: [
-          {
-            id: m.tool_call.id,
-            type: 'function',
-            function: { name: m.tool_call.name, arguments: m.tool_call.arguments },
-          },
-        ],
-      });
-    } else if (m.role === 'tool') {
-      out.push({
-        role: 'tool',
-        content: m.content,
-        ...(m.name ? { name: m.name } : {}),
-        ...(lastCall ? { tool_call_id: lastCall } : {}),
-      });
-      lastCall = undefined;
-    } else {
-      out.push({ role: m.role, content: m.content });
-    }
-  }
-  return out;
+  return transcriptTurns(memory).map((t) => {
+    if (t.role !== 'tool') return t;
+    const { answers, ...message } = t;
+    return { ...message, ...(answers ? { tool_call_id: answers } : {}) };
+  });
 }
 
 /** One JSON Lines record: an ended episode with each actor's transcript and its scores. */
 export function datasetLine(run: RunDoc, e: RunEpisodeDoc, state: EpisodeState | null): Record<string, unknown> {
   const actors: Record<string, ChatMessage[]> = {};
-  for (const role of state?.role_order ?? Object.keys(state?.actors ?? {})) {
-    const actor = state?.actors[role];
-    if (actor) actors[role] = chatOf(actor.memory);
-  }
+  for (const [role, actor] of state ? actorsInRoleOrder(state) : []) actors[role] = chatOf(actor.memory);
   return {
     episode_id: e._id,
     run_id: run._id,

@@ -1,15 +1,12 @@
 import type { EpisodeState, MemoryEntry } from '../../episode-actor/index.js';
 import { toolsForRole, type AppTool, type FunctionTool, type WorldManifest } from '../../world/index.js';
+import { actorsInRoleOrder, transcriptTurns, type ToolCalls } from './transcript.js';
 
 /** A message of OpenAI's chat fine-tuning format. */
 export type OpenAIChatMessage =
   | { role: 'system' | 'user'; content: string }
   | { role: 'tool'; content: string; tool_call_id: string }
-  | {
-      role: 'assistant';
-      content: string | null;
-      tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
-    };
+  | { role: 'assistant'; content: string | null; tool_calls: ToolCalls };
 
 /** One line of an `openai_chat` dataset: one actor's side of one episode. */
 export interface OpenAIChatExample {
@@ -26,25 +23,10 @@ export interface OpenAIChatExample {
  */
 export function openaiMessages(memory: MemoryEntry[]): OpenAIChatMessage[] {
   const out: OpenAIChatMessage[] = [];
-  let lastCall: string | undefined;
-  for (const m of memory) {
-    if (m.role === 'assistant') {
-      lastCall = m.tool_call.id;
-      out.push({
-        role: 'assistant',
-        content: m.content ? m.content : null,
-        tool_calls: [
-          {
-            id: m.tool_call.id,
-            type: 'function',
-            function: { name: m.tool_call.name, arguments: m.tool_call.arguments },
-          },
-        ],
-      });
-    } else if (m.role === 'tool') {
-      if (lastCall) out.push({ role: 'tool', content: m.content, tool_call_id: lastCall });
-      lastCall = undefined;
-    } else out.push({ role: m.role, content: m.content });
+  for (const t of transcriptTurns(memory)) {
+    if (t.role === 'assistant') out.push({ ...t, content: t.content ? t.content : null });
+    else if (t.role !== 'tool') out.push(t);
+    else if (t.answers) out.push({ role: 'tool', content: t.content, tool_call_id: t.answers });
   }
   let end = out.length;
   while (end > 0 && out[end - 1]!.role !== 'assistant') end--;
@@ -61,9 +43,7 @@ export function openaiChatExamples(
   world: { manifest: WorldManifest; tools: AppTool[] },
 ): OpenAIChatExample[] {
   const out: OpenAIChatExample[] = [];
-  for (const role of state.role_order ?? Object.keys(state.actors)) {
-    const actor = state.actors[role];
-    if (!actor) continue;
+  for (const [role, actor] of actorsInRoleOrder(state)) {
     const messages = openaiMessages(actor.memory);
     if (messages.length === 0) continue;
     out.push({ messages, tools: toolsForRole(world.manifest, world.tools, role, state.profile.tool_guidance ?? {}) });

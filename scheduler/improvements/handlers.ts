@@ -1,4 +1,4 @@
-import { invalid, ServiceError } from '../../core/index.js';
+import { invalid, ServiceError, toServiceError } from '../../core/index.js';
 import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
 import { assertAllowanceLeft } from '../../billing/index.js';
 import { accepted, type HandlerTable, type SchedulerDeps } from '../context.js';
@@ -26,7 +26,8 @@ interface ImprovementBody {
  * unknown or foreign profile or run 404; a run that did not finish 409; a run that did not
  * evaluate the profile, or holds none of its finished train/dev episodes, 422 (holdout
  * episodes never count: learning from them would leak the held-out set); a `model` that
- * is unpriced or has no usable endpoint 422; `check_on_dev` on a run without dev episodes
+ * is unpriced or has no usable endpoint, or a server default (SERVICE_IMPROVEMENT_MODEL)
+ * that applies and is unpriced, 422; `check_on_dev` on a run without dev episodes
  * of the profile 422, or on a world version no longer published 409.
  */
 export const improvementHandlers: HandlerTable = {
@@ -86,7 +87,8 @@ export const improvementHandlers: HandlerTable = {
 /**
  * The model chain the job asks, or null for the rules: the request's `model`
  * (`builtin:rules` for the rules), else SERVICE_IMPROVEMENT_MODEL when the project has a
- * usable model endpoint. A named model must be priced and reachable (422 on `model`).
+ * usable model endpoint. A named model must be priced and reachable, and the server's default
+ * priced when it applies (422 on `model` otherwise).
  */
 async function improvementModel(
   deps: SchedulerDeps,
@@ -103,7 +105,19 @@ async function improvementModel(
     } catch {
       return null; // the project has no model endpoint: the server default cannot apply, the rules do
     }
-    return parseModelChain(fallback);
+    // the job's model chain makes the same check before it spends anything (kept there too, for a
+    // price file changed in between); asked here, a default that cannot run refuses the request
+    // rather than fail a job later
+    try {
+      const chain = parseModelChain(fallback);
+      priceTable(deps.config.modelPricesFile).requirePriced(chain);
+      return chain;
+    } catch (err) {
+      throw invalid(
+        'model',
+        `none was named, and the server's default SERVICE_IMPROVEMENT_MODEL ("${fallback}") cannot be used: ${toServiceError(err).message}; name a priced model, or ${RULES_MODEL}`,
+      );
+    }
   }
   let chain: string[];
   try {

@@ -1,6 +1,6 @@
 import { Collections } from '../../core/index.js';
 import { EventLog } from '../../core/index.js';
-import { episodeCost, totalCost } from '../../episode-actor/index.js';
+import { episodeCost, finishedEvent, totalCost } from '../../episode-actor/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { endWithoutActor, newAttempt, type EpisodeDoc } from './attempts.js';
 import type { RunWorld } from './run-world.js';
@@ -140,29 +140,41 @@ export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc):
 /**
  * Makes sure an attempt whose ending was read back from its record (its worker died, or
  * its shard moved, between the actor's final save and its events) has its
- * `episode.finished` on the run's stream: appended now when the actor's never was.
+ * `episode.finished` on the run's stream: appended now when the actor's never was, with
+ * the fields the actor writes (spend and its breakdown, tokens, turns), read from the
+ * stored record; from `o` (itself read from that record) only when the record cannot be
+ * read again.
  */
 export async function announceRecovered(deps: SchedulerDeps, ep: RunEpisodeDoc, o: EpisodeOutcome): Promise<void> {
-  const seen = await deps.adapters.store
+  const store = deps.adapters.store;
+  const seen = await store
     .findOne(Collections.events, { stream: ep.run_id, episode_id: ep._id, type: 'episode.finished' })
     .catch(() => null);
   if (seen) return;
+  const st = (await store.get<EpisodeDoc>(Collections.episodes, ep._id).catch(() => null))?.actor_state;
+  const event =
+    st && st.status !== 'running'
+      ? finishedEvent(st)
+      : {
+          type: 'episode.finished' as const,
+          summary: `episode ${o.status} (${o.termination})${o.reward !== null ? `, reward ${o.reward}` : ''}`,
+          data: {
+            status: o.status,
+            termination: o.termination,
+            reward: o.reward,
+            cost_usd: o.cost_usd,
+            cost_breakdown: o.cost_breakdown,
+            tokens: o.tokens?.total ?? 0,
+            turns: o.turns,
+            environment_error: o.environment_error !== null,
+          },
+        };
   try {
-    await new EventLog(deps.adapters.store, deps.adapters.bus).append({
+    await new EventLog(store, deps.adapters.bus).append({
       stream: ep.run_id,
       project_id: ep.project_id,
       episode_id: ep._id,
-      type: 'episode.finished',
-      summary: `episode ${o.status} (${o.termination})${o.reward !== null ? `, reward ${o.reward}` : ''}`,
-      data: {
-        status: o.status,
-        termination: o.termination,
-        reward: o.reward,
-        cost_usd: o.cost_usd,
-        tokens: o.tokens?.total ?? 0,
-        turns: o.turns,
-        environment_error: o.environment_error !== null,
-      },
+      ...event,
     });
   } catch (err) {
     deps.logger.warn({ err, episode: ep._id }, 'the end of an episode could not be announced');

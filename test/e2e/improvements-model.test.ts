@@ -256,3 +256,57 @@ describe('improvements with a model, checked on dev', function () {
     expect(JSON.stringify(r.body.detail)).to.match(/no finished dev episodes/);
   });
 });
+
+/**
+ * docs/improvements.md, With a model: a server default model with no price is refused when
+ * the improvement is asked for (422 on `model`, no job), as a named one is, rather than
+ * failing the job later; it applies only where the project has a model endpoint, so a
+ * project without one keeps the rules.
+ */
+describe('improvements with an unpriced SERVICE_IMPROVEMENT_MODEL', function () {
+  this.timeout(300_000);
+  const KEY_VAR = 'CRUCIBLE_TEST_UNPRICED_IMPROVER_KEY';
+  let t: TestService;
+  let cw: CatalogWorkspace;
+  let base: { profile_id: string; run_id: string };
+
+  before(async () => {
+    t = await startTestService({ WORKER_CAPACITY: '2', SERVICE_IMPROVEMENT_MODEL: 'no-such-model-9' });
+    cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
+    const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });
+    const started = await evaluate(cw.admin, {
+      world_version_id: cw.worlds.get('shop-support')!,
+      profile_ids: [naive.id],
+      splits: ['train'],
+      repeats: 1,
+    });
+    expect((await waitRun(cw.admin, started.run_id)).status).to.equal('finished');
+    base = { profile_id: naive.id, run_id: started.run_id };
+  });
+  after(async () => {
+    await t?.close();
+    delete process.env[KEY_VAR];
+  });
+
+  it('refuses it before a job exists once the project has a model endpoint; before that the rules run', async () => {
+    const rules = await cw.admin.post('/v1/improvements', base);
+    expect(rules.status, JSON.stringify(rules.body)).to.equal(202);
+    const ruled = await waitJob(cw.admin, rules.body.job_id);
+    expect(ruled.status, JSON.stringify(ruled)).to.equal('succeeded');
+    expect(ruled.result).to.include({ method: 'rules', model: null });
+
+    await cw.admin.post('/v1/credentials', { name: 'models', kind: 'model_provider', env_var: KEY_VAR });
+    process.env[KEY_VAR] = 'sk-test';
+    const jobs = (await cw.admin.get('/v1/jobs?kind=improvement')).body.length;
+    const r = await cw.admin.post('/v1/improvements', base);
+    expect(r.status, JSON.stringify(r.body)).to.equal(422);
+    expect(r.body.detail[0].field).to.equal('model');
+    expect(r.body.detail[0].message).to.match(
+      /^none was named, and the server's default SERVICE_IMPROVEMENT_MODEL \("no-such-model-9"\) cannot be used: model "no-such-model-9" has no price in the price file.*name a priced model, or builtin:rules$/,
+    );
+    expect((await cw.admin.get('/v1/jobs?kind=improvement')).body.length).to.equal(jobs);
+    // the rules, asked for by name, still run
+    const asked = await cw.admin.post('/v1/improvements', { ...base, model: 'builtin:rules' });
+    expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
+  });
+});

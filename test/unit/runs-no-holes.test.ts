@@ -6,9 +6,10 @@ import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.
 import { Collections } from '../../core/collections.js';
 import { createLogger } from '../../core/log.js';
 import type { Adapters } from '../../core/ports.js';
+import type { EpisodeState } from '../../episode-actor/index.js';
 import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
 import { newAttempt } from '../../scheduler/runs/attempts.js';
-import { failAndRequeue } from '../../scheduler/runs/endings.js';
+import { announceRecovered, failAndRequeue, outcomeFromRecord } from '../../scheduler/runs/endings.js';
 import { finishRun } from '../../scheduler/runs/finish.js';
 import type { RunWorld } from '../../scheduler/runs/run-world.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
@@ -122,5 +123,47 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
     // every end was announced once on the run's stream
     const ends = await store.find(Collections.events, { stream: run._id, type: 'episode.finished' });
     expect(ends).to.have.length(5 + 3);
+  });
+
+  it('an ending read back from its record is announced once, with the fields the actor writes', async () => {
+    const { run, attempts } = await runOf(1);
+    const ep = attempts[0]!;
+    // what the actor saved before its worker went: the agent, the model customer and a judge each spent
+    const saved = {
+      status: 'finished',
+      termination: 'completed',
+      reward: 0.75,
+      environment_error: null,
+      cost_usd: 0.01,
+      customer: { model_calls: [{ cost_usd: 0.002 }] },
+      oracle: { judgements: [{ cost_usd: 0.003 }] },
+      tokens: { prompt: 1000, completion: 234, total: 1234 },
+      // a turn need not leave an action (a message, a refused call): the actor's event counts turns
+      actors: { agent: { turns_used: 3 }, teammate: { turns_used: 2 } },
+      actions: [{}, {}, {}, {}],
+      created_at: '2026-01-01T00:00:00.000Z',
+      ended_at: '2026-01-01T00:01:00.000Z',
+    } as unknown as EpisodeState;
+    await store.update(Collections.episodes, ep._id, { actor_state: saved });
+    const recorded = await outcomeFromRecord(deps, ep);
+    expect(recorded).to.not.equal(null);
+    await announceRecovered(deps, ep, recorded!);
+    await announceRecovered(deps, ep, recorded!);
+    const ends = await store.find<{ _id: string; summary: string; data: unknown }>(Collections.events, {
+      stream: run._id,
+      type: 'episode.finished',
+    });
+    expect(ends).to.have.length(1);
+    expect(ends[0]!.summary).to.equal('episode finished (completed), reward 0.75');
+    expect(ends[0]!.data).to.deep.equal({
+      status: 'finished',
+      termination: 'completed',
+      reward: 0.75,
+      cost_usd: 0.015,
+      cost_breakdown: { agent: 0.01, customer: 0.002, judges: 0.003 },
+      tokens: 1234,
+      turns: 5,
+      environment_error: false,
+    });
   });
 });
