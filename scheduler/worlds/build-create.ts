@@ -163,13 +163,15 @@ async function checkCustomerModel(
   }
   if (field === 'customer_model' && chain.length === 1 && chain[0] === SCRIPTED_CUSTOMER_MODEL) return;
   if (chain.some(isBuiltinModel))
-    throw invalid(field, `the only built-in customer is ${SCRIPTED_CUSTOMER_MODEL}, alone (got ${spec})`);
+    throw invalid(
+      field,
+      field === 'customer_model'
+        ? `the only built-in customer is ${SCRIPTED_CUSTOMER_MODEL}, alone (got ${spec})`
+        : `a judge has no built-in model; name a priced model of the project's endpoint (got ${spec})`,
+    );
   const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
   if (unpriced !== undefined)
-    throw invalid(
-      'customer_model',
-      `"${unpriced}" has no price in the price file; the operator adds it to MODEL_PRICES_FILE`,
-    );
+    throw invalid(field, `"${unpriced}" has no price in the price file; the operator adds it to MODEL_PRICES_FILE`);
   try {
     await resolveModelApiKey(deps.adapters.store, projectId, deps.config);
   } catch (err) {

@@ -200,5 +200,21 @@ describe('world builds with a model: proposals validated by schema, spend and bu
     });
     expect(unpriced.status).to.equal(422);
     expect(JSON.stringify(unpriced.body)).to.contain('has no price in the price file');
+    expect(JSON.stringify(unpriced.body)).to.contain('customer_model');
+
+    // a judge's problems are reported on judge_model, in a judge's words
+    const unpricedJudge = await admin.post('/v1/world-builds', {
+      application_id: appId,
+      judge_model: 'nobody-prices-me',
+    });
+    expect(unpricedJudge.status).to.equal(422);
+    expect(JSON.stringify(unpricedJudge.body)).to.contain('judge_model');
+    expect(JSON.stringify(unpricedJudge.body)).to.not.contain('customer_model');
+    const builtinJudge = await admin.post('/v1/world-builds', {
+      application_id: appId,
+      judge_model: 'builtin:reference',
+    });
+    expect(builtinJudge.status).to.equal(422);
+    expect(JSON.stringify(builtinJudge.body)).to.contain('a judge has no built-in model');
   });
 });
