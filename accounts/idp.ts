@@ -4,6 +4,7 @@ import type { Config, DocumentStore, LeaseStore } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import type { HandlerTable } from '../core/index.js';
 import { body } from '../core/index.js';
+import { checkIdpNonce, expectedIdpNonce, IDP_REQUEST_FIELD, requireIdpSignIn } from './idp-request.js';
 import { LoginThrottle } from './login-throttle.js';
 import { verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';
@@ -38,6 +39,8 @@ export interface IdpIdentity {
   subject: string;
   email: string;
   name: string | null;
+  /** The token's `nonce` claim, null without one. */
+  nonce: string | null;
 }
 
 const refused = (why: string) => new ServiceError('unauthenticated', `the ID token is refused: ${why}`);
@@ -50,12 +53,7 @@ const refused = (why: string) => new ServiceError('unauthenticated', `the ID tok
  * an unreachable key set is 503; a server without a client id answers 403.
  */
 export async function verifyIdToken(token: string, config: Config): Promise<IdpIdentity> {
-  if (!config.idpClientId) {
-    throw new ServiceError(
-      'forbidden',
-      'identity-provider sign-in is not enabled on this server (SERVICE_IDP_CLIENT_ID is empty)',
-    );
-  }
+  requireIdpSignIn(config);
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, keySet(config.idpJwksUrl), {
@@ -76,6 +74,7 @@ export async function verifyIdToken(token: string, config: Config): Promise<IdpI
     subject: payload.sub!,
     email,
     name: typeof payload.name === 'string' && payload.name.trim() ? payload.name.trim().slice(0, 200) : null,
+    nonce: typeof payload.nonce === 'string' ? payload.nonce : null,
   };
 }
 
@@ -201,11 +200,17 @@ export const idpHandlers: HandlerTable = {
   /**
    * Signs in with an identity provider ID token; registers the account on first use, or
    * links an existing account of the same address when the caller proves it (`linked`).
+   * The token must carry the nonce of the sign-in this browser started (`auth_idp_start`;
+   * its cookie arrives as IDP_REQUEST_FIELD and the gateway clears it with the answer).
    * Sets the session cookie.
    */
   async auth_idp(ctx, { adapters, config }) {
-    const b = body<{ credential: string; password?: string }>(ctx);
+    const b = body<{ credential: string; password?: string; state?: string; [IDP_REQUEST_FIELD]?: string }>(ctx);
+    requireIdpSignIn(config);
+    // before the token is read, so a request with no sign-in started costs no key-set fetch
+    const nonce = expectedIdpNonce(b[IDP_REQUEST_FIELD] || null, b.state);
     const identity = await verifyIdToken(b.credential, config);
+    checkIdpNonce(identity.nonce, nonce);
     const { user, registered, linked } = await accountFor(identity, config, adapters, {
       signedInUserId: ctx.principal?.sessionId ? (ctx.principal.userId ?? null) : null,
       password: typeof b.password === 'string' ? b.password : null,

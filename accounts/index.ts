@@ -4,6 +4,7 @@ import type { HandlerTable } from '../core/index.js';
 import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
 import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
 import { idpHandlers } from './idp.js';
+import { idpRequestHandlers } from './idp-request.js';
 import { onboardingHandlers } from './onboarding.js';
 import { operatorAdminHandlers } from './operator-admin.js';
 import { ensureSessionIndexes, sessionHandlers } from './sessions.js';
@@ -12,6 +13,7 @@ import { signupLoginHandlers } from './signup-login.js';
 export { hashPassword } from './passwords.js';
 export { identityOf } from './identity.js';
 export { SESSION_COOKIE } from './sessions.js';
+export { IDP_REQUEST_COOKIE, IDP_REQUEST_FIELD, clearedIdpRequestCookie } from './idp-request.js';
 export { sessionResolver, type SessionResolver } from './session-resolver.js';
 export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
 export {
@@ -31,6 +33,7 @@ export { findCredential, type CredentialDoc, type CredentialKind } from './crede
 export const accountHandlers: HandlerTable = {
   ...signupLoginHandlers,
   ...idpHandlers,
+  ...idpRequestHandlers,
   ...sessionHandlers,
   ...onboardingHandlers,
   ...cliLoginHandlers,

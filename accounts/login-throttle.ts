@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../core/index.js';
+import { clientAddressKey, ServiceError } from '../core/index.js';
 import type { LeaseStore } from '../core/index.js';
 
 /** How failed sign-ins are slowed, then blocked. */
@@ -40,7 +40,8 @@ export function waitAfter(failures: number, limits: ThrottleLimits): number {
 type Subject = { kind: 'account' | 'address'; id: string; limit: number };
 
 /**
- * Slows password guessing. Attempts are counted per account and per client address in the
+ * Slows password guessing. Attempts are counted per account and per client address (an
+ * IPv6 client by its /64, see clientAddressKey) in the
  * LeaseStore (in-process in the embedded shape, Redis in the distributed one, so every
  * scheduler shares the counts). `check` runs before the password is verified: it refuses an
  * account or address that is blocked or still waiting out its last failure (429 with
@@ -123,7 +124,8 @@ export class LoginThrottle {
   }
 
   #address(address: string): Subject {
-    return { kind: 'address', id: address || 'unknown', limit: this.#limits.perAddress };
+    // IPv4 per address, IPv6 per /64: rotating addresses inside one /64 is still one client
+    return { kind: 'address', id: clientAddressKey(address) || 'unknown', limit: this.#limits.perAddress };
   }
 
   #subjects(email: string, address: string): Subject[] {
@@ -136,7 +138,7 @@ const waitKey = (s: Subject) => `login:wait:${s.kind}:${s.id}`;
 const blockKey = (s: Subject) => `login:blocked:${s.kind}:${s.id}`;
 
 /**
- * Limits account creation per client address (SERVICE_SIGNUPS_PER_HOUR): every sign-up attempt counts (whether or
+ * Limits account creation per client address (an IPv6 client by its /64; SERVICE_SIGNUPS_PER_HOUR): every sign-up attempt counts (whether or
  * not the address had an account, so the limit itself tells nothing), in fixed windows
  * of the LeaseStore shared by every scheduler. Over the limit, sign-up answers 429 with
  * `Retry-After` (seconds to the window's end) before any work is done.
@@ -154,7 +156,8 @@ export class SignupThrottle {
   async attempt(address: string): Promise<void> {
     const now = Date.now();
     const window = Math.floor(now / this.#limits.windowMs);
-    const count = await this.#leases.incr(`signup:attempts:${address || 'unknown'}:${window}`, this.#limits.windowMs);
+    const key = `signup:attempts:${clientAddressKey(address) || 'unknown'}:${window}`;
+    const count = await this.#leases.incr(key, this.#limits.windowMs);
     if (count <= this.#limits.perAddress) return;
     const seconds = Math.max(1, Math.ceil(((window + 1) * this.#limits.windowMs - now) / 1000));
     throw new ServiceError(

@@ -32,7 +32,7 @@ export interface Config {
   readonly sourceRoots: readonly string[];
   /** SERVICE_SIGNUP (open): `closed` removes account creation. */
   readonly signup: 'open' | 'closed';
-  /** SERVICE_SIGNUPS_PER_HOUR (10): sign-up attempts allowed from one client address per hour (then 429). */
+  /** SERVICE_SIGNUPS_PER_HOUR (10): sign-up attempts allowed from one client address (an IPv6 client: its /64) per hour (then 429). */
   readonly signupsPerHour: number;
   /**
    * SERVICE_LOCAL_CHECKOUT (off): `on` lets the local payment provider (no STRIPE_SECRET_KEY)

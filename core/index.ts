@@ -38,6 +38,7 @@ export {
 } from './grpc.js';
 export { newId, nowIso, randomToken } from './ids.js';
 export { takeRateLimit } from './rate-limit.js';
+export { clientAddressKey } from './client-address.js';
 export type { RateLimit } from './rate-limit.js';
 export { createLogger } from './log.js';
 export type { Logger } from './log.js';

@@ -12,6 +12,7 @@ import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
 import { refuseForeignOrigin } from './csrf.js';
+import { bindIdpRequest, secureOver } from './idp-request.js';
 import { identityOf, sessionResolver } from '../accounts/index.js';
 import { externalAgentPath } from './external-agent.js';
 import type { LocalWorkers } from '../world-worker/index.js';
@@ -95,6 +96,7 @@ export async function createGatewayApp(opts: {
     '/v1',
     compressAnswers(),
     express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }),
+    bindIdpRequest,
     apiPipeline({ api, auth, scheduler, config, local, metrics }),
   );
 
@@ -143,7 +145,9 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
       res.end();
       return;
     }
-    for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
+    for (const [k, v] of Object.entries(e.headers ?? {}))
+      if (k.toLowerCase() === 'set-cookie') res.append(k, secureOver(req, v));
+      else res.setHeader(k, v);
     res.status(e.status).json({ detail: e.detail });
   };
 }

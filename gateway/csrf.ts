@@ -8,11 +8,11 @@ import { readCookie } from './auth.js';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Operations that set or clear the session cookie. They get the same check even without
+ * Operations that set or clear the session cookie (or the cookie of a started identity-provider sign-in). They get the same check even without
  * a cookie, so another site cannot sign a visitor in to an account of its choosing
  * (login cross-site request forgery) or sign them out.
  */
-const SIGN_IN_OPERATIONS = new Set(['auth_signup', 'auth_login', 'auth_idp', 'delete_session']);
+const SIGN_IN_OPERATIONS = new Set(['auth_signup', 'auth_login', 'auth_idp_start', 'auth_idp', 'delete_session']);
 
 /** `host[:port]` as the URL standard writes it (default ports dropped), or null. */
 function hostOf(origin: string): string | null {

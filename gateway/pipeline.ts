@@ -7,6 +7,7 @@ import type { Principal } from '../core/index.js';
 import { authorize } from './access.js';
 import type { Authenticator } from './auth.js';
 import { refuseCrossSite } from './csrf.js';
+import { secureOver } from './idp-request.js';
 import { accessOf, type ApiOperation } from './openapi.js';
 import type { SchedulerClient } from './scheduler-client.js';
 import { OperationRouter } from './router.js';
@@ -147,10 +148,11 @@ export function apiPipeline(opts: {
         undefined,
         req.method === 'GET' || req.method === 'HEAD',
       );
-      // A cookie set over https (directly or behind a trusted proxy) is marked Secure.
       for (const [k, v] of Object.entries(reply.headers ?? {})) {
         if (k === NEXT_CURSOR_HEADER) res.setHeader('link', nextLink(req.originalUrl, v));
-        else res.setHeader(k, k.toLowerCase() === 'set-cookie' && req.secure ? `${v}; Secure` : v);
+        // appended: the gateway may have set a cookie of its own (gateway/idp-request.ts)
+        else if (k.toLowerCase() === 'set-cookie') res.append('set-cookie', secureOver(req, v));
+        else res.setHeader(k, v);
       }
       res.status(reply.status || 200);
       if (reply.body_bytes.length > 0 || reply.content_type) {

@@ -99,7 +99,8 @@ describe('web console: identity-provider sign-in button (Chromium)', function ()
     page = await ctx.newPage();
     page.setDefaultTimeout(20_000);
     page.on('request', (r) => {
-      if (r.url().startsWith(`${t.url}/v1/auth/idp`)) signIns.push(r.url());
+      // the token's way to the server (the start, /v1/auth/idp/start, carries none)
+      if (r.url() === `${t.url}/v1/auth/idp`) signIns.push(r.url());
       if (!r.url().startsWith(t.url) && !r.url().startsWith('data:'))
         foreign.push({ url: r.url(), navigation: r.isNavigationRequest(), type: r.resourceType() });
     });
@@ -168,6 +169,8 @@ describe('web console: identity-provider sign-in button (Chromium)', function ()
     expect(who.status).to.equal(200);
     expect(who.body.user.email).to.equal(provider.as.email);
     expect(who.body.needs_onboarding).to.equal(true);
+    // the server issued that nonce: the sign-in's HttpOnly cookie was used once and is gone
+    expect((await ctx.cookies()).map((c) => c.name)).to.not.include('crucible_idp');
 
     await page.getByLabel('Organization').fill('Provider Org');
     await page.getByRole('button', { name: 'Create workspace' }).click();
@@ -185,6 +188,27 @@ describe('web console: identity-provider sign-in button (Chromium)', function ()
     await alert.waitFor();
     expect(await alert.textContent()).to.match(/No sign-in was started from this tab/);
     expect(signIns.length).to.equal(before);
+    expect((await me()).status).to.equal(401);
+
+    // posted to the server straight from the page, past the console's checks, the server refuses it too:
+    // without a sign-in started from this browser, and with one started whose nonce it does not carry
+    const credential = new URLSearchParams(replay.split('#')[1]).get('id_token');
+    const post = () =>
+      page.evaluate(async (token) => {
+        const r = await fetch('/v1/auth/idp', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ credential: token }),
+        });
+        return { status: r.status, detail: ((await r.json()) as { detail: string }).detail };
+      }, credential);
+    const cold = await post();
+    expect(cold.status).to.equal(401);
+    expect(cold.detail).to.match(/no identity-provider sign-in was started from this browser/);
+    await page.evaluate(() => fetch('/v1/auth/idp/start', { method: 'POST' }));
+    const started = await post();
+    expect(started.status).to.equal(401);
+    expect(started.detail).to.match(/"nonce" claim does not match/);
     expect((await me()).status).to.equal(401);
   });
 

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import { adminAddUser, readNewPassword } from '../../cli/admin-users.js';
 import { browser, uniqueEmail } from '../support/accounts-browser.js';
-import { idToken, startTestProvider } from '../support/accounts-idp.js';
+import { idpSignIn, startTestProvider } from '../support/accounts-idp.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 /** Runs the real `crucible` command against the test service's data, feeding `input` on stdin. */
@@ -94,9 +94,7 @@ describe('accounts: the operator command adds a user to an existing project', fu
     expect(r.stdout).to.match(/identity provider/);
     expect((await browser(t.url).post('/v1/auth/login', { email, password: 'anything at all' })).status).to.equal(401);
     const b = browser(t.url);
-    const signed = await b.post('/v1/auth/idp', {
-      credential: await idToken({ key: provider.privateKey, subject: 'sso-1', claims: { email } }),
-    });
+    const signed = await idpSignIn(b, { key: provider.privateKey, subject: 'sso-1', claims: { email } });
     expect(signed.status).to.equal(200);
     expect(signed.body).to.include({ registered: false, project_id: ws.projectId });
     expect((await b.get('/v1/me')).body.project_id).to.equal(ws.projectId);

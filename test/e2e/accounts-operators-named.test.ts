@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { loadConfig } from '../../core/config.js';
 import { adminOperators } from '../../cli/admin-operators.js';
-import { TEST_IDP_ISSUER as ISSUER, idToken, startTestProvider } from '../support/accounts-idp.js';
+import { TEST_IDP_ISSUER as ISSUER, idpSignIn, startTestProvider } from '../support/accounts-idp.js';
 import { browser, signUp, uniqueEmail } from '../support/accounts-browser.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -54,8 +54,10 @@ describe('accounts: operators are named by user id or verified subject, never by
     expect((await attacker.get('/v1/admin/organizations')).status).to.equal(403);
     // and the provider account listed as operator does not get linked to the squatted account
     const real = browser(t.url);
-    const r = await real.post('/v1/auth/idp', {
-      credential: await idToken({ key: provider.privateKey, subject: 'sub-operator', claims: { email: OPS_EMAIL } }),
+    const r = await idpSignIn(real, {
+      key: provider.privateKey,
+      subject: 'sub-operator',
+      claims: { email: OPS_EMAIL },
     });
     expect(r.status).to.equal(409);
     expect((await attacker.get('/v1/admin/organizations')).status).to.equal(403);
@@ -64,17 +66,13 @@ describe('accounts: operators are named by user id or verified subject, never by
   it('the verified provider subject in SERVICE_OPERATOR_SUBJECTS is an operator; another subject is not', async () => {
     const ops = browser(t.url);
     const email = uniqueEmail('real-ops');
-    const r = await ops.post('/v1/auth/idp', {
-      credential: await idToken({ key: provider.privateKey, subject: 'sub-operator', claims: { email } }),
-    });
+    const r = await idpSignIn(ops, { key: provider.privateKey, subject: 'sub-operator', claims: { email } });
     expect(r.status, JSON.stringify(r.body)).to.equal(200);
     expect((await ops.get('/v1/me')).body.is_operator).to.equal(true);
     expect((await ops.get('/v1/admin/organizations')).status).to.equal(200);
 
     const other = browser(t.url);
-    await other.post('/v1/auth/idp', {
-      credential: await idToken({ key: provider.privateKey, subject: 'sub-someone', claims: { email: uniqueEmail() } }),
-    });
+    await idpSignIn(other, { key: provider.privateKey, subject: 'sub-someone', claims: { email: uniqueEmail() } });
     expect((await other.get('/v1/admin/organizations')).status).to.equal(403);
   });
 

@@ -41,6 +41,26 @@ describe('terminal sign-in is rate limited per client address', function () {
     expect(other.body.user_code).to.match(USER_CODE);
   });
 
+  it('an IPv6 client is limited by its /64: rotating addresses inside it does not escape; another /64 is not affected', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: CLI_LOGIN_LIMITS.create.limit + 5 }, (_, i) =>
+        client(t.url).post('/v1/cli/logins', { client: 'v6' }, from(`2001:db8:77:1:${(i + 1).toString(16)}::1`)),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 201)).to.have.length(CLI_LOGIN_LIMITS.create.limit);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).to.have.length(5);
+    expect(refused[0]!.body.detail).to.match(/too many terminal sign-in requests from this address/);
+    expect((await client(t.url).post('/v1/cli/logins', { client: 'v6' }, from('2001:db8:77:2::1'))).status).to.equal(
+      201,
+    );
+    // an IPv4 client written IPv4-mapped is the same client as written plainly
+    for (let i = 0; i < CLI_LOGIN_LIMITS.create.limit; i++)
+      await client(t.url).post('/v1/cli/logins', { client: 'v4' }, from('198.51.100.60'));
+    const mapped = await client(t.url).post('/v1/cli/logins', { client: 'v4' }, from('::ffff:198.51.100.60'));
+    expect(mapped.status).to.equal(429);
+  });
+
   it('guessing confirmation codes past the limit answers 429, on look-ups and decisions alike', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < CLI_LOGIN_LIMITS.lookUp.limit; i++)

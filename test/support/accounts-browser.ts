@@ -2,13 +2,16 @@ import type { ApiAnswer } from './service.js';
 
 /**
  * A client that behaves like a browser on the console's pages: it keeps the session
- * cookie the server sets (and drops it when the server clears it) and sends `Origin`
+ * cookie and the identity-provider sign-in cookie the server sets (and drops them when
+ * the server clears them) and sends `Origin`
  * with every request, as browsers do for writes. `origin: null` leaves the header out;
  * another value pretends to be a page of another site.
  */
 export function browser(base: string, opts: { origin?: string | null } = {}) {
   let session: string | null = null;
   let lastSetCookie: string | null = null;
+  /** The cookie of a started identity-provider sign-in (POST /v1/auth/idp/start). */
+  let idpRequest: string | null = null;
   const origin = opts.origin === undefined ? base : opts.origin;
 
   async function call<T = any>(
@@ -19,7 +22,8 @@ export function browser(base: string, opts: { origin?: string | null } = {}) {
   ): Promise<ApiAnswer<T>> {
     const h: Record<string, string> = {};
     if (origin !== null) h.origin = origin;
-    if (session) h.cookie = `crucible_session=${session}`;
+    const jar = [session ? `crucible_session=${session}` : '', idpRequest ? `crucible_idp=${idpRequest}` : ''];
+    if (jar.some(Boolean)) h.cookie = jar.filter(Boolean).join('; ');
     if (body !== undefined) h['content-type'] = 'application/json';
     Object.assign(h, headers);
     const res = await fetch(base + p, {
@@ -27,11 +31,14 @@ export function browser(base: string, opts: { origin?: string | null } = {}) {
       headers: h,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const set = res.headers.get('set-cookie');
-    if (set) {
-      lastSetCookie = set;
-      const m = /^crucible_session=([^;]*)/.exec(set);
-      if (m) session = /Max-Age=0\b/i.test(set) || m[1] === '' ? null : m[1]!;
+    const set = res.headers.getSetCookie();
+    if (set.length > 0) lastSetCookie = set.find((c) => c.startsWith('crucible_session=')) ?? set[0]!;
+    for (const c of set) {
+      const m = /^(crucible_session|crucible_idp)=([^;]*)/.exec(c);
+      if (!m) continue;
+      const value = /Max-Age=0\b/i.test(c) || m[2] === '' ? null : m[2]!;
+      if (m[1] === 'crucible_session') session = value;
+      else idpRequest = value;
     }
     const text = await res.text();
     let parsed: unknown = text;
@@ -58,7 +65,14 @@ export function browser(base: string, opts: { origin?: string | null } = {}) {
     set session(token: string | null) {
       session = token;
     },
-    /** The last Set-Cookie header the server sent. */
+    /** The cookie of the identity-provider sign-in this browser started, or null. */
+    get idpRequest(): string | null {
+      return idpRequest;
+    },
+    set idpRequest(value: string | null) {
+      idpRequest = value;
+    },
+    /** The last Set-Cookie header the server sent (the session's, when it sent several). */
     get lastSetCookie(): string | null {
       return lastSetCookie;
     },

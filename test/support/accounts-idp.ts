@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWTPayload } from 'jose';
+import type { Browser } from './accounts-browser.js';
 
 export const TEST_IDP_ISSUER = 'https://idp.test.example';
 export const TEST_IDP_CLIENT_ID = 'crucible-console-test.apps.example';
@@ -49,4 +50,16 @@ export function idToken(o: TokenOptions): Promise<string> {
     .setIssuedAt(Math.min(now, (o.exp ?? now + 300) - 60))
     .setExpirationTime(o.exp ?? now + 300)
     .sign(o.key);
+}
+
+/**
+ * Signs in with the identity provider as the console does: `b` starts a sign-in (keeping
+ * its cookie), the provider issues a token with that sign-in's nonce, and the token goes to
+ * `POST /v1/auth/idp` with the state (and `extra` fields, e.g. a password).
+ */
+export async function idpSignIn(b: Browser, token: TokenOptions, extra: Record<string, unknown> = {}) {
+  const start = await b.post('/v1/auth/idp/start');
+  if (start.status !== 201) return start;
+  const credential = await idToken({ ...token, claims: { nonce: start.body.nonce, ...token.claims } });
+  return b.post('/v1/auth/idp', { credential, state: start.body.state, ...extra });
 }

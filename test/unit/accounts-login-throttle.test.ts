@@ -112,6 +112,25 @@ function throttleSuite(name: string, open: () => Promise<{ leases: LeaseStore; c
       await throttle.check('fresh@example.com', '192.0.2.8');
     });
 
+    it('counts an IPv6 client by its /64: rotating addresses inside it is one client; another /64 is not', async () => {
+      const throttle = new LoginThrottle(leases, blocking);
+      for (let i = 0; i < blocking.perAddress; i++)
+        await fail(throttle, `v6-${i}@example.com`, `2001:db8:aa:1:${(i + 1).toString(16)}::${i + 7}`);
+      const err = await refusal(throttle.check('fresh6@example.com', '2001:db8:aa:1:ffff:ffff:ffff:fffe'));
+      expect(err.message).to.match(/this address/);
+      await throttle.check('fresh6@example.com', '2001:db8:aa:2::1');
+    });
+
+    it('an IPv4-mapped IPv6 address counts as its IPv4 address', async () => {
+      const throttle = new LoginThrottle(leases, blocking);
+      for (let i = 0; i < blocking.perAddress; i++)
+        await fail(throttle, `m${i}@example.com`, i % 2 ? '::ffff:198.51.100.9' : '198.51.100.9');
+      expect((await refusal(throttle.check('fresh-m@example.com', '198.51.100.9'))).code).to.equal('rate_limited');
+      expect((await refusal(throttle.check('fresh-m@example.com', '::ffff:c633:6409'))).code).to.equal('rate_limited');
+      // the mapped block of a neighbouring IPv4 address is not grouped with it
+      await throttle.check('fresh-m@example.com', '::ffff:198.51.100.10');
+    });
+
     it('a successful sign-in clears the account count and gives the address its attempt back', async () => {
       const throttle = new LoginThrottle(leases, blocking);
       for (let i = 0; i < blocking.perAccount - 1; i++) await fail(throttle, 'c@example.com', `10.1.0.${i}`);

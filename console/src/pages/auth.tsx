@@ -40,7 +40,7 @@ function Field(props: {
   );
 }
 
-/** Sign in with e-mail and password (and the identity provider's credential when the server has one). */
+/** Sign in with e-mail and password (and the identity provider's button when the server has one). */
 export function SignIn() {
   useTitle('Sign in');
   const next = useNext();
@@ -53,7 +53,6 @@ export function SignIn() {
   const authorizationUrl = health.data?.idp_authorization_url;
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [credential, setCredential] = useState('');
   const act = useAction();
   const done = async () => {
     await refresh();
@@ -62,10 +61,6 @@ export function SignIn() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (await act.run(() => api('POST', '/v1/auth/login', { email, password }))) await done();
-  };
-  const idp = async (e: FormEvent) => {
-    e.preventDefault();
-    if (await act.run(() => api('POST', '/v1/auth/idp', { credential: credential.trim() }))) await done();
   };
   return (
     <section className="stack">
@@ -89,26 +84,6 @@ export function SignIn() {
       </form>
       {clientId && authorizationUrl ? (
         <IdpButton authorizationUrl={authorizationUrl} clientId={clientId} next={next} />
-      ) : null}
-      {clientId ? (
-        <details>
-          <summary>Sign in with an ID token instead</summary>
-          <form className="stack" onSubmit={(e) => void idp(e)}>
-            <p className="muted">
-              For a console address the provider does not send people back to: paste an ID token the provider issued for
-              this server's client id.
-            </p>
-            <label className="field">
-              <span>Identity provider credential (ID token)</span>
-              <textarea value={credential} onChange={(e) => setCredential(e.target.value)} required />
-            </label>
-            <div>
-              <button type="submit" disabled={act.busy}>
-                Sign in with the ID token
-              </button>
-            </div>
-          </form>
-        </details>
       ) : null}
       {health.data?.signup !== 'closed' ? (
         <p>

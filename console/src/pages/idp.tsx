@@ -9,10 +9,13 @@ import { ErrorBox, Loading } from '../ui';
 /**
  * Identity-provider sign-in by the standard OpenID Connect redirect (implicit flow,
  * `response_type=id_token`): the button navigates this tab to the provider's authorization
- * endpoint; the provider sends the browser back to `/signin/idp` with the ID token in the
- * address's fragment; that page checks the `state` it left in sessionStorage and hands the
- * token to `POST /v1/auth/idp`, like the pasted token. The console loads no script from
- * the provider and makes no request to it: leaving for the provider is a navigation.
+ * endpoint with the `state` and `nonce` the server issued for this browser
+ * (`POST /v1/auth/idp/start`, which sets an HttpOnly cookie they derive from); the provider
+ * sends the browser back to `/signin/idp` with the ID token in the address's fragment; that
+ * page checks the `state` it left in sessionStorage and hands the token and state to
+ * `POST /v1/auth/idp`, which checks them again against the cookie. The console loads no
+ * script from the provider and makes no request to it: leaving for the provider is a
+ * navigation.
  */
 
 /** Where the provider sends the browser back; must be registered with the provider as a redirect URI. */
@@ -26,15 +29,6 @@ interface Pending {
   nonce: string;
   next: string;
   at: number;
-}
-
-/** 32 random bytes as base64url (256 bits from the browser's CSPRNG). */
-function random(): string {
-  const b = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...b))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
 }
 
 /** A name for the button: the provider's for the well-known ones, else the endpoint's host. */
@@ -57,22 +51,34 @@ export function authorizationRequest(endpoint: string, clientId: string, p: Pend
   return u.href;
 }
 
-/** "Sign in with <provider>": keeps a fresh state and nonce for this tab, then leaves for the provider. */
+/**
+ * "Sign in with <provider>": has the server start a sign-in (a fresh state and nonce, bound
+ * to this browser by a cookie), keeps them for this tab, then leaves for the provider.
+ */
 export function IdpButton(props: { authorizationUrl: string; clientId: string; next: string }) {
   const [leaving, setLeaving] = useState(false);
-  const go = () => {
-    const pending: Pending = { state: random(), nonce: random(), next: props.next, at: Date.now() };
-    sessionStorage.setItem(KEY, JSON.stringify(pending));
+  const [error, setError] = useState<string | null>(null);
+  const go = async () => {
     setLeaving(true);
-    window.location.assign(authorizationRequest(props.authorizationUrl, props.clientId, pending, location.origin));
+    setError(null);
+    try {
+      const started = await api<{ state: string; nonce: string }>('POST', '/v1/auth/idp/start', {});
+      const pending: Pending = { state: started.state, nonce: started.nonce, next: props.next, at: Date.now() };
+      sessionStorage.setItem(KEY, JSON.stringify(pending));
+      window.location.assign(authorizationRequest(props.authorizationUrl, props.clientId, pending, location.origin));
+    } catch (e) {
+      setLeaving(false);
+      setError(e instanceof ApiError ? e.detail : String(e));
+    }
   };
   return (
     <div className="stack">
       <p className="muted" style={{ margin: 0 }}>
         or
       </p>
+      <ErrorBox error={error} />
       <div>
-        <button type="button" onClick={go} disabled={leaving}>
+        <button type="button" onClick={() => void go()} disabled={leaving}>
           Sign in with {providerName(props.authorizationUrl)}
         </button>
       </div>
@@ -109,7 +115,7 @@ function problem(answer: URLSearchParams, pending: Pending | null): string | nul
   } catch {
     return 'The identity provider answered with something that is not an ID token.';
   }
-  // The server verifies the token itself; this ties it to the request made from this tab.
+  // The server checks the nonce too (against its cookie); checked here first, so the tab refuses without a request.
   if (nonce !== pending.nonce)
     return 'The ID token was not issued for the sign-in started here (its nonce does not match); nothing was signed in.';
   return null;
@@ -138,6 +144,7 @@ export function IdpCallback() {
       try {
         const r = await api<{ needs_onboarding: boolean }>('POST', '/v1/auth/idp', {
           credential: answer.get('id_token'),
+          state: pending!.state,
         });
         await refresh();
         const next = pending!.next.startsWith('/') && !pending!.next.startsWith('//') ? pending!.next : '/';
