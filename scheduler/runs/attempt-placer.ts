@@ -104,7 +104,7 @@ export class AttemptPlacer {
     const reserved = round ? round.take() : null;
     if (round && reserved === null) {
       // everything left is reserved by running episodes: wait for them to give back what they did not spend
-      placement.release(worker.id);
+      placement.unreserve(worker.id);
       return false;
     }
     const ep = pending.shift()!;
@@ -121,7 +121,7 @@ export class AttemptPlacer {
       { status: 'queued', owner: this.#o.owner },
     );
     if (!placed) {
-      placement.release(worker.id);
+      placement.unreserve(worker.id);
       return true;
     }
     const waited = (Date.now() - Date.parse(placed.created_at)) / 1000;

@@ -16,6 +16,8 @@ interface PlacementState {
   /** Workers a call found unreachable, and when: passed over until they are heard from again. */
   downAt: Map<string, number>;
   live: { at: number; workers: Promise<WorkerRecord[]> } | null;
+  /** Shards waiting for a place, oldest first: a freed place wakes one (waitForPlace). */
+  waiting: Set<() => void>;
 }
 
 const PLACEMENT = stateKey('placement', (): PlacementState => ({
@@ -24,6 +26,7 @@ const PLACEMENT = stateKey('placement', (): PlacementState => ({
   leavingUntil: new Map(),
   downAt: new Map(),
   live: null,
+  waiting: new Set(),
 }));
 
 /**
@@ -88,11 +91,47 @@ export class Placement {
     return places;
   }
 
-  /** Gives a place back once its episode ended there (or never started). */
+  /** Gives a place back once its episode ended there (or never started), and wakes a shard waiting for one. */
   release(workerId: string): void {
+    this.unreserve(workerId);
+    this.#wakeOne();
+  }
+
+  /**
+   * Gives back a place reserved and then not used (the budget had nothing to reserve, or the
+   * attempt was taken meanwhile). Nothing changed for the waiting shards, so none is woken:
+   * a shard woken only to give the place back unused would wake the next, and so on.
+   */
+  unreserve(workerId: string): void {
     const n = (this.#state.placed.get(workerId) ?? 1) - 1;
     if (n <= 0) this.#state.placed.delete(workerId);
     else this.#state.placed.set(workerId, n);
+  }
+
+  /**
+   * Resolves when a place this scheduler held is given back, or after `ms` at the latest.
+   * A shard whose queued episodes found no place waits here instead of polling every tick:
+   * a run of 10,000 episodes has 400 shards, and polling made every episode of a larger run
+   * cost more. Waiters are woken one per freed place, oldest first; the timeout covers what
+   * no release announces (a new worker, places freed through another scheduler).
+   */
+  waitForPlace(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const waiting = this.#state.waiting;
+      const wake = () => {
+        clearTimeout(timer);
+        waiting.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      timer.unref();
+      waiting.add(wake);
+    });
+  }
+
+  #wakeOne(): void {
+    const first = this.#state.waiting.values().next();
+    if (!first.done) first.value();
   }
 
   /** The worker refused for capacity: pass it over for a moment. */
@@ -118,6 +157,7 @@ export class Placement {
   /** The worker answered again: it may be chosen. */
   up(workerId: string): void {
     this.#state.downAt.delete(workerId);
+    this.#wakeOne();
   }
 
   #isDown(w: WorkerRecord, now: number): boolean {

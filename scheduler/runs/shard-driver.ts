@@ -19,6 +19,8 @@ import { WorkerProbe } from './worker-probe.js';
 /** How often running episodes' workers are checked for lost heartbeats. */
 const WORKER_CHECK_MS = 1_000;
 const TICK_MS = 500;
+/** The longest a shard whose queued episodes found no place waits before trying again unwoken. */
+const WAIT_FOR_PLACE_MS = 5_000;
 /** While a stop waits for episodes to end, the log says so this often. */
 const STOP_REPORT_MS = 30_000;
 /** Pause before asking a reachable worker again about an episode whose call broke. */
@@ -127,7 +129,10 @@ export class ShardDriver {
           this.#ctx.job._id,
           (this.#ctx.input as { slots?: number[] }).slots,
         );
-      await this.#idle(TICK_MS);
+      // queued episodes that found no place (nothing of ours running to wake us): wait for a freed place
+      if (this.#pending.length > 0 && this.#calls.empty && (await this.#placement.live()).length > 0)
+        await this.#waitForPlace();
+      else await this.#idle(TICK_MS);
     }
   }
 
@@ -355,5 +360,10 @@ export class ShardDriver {
 
   #idle(ms: number): Promise<void> {
     return this.#calls.idle(() => this.#ctx.sleep(ms));
+  }
+
+  /** Until a place is freed (placement.ts), WAIT_FOR_PLACE_MS at most, or the engine closes. */
+  #waitForPlace(): Promise<void> {
+    return Promise.race([this.#placement.waitForPlace(WAIT_FOR_PLACE_MS), this.#ctx.sleep(WAIT_FOR_PLACE_MS)]);
   }
 }

@@ -65,4 +65,30 @@ describe('placement of episodes on world-workers', () => {
     p.up('a');
     expect(((await p.reserve()) as WorkerRecord).id).to.equal('a');
   });
+
+  it('wakes shards waiting for a place one per freed place, oldest first; a place given back unused wakes none', async () => {
+    const p = new Placement(depsWith([worker('a', 1)]));
+    expect(await p.reserve()).to.not.equal('full');
+    const woken: string[] = [];
+    const first = p.waitForPlace(60_000).then(() => woken.push('first'));
+    const second = p.waitForPlace(60_000).then(() => woken.push('second'));
+    p.unreserve('a'); // reserved, then not used: nothing changed for the waiters
+    await new Promise((r) => setImmediate(r));
+    expect(woken).to.deep.equal([]);
+    expect(await p.reserve()).to.not.equal('full');
+    p.release('a'); // its episode ended: one waiter, the oldest
+    await first;
+    expect(woken).to.deep.equal(['first']);
+    p.release('a');
+    await second;
+    expect(woken).to.deep.equal(['first', 'second']);
+  });
+
+  it('a wait for a place ends on its own after its time, and then no longer counts as waiting', async () => {
+    const p = new Placement(depsWith([worker('a', 1)]));
+    await p.waitForPlace(5);
+    const later = p.waitForPlace(60_000);
+    p.release('a'); // goes to the one still waiting, not to the wait that timed out
+    await later;
+  });
 });
