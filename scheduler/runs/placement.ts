@@ -18,6 +18,8 @@ interface PlacementState {
   live: { at: number; workers: Promise<WorkerRecord[]> } | null;
   /** Shards waiting for a place, oldest first: a freed place wakes one (waitForPlace). */
   waiting: Set<() => void>;
+  /** While shards wait: one read of the live workers per LIVE_CACHE_MS for the whole scheduler. */
+  watch: NodeJS.Timeout | null;
 }
 
 const PLACEMENT = stateKey('placement', (): PlacementState => ({
@@ -27,6 +29,7 @@ const PLACEMENT = stateKey('placement', (): PlacementState => ({
   downAt: new Map(),
   live: null,
   waiting: new Set(),
+  watch: null,
 }));
 
 /**
@@ -51,7 +54,9 @@ export class Placement {
     if (!s.live || Date.now() - s.live.at > LIVE_CACHE_MS) {
       const workers = this.#deps.workers.live();
       s.live = { at: Date.now(), workers };
-      workers.catch(() => (s.live = null));
+      // a heartbeat may show places freed that no release of ours announced (an episode ended
+      // after the last heartbeat counted it, a worker joined): wake as many waiters as there are
+      workers.then((ws) => this.#wakeForFree(ws)).catch(() => (s.live = null));
     }
     return s.live.workers;
   }
@@ -67,9 +72,8 @@ export class Placement {
     const live = await this.live();
     if (live.length === 0) return 'none';
     for (const w of live) {
-      if ((this.#state.fullUntil.get(w.id) ?? 0) > now || this.isLeaving(w.id) || this.#isDown(w, now) || w.draining)
-        continue;
-      const free = w.capacity - Math.max(w.active, this.#state.placed.get(w.id) ?? 0);
+      if (this.#passedOver(w, now)) continue;
+      const free = this.#free(w);
       if (free > bestFree) {
         best = w;
         bestFree = free;
@@ -126,7 +130,54 @@ export class Placement {
       const timer = setTimeout(wake, ms);
       timer.unref();
       waiting.add(wake);
+      this.#watch();
     });
+  }
+
+  /**
+   * While any shard waits, reads the live workers every LIVE_CACHE_MS (one read for the whole
+   * scheduler, however many shards wait): a heartbeat showing places free wakes that many
+   * waiters. Without it, when every running episode ended at once nothing was left to read a
+   * heartbeat, and the places stayed empty until the waits timed out.
+   */
+  #watch(): void {
+    const s = this.#state;
+    if (s.watch) return;
+    s.watch = setInterval(() => {
+      if (s.waiting.size === 0) {
+        clearInterval(s.watch!);
+        s.watch = null;
+        return;
+      }
+      void this.live().catch(() => undefined);
+    }, LIVE_CACHE_MS);
+    s.watch.unref();
+  }
+
+  /** Whether the worker may not be chosen now: it refused for capacity lately, is leaving, down or draining. */
+  #passedOver(w: WorkerRecord, now: number): boolean {
+    return (
+      (this.#state.fullUntil.get(w.id) ?? 0) > now ||
+      this.isLeaving(w.id) ||
+      this.#isDown(w, now) ||
+      w.draining === true
+    );
+  }
+
+  /** Places free on the worker: its capacity less the larger of its heartbeat's active count and our placements. */
+  #free(w: WorkerRecord): number {
+    return w.capacity - Math.max(w.active, this.#state.placed.get(w.id) ?? 0);
+  }
+
+  #wakeForFree(workers: WorkerRecord[]): void {
+    if (this.#state.waiting.size === 0) return;
+    const now = Date.now();
+    let free = 0;
+    for (const w of workers) {
+      if (this.#passedOver(w, now)) continue;
+      free += Math.max(0, this.#free(w));
+    }
+    for (; free > 0 && this.#state.waiting.size > 0; free--) this.#wakeOne();
   }
 
   #wakeOne(): void {

@@ -91,4 +91,21 @@ describe('placement of episodes on world-workers', () => {
     p.release('a'); // goes to the one still waiting, not to the wait that timed out
     await later;
   });
+
+  it('a fresh read of the live workers that shows free places wakes as many waiters as there are places', async () => {
+    // the heartbeat counted an episode that has ended since: no release of ours announces that place
+    const workers = [worker('a', 2, 2)];
+    const p = new Placement(depsWith(workers));
+    expect(await p.reserve()).to.equal('full');
+    const woken: number[] = [];
+    const waits = [1, 2, 3].map((i) => p.waitForPlace(60_000).then(() => woken.push(i)));
+    workers[0] = { ...workers[0]!, active: 1 }; // the next heartbeat: one place free
+    await new Promise((r) => setTimeout(r, 300)); // past the live-worker cache
+    await p.live();
+    await new Promise((r) => setImmediate(r));
+    expect(woken).to.deep.equal([1]);
+    p.release('a');
+    p.release('a');
+    await Promise.all(waits);
+  });
 });
