@@ -44,7 +44,7 @@ export { runOracle, checksFor, duplicateEffects, environmentErrorOracle } from '
 export { computeReward, isSuccess, HABIT_PENALTY } from './reward.js';
 export { attributeFailure, type Failure, type FailureCause } from './attribution.js';
 export { judgeHabits } from './habits.js';
-export { episodeRecordView, episodeListItemView } from './views.js';
+export { episodeRecordView, episodeListItemView, summaryView } from './views.js';
 export { episodeCost, totalCost } from './spend.js';
 export { finishedEvent } from './finish.js';
 export {

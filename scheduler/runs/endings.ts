@@ -1,6 +1,6 @@
 import { Collections } from '../../core/index.js';
 import { EventLog } from '../../core/index.js';
-import { episodeCost, finishedEvent, totalCost } from '../../episode-actor/index.js';
+import { finishedEvent, summaryView } from '../../episode-actor/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { endWithoutActor, newAttempt, type EpisodeDoc } from './attempts.js';
 import type { RunWorld } from './run-world.js';
@@ -120,14 +120,9 @@ export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc):
   const st = full?.actor_state;
   if (!full || !st || st.status === 'running') return null;
   return {
+    ...summaryView(st),
+    status: st.status, // not running (checked above)
     episode_id: ep._id,
-    status: st.status,
-    termination: st.termination,
-    reward: st.reward,
-    oracle: st.oracle,
-    cost_usd: totalCost(episodeCost(st)),
-    cost_breakdown: episodeCost(st),
-    tokens: st.tokens,
     turns: st.actions.length,
     environment_error: st.environment_error,
     not_started: false,
