@@ -63,12 +63,21 @@ api_up() { curl -fsS --max-time 2 --unix-socket "$SOCK" http://d/_ping >/dev/nul
 
 if ! api_up; then
   rm -f "$SOCK"
-  setsid nohup podman system service --time=0 "unix://$SOCK" >>"$STATE/podman.log" 2>&1 </dev/null 9>&- &
-  echo $! >"$STATE/podman.pid"
+  # from / : the service and every conmon it starts keep this working directory, and one that
+  # is removed later (a test's temporary checkout) makes every container start fail with
+  # "write child: broken pipe" ("Failed to get working directory" in podman.log)
+  (
+    cd /
+    setsid nohup podman system service --time=0 "unix://$SOCK" >>"$STATE/podman.log" 2>&1 </dev/null 9>&- &
+    echo $! >"$STATE/podman.pid"
+  )
 fi
 if ! answers "$PORT"; then
-  setsid nohup docker-registry serve "$STATE/registry.yml" >>"$STATE/registry.log" 2>&1 </dev/null 9>&- &
-  echo $! >"$STATE/registry.pid"
+  (
+    cd /
+    setsid nohup docker-registry serve "$STATE/registry.yml" >>"$STATE/registry.log" 2>&1 </dev/null 9>&- &
+    echo $! >"$STATE/registry.pid"
+  )
 fi
 for _ in $(seq 1 100); do
   api_up && answers "$PORT" && break
