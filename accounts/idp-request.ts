@@ -44,11 +44,14 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** 403 on a server without identity-provider sign-in (no SERVICE_IDP_CLIENT_ID). */
+/**
+ * 404 on a server without identity-provider sign-in (no SERVICE_IDP_CLIENT_ID): the sign-in
+ * is not there to use, which no credential would change (403 would say one could).
+ */
 export function requireIdpSignIn(config: Config): void {
   if (!config.idpClientId) {
     throw new ServiceError(
-      'forbidden',
+      'not_found',
       'identity-provider sign-in is not enabled on this server (SERVICE_IDP_CLIENT_ID is empty)',
     );
   }
