@@ -142,10 +142,13 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
     expect(JSON.stringify(user)).not.to.contain(PASSWORD);
   });
 
-  it('identity-provider sign-in is refused (403) on a server without SERVICE_IDP_CLIENT_ID', async () => {
+  it('identity-provider sign-in is not there (404) on a server without SERVICE_IDP_CLIENT_ID', async () => {
     expect((await client(t.url).get('/v1/health')).body.idp_client_id).to.equal(null);
     const r = await browser(t.url).post('/v1/auth/idp', { credential: 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln' });
-    expect(r.status).to.equal(403);
+    expect(r.status).to.equal(404);
+    expect(r.body.detail).to.match(/identity-provider sign-in is not enabled on this server/);
+    const start = await browser(t.url).post('/v1/auth/idp/start');
+    expect(start.status).to.equal(404);
   });
 
   describe('cross-site requests', () => {
