@@ -15,75 +15,8 @@ import { OPERATION_IDS } from './openapi-operation-ids.js';
 const SPEC_FILE = path.resolve('../shared/spec/service-spec.md');
 const DOC_FILE = path.resolve('gateway/openapi.yaml');
 
-type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
+import { ACCESS_VALUES, parseSpecTables, type Method } from './openapi-spec-tables.js';
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'delete', 'patch'];
-
-const ACCESS_VALUES = [
-  'none',
-  'any',
-  'read',
-  'write',
-  'evaluator',
-  'write+evaluator',
-  'admin',
-  'read|agent',
-  'write|agent',
-  'operator',
-] as const;
-
-/** The spec's access words (section 4, "Access notation") as `x-access` values. */
-const ACCESS_WORDS: Record<string, (typeof ACCESS_VALUES)[number]> = {
-  none: 'none',
-  'any key': 'any',
-  read: 'read',
-  write: 'write',
-  evaluator: 'evaluator',
-  'write and evaluator': 'write+evaluator',
-  admin: 'admin',
-  'read or agent': 'read|agent',
-  'write or agent': 'write|agent',
-  'operator admin': 'operator',
-};
-
-/** CLARIFICATIONS.md 1: reading jobs needs `evaluator`. */
-const CLARIFIED_ACCESS: Record<string, (typeof ACCESS_VALUES)[number]> = {
-  'GET /v1/jobs': 'evaluator',
-  'GET /v1/jobs/{job_id}': 'evaluator',
-};
-
-interface SpecRow {
-  method: Method;
-  path: string;
-  access: (typeof ACCESS_VALUES)[number];
-  spendsBudget: boolean;
-  status: string;
-}
-
-/** Rows like `| GET | /v1/me | any key | none | 200 identity fields |`. */
-function parseSpecTables(text: string): SpecRow[] {
-  const rows: SpecRow[] = [];
-  const row =
-    /^\|\s*(GET|POST|PUT|DELETE|PATCH)\s*\|\s*(\/v1\/[^\s|]*)(\s+\$)?\s*\|\s*([^|]+?)\s*\|\s*[^|]*\|\s*([^|]*?)\s*\|\s*$/;
-  for (const line of text.split('\n')) {
-    const m = row.exec(line);
-    if (!m) continue;
-    const [, method, p, dollar, accessWords, response] = m as unknown as [
-      string,
-      string,
-      string,
-      string | undefined,
-      string,
-      string,
-    ];
-    const key = `${method} ${p}`;
-    const access = CLARIFIED_ACCESS[key] ?? ACCESS_WORDS[accessWords];
-    if (!access) throw new Error(`unknown access words "${accessWords}" in: ${line}`);
-    const status = /^(\d{3})/.exec(response)?.[1];
-    if (!status) throw new Error(`no success status in: ${line}`);
-    rows.push({ method: method.toLowerCase() as Method, path: p, access, spendsBudget: dollar !== undefined, status });
-  }
-  return rows;
-}
 
 type Json = Record<string, unknown>;
 interface DocOperation extends Json {
