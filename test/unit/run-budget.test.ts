@@ -10,6 +10,7 @@ import { usageOf } from '../../billing/usage.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
 import { RunBudget } from '../../scheduler/runs/run-budget.js';
 import type { RunDoc } from '../../scheduler/runs/types.js';
+import { limitsWith } from '../support/plan-limits.js';
 
 /**
  * budget_usd held across episodes running at once (scheduler/runs/run-budget.ts): what
@@ -130,15 +131,7 @@ describe('run budgets: reservations, and spend as it happens in usage', () => {
     // live_cost_usd: what the episode's saves recorded on the attempt (test/unit/usage-live-spend.test.ts)
     await attempt('r1', 'running', { cost_usd: 0, live_cost_usd: 0.125 });
     await attempt('f1', 'finished', { cost_usd: 0.5 });
-    const limits = {
-      applications: null,
-      builds_per_month: null,
-      episodes_per_month: null,
-      allowance_usd: 10,
-      concurrent_episodes: null,
-      api_keys: null,
-      quiet_hours_only: false,
-    };
+    const limits = limitsWith({ allowance_usd: 10 });
     // an improvement job's model spend lands under its own kind
     await store.insert(Collections.jobs, {
       _id: 'job_imp',

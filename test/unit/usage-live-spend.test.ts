@@ -8,16 +8,9 @@ import { usageOf } from '../../billing/usage.js';
 import { monthOf } from '../../billing/index.js';
 import { StoreEpisodePersistence, type AgentDecision, type AgentPolicy } from '../../episode-actor/index.js';
 import { deskEpisode } from '../support/episode-fixture.js';
+import { limitsWith } from '../support/plan-limits.js';
 
-const LIMITS = {
-  applications: null,
-  builds_per_month: null,
-  episodes_per_month: null,
-  allowance_usd: 10,
-  concurrent_episodes: null,
-  api_keys: null,
-  quiet_hours_only: false,
-};
+const LIMITS = limitsWith({ allowance_usd: 10 });
 
 /**
  * The month's usage counts a running attempt's spend from its compact record
