@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomToken, ServiceError } from '../core/index.js';
-import type { Config, HandlerTable } from '../core/index.js';
+import type { Config, HandlerTable, LeaseStore } from '../core/index.js';
 
 /**
  * The cookie of an identity-provider sign-in started from this browser. It holds the
@@ -96,6 +96,19 @@ export function checkIdpNonce(claim: string | null, expected: string): void {
       'its "nonce" claim does not match the sign-in started from this browser (it was issued for another sign-in); ' +
         'nothing was signed in',
     );
+  }
+}
+
+/**
+ * Marks the sign-in whose nonce is `nonce` as used once a token carrying it is verified:
+ * the same cookie and token presented again (copied from a proxy log, a shared machine, a
+ * browser extension) are refused for as long as the start could otherwise be finished.
+ * Kept in the lease store, so every scheduler sees it (Redis when distributed; the embedded
+ * server forgets on restart).
+ */
+export async function useIdpNonce(leases: LeaseStore, nonce: string): Promise<void> {
+  if (!(await leases.setIfAbsent(`idp-used:${nonce}`, '1', IDP_REQUEST_TTL_MS + 60_000))) {
+    throw refused('this sign-in has already been used to sign in; start a new one (POST /v1/auth/idp/start)');
   }
 }
 

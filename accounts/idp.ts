@@ -4,7 +4,7 @@ import type { Config, DocumentStore, LeaseStore } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import type { HandlerTable } from '../core/index.js';
 import { body } from '../core/index.js';
-import { checkIdpNonce, expectedIdpNonce, IDP_REQUEST_FIELD, requireIdpSignIn } from './idp-request.js';
+import { checkIdpNonce, expectedIdpNonce, IDP_REQUEST_FIELD, requireIdpSignIn, useIdpNonce } from './idp-request.js';
 import { LoginThrottle } from './login-throttle.js';
 import { verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';
@@ -211,6 +211,9 @@ export const idpHandlers: HandlerTable = {
     const nonce = expectedIdpNonce(b[IDP_REQUEST_FIELD] || null, b.state);
     const identity = await verifyIdToken(b.credential, config);
     checkIdpNonce(identity.nonce, nonce);
+    // whatever follows (a 409 asking for the password too), the browser's cookie is cleared
+    // with the answer and a retry starts again: a start's token is taken once
+    await useIdpNonce(adapters.leases, nonce);
     const { user, registered, linked } = await accountFor(identity, config, adapters, {
       signedInUserId: ctx.principal?.sessionId ? (ctx.principal.userId ?? null) : null,
       password: typeof b.password === 'string' ? b.password : null,

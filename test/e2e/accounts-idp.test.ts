@@ -191,6 +191,26 @@ describe('accounts: identity-provider sign-in (ID tokens verified against a key 
       expect(again.body.detail).to.match(/no identity-provider sign-in was started/);
     });
 
+    it('a copied cookie and token sign nobody in a second time, while the start is still fresh', async () => {
+      const b = browser(t.url);
+      const started = await b.post('/v1/auth/idp/start');
+      const cookie = b.idpRequest;
+      const answer = {
+        credential: await token('sub-copied', { nonce: started.body.nonce }),
+        state: started.body.state,
+      };
+      const first = await b.post('/v1/auth/idp', answer);
+      expect(first.status).to.equal(200);
+      const thief = browser(t.url);
+      thief.idpRequest = cookie;
+      const replayed = await thief.post('/v1/auth/idp', answer);
+      expect(replayed.status).to.equal(401);
+      expect(replayed.body.detail).to.match(/already been used/);
+      expect(thief.session).to.equal(null);
+      // the first sign-in's session is untouched
+      expect((await b.get('/v1/me')).status).to.equal(200);
+    });
+
     it('refuses a start older than 15 minutes, and a cookie value slipped into the body', async () => {
       const b = browser(t.url);
       const stale = `${Date.now() - 16 * 60_000}.${'a'.repeat(43)}`;
