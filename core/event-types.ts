@@ -169,8 +169,15 @@ export const EVENT_TYPES = {
         req,
       ),
       reward: num('reward in [0, 1]; null when excluded (environment error)', orNull),
-      cost_usd: num('model spend of the episode: the agent, the model customer and the model judges'),
-      cost_breakdown: { type: 'object', meaning: 'who spent `cost_usd`: `{agent, customer, judges}` in USD' },
+      cost_usd: num(
+        'model spend of the episode: the agent, the model customer and the model judges; for an episode the scheduler ended (lost worker, never started), what it is known to have spent',
+        req,
+      ),
+      cost_breakdown: {
+        type: 'object',
+        required: true,
+        meaning: 'who spent `cost_usd`: `{agent, customer, judges}` in USD, as the episode record shows it',
+      },
       tokens: int('model tokens used'),
       turns: int('turns taken by all actors'),
       environment_error: bool('the world failed, not the agent'),

@@ -59,8 +59,9 @@ function unstartedRecord(ep: RunEpisodeDoc, doc: EpisodeDoc): Record<string, unk
     oracle: doc.oracle ?? null,
     actions: [],
     messages: [],
-    cost_usd: 0,
-    cost_breakdown: { agent: 0, customer: 0, judges: 0 },
+    // nothing, unless an actor recorded spend before it saved any state (runs/attempts.ts knownSpend)
+    cost_usd: ep.cost_usd,
+    cost_breakdown: ep.cost_breakdown ?? { agent: ep.cost_usd, customer: 0, judges: 0 },
     tokens: ep.tokens,
     environment_error: ep.environment_error,
     created_at: ep.created_at,

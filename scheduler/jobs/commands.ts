@@ -3,6 +3,7 @@ import { conflict } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import type { JobEngine } from './engine.js';
 import { changeStatus } from './status.js';
+import { announceCommand } from './wakes.js';
 import { isEnded, type JobCommand, type JobDoc } from './types.js';
 
 /**
@@ -18,7 +19,9 @@ import { isEnded, type JobCommand, type JobDoc } from './types.js';
  *   completed phases and checkpoint.
  *
  * Every transition is a compare-and-set; when a runner moved the job at the same moment,
- * the command is applied again to the fresh state (at most a few times).
+ * the command is applied again to the fresh state (at most a few times). A pause or stop
+ * flagged on a running job is also announced on the bus (wakes.ts), so the engine running
+ * it wakes the job's sleeps at once instead of at their end.
  *
  * @throws ServiceError('conflict') when the command does not apply to the job's status.
  */
@@ -26,6 +29,9 @@ export async function applyCommand(engine: JobEngine, start: JobDoc, command: Jo
   let job = start;
   for (let round = 0; round < 5; round++) {
     const done = await attempt(engine, job, command);
+    // a running job finds the flag at its next look; the notice wakes it now, wherever it runs
+    if (done?.status === 'running' && (command === 'pause' || command === 'stop'))
+      await announceCommand(engine.deps, done._id, command);
     if (done) return done;
     const fresh = await engine.deps.adapters.store.get<JobDoc>(Collections.jobs, job._id);
     if (!fresh) return job;

@@ -1,10 +1,11 @@
 import { Collections } from '../../core/index.js';
-import { ServiceError } from '../../core/index.js';
+import { ServiceError, type BusSubscription } from '../../core/index.js';
 import { closingController, newId, nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { JobRun, type RunHost } from './runner.js';
 import { changeStatus, emitJobEvent, notifyKind } from './status.js';
 import type { JobDoc, JobKind } from './types.js';
+import { listenForCommands } from './wakes.js';
 
 export interface JobEngineOptions {
   /** Lease time of `job:<id>`; renewed every third of it while the job runs (default 15 s). */
@@ -38,6 +39,9 @@ export class JobEngine implements RunHost {
   readonly #closingAbort = closingController();
   readonly #kinds = new Map<string, JobKind>();
   readonly #active = new Map<string, Promise<void>>();
+  /** The jobs driven here now, to wake when a command is announced for one (wakes.ts). */
+  readonly #runs = new Map<string, JobRun>();
+  #commands: BusSubscription | null = null;
   readonly #leaseTtlMs: number;
   readonly #sweepMs: number;
   #closing = false;
@@ -72,6 +76,11 @@ export class JobEngine implements RunHost {
       { fields: ['project_id', 'created_at'] },
       { fields: ['status'] },
     ]);
+    // without the notices a running job still finds a command when it next looks at its flags
+    this.#commands = await listenForCommands(this.deps, (id) => this.#runs.get(id)?.nudge()).catch((err: unknown) => {
+      this.deps.logger.warn({ err }, 'job commands will be noticed by polling only: the bus subscription failed');
+      return null;
+    });
     await this.sweep();
     this.#timer = setInterval(
       () => void this.sweep().catch((err: unknown) => this.deps.logger.warn({ err }, 'job sweep failed')),
@@ -159,6 +168,7 @@ export class JobEngine implements RunHost {
     this.#closing = true;
     this.#closingAbort.abort();
     if (this.#timer) clearInterval(this.#timer);
+    await this.#commands?.unsubscribe().catch(() => undefined);
     const all = Promise.allSettled([...this.#active.values()]);
     await Promise.race([all, new Promise((r) => setTimeout(r, graceMs).unref())]);
   }
@@ -189,9 +199,11 @@ export class JobEngine implements RunHost {
       const started = await this.#claim(kind, job);
       if (!started) return false;
       run = new JobRun(this, kind, started);
+      this.#runs.set(id, run);
       await run.drive();
       return true;
     } finally {
+      if (run && this.#runs.get(id) === run) this.#runs.delete(id);
       clearInterval(renew);
       await leases.release(key, this.owner).catch(() => false);
     }

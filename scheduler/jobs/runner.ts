@@ -1,10 +1,11 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError, type FieldProblem } from '../../core/index.js';
 import type { EventType } from '../../core/index.js';
-import { nowIso, sleepUnlessAborted } from '../../core/index.js';
+import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { changeStatus, emitJobEvent } from './status.js';
 import { BudgetReached, JobInterrupted, type JobDoc, type JobKind, type JobPhase, type PhaseContext } from './types.js';
+import { JobWake } from './wakes.js';
 
 /** What a run needs from its engine. */
 export interface RunHost {
@@ -33,11 +34,18 @@ export class JobRun {
   #lost = false;
   readonly #host: RunHost;
   readonly #kind: JobKind;
+  readonly #wake: JobWake;
 
   constructor(host: RunHost, kind: JobKind, job: JobDoc) {
     this.#host = host;
     this.#kind = kind;
     this.#job = job;
+    this.#wake = new JobWake(host.closingSignal);
+  }
+
+  /** A pause or stop was announced for the job (wakes.ts): its sleeps end, and it looks at its flags. */
+  nudge(): void {
+    this.#wake.nudge();
   }
 
   /** Marks the run as no longer owned (lease renewal failed): it stops at the next safe point. */
@@ -128,12 +136,13 @@ export class JobRun {
       stopIfRequested: async () => {
         if (await this.#shouldStop()) throw new JobInterrupted();
       },
-      sleep: (ms) => sleepUnlessAborted(ms, this.#host.closingSignal),
+      sleep: (ms, until) => this.#wake.sleep(ms, until),
     };
   }
 
   async #shouldStop(): Promise<boolean> {
     if (this.#lost || this.#host.isClosing()) return true;
+    this.#wake.looked();
     const fresh = await this.#host.deps.adapters.store.get<JobDoc>(Collections.jobs, this.#job._id);
     if (!fresh || fresh.owner !== this.#host.owner) {
       this.#lost = true;

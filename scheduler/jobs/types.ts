@@ -70,8 +70,14 @@ export interface PhaseContext<I extends object = object> {
   shouldStop(): Promise<boolean>;
   /** Throws {@link JobInterrupted} when `shouldStop()`; call it at the safe points of long phases. */
   stopIfRequested(): Promise<void>;
-  /** Resolves after `ms`, or early when the engine is closing (then `stopIfRequested` throws). */
-  sleep(ms: number): Promise<void>;
+  /**
+   * Resolves after `ms`, or early: when the engine is closing (then `stopIfRequested`
+   * throws), when a pause or stop is asked of the job (then `shouldStop` says so; the next
+   * sleep when none was under way), or when `until` aborts. A sleep raced against another
+   * wait should be ended through `until` once the race is decided, so it does not take the
+   * wake of a command meant for the sleep that follows.
+   */
+  sleep(ms: number, until?: AbortSignal): Promise<void>;
 }
 
 /** One phase of a job kind whose input is `I`. */

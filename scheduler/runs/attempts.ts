@@ -6,6 +6,7 @@ import {
   episodeCost,
   isSuccess,
   totalCost,
+  type CostBreakdown,
   type EpisodeState,
   type EpisodeWorld,
   type Oracle,
@@ -147,39 +148,59 @@ export interface EndWithoutActor {
  * lost, or the run stopped before it started. Both records say so, the full record's actor
  * state too, so GET /v1/episodes shows the same; an environment error gets the oracle of
  * one (no checks, excluded from scores). `state_rev` is fenced to -1, so an actor still
- * alive somewhere (a worker cut off, not dead) can no longer save over it.
+ * alive somewhere (a worker cut off, not dead) can no longer save over it. Both records,
+ * and so the API and the `episode.finished` made from the compact one, carry what the
+ * attempt is known to have spent ({@link knownSpend}).
  *
- * @returns false when the attempt had already ended, or `end.owner` no longer holds it
- *   (nothing changed).
+ * @returns the compact record as written, or null when the attempt had already ended, or
+ *   `end.owner` no longer holds it (nothing changed).
  */
-export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, end: EndWithoutActor): Promise<boolean> {
+export async function endWithoutActor(
+  store: DocumentStore,
+  ep: RunEpisodeDoc,
+  end: EndWithoutActor,
+): Promise<RunEpisodeDoc | null> {
   const fence: Filter = end.owner ? { owner: end.owner } : {};
   for (let round = 0; round < 5; round++) {
     const now = nowIso();
+    const compact = await store.get<RunEpisodeDoc>(Collections.runEpisodes, ep._id);
     // fenced before the full record is touched: a scheduler that lost the shard changes nothing
-    if (end.owner && (await store.get<RunEpisodeDoc>(Collections.runEpisodes, ep._id))?.owner !== end.owner)
-      return false;
+    if (end.owner && compact?.owner !== end.owner) return null;
     const full = await store.get<EpisodeDoc>(Collections.episodes, ep._id);
     const open = ['queued', 'running', ...(end.overrideStop ? ['cancelled'] : [])];
-    if (full && !open.includes(full.status)) return false;
+    if (full && !open.includes(full.status)) return null;
     const st = full?.actor_state;
-    const oracle =
+    const spent = knownSpend(st, compact?.live_cost_usd);
+    const judged = st?.oracle?.judgements;
+    const oracle: Oracle | null =
       end.termination !== 'environment_error'
         ? null
-        : st && end.world
-          ? environmentErrorOracle({ ...st, termination: 'environment_error' }, end.world, end.environment_error ?? '')
-          : bareOracle(end.environment_error ?? '');
+        : {
+            ...(st && end.world
+              ? environmentErrorOracle(
+                  { ...st, termination: 'environment_error' },
+                  end.world,
+                  end.environment_error ?? '',
+                )
+              : bareOracle(end.environment_error ?? '')),
+            // verdicts already paid for stay on the record: the judges' spend is read from them (knownSpend)
+            ...(judged?.length ? { judgements: judged } : {}),
+          };
     const patch: Record<string, unknown> = {
       status: end.status,
       termination: end.termination,
       reward: null,
       oracle,
       state_rev: -1,
+      cost_usd: totalCost(spent),
+      cost_breakdown: spent,
       ended_at: now,
     };
     if (st)
       patch.actor_state = {
         ...st,
+        // the agent's spend, with what the last save missed (knownSpend): the record's views read it
+        cost_usd: spent.agent,
         status: end.status,
         termination: end.termination,
         reward: null,
@@ -190,7 +211,7 @@ export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, e
       };
     const where = full ? { status: full.status, state_rev: full.state_rev ?? null } : undefined;
     if (full && !(await store.update(Collections.episodes, ep._id, patch, where))) continue;
-    const compact = await store.update<RunEpisodeDoc>(
+    return store.update<RunEpisodeDoc>(
       Collections.runEpisodes,
       ep._id,
       {
@@ -203,16 +224,29 @@ export async function endWithoutActor(store: DocumentStore, ep: RunEpisodeDoc, e
         lost: end.status === 'failed',
         environment_error: end.environment_error,
         turns: st?.actions.length ?? 0,
-        cost_usd: st ? totalCost(episodeCost(st)) : ep.cost_usd,
-        ...(st ? { cost_breakdown: episodeCost(st) } : {}),
+        cost_usd: totalCost(spent),
+        cost_breakdown: spent,
         tokens: st?.tokens ?? ep.tokens,
         ended_at: now,
       },
       fence,
     );
-    return compact !== null;
   }
-  return false;
+  return null;
+}
+
+/**
+ * What an attempt ended without its actor is known to have spent, and who spent it: the
+ * breakdown of the actor's last saved state (none saved: nothing), raised to the spend the
+ * actor last recorded on the compact record (`live_cost_usd`, written before each save, so
+ * it may be one step ahead of the saved state: money spent on a step that was not saved was
+ * still spent). Which model calls that step paid for was not saved; it counts as the agent's.
+ */
+export function knownSpend(st: EpisodeState | undefined, liveUsd: number | undefined): CostBreakdown {
+  const saved = st ? episodeCost(st) : { agent: 0, customer: 0, judges: 0 };
+  const live = typeof liveUsd === 'number' && Number.isFinite(liveUsd) ? liveUsd : 0;
+  const unsaved = Math.round((live - totalCost(saved)) * 1e8) / 1e8;
+  return unsaved > 0 ? { ...saved, agent: Math.round((saved.agent + unsaved) * 1e8) / 1e8 } : saved;
 }
 
 /** The oracle of an episode that ended with an environment error before its actor ran. */

@@ -45,19 +45,7 @@ export async function failAndRequeue(
     owner: opts.owner,
   });
   if (!ended) return null;
-  await announceEnd(
-    deps,
-    ep,
-    {
-      status: 'failed',
-      termination: 'environment_error',
-      reward: null,
-      cost_usd: ep.cost_usd,
-      turns: 0,
-      environment_error: true,
-    },
-    why,
-  );
+  await announceEnd(deps, ended, why);
   if (opts.requeue === false) return null;
   const losses = (ep.worker_losses ?? 0) + (opts.workerLost ? 1 : 0);
   const counted = ep.attempt + 1 - losses;
@@ -93,21 +81,13 @@ export async function nextAttempt(
 
 /** Ends an attempt that never started because the run stopped (termination `stopped`). */
 export async function cancelUnstarted(deps: SchedulerDeps, ep: RunEpisodeDoc, owner?: string): Promise<void> {
-  if (
-    await endWithoutActor(deps.adapters.store, ep, {
-      status: 'cancelled',
-      termination: 'stopped',
-      environment_error: null,
-      owner,
-    })
-  ) {
-    await announceEnd(
-      deps,
-      ep,
-      { status: 'cancelled', termination: 'stopped', reward: null, cost_usd: 0, turns: 0, environment_error: false },
-      'the run stopped before it started',
-    );
-  }
+  const ended = await endWithoutActor(deps.adapters.store, ep, {
+    status: 'cancelled',
+    termination: 'stopped',
+    environment_error: null,
+    owner,
+  });
+  if (ended) await announceEnd(deps, ended, 'the run stopped before it started');
 }
 
 /**
@@ -176,27 +156,28 @@ export async function announceRecovered(deps: SchedulerDeps, ep: RunEpisodeDoc, 
   }
 }
 
-async function announceEnd(
-  deps: SchedulerDeps,
-  ep: RunEpisodeDoc,
-  data: {
-    status: string;
-    termination: string;
-    reward: null;
-    cost_usd: number;
-    turns: number;
-    environment_error: boolean;
-  },
-  why: string,
-): Promise<void> {
+/**
+ * The `episode.finished` of an attempt the scheduler ended (endWithoutActor), from its
+ * compact record as written: the same status, spend and breakdown the API shows for it.
+ */
+async function announceEnd(deps: SchedulerDeps, ep: RunEpisodeDoc, why: string): Promise<void> {
   try {
     await new EventLog(deps.adapters.store, deps.adapters.bus).append({
       stream: ep.run_id,
       project_id: ep.project_id,
       episode_id: ep._id,
       type: 'episode.finished',
-      summary: `episode ${data.status} (${data.termination}): ${why}`,
-      data: { ...data, tokens: ep.tokens?.total ?? 0 },
+      summary: `episode ${ep.status} (${ep.termination}): ${why}`,
+      data: {
+        status: ep.status,
+        termination: ep.termination,
+        reward: null,
+        cost_usd: ep.cost_usd,
+        cost_breakdown: ep.cost_breakdown ?? { agent: ep.cost_usd, customer: 0, judges: 0 },
+        tokens: ep.tokens?.total ?? 0,
+        turns: ep.turns,
+        environment_error: ep.termination === 'environment_error',
+      },
     });
   } catch (err) {
     deps.logger.warn({ err, episode: ep._id }, 'the end of an episode could not be announced');

@@ -113,25 +113,35 @@ export class Placement {
   }
 
   /**
-   * Resolves when a place this scheduler held is given back, or after `ms` at the latest.
+   * Resolves when a place this scheduler held is given back, or after `ms` at the latest,
+   * or when `until` aborts (the shard was asked to stop or pause): then it no longer waits,
+   * and a place freed later goes to the next waiter.
    * A shard whose queued episodes found no place waits here instead of polling every tick:
    * a run of 10,000 episodes has 400 shards, and polling made every episode of a larger run
    * cost more. Waiters are woken one per freed place, oldest first; the timeout covers what
    * no release announces (a new worker, places freed through another scheduler).
    */
-  waitForPlace(ms: number): Promise<void> {
+  waitForPlace(ms: number, until?: AbortSignal): Promise<void> {
+    if (until?.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const waiting = this.#state.waiting;
       const wake = () => {
         clearTimeout(timer);
         waiting.delete(wake);
+        until?.removeEventListener('abort', wake);
         resolve();
       };
       const timer = setTimeout(wake, ms);
       timer.unref();
       waiting.add(wake);
+      until?.addEventListener('abort', wake, { once: true });
       this.#watch();
     });
+  }
+
+  /** How many shards of this scheduler wait for a place now. */
+  get waiting(): number {
+    return this.#state.waiting.size;
   }
 
   /**

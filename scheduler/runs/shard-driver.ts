@@ -19,7 +19,10 @@ import { WorkerProbe } from './worker-probe.js';
 /** How often running episodes' workers are checked for lost heartbeats. */
 const WORKER_CHECK_MS = 1_000;
 const TICK_MS = 500;
-/** The longest a shard whose queued episodes found no place waits before trying again unwoken. */
+/**
+ * The longest a shard whose queued episodes found no place waits before trying again unwoken
+ * (a freed place, a heartbeat showing one, a stop or a pause wake it earlier).
+ */
 const WAIT_FOR_PLACE_MS = 5_000;
 /** While a stop waits for episodes to end, the log says so this often. */
 const STOP_REPORT_MS = 30_000;
@@ -62,8 +65,11 @@ export class ShardDriver {
   /** This scheduler's job engine: the fence of every write to the shard's attempts. */
   readonly #owner: string;
   readonly #metrics: SchedulerMetrics;
+  readonly #waitForPlaceMs: number;
 
-  constructor(ctx: PhaseContext, rw: RunWorld) {
+  /** `opts.waitForPlaceMs`: the longest wait for a place unwoken (default WAIT_FOR_PLACE_MS; tests make it long). */
+  constructor(ctx: PhaseContext, rw: RunWorld, opts: { waitForPlaceMs?: number } = {}) {
+    this.#waitForPlaceMs = opts.waitForPlaceMs ?? WAIT_FOR_PLACE_MS;
     this.#owner = ctx.job.owner ?? '';
     this.#ctx = ctx;
     this.#rw = rw;
@@ -358,12 +364,26 @@ export class ShardDriver {
     await this.#ctx.save({ tally: tallyRun(all) });
   }
 
-  #idle(ms: number): Promise<void> {
-    return this.#calls.idle(() => this.#ctx.sleep(ms));
+  /**
+   * Until a call settles or `ms` passed, or a command or the engine closing wakes the job.
+   * The sleep that loses the race is ended with it, so it cannot take the wake of a command
+   * meant for the next sleep (ctx.sleep).
+   */
+  async #idle(ms: number): Promise<void> {
+    const over = new AbortController();
+    await this.#calls.idle(() => this.#ctx.sleep(ms, over.signal));
+    over.abort();
   }
 
-  /** Until a place is freed (placement.ts), WAIT_FOR_PLACE_MS at most, or the engine closes. */
-  #waitForPlace(): Promise<void> {
-    return Promise.race([this.#placement.waitForPlace(WAIT_FOR_PLACE_MS), this.#ctx.sleep(WAIT_FOR_PLACE_MS)]);
+  /**
+   * Until a place is freed (placement.ts), the wait's time passed, or the job is woken: a
+   * stop or pause asked of the run (announced by the command, jobs/wakes.ts), or the engine
+   * closing. Whichever ends first ends the other, so no waiter outlives the wait.
+   */
+  async #waitForPlace(): Promise<void> {
+    const over = new AbortController();
+    const ms = this.#waitForPlaceMs;
+    await Promise.race([this.#placement.waitForPlace(ms, over.signal), this.#ctx.sleep(ms, over.signal)]);
+    over.abort();
   }
 }

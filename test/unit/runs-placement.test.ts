@@ -92,6 +92,23 @@ describe('placement of episodes on world-workers', () => {
     await later;
   });
 
+  it('a wait for a place ended by its signal (the shard was stopped or paused) no longer counts as waiting', async () => {
+    const p = new Placement(depsWith([worker('a', 1)]));
+    expect(await p.reserve()).to.not.equal('full');
+    const over = new AbortController();
+    const stopped = p.waitForPlace(60_000, over.signal);
+    const other = p.waitForPlace(60_000);
+    expect(p.waiting).to.equal(2);
+    over.abort();
+    await stopped;
+    expect(p.waiting).to.equal(1);
+    p.release('a'); // goes to the shard still waiting, not to the one that left
+    await other;
+    expect(p.waiting).to.equal(0);
+    await p.waitForPlace(60_000, over.signal); // a signal aborted already: no wait at all
+    expect(p.waiting).to.equal(0);
+  });
+
   it('a fresh read of the live workers that shows free places wakes as many waiters as there are places', async () => {
     // the heartbeat counted an episode that has ended since: no release of ours announces that place
     const workers = [worker('a', 2, 2)];

@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { Collections } from '../../core/collections.js';
+import { ServiceError } from '../../core/errors.js';
+import { checkEventData } from '../../core/event-types.js';
+import { createLogger } from '../../core/log.js';
+import type { Adapters } from '../../core/ports.js';
+import type { EpisodeState } from '../../episode-actor/index.js';
+import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import { episodeRecord } from '../../scheduler/episodes/operations.js';
+import { newAttempt } from '../../scheduler/runs/attempts.js';
+import { cancelUnstarted, failAndRequeue } from '../../scheduler/runs/endings.js';
+import type { RunWorld } from '../../scheduler/runs/run-world.js';
+import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
+import { episodeItemView } from '../../scheduler/runs/views.js';
+
+type Finished = { _id: string; episode_id: string; data: Record<string, unknown> };
+
+/**
+ * Every `episode.finished` carries `cost_usd` and `cost_breakdown`, also for attempts the
+ * scheduler ended without their actor (worker lost, world never started, run stopped before
+ * they started: scheduler/runs/endings.ts), and they say what the episode's records say
+ * (the run's episode list, GET /v1/episodes/{id}).
+ */
+describe('the spend of attempts ended without their actor (scheduler/runs/attempts.ts, endings.ts)', () => {
+  let dir: string;
+  let store: SqliteStore;
+  let deps: SchedulerDeps;
+  let run: RunDoc;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'crucible-endings-cost-'));
+    store = new SqliteStore(path.join(dir, 'db.sqlite'));
+    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
+    deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() } as unknown as SchedulerDeps;
+    run = await store.insert<RunDoc>(Collections.runs, {
+      _id: 'run_1',
+      project_id: 'prj',
+      status: 'running',
+      config: { repeats: 1, splits: ['train'] },
+      profiles: [{ id: 'prof', label: 'agent@v1' }],
+      shard_ids: [],
+      episodes: 3,
+      scenarios: 3,
+      spent_usd: 0,
+      error: null,
+    } as unknown as RunDoc);
+  });
+
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const rw = () => ({ run, world: null }) as unknown as RunWorld;
+  const attempt = (slot: number) =>
+    newAttempt(store, run, {
+      slot,
+      shard_id: 'shard',
+      scenario: { _id: `sc_${slot}`, scenario_id: `s${slot}--v1`, split: 'train' },
+      profile: { id: 'prof', label: 'agent@v1', driver: 'llm' },
+      repeat: 1,
+      attempt: 1,
+      replaces: null,
+    });
+  const running = async (ep: RunEpisodeDoc, patch: Record<string, unknown> = {}) =>
+    (await store.update<RunEpisodeDoc>(Collections.runEpisodes, ep._id, {
+      status: 'running',
+      worker_id: 'w1',
+      ...patch,
+    }))!;
+  const finished = async (ep: RunEpisodeDoc) => {
+    const all = await store.find<Finished>(Collections.events, { stream: run._id, type: 'episode.finished' });
+    const mine = all.filter((e) => e.episode_id === ep._id);
+    expect(mine, `episode.finished of ${ep._id}`).to.have.length(1);
+    return mine[0]!.data;
+  };
+  /** What the API shows of the attempt: the run's episode list item and GET /v1/episodes/{id}. */
+  const shown = async (ep: RunEpisodeDoc) => {
+    const item = episodeItemView((await store.get<RunEpisodeDoc>(Collections.runEpisodes, ep._id))!);
+    const record = await episodeRecord({ store } as never, 'prj', ep._id);
+    return { item, record };
+  };
+
+  /** What the actor saved before its worker went: the agent, the model customer and a judge each spent. */
+  const saved = (id: string) =>
+    ({
+      episode_id: id,
+      status: 'running',
+      termination: null,
+      reward: null,
+      environment_error: null,
+      scenario: { id: 's0--v1', split: 'train' },
+      cost_usd: 0.01,
+      customer: { model_calls: [{ cost_usd: 0.002 }] },
+      oracle: { judgements: [{ cost_usd: 0.003 }] },
+      tokens: { prompt: 1000, completion: 234, total: 1234 },
+      actors: { agent: { turns_used: 3 } },
+      actions: [{}, {}, {}],
+      messages: [],
+      created_at: '2026-01-01T00:00:00.000Z',
+      ended_at: null,
+    }) as unknown as EpisodeState;
+
+  it('a lost attempt announces what it is known to have spent: its saved state, plus a step recorded live but not saved', async () => {
+    const ep = await running(await attempt(0), { live_cost_usd: 0.02 });
+    await store.update(Collections.episodes, ep._id, { status: 'running', actor_state: saved(ep._id) });
+    await failAndRequeue(deps, rw(), ep, 'world-worker w1 stopped answering', { workerLost: true });
+
+    // saved: 0.01 + 0.002 + 0.003 = 0.015; the actor had recorded 0.02: the unsaved 0.005 is the agent's
+    const spent = { agent: 0.015, customer: 0.002, judges: 0.003 };
+    expect(await finished(ep)).to.deep.include({
+      status: 'failed',
+      termination: 'environment_error',
+      cost_usd: 0.02,
+      cost_breakdown: spent,
+      tokens: 1234,
+      turns: 3,
+      environment_error: true,
+    });
+    const { item, record } = await shown(ep);
+    expect(item).to.deep.include({ cost_usd: 0.02, cost_breakdown: spent });
+    expect(record).to.deep.include({ status: 'failed', cost_usd: 0.02, cost_breakdown: spent });
+  });
+
+  it('a lost attempt whose last save holds all it spent announces that breakdown as saved', async () => {
+    const ep = await running(await attempt(0), { live_cost_usd: 0.015 });
+    await store.update(Collections.episodes, ep._id, { status: 'running', actor_state: saved(ep._id) });
+    await failAndRequeue(deps, rw(), ep, 'world-worker w1 shut down', { workerLost: true, overrideStop: true });
+    const spent = { agent: 0.01, customer: 0.002, judges: 0.003 };
+    expect(await finished(ep)).to.deep.include({ cost_usd: 0.015, cost_breakdown: spent });
+    const { item, record } = await shown(ep);
+    expect(item).to.deep.include({ cost_usd: 0.015, cost_breakdown: spent });
+    expect(record).to.deep.include({ cost_usd: 0.015, cost_breakdown: spent });
+  });
+
+  it('attempts that never started (world not started, handed back, run stopped) announce zeros, as their records show', async () => {
+    const zero = { agent: 0, customer: 0, judges: 0 };
+    const notStarted = await running(await attempt(0));
+    await failAndRequeue(deps, rw(), notStarted, 'the world did not start', { requeue: false });
+    const queued = await attempt(1);
+    await cancelUnstarted(deps, queued);
+    for (const ep of [notStarted, queued]) {
+      expect(await finished(ep)).to.deep.include({ cost_usd: 0, cost_breakdown: zero, turns: 0 });
+      const { item, record } = await shown(ep);
+      expect(item).to.deep.include({ cost_usd: 0, cost_breakdown: zero });
+      expect(record).to.deep.include({ cost_usd: 0, cost_breakdown: zero });
+    }
+    expect((await finished(queued)).environment_error).to.equal(false);
+  });
+
+  it('an episode.finished without its spend is refused by the event catalogue', () => {
+    const ends = { status: 'failed', termination: 'environment_error' };
+    expect(() => checkEventData('episode.finished', ends)).to.throw(ServiceError, /cost_usd/);
+    expect(() => checkEventData('episode.finished', { ...ends, cost_usd: 0 })).to.throw(ServiceError, /cost_breakdown/);
+  });
+});

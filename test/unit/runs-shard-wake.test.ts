@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { Collections } from '../../core/collections.js';
+import { createLogger } from '../../core/log.js';
+import type { Adapters } from '../../core/ports.js';
+import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import { applyCommand, startJobEngine, type JobDoc, type JobEngine, type JobKind } from '../../scheduler/jobs/index.js';
+import { newAttempt } from '../../scheduler/runs/attempts.js';
+import { Placement } from '../../scheduler/runs/placement.js';
+import type { RunWorld } from '../../scheduler/runs/run-world.js';
+import { ShardDriver } from '../../scheduler/runs/shard-driver.js';
+import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
+import type { WorkerRecord } from '../../scheduler/workers.js';
+
+/** Longer than any test may take: a shard that sleeps its wait out makes its test time out. */
+const WAIT_FOR_PLACE_MS = 3_600_000;
+
+/**
+ * A shard waiting for a free worker place (docs/runs.md, Placement) reacts to a stop or
+ * pause of its run at once, not when its wait ends: the command is announced on the bus
+ * (scheduler/jobs/wakes.ts) and wakes the job's sleeps. The wait is made an hour long, so
+ * a shard that only noticed the command when its wait ended would never get there.
+ */
+describe('a shard waiting for a place wakes on stop and pause (scheduler/runs/shard-driver.ts)', function () {
+  this.timeout(20_000);
+  let dir: string;
+  let store: SqliteStore;
+  let deps: SchedulerDeps;
+  let engine: JobEngine;
+  let n = 0;
+
+  // one live worker, full: its heartbeat reports its one place taken
+  const full: WorkerRecord = {
+    id: 'w1',
+    address: '127.0.0.1:1',
+    capacity: 1,
+    active: 1,
+    last_seen_ms: Date.now(),
+    incarnation: 'first',
+  };
+
+  /** The shard job: the real driver with a long wait for a place, on a run whose world is never asked for. */
+  const shardKind: JobKind<{ run_id: string; slots: number[] }> = {
+    kind: 'test_shard',
+    phases: [
+      {
+        name: 'episodes',
+        async run(ctx) {
+          const run = (await ctx.deps.adapters.store.get<RunDoc>(Collections.runs, ctx.input.run_id))!;
+          const rw = { run, world: null } as unknown as RunWorld;
+          await new ShardDriver(ctx, rw, { waitForPlaceMs: WAIT_FOR_PLACE_MS }).drive();
+        },
+      },
+    ],
+  };
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'crucible-shard-wake-'));
+    store = new SqliteStore(path.join(dir, 'db.sqlite'));
+    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
+    const workers = { live: async () => [{ ...full, last_seen_ms: Date.now() }] };
+    deps = {
+      adapters,
+      logger: createLogger('silent'),
+      state: new SchedulerState(),
+      workers,
+    } as unknown as SchedulerDeps;
+    await store.insert(Collections.organizations, { _id: 'org_1', name: 'O', plan: 'free' });
+    await store.insert(Collections.projects, { _id: 'prj_1', organization_id: 'org_1', name: 'p' });
+    engine = await startJobEngine(deps, [shardKind as JobKind]);
+  });
+
+  afterEach(async () => {
+    await engine.close(1_000);
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A run with one queued attempt in the shard `shardId`, and that shard's job started. */
+  async function waitingShard(): Promise<{ shardId: string; attempt: RunEpisodeDoc }> {
+    const runId = `run_${++n}`;
+    const shardId = `job_shard_${n}`;
+    const run = await store.insert<RunDoc>(Collections.runs, {
+      _id: runId,
+      project_id: 'prj_1',
+      status: 'running',
+      config: { repeats: 1, splits: ['train'], budget_usd: null, max_episode_cost_usd: null },
+      profiles: [{ id: 'prof', label: 'agent@v1' }],
+      shard_ids: [shardId],
+      episodes: 1,
+      scenarios: 1,
+      spent_usd: 0,
+      error: null,
+    } as unknown as RunDoc);
+    const attempt = await newAttempt(store, run, {
+      slot: 0,
+      shard_id: shardId,
+      scenario: { _id: 'sc_0', scenario_id: 's0--v1', split: 'train' },
+      profile: { id: 'prof', label: 'agent@v1', driver: 'llm' },
+      repeat: 1,
+      attempt: 1,
+      replaces: null,
+    });
+    await engine.create({ projectId: 'prj_1', kind: 'test_shard', input: { run_id: runId, slots: [0] }, id: shardId });
+    await until(`shard ${shardId} waiting for a place`, async () => placement().waiting === 1);
+    return { shardId, attempt };
+  }
+
+  const placement = () => new Placement(deps);
+  const job = async (id: string) => (await store.get<JobDoc>(Collections.jobs, id))!;
+  const command = async (id: string, c: 'pause' | 'resume' | 'stop') => applyCommand(engine, await job(id), c);
+
+  /** Polls the store until `ok`; the guard only ends a test that would otherwise hang for WAIT_FOR_PLACE_MS. */
+  async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
+    const guard = Date.now() + 15_000;
+    while (!(await ok())) {
+      if (Date.now() > guard) throw new Error(`never happened: ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  it('a stop ends the wait at once: the queued attempt is cancelled and the shard too', async () => {
+    const { shardId, attempt } = await waitingShard();
+    await command(shardId, 'stop');
+    await until('the shard cancelled', async () => (await job(shardId)).status === 'cancelled');
+    const ep = (await store.get<RunEpisodeDoc>(Collections.runEpisodes, attempt._id))!;
+    expect(ep).to.include({ status: 'cancelled', termination: 'stopped' });
+    // the wait was withdrawn with it: a place freed later goes to a shard still waiting
+    expect(placement().waiting).to.equal(0);
+  });
+
+  it('a pause ends the wait at once; after resume the shard waits again, and a stop still wakes it', async () => {
+    const { shardId, attempt } = await waitingShard();
+    await command(shardId, 'pause');
+    await until('the shard paused', async () => (await job(shardId)).status === 'paused');
+    expect(placement().waiting).to.equal(0);
+    expect((await store.get<RunEpisodeDoc>(Collections.runEpisodes, attempt._id))!.status).to.equal('queued');
+
+    await command(shardId, 'resume');
+    await until('the shard waiting again', async () => placement().waiting === 1);
+    expect((await job(shardId)).status).to.equal('running');
+    await command(shardId, 'stop');
+    await until('the shard cancelled', async () => (await job(shardId)).status === 'cancelled');
+    expect((await store.get<RunEpisodeDoc>(Collections.runEpisodes, attempt._id))!.status).to.equal('cancelled');
+  });
+});
