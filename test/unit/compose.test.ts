@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { issueCertificateFiles, parseCertSpecs } from '../../cli/admin-certs.js';
 import { loadConfig } from '../../core/config.js';
-import { roleControlPlane, type ControlPlaneRole } from '../../core/control-plane.js';
+import type { ControlPlaneRole } from '../../core/control-plane.js';
+import { roleControlPlane } from '../../core/control-plane-role.js';
 
 /** compose.yaml runs the shape docs/operations.md describes (issue 14, item 7). */
 describe('compose.yaml', () => {
@@ -114,7 +115,7 @@ describe('compose.yaml', () => {
             CONTROL_PLANE_KEY: secretOf(env.CONTROL_PLANE_KEY!),
           };
           // the role's own start-up check: the CA signed it, the key fits, the role is its own
-          expect(roleControlPlane(loadConfig(files), kind).self?.role, name).to.equal(kind);
+          expect((await roleControlPlane(loadConfig(files), kind)).self?.role, name).to.equal(kind);
         }
     } finally {
       rmSync(dir, { recursive: true, force: true });
