@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chooseAdapters } from '../../core/choose-adapters.js';
@@ -290,6 +290,11 @@ describe('control plane: mutual TLS and per-method roles between gateway, schedu
       'scheduler',
       'worker-1',
     ]);
+    // keys are the owner's alone (a role refuses any other mode); the revocation list starts empty
+    for (const key of ['ca-key.pem', 'gateway-key.pem', 'worker-1-key.pem'])
+      expect(statSync(path.join(out, key)).mode & 0o777, key).to.equal(0o600);
+    expect(issued.crl).to.equal(path.join(out, 'crl.pem'));
+    expect(issued.certificates[0].serial).to.match(/^[0-9a-f]+$/);
     const more = await cli(['admin', 'certs', '--out', out, '--roles', 'worker:worker-2', '--json'], {});
     expect(more.code, more.stderr).to.equal(0);
     expect(JSON.parse(more.stdout).newCa).to.equal(false);
