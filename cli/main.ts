@@ -84,7 +84,10 @@ program
   )
   .action(async () => onSignal(await (await roles()).runWorkerRole(loadConfig())));
 
-const admin = program.command('admin').description('operator commands, run on the server with its environment');
+const admin = program
+  .command('admin')
+  .description('operator commands, run on the server with its environment')
+  .enablePositionalOptions();
 admin
   .command('create-workspace')
   .description('create an organization with one project and print its first admin API key')
@@ -143,13 +146,17 @@ admin
       );
   });
 
-admin
+const certs = admin
   .command('certs')
+  // options after a subcommand's name are the subcommand's (`certs revoke --out DIR`); this
+  // needs the same of every command above it (admin, and program below)
+  .enablePositionalOptions()
   .description(
     'issue control-plane certificates (mutual TLS between gateway, scheduler and worker roles) into a folder: ' +
       'its ca.pem and ca-key.pem, made the first time, sign <name>.pem and <name>-key.pem per role',
   )
-  .requiredOption('--out <dir>', 'the folder of the CA and the certificates (kept on the operator machine)')
+  // not requiredOption: commander would demand it of `certs revoke` too
+  .option('--out <dir>', 'the folder of the CA and the certificates (kept on the operator machine; required)')
   .option(
     '--roles <list>',
     'comma-separated role[:name] list, e.g. gateway,scheduler,worker:worker-1,worker:worker-2',
@@ -157,7 +164,8 @@ admin
   )
   .option('--days <n>', 'how long the role certificates are valid', '365')
   .addOption(new Option('--json', 'print JSON'))
-  .action(async (opts: { out: string; roles: string; days: string; json?: boolean }) => {
+  .action(async (opts: { out?: string; roles: string; days: string; json?: boolean }) => {
+    if (!opts.out) throw new Error("required option '--out <dir>' not specified");
     const days = Number(opts.days);
     if (!Number.isInteger(days) || days < 1 || days > 3650)
       throw new Error('--days must be a whole number from 1 to 3650');
@@ -172,8 +180,41 @@ admin
     );
     for (const c of out.certificates)
       process.stdout.write(
-        `${c.role} ${c.name}: CONTROL_PLANE_CA=${out.ca} CONTROL_PLANE_CERT=${c.cert} CONTROL_PLANE_KEY=${c.key}\n`,
+        `${c.role} ${c.name} (serial ${c.serial}): CONTROL_PLANE_CA=${out.ca} CONTROL_PLANE_CERT=${c.cert} CONTROL_PLANE_KEY=${c.key}\n`,
       );
+    process.stdout.write(`Revocation list ${out.crl}: give it to every role as CONTROL_PLANE_CRL\n`);
+  });
+
+const collect = (value: string, list: string[]) => [...list, value];
+certs
+  .command('revoke')
+  .description(
+    "revoke control-plane certificates: adds them to the CA folder's crl.pem (a CRL signed by its CA), which every " +
+      'role given it as CONTROL_PLANE_CRL re-reads within seconds and checks on each call; with no --serial or ' +
+      '--cert, writes the list as it stands',
+  )
+  .requiredOption('--out <dir>', 'the folder of the CA (ca.pem, ca-key.pem) and its crl.pem')
+  .option('--serial <hex>', 'the serial number of a certificate to revoke (repeatable)', collect, [])
+  .option('--cert <file>', 'a certificate file to revoke, e.g. <dir>/worker-2.pem (repeatable)', collect, [])
+  .option(
+    '--reason <reason>',
+    'unspecified, keyCompromise, affiliationChanged, superseded or cessationOfOperation',
+    'unspecified',
+  )
+  .addOption(new Option('--json', 'print JSON'))
+  .action(async (opts: { out: string; serial: string[]; cert: string[]; reason: string; json?: boolean }) => {
+    const { revokeCertificates } = await import('./admin-certs.js');
+    const out = await revokeCertificates(opts.out, { serials: opts.serial, certs: opts.cert, reason: opts.reason });
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify(out)}\n`);
+      return;
+    }
+    for (const s of out.added) process.stdout.write(`revoked ${s}\n`);
+    for (const s of out.already) process.stdout.write(`${s} was revoked already\n`);
+    process.stdout.write(
+      `${out.crl} lists ${out.revoked.length} revoked certificate(s). Copy it over every role's CONTROL_PLANE_CRL ` +
+        '(in place: cp, not mv); they read it again within seconds.\n',
+    );
   });
 
 admin
@@ -239,5 +280,7 @@ admin
   );
 
 registerClientCommands(program);
+// after every command is made, so none inherits it: only `admin certs revoke` needs it (see there)
+program.enablePositionalOptions();
 
 program.parseAsync(process.argv).catch(fail);

@@ -92,8 +92,8 @@ async function opsListener(
 }
 
 export async function runSchedulerRole(config: Config): Promise<() => Promise<void>> {
-  const controlPlane = roleControlPlane(config, 'scheduler');
   const logger = createLogger(config.logLevel);
+  const controlPlane = await roleControlPlane(config, 'scheduler', { logger });
   const adapters = await adaptersWhenReachable(config, logger);
   const scheduler = await startScheduler({
     config: { ...config, schedulerPort: config.schedulerPort || 7070 },
@@ -111,13 +111,14 @@ export async function runSchedulerRole(config: Config): Promise<() => Promise<vo
     await ops?.close();
     await scheduler.close();
     await adapters.close();
+    controlPlane.close();
   };
 }
 
 export async function runWorkerRole(config: Config): Promise<() => Promise<void>> {
   if (!config.schedulerAddr) throw new Error('crucible worker needs SCHEDULER_ADDR (host:port of a scheduler)');
-  const controlPlane = roleControlPlane(config, 'worker');
   const logger = createLogger(config.logLevel);
+  const controlPlane = await roleControlPlane(config, 'worker', { logger });
   const adapters = await adaptersWhenReachable(config, logger);
   const worker = await startWorker({
     config,
@@ -136,13 +137,14 @@ export async function runWorkerRole(config: Config): Promise<() => Promise<void>
     await ops?.close();
     await worker.close();
     await adapters.close();
+    controlPlane.close();
   };
 }
 
 export async function runGatewayRole(config: Config): Promise<() => Promise<void>> {
   if (!config.schedulerAddr) throw new Error('crucible gateway needs SCHEDULER_ADDR (host:port of a scheduler)');
-  const controlPlane = roleControlPlane(config, 'gateway');
   const logger = createLogger(config.logLevel);
+  const controlPlane = await roleControlPlane(config, 'gateway', { logger });
   const adapters = await adaptersWhenReachable(config, logger);
   const gateway = await startGateway({
     config,
@@ -154,5 +156,6 @@ export async function runGatewayRole(config: Config): Promise<() => Promise<void
   return async () => {
     await gateway.close();
     await adapters.close();
+    controlPlane.close();
   };
 }

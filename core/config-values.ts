@@ -7,11 +7,12 @@ import { ServiceError } from './errors.js';
  * fails the start with the variable's name and what it takes.
  */
 
-/** CONTROL_PLANE_CA, _CERT and _KEY as absolute paths. */
+/** CONTROL_PLANE_CA, _CERT and _KEY as absolute paths; CONTROL_PLANE_CRL too when set. */
 export interface ControlPlaneFiles {
   ca: string;
   cert: string;
   key: string;
+  crl: string | null;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -68,18 +69,31 @@ export function url(env: Env, name: string): string | null {
 }
 
 /** Parses the environment once; throws a readable error on the first bad value. */
-/** CONTROL_PLANE_CA, _CERT and _KEY: all three (as absolute paths) or none. */
+/** CONTROL_PLANE_CA, _CERT and _KEY: all three (as absolute paths) or none; CONTROL_PLANE_CRL only with them. */
 export function controlPlaneFiles(env: Env): ControlPlaneFiles | null {
   const names = ['CONTROL_PLANE_CA', 'CONTROL_PLANE_CERT', 'CONTROL_PLANE_KEY'] as const;
   const [ca, cert, key] = names.map((n) => env[n]?.trim() || null);
-  if (!ca && !cert && !key) return null;
+  const crl = env.CONTROL_PLANE_CRL?.trim() || null;
+  if (!ca && !cert && !key) {
+    if (crl)
+      throw new ServiceError(
+        'bad_request',
+        'CONTROL_PLANE_CRL is set without CONTROL_PLANE_CA, CONTROL_PLANE_CERT and CONTROL_PLANE_KEY: a revocation list needs the certificates it applies to',
+      );
+    return null;
+  }
   const missing = names.filter((_, i) => ![ca, cert, key][i]);
   if (missing.length > 0)
     throw new ServiceError(
       'bad_request',
       `${missing.join(' and ')} must be set too: the control plane needs the CA, this role's certificate and its key (PEM files)`,
     );
-  return Object.freeze({ ca: path.resolve(ca!), cert: path.resolve(cert!), key: path.resolve(key!) });
+  return Object.freeze({
+    ca: path.resolve(ca!),
+    cert: path.resolve(cert!),
+    key: path.resolve(key!),
+    crl: crl && path.resolve(crl),
+  });
 }
 
 /** Parses SERVICE_QUIET_HOURS_UTC, `HH:MM-HH:MM` (UTC; may wrap past midnight); default 22:00-06:00. */

@@ -107,9 +107,18 @@ export interface Config {
    * CONTROL_PLANE_CA, CONTROL_PLANE_CERT, CONTROL_PLANE_KEY (unset): PEM files of the
    * installation's control-plane CA and of this role's certificate and key (`crucible admin
    * certs`). All three or none; roles run as separate processes speak mutual TLS with them
-   * (docs/security.md, "Control plane"). `crucible start` makes its own in memory.
+   * (docs/security.md, "Control plane"). `crucible start` makes its own in memory. The key
+   * file must be readable by its owner only (chmod 600), or the role refuses to start.
+   * CONTROL_PLANE_CRL (unset): the CA's revocation list (PEM CRL, `crucible admin certs
+   * revoke`), only with the three; read at start, re-read within seconds of a change, and
+   * checked on every call (docs/operations.md, "Revoking a control-plane certificate").
    */
-  readonly controlPlane: { readonly ca: string; readonly cert: string; readonly key: string } | null;
+  readonly controlPlane: {
+    readonly ca: string;
+    readonly cert: string;
+    readonly key: string;
+    readonly crl: string | null;
+  } | null;
   /**
    * CONTROL_PLANE_INSECURE (false): let a separate role start without certificates, with
    * plain-text unauthenticated gRPC. Refused unless every gRPC address it binds, advertises

@@ -10,7 +10,7 @@ x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoPro
 type CryptoKey = webcrypto.CryptoKey;
 
 /** ECDSA P-256 keys, SHA-256 signatures: small, fast to make, accepted by every TLS stack. */
-const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+export const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const DAY_MS = 24 * 3600_000;
 
 /** A certificate authority of the control plane: its certificate and signing key. */

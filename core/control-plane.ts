@@ -1,9 +1,8 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { PeerCertificate } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
-import type { Config } from './config.js';
 import { ServiceError } from './errors.js';
+import type { Logger } from './log.js';
 
 /** The roles of the control plane; a role certificate names one in its subject's OU. */
 export const CONTROL_PLANE_ROLES = ['gateway', 'scheduler', 'worker'] as const;
@@ -28,6 +27,36 @@ export interface AuthenticatedCall {
   getAuthContext(): { sslPeerCertificate?: PeerCertificate } | null;
 }
 
+/** A certificate the installation revoked, as its revocation list (CONTROL_PLANE_CRL) states. */
+export interface RevokedCertificate {
+  /** Lower-case hex, without leading zeros ({@link serialKey}). */
+  serial: string;
+  /** ISO 8601. */
+  revokedAt: string;
+  /** The CRL reason (`keyCompromise`, `cessationOfOperation` ...); `unspecified` when the list gives none. */
+  reason: string;
+}
+
+/**
+ * The certificates a role refuses (a standard X.509 CRL signed by the installation's CA,
+ * core/control-plane-crl.ts). Looked up on every call, so a reloaded list acts at once.
+ */
+export interface ControlPlaneRevocations {
+  /** The entry of the certificate with this serial (hex, any case, colons or not); null when not revoked. */
+  revoked(serial: string): RevokedCertificate | null;
+  /** Calls `listener` after each change of the list; answers a function that stops it. */
+  onChange(listener: () => void): () => void;
+  /** Stops watching the list's file. */
+  close(): void;
+}
+
+/** A serial number as the revocation lookups key it: hex, lower case, no colons, no leading zeros. */
+export const serialKey = (hex: string): string =>
+  hex
+    .replace(/:/g, '')
+    .toLowerCase()
+    .replace(/^0+(?=.)/, '');
+
 /** The TLS name every role's certificate carries (SAN), sent as SNI instead of the target's host. */
 export const roleServerName = (role: ControlPlaneRole): string => `crucible-${role}`;
 
@@ -44,22 +73,36 @@ export function peerOf(
   return { role: role as ControlPlaneRole, name: one(subject?.CN) ?? role };
 }
 
+/** What {@link ControlPlane.mutualTls} takes besides the certificates. */
+export interface ControlPlaneOptions {
+  /** The revocation list (CONTROL_PLANE_CRL); none: only expiry ends a certificate. */
+  revocations?: ControlPlaneRevocations;
+  /** Where refusals of revoked certificates are logged. */
+  logger?: Logger;
+}
+
 /**
  * How one role speaks gRPC to the others. With certificates (the only shape for roles in
  * separate processes), every connection is mutual TLS against the installation's CA: a
  * server accepts only clients whose certificate that CA signed, a client accepts only a
  * server whose certificate names the role it meant to reach, and each method answers only
- * the roles allowed to call it ({@link ControlPlane.authorize}). Without (`insecure`),
+ * the roles allowed to call it ({@link ControlPlane.authorize}). With a revocation list, a
+ * certificate it names is refused on every call as server and at every handshake as client
+ * (docs/architecture.md, "Departure: revocation checked per call"). Without (`insecure`),
  * nothing is checked: only for development with every role on loopback.
  */
 export class ControlPlane {
   readonly #pems: { ca: Buffer; cert: Buffer; key: Buffer } | null;
+  readonly #revocations: ControlPlaneRevocations | null;
+  readonly #logger: Logger | null;
   /** The role this process's certificate names; null when insecure. */
   readonly self: ControlPlanePeer | null;
 
-  private constructor(pems: ControlPlanePems | null, self: ControlPlanePeer | null) {
+  private constructor(pems: ControlPlanePems | null, self: ControlPlanePeer | null, options: ControlPlaneOptions = {}) {
     this.#pems = pems && { ca: Buffer.from(pems.ca), cert: Buffer.from(pems.cert), key: Buffer.from(pems.key) };
     this.self = self;
+    this.#revocations = options.revocations ?? null;
+    this.#logger = options.logger?.child({ component: 'control-plane' }) ?? null;
   }
 
   /** No TLS, no checks: loopback development only (CONTROL_PLANE_INSECURE). */
@@ -70,9 +113,11 @@ export class ControlPlane {
   /**
    * Mutual TLS with this role certificate. Checks, before anything listens or dials, that
    * the certificate names a role (`role` when given), that the CA signed it, that it is
-   * valid today, and that the key is its key.
+   * valid today, that the key is its key, and that `options.revocations` does not list it.
+   * With revocations, every call's peer certificate is looked up too ({@link authorize},
+   * {@link channelCredentials}); `options.logger` notes each refusal.
    */
-  static mutualTls(pems: ControlPlanePems, role?: ControlPlaneRole): ControlPlane {
+  static mutualTls(pems: ControlPlanePems, role?: ControlPlaneRole, options: ControlPlaneOptions = {}): ControlPlane {
     let cert: X509Certificate;
     let ca: X509Certificate;
     try {
@@ -111,7 +156,14 @@ export class ControlPlane {
         'bad_request',
         `the control-plane certificate is a ${self.role}'s; this process is a ${role}`,
       );
-    return new ControlPlane(pems, self);
+    const revoked = options.revocations?.revoked(cert.serialNumber);
+    if (revoked)
+      throw new ServiceError(
+        'bad_request',
+        `this ${self.role}'s control-plane certificate (${self.name}, serial ${revoked.serial}) was revoked on ` +
+          `${revoked.revokedAt} (CONTROL_PLANE_CRL): issue it a new one with \`crucible admin certs\``,
+      );
+    return new ControlPlane(pems, self, options);
   }
 
   get secure(): boolean {
@@ -135,13 +187,43 @@ export class ControlPlane {
       // the CA is the installation's own: the role in the certificate is the identity, not the host name
       checkServerIdentity: (_host, cert) => {
         const peer = peerOf(cert.subject);
-        return peer?.role === serverRole
-          ? undefined
-          : new Error(
-              `the control-plane peer is not a ${serverRole} (its certificate names ${peer?.role ?? 'no role'})`,
-            );
+        if (peer?.role !== serverRole)
+          return new Error(
+            `the control-plane peer is not a ${serverRole} (its certificate names ${peer?.role ?? 'no role'})`,
+          );
+        const revoked = this.#revoked(cert, peer, `connect to a ${serverRole}`);
+        return revoked
+          ? new Error(
+              `the control-plane ${serverRole}'s certificate (${peer.name}, serial ${revoked.serial}) was revoked on ${revoked.revokedAt}`,
+            )
+          : undefined;
       },
     });
+  }
+
+  /**
+   * Calls `listener` whenever the revocation list changes (never when there is none):
+   * holders of long-lived connections drop them, so the next call meets the handshake's
+   * check. Answers a function that stops it.
+   */
+  onRevocationsChange(listener: () => void): () => void {
+    return this.#revocations?.onChange(listener) ?? (() => {});
+  }
+
+  /** Stops watching the revocation list's file; calls already checked stay so. */
+  close(): void {
+    this.#revocations?.close();
+  }
+
+  /** The revocation entry of `cert`, logged as a refusal of `what`; null when it is not revoked. */
+  #revoked(cert: PeerCertificate, peer: ControlPlanePeer, what: string): RevokedCertificate | null {
+    const revoked = this.#revocations?.revoked(cert.serialNumber) ?? null;
+    if (revoked)
+      this.#logger?.warn(
+        { refused: what, peer, serial: revoked.serial, revokedAt: revoked.revokedAt, reason: revoked.reason },
+        'control-plane certificate is revoked: refused',
+      );
+    return revoked;
   }
 
   /** Channel options for a client of `serverRole`: TLS names the role, never an IP address. */
@@ -150,15 +232,23 @@ export class ControlPlane {
   }
 
   /**
-   * The caller of a gRPC method, refused unless its certificate names one of `allowed`.
-   * The TLS handshake already turned away clients without a certificate of the CA; this
-   * decides per method. Insecure: answers null and lets every caller through.
+   * The caller of a gRPC method, refused unless its certificate names one of `allowed` and
+   * is not revoked (UNAUTHENTICATED, logged). The TLS handshake already turned away clients
+   * without a certificate of the CA; this decides per call, so a certificate revoked while
+   * its connection stays open is refused from its next call on. Insecure: answers null and lets every caller through.
    */
   authorize(call: AuthenticatedCall, allowed: readonly ControlPlaneRole[], method: string): ControlPlanePeer | null {
     if (!this.#pems) return null;
     const cert = call.getAuthContext()?.sslPeerCertificate;
     const peer = cert ? peerOf(cert.subject) : null;
-    if (!peer) throw new ServiceError('unauthenticated', `${method} needs a control-plane client certificate`);
+    if (!cert || !peer) throw new ServiceError('unauthenticated', `${method} needs a control-plane client certificate`);
+    const revoked = this.#revoked(cert, peer, method);
+    if (revoked)
+      throw new ServiceError(
+        'unauthenticated',
+        `${method}: the caller's control-plane certificate (${peer.role} ${peer.name}, serial ${revoked.serial}) ` +
+          `was revoked on ${revoked.revokedAt}`,
+      );
     if (!allowed.includes(peer.role))
       throw new ServiceError(
         'forbidden',
@@ -166,64 +256,4 @@ export class ControlPlane {
       );
     return peer;
   }
-}
-
-const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1|\[::1\])$/i;
-
-/** The host part of `host:port` (`[v6]:port` too), or of a bare host. */
-function hostOf(target: string): string {
-  const t = target.trim().replace(/^dns:(\/\/\/)?/, '');
-  const v6 = /^\[([^\]]+)\]/.exec(t);
-  if (v6) return v6[1]!;
-  return t.includes(':') && t.indexOf(':') === t.lastIndexOf(':') ? t.slice(0, t.indexOf(':')) : t;
-}
-
-export const isLoopback = (hostOrTarget: string): boolean => LOOPBACK.test(hostOf(hostOrTarget));
-
-/**
- * The control plane of a role run as its own process: mutual TLS from CONTROL_PLANE_CA,
- * CONTROL_PLANE_CERT and CONTROL_PLANE_KEY, whose certificate must be this role's. Without
- * them the role refuses to start, unless CONTROL_PLANE_INSECURE is set and every gRPC
- * address it binds, advertises or dials is loopback.
- */
-export function roleControlPlane(config: Config, role: ControlPlaneRole): ControlPlane {
-  const files = config.controlPlane;
-  if (files) {
-    const read = (name: string, file: string) => {
-      try {
-        return readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new ServiceError('bad_request', `${name} (${file}) cannot be read: ${(err as Error).message}`);
-      }
-    };
-    return ControlPlane.mutualTls(
-      {
-        ca: read('CONTROL_PLANE_CA', files.ca),
-        cert: read('CONTROL_PLANE_CERT', files.cert),
-        key: read('CONTROL_PLANE_KEY', files.key),
-      },
-      role,
-    );
-  }
-  if (!config.controlPlaneInsecure)
-    throw new ServiceError(
-      'bad_request',
-      `crucible ${role} needs control-plane certificates: set CONTROL_PLANE_CA, CONTROL_PLANE_CERT and CONTROL_PLANE_KEY ` +
-        `(issue them with \`crucible admin certs --out DIR\`; see docs/security.md), or CONTROL_PLANE_INSECURE=true ` +
-        'for development with every role on loopback',
-    );
-  const addresses: Array<[string, string]> = [];
-  if (role === 'scheduler') addresses.push(['SCHEDULER_HOST', config.schedulerHost]);
-  if (role === 'worker')
-    addresses.push(['WORKER_HOST', config.workerHost], ['WORKER_ADVERTISE_HOST', config.workerAdvertiseHost]);
-  if (role !== 'scheduler')
-    for (const t of (config.schedulerAddr ?? '').split(',').filter((s) => s.trim()))
-      addresses.push(['SCHEDULER_ADDR', t]);
-  const outside = addresses.find(([, a]) => !isLoopback(a));
-  if (outside)
-    throw new ServiceError(
-      'bad_request',
-      `CONTROL_PLANE_INSECURE is for loopback only, but ${outside[0]} is ${outside[1]}: issue certificates with \`crucible admin certs\``,
-    );
-  return ControlPlane.insecure();
 }

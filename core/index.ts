@@ -10,10 +10,13 @@ export {
   describeCredentialVars,
   isServiceVariable,
 } from './credential-vars.js';
-export { CONTROL_PLANE_ROLES, ControlPlane, isLoopback, roleControlPlane } from './control-plane.js';
-export type { ControlPlanePeer, ControlPlanePems, ControlPlaneRole } from './control-plane.js';
+export { CONTROL_PLANE_ROLES, ControlPlane, serialKey } from './control-plane.js';
+export { isLoopback, roleControlPlane } from './control-plane-role.js';
+export type { ControlPlanePeer, ControlPlanePems, ControlPlaneRole, RevokedCertificate } from './control-plane.js';
 /** Certificate issuing (@peculiar/x509), loaded only by what issues: `crucible start`, `crucible admin certs`. */
 export const controlPlaneCerts = () => import('./control-plane-certs.js');
+/** Revocation lists (@peculiar/x509), loaded only by `crucible admin certs revoke` and roles given one. */
+export const controlPlaneCrl = () => import('./control-plane-crl.js');
 export type { ControlPlaneCa, IssuedCertificate } from './control-plane-certs.js';
 export type { Config } from './config.js';
 export { clientWheelPath, downloadsDir } from './downloads.js';

@@ -29,15 +29,24 @@ export class WorldWorkerClients {
   readonly #proto = workerProto();
   readonly #local: LocalWorkers | null;
   readonly #controlPlane: ControlPlane;
+  readonly #stopWatching: () => void;
 
   /**
    * `controlPlane`: this role's credentials (the workers accept only schedulers and
    * gateways of the installation's CA); insecure by default, which a worker with
-   * certificates refuses.
+   * certificates refuses. When its revocation list changes, every kept connection is
+   * dropped: the next call to a worker makes a new one, whose handshake refuses a worker
+   * whose certificate is now revoked.
    */
   constructor(options: { local?: LocalWorkers; controlPlane?: ControlPlane } = {}) {
     this.#local = options.local ?? null;
     this.#controlPlane = options.controlPlane ?? ControlPlane.insecure();
+    this.#stopWatching = this.#controlPlane.onRevocationsChange(() => this.#dropClients());
+  }
+
+  #dropClients(): void {
+    for (const c of this.#clients.values()) c.client.close();
+    this.#clients.clear();
   }
 
   /**
@@ -132,7 +141,7 @@ export class WorldWorkerClients {
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.client.close();
-    this.#clients.clear();
+    this.#stopWatching();
+    this.#dropClients();
   }
 }

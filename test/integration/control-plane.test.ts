@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chooseAdapters } from '../../core/choose-adapters.js';
 import { Collections } from '../../core/collections.js';
 import { loadConfig, type Config } from '../../core/config.js';
-import { ControlPlane, roleControlPlane, type ControlPlanePems } from '../../core/control-plane.js';
+import { ControlPlane, type ControlPlanePems } from '../../core/control-plane.js';
+import { roleControlPlane } from '../../core/control-plane-role.js';
 import { ServiceError } from '../../core/errors.js';
 import { grpc, schedulerProto, unary, workerProto } from '../../core/grpc.js';
 import { createLogger } from '../../core/log.js';
@@ -41,6 +42,16 @@ async function outcome(call: Promise<unknown>): Promise<string> {
   } catch (err) {
     return err instanceof ServiceError ? err.code : `not a ServiceError: ${String(err)}`;
   }
+}
+
+/** The message a promise was rejected with; fails the test when it was not. */
+async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('expected a refusal, but it succeeded');
 }
 
 /**
@@ -232,18 +243,26 @@ describe('control plane: mutual TLS and per-method roles between gateway, schedu
     const refused = await cli(['scheduler'], env);
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.match(/needs control-plane certificates: set CONTROL_PLANE_CA/);
-    expect(() =>
-      roleControlPlane(loadConfig({ SCHEDULER_ADDR: '10.0.0.5:7070', CONTROL_PLANE_INSECURE: 'true' }), 'gateway'),
-    ).to.throw(/CONTROL_PLANE_INSECURE is for loopback only, but SCHEDULER_ADDR is 10.0.0.5:7070/);
-    expect(() =>
-      roleControlPlane(loadConfig({ SCHEDULER_HOST: '0.0.0.0', CONTROL_PLANE_INSECURE: 'true' }), 'scheduler'),
-    ).to.throw(/SCHEDULER_HOST is 0.0.0.0/);
     expect(
-      roleControlPlane(loadConfig({ SCHEDULER_ADDR: '127.0.0.1:7070', CONTROL_PLANE_INSECURE: 'true' }), 'worker')
-        .secure,
+      await refusal(
+        roleControlPlane(loadConfig({ SCHEDULER_ADDR: '10.0.0.5:7070', CONTROL_PLANE_INSECURE: 'true' }), 'gateway'),
+      ),
+    ).to.match(/CONTROL_PLANE_INSECURE is for loopback only, but SCHEDULER_ADDR is 10.0.0.5:7070/);
+    expect(
+      await refusal(
+        roleControlPlane(loadConfig({ SCHEDULER_HOST: '0.0.0.0', CONTROL_PLANE_INSECURE: 'true' }), 'scheduler'),
+      ),
+    ).to.match(/SCHEDULER_HOST is 0.0.0.0/);
+    expect(
+      (
+        await roleControlPlane(
+          loadConfig({ SCHEDULER_ADDR: '127.0.0.1:7070', CONTROL_PLANE_INSECURE: 'true' }),
+          'worker',
+        )
+      ).secure,
     ).to.equal(false);
     // a certificate of the wrong role, or half the files, is refused before anything listens
-    expect(() => roleControlPlane(loadConfig(certs.env('worker')), 'scheduler')).to.throw(
+    expect(await refusal(roleControlPlane(loadConfig(certs.env('worker')), 'scheduler'))).to.match(
       /a worker's; this process is a scheduler/,
     );
     expect(() => loadConfig({ CONTROL_PLANE_CA: certs.env('worker').CONTROL_PLANE_CA })).to.throw(
@@ -271,10 +290,15 @@ describe('control plane: mutual TLS and per-method roles between gateway, schedu
       'scheduler',
       'worker-1',
     ]);
+    // keys are the owner's alone (a role refuses any other mode); the revocation list starts empty
+    for (const key of ['ca-key.pem', 'gateway-key.pem', 'worker-1-key.pem'])
+      expect(statSync(path.join(out, key)).mode & 0o777, key).to.equal(0o600);
+    expect(issued.crl).to.equal(path.join(out, 'crl.pem'));
+    expect(issued.certificates[0].serial).to.match(/^[0-9a-f]+$/);
     const more = await cli(['admin', 'certs', '--out', out, '--roles', 'worker:worker-2', '--json'], {});
     expect(more.code, more.stderr).to.equal(0);
     expect(JSON.parse(more.stdout).newCa).to.equal(false);
-    const w2 = roleControlPlane(
+    const w2 = await roleControlPlane(
       loadConfig({
         CONTROL_PLANE_CA: path.join(out, 'ca.pem'),
         CONTROL_PLANE_CERT: path.join(out, 'worker-2.pem'),

@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { issueCertificateFiles, parseCertSpecs } from '../../cli/admin-certs.js';
 import { loadConfig } from '../../core/config.js';
-import { roleControlPlane, type ControlPlaneRole } from '../../core/control-plane.js';
+import type { ControlPlaneRole } from '../../core/control-plane.js';
+import { roleControlPlane } from '../../core/control-plane-role.js';
 
 /** compose.yaml runs the shape docs/operations.md describes (issue 14, item 7). */
 describe('compose.yaml', () => {
@@ -86,7 +87,7 @@ describe('compose.yaml', () => {
       if (!roles('gateway').some(([g]) => g === name)) expect(s.ports, name).to.equal(undefined);
   });
 
-  it('every role speaks mutual TLS with a certificate of its own role, mounted from the files `crucible admin certs` writes', async () => {
+  it('every role speaks mutual TLS with a certificate of its own role and reads the revocation list, mounted from the files `crucible admin certs` writes', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'crucible-compose-certs-'));
     try {
       // the command the comment at the top tells the operator to run, with --out ./control-plane
@@ -112,9 +113,14 @@ describe('compose.yaml', () => {
             CONTROL_PLANE_CA: secretOf(env.CONTROL_PLANE_CA!),
             CONTROL_PLANE_CERT: secretOf(env.CONTROL_PLANE_CERT!),
             CONTROL_PLANE_KEY: secretOf(env.CONTROL_PLANE_KEY!),
+            // the revocation list the command writes beside the CA, which `revoke` rewrites in place
+            CONTROL_PLANE_CRL: secretOf(env.CONTROL_PLANE_CRL!),
           };
-          // the role's own start-up check: the CA signed it, the key fits, the role is its own
-          expect(roleControlPlane(loadConfig(files), kind).self?.role, name).to.equal(kind);
+          // the role's own start-up check: the key is private, the CA signed the certificate and
+          // its revocation list, the key fits, the role is its own
+          const plane = await roleControlPlane(loadConfig(files), kind);
+          plane.close();
+          expect(plane.self?.role, name).to.equal(kind);
         }
     } finally {
       rmSync(dir, { recursive: true, force: true });
