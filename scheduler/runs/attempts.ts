@@ -141,6 +141,13 @@ export interface EndWithoutActor {
   overrideStop?: boolean;
   /** The shard driver's engine: nothing is written unless it still holds the attempt. */
   owner?: string;
+  /**
+   * Called with what the attempt is known to have spent (USD, {@link knownSpend}) before
+   * it is written ended: the shard driver records that spend in the run's spend record
+   * first, so the run's budget never sees the dollars neither reserved nor spent
+   * (run-budget.ts). Called again should a write race force another round.
+   */
+  beforeEnd?: (spentUsd: number) => Promise<void>;
 }
 
 /**
@@ -209,6 +216,7 @@ export async function endWithoutActor(
         ended_at: now,
         turn: null,
       };
+    if (end.beforeEnd) await end.beforeEnd(totalCost(spent));
     const where = full ? { status: full.status, state_rev: full.state_rev ?? null } : undefined;
     if (full && !(await store.update(Collections.episodes, ep._id, patch, where))) continue;
     return store.update<RunEpisodeDoc>(

@@ -17,6 +17,8 @@ export interface FailOptions {
   workerLost?: boolean;
   /** The shard driver's engine (the fence of every write). */
   owner?: string;
+  /** What the attempt is known to have spent, before it is written ended (EndWithoutActor.beforeEnd). */
+  beforeEnd?: (spentUsd: number) => Promise<void>;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function failAndRequeue(
     world: rw.world,
     overrideStop: opts.overrideStop,
     owner: opts.owner,
+    beforeEnd: opts.beforeEnd,
   });
   if (!ended) return null;
   await announceEnd(deps, ended, why);

@@ -33,7 +33,8 @@ export interface BudgetRound {
  * (`reserved_usd`), and that share is the attempt's `max_episode_cost_usd`: the actor ends
  * it (`budget`) once its spend reaches the share, so an episode overshoots its share by at
  * most the model call that crossed it. What is committed is what ended attempts spent (the
- * shards' spend, `recordShardSpend`) plus what running attempts reserved (the attempts in
+ * shards' spend, `recordShardSpend`: attempts ended without their actor, lost with their
+ * worker, included) plus what running attempts reserved (the attempts in
  * the store); budget - committed is what the next round may reserve. A round holds the lease
  * `run-budget:<run>` from that count until its placements are recorded `running`, so two
  * shards (or two schedulers) never reserve the same dollars.
@@ -112,11 +113,12 @@ export class RunBudget {
   }
 
   /**
-   * Records what the shard `shardId` has spent in all (its checkpoint's `spent_usd`) in the
-   * run's spend record (Collections.runSpend, `_id` = run id, one field per shard). The shard
-   * driver calls it before it saves the figure in its checkpoint and before the attempt that
-   * spent it stops counting as running, so `committed` never sees dollars neither reserved
-   * nor spent. Each shard writes only its own field, so shards never overwrite each other.
+   * Records what the shard `shardId` has spent in all in the run's spend record
+   * (Collections.runSpend, `_id` = run id, one field per shard): the `cost_usd` of its ended
+   * attempts, however they ended (shard-spend.ts). The shard driver calls it before the
+   * attempt that spent it stops counting as running, so `committed` never sees dollars
+   * neither reserved nor spent, and again with the figure made from the records once it
+   * has. Each shard writes only its own field, so shards never overwrite each other.
    * Nothing is written for a run without a budget (nothing reads it).
    */
   async recordShardSpend(shardId: string, usd: number): Promise<void> {

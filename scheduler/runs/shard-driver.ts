@@ -11,6 +11,7 @@ import { Placement } from './placement.js';
 import { RunBudget } from './run-budget.js';
 import type { RunWorld } from './run-world.js';
 import { checkAllRan, latestBySlot, shardAttempts, takeOver } from './shard-attempts.js';
+import { ShardSpend } from './shard-spend.js';
 import { tallyRun } from './summary-tally.js';
 import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
 import type { RunEpisodeDoc } from './types.js';
@@ -46,7 +47,8 @@ const REATTACH_DELAY_MS = 250;
  *
  * Its parts: attempt-placer.ts places queued attempts, episode-calls.ts holds the calls to
  * the workers, call-failures.ts reads a failed call, worker-probe.ts pings a worker whose
- * call broke, shard-attempts.ts reads the shard's attempts from the store.
+ * call broke, shard-attempts.ts reads the shard's attempts from the store, shard-spend.ts
+ * keeps what they spent.
  */
 export class ShardDriver {
   readonly #ctx: PhaseContext;
@@ -59,7 +61,7 @@ export class ShardDriver {
   readonly #probe: WorkerProbe;
   readonly #needsArchive = new Set<string>();
   #lastWorkerCheck = 0;
-  #spent = 0;
+  readonly #spend: ShardSpend;
   /** Attempts changed since the shard's tally was last saved. */
   #dirty = true;
   /** This scheduler's job engine: the fence of every write to the shard's attempts. */
@@ -83,9 +85,15 @@ export class ShardDriver {
       (address, timeoutMs) => ctx.deps.workers.clients.ping(address, timeoutMs),
       (ms) => ctx.sleep(ms),
     );
-    this.#spent = Number(ctx.checkpoint<{ spent_usd?: number }>().spent_usd ?? 0);
     this.#metrics = schedulerMetrics(ctx.deps);
     this.#budget = new RunBudget(ctx.deps, rw.run);
+    this.#spend = new ShardSpend(
+      ctx.deps.adapters.store,
+      ctx.job._id,
+      this.#budget,
+      Number(ctx.checkpoint<{ spent_usd?: number }>().spent_usd ?? 0),
+      (usd) => ctx.save({ spent_usd: usd }),
+    );
     this.#placer = new AttemptPlacer(ctx.deps, {
       budget: this.#budget,
       projectId: ctx.job.project_id,
@@ -142,10 +150,12 @@ export class ShardDriver {
     }
   }
 
-  /** Rebuilds the shard's state from its attempts in the store. */
+  /** Rebuilds the shard's state, and its spend (shard-spend.ts), from its attempts in the store. */
   async #restore(): Promise<void> {
     const store = this.#ctx.deps.adapters.store;
-    const latest = latestBySlot(await shardAttempts(store, this.#ctx.job._id));
+    const all = await shardAttempts(store, this.#ctx.job._id);
+    await this.#spend.settle(all);
+    const latest = latestBySlot(all);
     for (const found of [...latest.values()].sort((a, b) => a.slot - b.slot)) {
       const ep = await takeOver(store, found, this.#owner);
       if (ep.status === 'queued') this.#pending.push(ep);
@@ -182,27 +192,19 @@ export class ShardDriver {
     if (o.not_started && o.status === 'cancelled') await cancelUnstarted(this.#ctx.deps, ep, this.#owner);
     else if (o.not_started) await this.#requeue(ep, o.environment_error ?? 'the world did not start', true);
     else {
-      // the spend is saved before the attempt stops counting as running, so the run's budget
-      // (run-budget.ts) never sees its dollars neither reserved nor spent
-      const before = this.#spent;
-      if (o.cost_usd > 0) await this.#saveSpent(before + o.cost_usd);
+      // the spend is recorded before the attempt stops counting as running, so the run's
+      // budget (run-budget.ts) never sees its dollars neither reserved nor spent
+      await this.#spend.ahead(o.cost_usd);
       const written = await recordOutcome(this.#ctx.deps.adapters.store, ep, o, this.#owner);
       if (recovered) await announceRecovered(this.#ctx.deps, ep, o);
       if (written) this.#metrics.episodesEnded.inc({ status: o.status });
       if (!written) {
-        if (o.cost_usd > 0) await this.#saveSpent(before);
+        if (o.cost_usd > 0) await this.#spend.settle();
         this.#ctx.deps.logger.debug({ episode: ep._id }, 'outcome not recorded: the attempt ended already or moved');
         return;
       }
     }
     this.#dirty = true;
-  }
-
-  /** Saves what the shard spent in all: in the run's spend record (the budget reads it), then in its checkpoint. */
-  async #saveSpent(usd: number): Promise<void> {
-    this.#spent = Math.round(usd * 1e6) / 1e6;
-    await this.#budget.recordShardSpend(this.#ctx.job._id, this.#spent);
-    await this.#ctx.save({ spent_usd: this.#spent });
   }
 
   /** An `episode.run` or `episode.await` call failed: capacity, a missing source, or the worker (call-failures.ts). */
@@ -279,6 +281,7 @@ export class ShardDriver {
   /**
    * Ends `ep` (environment error) when `fail`, and queues the slot's next attempt when it has
    * one left. When the actor had ended the episode itself meanwhile, its ending is recorded.
+   * Either way its spend counts in the shard's (shard-spend.ts) before it stops counting as running.
    */
   async #requeue(
     ep: RunEpisodeDoc,
@@ -286,14 +289,19 @@ export class ShardDriver {
     fail: boolean,
     opts: { overrideStop?: boolean; workerLost?: boolean } = {},
   ): Promise<void> {
+    const beforeEnd = (usd: number) => this.#spend.ahead(usd);
     const next = fail
-      ? await failAndRequeue(this.#ctx.deps, this.#rw, ep, why, { ...opts, owner: this.#owner })
+      ? await failAndRequeue(this.#ctx.deps, this.#rw, ep, why, { ...opts, owner: this.#owner, beforeEnd })
       : await nextAttempt(this.#ctx.deps, this.#rw, ep, { owner: this.#owner });
     if (next) this.#pending.push(next);
     else if (fail) {
       const recorded = await outcomeFromRecord(this.#ctx.deps, ep);
-      if (recorded && (await recordOutcome(this.#ctx.deps.adapters.store, ep, recorded, this.#owner)))
-        await announceRecovered(this.#ctx.deps, ep, recorded);
+      const store = this.#ctx.deps.adapters.store;
+      if (recorded && (await store.get<RunEpisodeDoc>(Collections.runEpisodes, ep._id))?.status === 'running') {
+        await this.#spend.ahead(recorded.cost_usd);
+        if (await recordOutcome(store, ep, recorded, this.#owner))
+          await announceRecovered(this.#ctx.deps, ep, recorded);
+      }
     }
     this.#dirty = true;
   }
@@ -354,13 +362,16 @@ export class ShardDriver {
 
   /**
    * Saves the tally of the shard's attempts in its checkpoint when they changed: the sums the
-   * coordinator adds into the run's stored summary (summary-tally.ts). A shard holds at most
-   * SHARD_SIZE slots, so this costs the same in a run of any size.
+   * coordinator adds into the run's stored summary (summary-tally.ts), and the shard's spend
+   * made from the same records (shard-spend.ts), so the run's `spent_usd` and its summary's
+   * `cost_usd` count the same attempts. A shard holds at most SHARD_SIZE slots, so this
+   * costs the same in a run of any size.
    */
   async #saveTally(): Promise<void> {
     if (!this.#dirty) return;
     this.#dirty = false;
     const all = await shardAttempts(this.#ctx.deps.adapters.store, this.#ctx.job._id);
+    await this.#spend.settle(all);
     await this.#ctx.save({ tally: tallyRun(all) });
   }
 
