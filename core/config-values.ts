@@ -27,6 +27,17 @@ export function int(env: Env, name: string, fallback: number, min: number, max: 
   return n;
 }
 
+/** CONTROL_PLANE_WORKER_IDS: whether the shared `worker` certificate may register (`shared`) or not. */
+export function workerIds(env: Env): 'shared' | 'per-certificate' {
+  const raw = (env.CONTROL_PLANE_WORKER_IDS ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'shared') return 'shared';
+  if (raw === 'per-certificate') return 'per-certificate';
+  throw new ServiceError(
+    'bad_request',
+    `CONTROL_PLANE_WORKER_IDS must be shared or per-certificate, got "${env.CONTROL_PLANE_WORKER_IDS}"`,
+  );
+}
+
 export function flag(env: Env, name: string): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase();
   if (raw === '' || ['0', 'false', 'no'].includes(raw)) return false;

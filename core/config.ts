@@ -10,6 +10,7 @@ import {
   trustedProxies,
   url,
   webUrl,
+  workerIds,
   type Env,
 } from './config-values.js';
 import { parseCredentialVars } from './credential-vars.js';
@@ -125,6 +126,13 @@ export interface Config {
    * or dials is loopback; for development only.
    */
   readonly controlPlaneInsecure: boolean;
+  /**
+   * CONTROL_PLANE_WORKER_IDS (shared): on a scheduler, `per-certificate` refuses workers
+   * presenting the shared `worker` certificate, which binds no id (any holder may register
+   * as any id and serve any advertised address); only certificates issued per worker id
+   * (`crucible admin certs --roles worker:<id>`) register. `shared` accepts both.
+   */
+  readonly controlPlaneWorkerIds: 'shared' | 'per-certificate';
   /**
    * OPS_PORT (unset: no listener): the port of the small HTTP listener of a scheduler or
    * world-worker role with `/metrics`, `/healthz` and `/readyz` (docs/operations.md); 0
@@ -255,6 +263,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerHost: env.WORKER_HOST?.trim() || '127.0.0.1',
     controlPlane: controlPlaneFiles(env),
     controlPlaneInsecure: flag(env, 'CONTROL_PLANE_INSECURE'),
+    controlPlaneWorkerIds: workerIds(env),
     workerAdvertiseHost: env.WORKER_ADVERTISE_HOST?.trim() || '127.0.0.1',
     opsPort: env.OPS_PORT?.trim() ? int(env, 'OPS_PORT', 0, 0, 65535) : null,
     opsHost: env.OPS_HOST?.trim() || '127.0.0.1',

@@ -73,6 +73,14 @@ export function peerOf(
   return { role: role as ControlPlaneRole, name: one(subject?.CN) ?? role };
 }
 
+/** The id a server must have been issued its certificate for ({@link ControlPlane.channelCredentials}). */
+export interface ExpectedPeer {
+  /** The id (certificate CN), e.g. the worker id a registration named. */
+  name: string;
+  /** Told the reason when the server presents another id's certificate. */
+  onMismatch?: (reason: string) => void;
+}
+
 /** What {@link ControlPlane.mutualTls} takes besides the certificates. */
 export interface ControlPlaneOptions {
   /** The revocation list (CONTROL_PLANE_CRL); none: only expiry ends a certificate. */
@@ -95,6 +103,8 @@ export class ControlPlane {
   readonly #pems: { ca: Buffer; cert: Buffer; key: Buffer } | null;
   readonly #revocations: ControlPlaneRevocations | null;
   readonly #logger: Logger | null;
+  /** Whether the shared-certificate note ({@link channelCredentials}) was logged. */
+  #sharedNoted = false;
   /** The role this process's certificate names; null when insecure. */
   readonly self: ControlPlanePeer | null;
 
@@ -180,8 +190,14 @@ export class ControlPlane {
     );
   }
 
-  /** Client side: present this role's certificate; accept only a server of `serverRole`. */
-  channelCredentials(serverRole: ControlPlaneRole): grpc.ChannelCredentials {
+  /**
+   * Client side: present this role's certificate; accept only a server of `serverRole`.
+   * With `expect`, also only a server whose certificate was issued for `expect.name` (a
+   * worker's id): a certificate of another id is refused (logged, `expect.onMismatch`
+   * told). A certificate named just for its role (the shared `worker` one) binds no id and
+   * passes; that the binding is then unavailable is logged once.
+   */
+  channelCredentials(serverRole: ControlPlaneRole, expect?: ExpectedPeer): grpc.ChannelCredentials {
     if (!this.#pems) return grpc.credentials.createInsecure();
     return grpc.credentials.createSsl(this.#pems.ca, this.#pems.key, this.#pems.cert, {
       // the CA is the installation's own: the role in the certificate is the identity, not the host name
@@ -191,6 +207,21 @@ export class ControlPlane {
           return new Error(
             `the control-plane peer is not a ${serverRole} (its certificate names ${peer?.role ?? 'no role'})`,
           );
+        if (expect && peer.name === peer.role && !this.#sharedNoted) {
+          this.#sharedNoted = true;
+          this.#logger?.info(
+            { role: serverRole, expected: expect.name },
+            `this ${serverRole} presents the shared "${serverRole}" certificate, which names no id: that its address ` +
+              'belongs to the id it registered as cannot be checked (issue one certificate per id: docs/security.md)',
+          );
+        } else if (expect && peer.name !== peer.role && peer.name !== expect.name) {
+          const reason =
+            `the ${serverRole} at this address presents the certificate of ${peer.name}, not of ${expect.name} ` +
+            `(the id it registered as): refused`;
+          this.#logger?.warn({ role: serverRole, expected: expect.name, presented: peer.name }, reason);
+          expect.onMismatch?.(reason);
+          return new Error(reason);
+        }
         const revoked = this.#revoked(cert, peer, `connect to a ${serverRole}`);
         return revoked
           ? new Error(

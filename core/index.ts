@@ -12,7 +12,13 @@ export {
 } from './credential-vars.js';
 export { CONTROL_PLANE_ROLES, ControlPlane, serialKey } from './control-plane.js';
 export { isLoopback, roleControlPlane } from './control-plane-role.js';
-export type { ControlPlanePeer, ControlPlanePems, ControlPlaneRole, RevokedCertificate } from './control-plane.js';
+export type {
+  ControlPlanePeer,
+  ControlPlanePems,
+  ExpectedPeer,
+  ControlPlaneRole,
+  RevokedCertificate,
+} from './control-plane.js';
 /** Certificate issuing (@peculiar/x509), loaded only by what issues: `crucible start`, `crucible admin certs`. */
 export const controlPlaneCerts = () => import('./control-plane-certs.js');
 /** Revocation lists (@peculiar/x509), loaded only by `crucible admin certs revoke` and roles given one. */

@@ -34,9 +34,16 @@ function toPrincipal(p: DispatchRequest__Output['principal']): Principal | null 
 /**
  * A worker certificate issued for one worker (`crucible admin certs --roles worker:<id>`,
  * CN `<id>`) registers that id only; one named just `worker` is shared by several workers
- * and binds no id.
+ * and binds no id, refused outright with CONTROL_PLANE_WORKER_IDS=per-certificate.
  */
-function bindWorker(peer: ControlPlanePeer | null, info: WorkerInfo__Output): void {
+function bindWorker(peer: ControlPlanePeer | null, info: WorkerInfo__Output, ids: 'shared' | 'per-certificate'): void {
+  if (peer && peer.name === peer.role && ids === 'per-certificate')
+    throw new ServiceError(
+      'forbidden',
+      `the shared "${peer.role}" certificate binds no worker id and this scheduler accepts only certificates issued ` +
+        `per worker id (CONTROL_PLANE_WORKER_IDS=per-certificate): issue ${info.id || 'the worker'} its own with ` +
+        `\`crucible admin certs --roles worker:${info.id || '<id>'}\``,
+    );
   if (peer && peer.name !== peer.role && info.id !== peer.name)
     throw new ServiceError('forbidden', `the certificate of worker ${peer.name} may not register as ${info.id}`);
 }
@@ -101,8 +108,35 @@ export class SchedulerService {
     };
   }
 
-  async register(info: WorkerInfo__Output): Promise<RegisterWorkerResponse> {
-    await this.#deps.workers.upsert({ ...info, last_seen_ms: String(Date.now()) });
+  /**
+   * A worker registers (`first`) or heartbeats: refused while another incarnation holds its
+   * id (WorkerRegistry.claim). On registration, with certificates, the advertised address
+   * must answer with a certificate of the id registered (or the shared one, which names
+   * none): a worker may not advertise another worker's address.
+   */
+  async register(info: WorkerInfo__Output, first = false): Promise<RegisterWorkerResponse> {
+    const workers = this.#deps.workers;
+    if (first && info.id && info.address) {
+      const mismatch = await workers.clients.identityMismatch(info.address, info.id);
+      if (mismatch) {
+        this.#deps.logger.warn(
+          { worker: info.id, address: info.address, reason: mismatch },
+          'refused a worker registering an address served by another worker',
+        );
+        throw new ServiceError(
+          'forbidden',
+          `world-worker ${info.id} may not register address ${info.address}: ${mismatch}`,
+        );
+      }
+    }
+    await workers.claim(info);
+    await workers.upsert({ ...info, last_seen_ms: String(Date.now()) });
+    return { heartbeat_interval_ms: String(HEARTBEAT_INTERVAL_MS) };
+  }
+
+  /** A worker shut down: its id is free for its next process at once. */
+  async deregister(info: WorkerInfo__Output): Promise<RegisterWorkerResponse> {
+    await this.#deps.workers.deregister(info);
     return { heartbeat_interval_ms: String(HEARTBEAT_INTERVAL_MS) };
   }
 
@@ -114,6 +148,7 @@ export class SchedulerService {
    */
   addToServer(server: grpc.Server, controlPlane: ControlPlane): void {
     const proto = schedulerProto();
+    const ids = this.#deps.config.controlPlaneWorkerIds;
     server.addService(proto.crucible.v1.Scheduler.service, {
       Dispatch: handleUnary(async (req: DispatchRequest__Output, call) => {
         controlPlane.authorize(call, ['gateway'], 'Dispatch');
@@ -124,12 +159,16 @@ export class SchedulerService {
         return this.health();
       }),
       RegisterWorker: handleUnary(async (req: WorkerInfo__Output, call) => {
-        bindWorker(controlPlane.authorize(call, ['worker'], 'RegisterWorker'), req);
-        return this.register(req);
+        bindWorker(controlPlane.authorize(call, ['worker'], 'RegisterWorker'), req, ids);
+        return this.register(req, true);
       }),
       Heartbeat: handleUnary(async (req: WorkerInfo__Output, call) => {
-        bindWorker(controlPlane.authorize(call, ['worker'], 'Heartbeat'), req);
+        bindWorker(controlPlane.authorize(call, ['worker'], 'Heartbeat'), req, ids);
         return this.register(req);
+      }),
+      DeregisterWorker: handleUnary(async (req: WorkerInfo__Output, call) => {
+        bindWorker(controlPlane.authorize(call, ['worker'], 'DeregisterWorker'), req, ids);
+        return this.deregister(req);
       }),
     });
   }

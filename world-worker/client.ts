@@ -1,5 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
-import { ControlPlane, peerChannelOptions, unary, workerProto } from '../core/index.js';
+import { ControlPlane, peerChannelOptions, unary, workerProto, type ExpectedPeer } from '../core/index.js';
 import type { PingResponse__Output } from '../proto/index.js';
 import type { WorkRequest } from '../proto/index.js';
 import type { WorkResponse__Output } from '../proto/index.js';
@@ -23,9 +23,12 @@ export interface HostedEpisode {
  * a worker of this same process is called directly instead of over loopback gRPC.
  */
 export class WorldWorkerClients {
-  readonly #clients = new Map<string, { client: WorldWorkerClient; incarnation: string }>();
+  /** `address\nworker id` -> its client; the id is '' where none is known (no check). */
+  readonly #clients = new Map<string, WorldWorkerClient>();
   /** The incarnation each address was last registered with. */
   readonly #incarnations = new Map<string, string>();
+  /** The worker id each address was last registered (or an episode placed) under. */
+  readonly #ids = new Map<string, string>();
   readonly #proto = workerProto();
   readonly #local: LocalWorkers | null;
   readonly #controlPlane: ControlPlane;
@@ -45,7 +48,7 @@ export class WorldWorkerClients {
   }
 
   #dropClients(): void {
-    for (const c of this.#clients.values()) c.client.close();
+    for (const c of this.#clients.values()) c.close();
     this.#clients.clear();
   }
 
@@ -55,34 +58,69 @@ export class WorldWorkerClients {
    * the old connection may still be backing off from the dead process and would fail calls
    * to the new one for seconds.
    */
-  registered(address: string, incarnation: string): void {
+  registered(address: string, incarnation: string, workerId?: string): void {
+    if ((this.#incarnations.get(address) ?? '') !== incarnation)
+      // the connections of every id at this address were to the previous process
+      for (const [key, c] of this.#clients)
+        if (key.startsWith(`${address}\n`)) {
+          c.close();
+          this.#clients.delete(key);
+        }
     this.#incarnations.set(address, incarnation);
+    if (workerId) this.#ids.set(address, workerId);
   }
 
-  /** The gRPC client of the worker at `address`, made once per incarnation of the worker. */
-  client(address: string): WorldWorkerClient {
-    const incarnation = this.#incarnations.get(address) ?? '';
-    let c = this.#clients.get(address);
-    if (c && c.incarnation !== incarnation) {
-      c.client.close();
-      c = undefined;
-    }
+  /**
+   * The gRPC client of the worker at `address`, made once per incarnation of the worker.
+   * With certificates issued per worker id, it talks only to a server whose certificate
+   * names the id registered at `address` (ControlPlane.channelCredentials): a worker that
+   * advertised another's address, or a stale address now served by another worker, fails
+   * its calls as unreachable and is passed over.
+   */
+  client(address: string, workerId?: string): WorldWorkerClient {
+    const id = workerId ?? this.#ids.get(address) ?? '';
+    // one connection per address and id: two records claiming one address are checked apart
+    const key = `${address}\n${id}`;
+    let c = this.#clients.get(key);
     if (!c) {
-      c = {
-        client: new this.#proto.crucible.v1.WorldWorker(
-          address,
-          this.#controlPlane.channelCredentials('worker'),
-          this.#controlPlane.channelOptions('worker', peerChannelOptions),
-        ),
-        incarnation,
-      };
-      this.#clients.set(address, c);
+      c = this.#connect(address, id ? { name: id } : undefined);
+      this.#clients.set(key, c);
     }
-    return c.client;
+    return c;
   }
 
-  ping(address: string, timeoutMs: number): Promise<PingResponse__Output> {
-    const c = this.client(address);
+  #connect(address: string, expect?: ExpectedPeer): WorldWorkerClient {
+    return new this.#proto.crucible.v1.WorldWorker(
+      address,
+      this.#controlPlane.channelCredentials('worker', expect),
+      this.#controlPlane.channelOptions('worker', peerChannelOptions),
+    );
+  }
+
+  /**
+   * Whether the server at `address` was issued its certificate for worker `workerId`: null
+   * when it was, when its certificate is the shared one (which binds no id), when there are
+   * no certificates, or when it cannot be reached (later calls check again); else the
+   * reason it is refused. Uses a connection of its own, so the kept one of the worker that
+   * really serves `address` is left alone.
+   */
+  async identityMismatch(address: string, workerId: string, timeoutMs = 3_000): Promise<string | null> {
+    if (!this.#controlPlane.secure) return null;
+    let reason: string | null = null;
+    const c = this.#connect(address, { name: workerId, onMismatch: (r) => (reason = r) });
+    try {
+      await unary<object, PingResponse__Output>(c.Ping, c, {}, timeoutMs);
+    } catch {
+      // unreachable or refused: `reason` tells which
+    } finally {
+      c.close();
+    }
+    return reason;
+  }
+
+  /** Pings the worker at `address`; with `workerId`, only a server holding that id's certificate answers. */
+  ping(address: string, timeoutMs: number, workerId?: string): Promise<PingResponse__Output> {
+    const c = this.client(address, workerId);
     return unary<object, PingResponse__Output>(c.Ping, c, {}, timeoutMs);
   }
 
@@ -119,6 +157,7 @@ export class WorldWorkerClients {
     payload: Omit<WorkPayload<K>, 'episode_id'>,
   ): Promise<WorkAnswer<K> | null> {
     if (!ep.worker_address) return null;
+    if (ep.worker_id) this.#ids.set(ep.worker_address, ep.worker_id);
     try {
       return await this.execute(
         ep.worker_address,

@@ -33,11 +33,16 @@ export interface RunningWorker {
 }
 
 /**
- * Starts a world-worker: reaps the sandboxes a killed predecessor on the same data folder
- * left behind, starts its gRPC server, then registers with a scheduler and heartbeats to
- * every scheduler of `schedulerAddr` (SchedulerLink). A failed heartbeat is logged and
- * retried; the schedulers treat a silent worker as lost. Episode actors save to the document store and append to the event log: they use
- * `adapters` when given (the embedded shape shares the scheduler's), else open their own.
+ * Starts a world-worker: starts its gRPC server, registers with a scheduler and heartbeats
+ * to every scheduler of `schedulerAddr` (SchedulerLink), and only once registered reaps the
+ * sandboxes a killed predecessor left behind (work waits for that): a second process
+ * started with a WORKER_ID that is live elsewhere is refused registration and so never
+ * removes the live one's containers. A refused start retries until its predecessor is
+ * declared lost (a crash restart comes back by itself), then throws. A failed heartbeat is
+ * logged and retried; the schedulers treat a silent worker as lost. On close the worker
+ * deregisters after its sandboxes stopped, so its next process registers at once. Episode
+ * actors save to the document store and append to the event log: they use `adapters` when
+ * given (the embedded shape shares the scheduler's), else open their own.
  */
 export async function startWorker(opts: {
   config: Config;
@@ -58,10 +63,10 @@ export async function startWorker(opts: {
   const incarnation = newId('inc');
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
   const server = new grpc.Server(channelOptions);
-  // one driver for builds and episodes; what a killed run of this worker left goes first
+  // one driver for builds and episodes; what a killed run of this worker left is reaped once registered
   const sandboxes = chooseSandboxes(opts.config);
-  const reaped = await sandboxes.reap();
-  if (reaped > 0) logger.warn({ reaped }, 'removed sandboxes a previous run of this worker left behind');
+  let reaped!: () => void;
+  service.holdWorkUntil(new Promise<void>((r) => (reaped = r)));
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
   const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes, store: adapters.store });
   const metrics = new RoleMetrics('worker', { processMetrics: !opts.adapters });
@@ -92,8 +97,26 @@ export async function startWorker(opts: {
 
   const info = (): WorkerInfo => ({ id, address, capacity: service.capacity, active: service.active, incarnation });
   const link = new SchedulerLink(opts.schedulerAddr, info, logger, opts.controlPlane);
-  await link.register(opts.registerAttempts!);
+  try {
+    await link.register(opts.registerAttempts!);
+  } catch (err) {
+    link.close();
+    await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    opts.local?.leave(address, service);
+    await buildWork.close();
+    if (!opts.adapters) await adapters.close();
+    throw err;
+  }
   logger.info({ address, scheduler: opts.schedulerAddr }, 'world-worker registered');
+  // only now is the id this process's: leftovers labelled with it are a dead predecessor's
+  try {
+    const count = await sandboxes.reap();
+    if (count > 0) logger.warn({ reaped: count }, 'removed sandboxes a previous run of this worker left behind');
+  } catch (err) {
+    logger.error({ err }, 'could not remove the sandboxes a previous run of this worker left behind');
+  } finally {
+    reaped();
+  }
 
   return {
     id,
@@ -108,10 +131,13 @@ export async function startWorker(opts: {
     async close() {
       leaving = true;
       opts.local?.leave(address, service);
-      link.close();
+      link.stopHeartbeats();
       await episodes.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await buildWork.close();
+      // its sandboxes are stopped: the id is free for the next process
+      await link.deregister();
+      link.close();
       if (!opts.adapters) await adapters.close();
     },
   };

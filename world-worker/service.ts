@@ -19,6 +19,8 @@ export class WorldWorkerService {
   /** Kind -> handler; `register` keeps each handler's payload and answer matched to its kind. */
   readonly #handlers = new Map<string, (payload: unknown) => Promise<unknown>>();
   #active = 0;
+  /** Work waits for this (start-up cleanup after registration); Ping does not. */
+  #ready: Promise<unknown> = Promise.resolve();
 
   constructor(id: string, capacity: number) {
     this.#id = id;
@@ -35,6 +37,11 @@ export class WorldWorkerService {
 
   get capacity(): number {
     return this.#capacity;
+  }
+
+  /** Holds work back until `until` settles: what a start must finish before it takes work. */
+  holdWorkUntil(until: Promise<unknown>): void {
+    this.#ready = until.catch(() => undefined);
   }
 
   register<K extends WorkKind>(kind: K, handler: WorkHandler<K>): void {
@@ -63,6 +70,7 @@ export class WorldWorkerService {
       throw new ServiceError('not_implemented', `world-worker ${this.#id} has no handler for work of kind "${kind}"`);
     this.#active++;
     try {
+      await this.#ready;
       return await handler(payload);
     } finally {
       this.#active--;

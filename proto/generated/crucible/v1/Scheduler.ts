@@ -10,6 +10,15 @@ import type { RegisterWorkerResponse as _crucible_v1_RegisterWorkerResponse, Reg
 import type { WorkerInfo as _crucible_v1_WorkerInfo, WorkerInfo__Output as _crucible_v1_WorkerInfo__Output } from '../../crucible/v1/WorkerInfo.js';
 
 export interface SchedulerClient extends grpc.Client {
+  DeregisterWorker(argument: _crucible_v1_WorkerInfo, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_crucible_v1_RegisterWorkerResponse__Output>): grpc.ClientUnaryCall;
+  DeregisterWorker(argument: _crucible_v1_WorkerInfo, metadata: grpc.Metadata, callback: grpc.requestCallback<_crucible_v1_RegisterWorkerResponse__Output>): grpc.ClientUnaryCall;
+  DeregisterWorker(argument: _crucible_v1_WorkerInfo, options: grpc.CallOptions, callback: grpc.requestCallback<_crucible_v1_RegisterWorkerResponse__Output>): grpc.ClientUnaryCall;
+  DeregisterWorker(argument: _crucible_v1_WorkerInfo, callback: grpc.requestCallback<_crucible_v1_RegisterWorkerResponse__Output>): grpc.ClientUnaryCall;
+  deregisterWorker(argument: _crucible_v1_WorkerInfo, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_crucible_v1_RegisterWorkerResponse__Output>): grpc.ClientUnaryCall;
+  deregisterWorker(argument: _crucible_v1_WorkerInfo, metadata: grpc.Metadata, callback: grpc.requestCallback<_crucible_v1_RegisterWorkerResponse__Output>): grpc.ClientUnaryCall;
+  deregisterWorker(argument: _crucible_v1_WorkerInfo, options: grpc.CallOptions, callback: grpc.requestCallback<_crucible_v1_RegisterWorkerResponse__Output>): grpc.ClientUnaryCall;
+  deregisterWorker(argument: _crucible_v1_WorkerInfo, callback: grpc.requestCallback<_crucible_v1_RegisterWorkerResponse__Output>): grpc.ClientUnaryCall;
+  
   Dispatch(argument: _crucible_v1_DispatchRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_crucible_v1_DispatchResponse__Output>): grpc.ClientUnaryCall;
   Dispatch(argument: _crucible_v1_DispatchRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_crucible_v1_DispatchResponse__Output>): grpc.ClientUnaryCall;
   Dispatch(argument: _crucible_v1_DispatchRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_crucible_v1_DispatchResponse__Output>): grpc.ClientUnaryCall;
@@ -49,6 +58,8 @@ export interface SchedulerClient extends grpc.Client {
 }
 
 export interface SchedulerHandlers extends grpc.UntypedServiceImplementation {
+  DeregisterWorker: grpc.handleUnaryCall<_crucible_v1_WorkerInfo__Output, _crucible_v1_RegisterWorkerResponse>;
+  
   Dispatch: grpc.handleUnaryCall<_crucible_v1_DispatchRequest__Output, _crucible_v1_DispatchResponse>;
   
   Health: grpc.handleUnaryCall<_crucible_v1_HealthRequest__Output, _crucible_v1_HealthResponse>;
@@ -60,6 +71,7 @@ export interface SchedulerHandlers extends grpc.UntypedServiceImplementation {
 }
 
 export interface SchedulerDefinition extends grpc.ServiceDefinition {
+  DeregisterWorker: MethodDefinition<_crucible_v1_WorkerInfo, _crucible_v1_RegisterWorkerResponse, _crucible_v1_WorkerInfo__Output, _crucible_v1_RegisterWorkerResponse__Output>
   Dispatch: MethodDefinition<_crucible_v1_DispatchRequest, _crucible_v1_DispatchResponse, _crucible_v1_DispatchRequest__Output, _crucible_v1_DispatchResponse__Output>
   Health: MethodDefinition<_crucible_v1_HealthRequest, _crucible_v1_HealthResponse, _crucible_v1_HealthRequest__Output, _crucible_v1_HealthResponse__Output>
   Heartbeat: MethodDefinition<_crucible_v1_WorkerInfo, _crucible_v1_RegisterWorkerResponse, _crucible_v1_WorkerInfo__Output, _crucible_v1_RegisterWorkerResponse__Output>
