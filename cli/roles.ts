@@ -1,5 +1,5 @@
 import { ControlPlane, RoleMetrics, chooseAdapters, controlPlaneCerts, createLogger } from '../core/index.js';
-import { roleControlPlane, startOpsServer, type OpsEndpoints } from '../core/index.js';
+import { grpcMessageLimit, roleControlPlane, startOpsServer, type OpsEndpoints } from '../core/index.js';
 import type { Adapters, Config, ControlPlanePems, ControlPlaneRole, Logger } from '../core/index.js';
 import { startGateway, type RunningGateway } from '../gateway/index.js';
 import { startScheduler, type RunningScheduler } from '../scheduler/index.js';
@@ -28,7 +28,8 @@ export async function startEmbedded(
   certificates?: Record<ControlPlaneRole, ControlPlanePems>,
 ): Promise<EmbeddedService> {
   const pems = certificates ?? (await (await controlPlaneCerts()).ephemeralControlPlane());
-  const plane = (role: keyof typeof pems) => ControlPlane.mutualTls(pems[role], role);
+  const maxMessageBytes = grpcMessageLimit(config);
+  const plane = (role: keyof typeof pems) => ControlPlane.mutualTls(pems[role], role, { maxMessageBytes });
   const adapters = await chooseAdapters(config, logger);
   const scheduler = await startScheduler({ config, adapters, logger, controlPlane: plane('scheduler') });
   const local = new LocalWorkers();

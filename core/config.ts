@@ -147,9 +147,12 @@ export interface Config {
   readonly workerId: string | null;
   /** WORKER_CAPACITY (8): episodes one world-worker runs at once. */
   readonly workerCapacity: number;
-  /** SERVICE_MAX_BODY_BYTES (1048576): largest JSON body accepted (413 beyond). */
+  /** SERVICE_MAX_BODY_BYTES (1048576): largest JSON body accepted (413 beyond); part of the gRPC message limit. */
   readonly maxBodyBytes: number;
-  /** SERVICE_MAX_UPLOAD_BYTES (52428800): largest source archive accepted (413 beyond). */
+  /**
+   * SERVICE_MAX_UPLOAD_BYTES (52428800): largest source archive accepted (413 beyond). The
+   * gRPC message limit of every role follows from it and SERVICE_MAX_BODY_BYTES (core/grpc-limits.ts).
+   */
   readonly maxUploadBytes: number;
   /** SERVICE_EXTERNAL_TURN_TIMEOUT_MS (600000): how long an external turn waits for its action. */
   readonly externalTurnTimeoutMs: number;
@@ -195,6 +198,11 @@ export interface Config {
    */
   readonly trustedProxies: readonly string[];
 }
+
+/** SERVICE_MAX_BODY_BYTES when unset: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** SERVICE_MAX_UPLOAD_BYTES when unset: 50 MiB. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
 export function loadConfig(env: Env = process.env): Config {
   const signup = (env.SERVICE_SIGNUP ?? 'open').trim() || 'open';
@@ -270,8 +278,8 @@ export function loadConfig(env: Env = process.env): Config {
     workerId: env.WORKER_ID?.trim() || null,
     workerCapacity: int(env, 'WORKER_CAPACITY', 8, 1, 10000),
     quietHoursUtc: quietWindow(env.SERVICE_QUIET_HOURS_UTC),
-    maxBodyBytes: int(env, 'SERVICE_MAX_BODY_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    maxUploadBytes: int(env, 'SERVICE_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+    maxBodyBytes: int(env, 'SERVICE_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024, 1024 * 1024 * 1024),
+    maxUploadBytes: int(env, 'SERVICE_MAX_UPLOAD_BYTES', DEFAULT_MAX_UPLOAD_BYTES, 1024, 8 * 1024 * 1024 * 1024),
     externalTurnTimeoutMs: int(env, 'SERVICE_EXTERNAL_TURN_TIMEOUT_MS', 600_000, 10, 24 * 3600_000),
     sseHeartbeatMs: int(env, 'SERVICE_SSE_HEARTBEAT_MS', 15_000, 10, 3600_000),
     defaultModel: env.SERVICE_DEFAULT_MODEL?.trim() || 'builtin:reference',

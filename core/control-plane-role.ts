@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Config } from './config.js';
 import { ControlPlane, type ControlPlaneRevocations, type ControlPlaneRole } from './control-plane.js';
 import { ServiceError } from './errors.js';
+import { grpcMessageLimit } from './grpc-limits.js';
 import type { Logger } from './log.js';
 
 const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1|\[::1\])$/i;
@@ -65,6 +66,7 @@ export async function roleControlPlane(
   options: RoleControlPlaneOptions = {},
 ): Promise<ControlPlane> {
   const files = config.controlPlane;
+  const maxMessageBytes = grpcMessageLimit(config);
   if (files) {
     assertPrivateKeyFile('CONTROL_PLANE_KEY', files.key);
     const pems = {
@@ -82,7 +84,7 @@ export async function roleControlPlane(
       });
     }
     try {
-      return ControlPlane.mutualTls(pems, role, { revocations, logger: options.logger });
+      return ControlPlane.mutualTls(pems, role, { revocations, logger: options.logger, maxMessageBytes });
     } catch (err) {
       revocations?.close();
       throw err;
@@ -108,5 +110,5 @@ export async function roleControlPlane(
       'bad_request',
       `CONTROL_PLANE_INSECURE is for loopback only, but ${outside[0]} is ${outside[1]}: issue certificates with \`crucible admin certs\``,
     );
-  return ControlPlane.insecure();
+  return ControlPlane.insecure({ maxMessageBytes });
 }

@@ -3,6 +3,7 @@ import type { PeerCertificate } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { ServiceError } from './errors.js';
 import type { Logger } from './log.js';
+import { DEFAULT_GRPC_MESSAGE_BYTES, messageLimitOptions } from './grpc-limits.js';
 
 /** The roles of the control plane; a role certificate names one in its subject's OU. */
 export const CONTROL_PLANE_ROLES = ['gateway', 'scheduler', 'worker'] as const;
@@ -87,6 +88,11 @@ export interface ControlPlaneOptions {
   revocations?: ControlPlaneRevocations;
   /** Where refusals of revoked certificates are logged. */
   logger?: Logger;
+  /**
+   * The largest gRPC message this role sends or accepts, on its servers and its channels:
+   * `grpcMessageLimit(config)` (core/grpc-limits.ts). Default: the limit of the default configuration.
+   */
+  maxMessageBytes?: number;
 }
 
 /**
@@ -105,6 +111,8 @@ export class ControlPlane {
   readonly #logger: Logger | null;
   /** Whether the shared-certificate note ({@link channelCredentials}) was logged. */
   #sharedNoted = false;
+  /** The largest gRPC message this role sends or accepts. */
+  readonly maxMessageBytes: number;
   /** The role this process's certificate names; null when insecure. */
   readonly self: ControlPlanePeer | null;
 
@@ -113,11 +121,12 @@ export class ControlPlane {
     this.self = self;
     this.#revocations = options.revocations ?? null;
     this.#logger = options.logger?.child({ component: 'control-plane' }) ?? null;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_GRPC_MESSAGE_BYTES;
   }
 
   /** No TLS, no checks: loopback development only (CONTROL_PLANE_INSECURE). */
-  static insecure(): ControlPlane {
-    return new ControlPlane(null, null);
+  static insecure(options: Pick<ControlPlaneOptions, 'maxMessageBytes'> = {}): ControlPlane {
+    return new ControlPlane(null, null, options);
   }
 
   /**
@@ -257,9 +266,18 @@ export class ControlPlane {
     return revoked;
   }
 
-  /** Channel options for a client of `serverRole`: TLS names the role, never an IP address. */
+  /**
+   * Channel options for a client of `serverRole`: `base`, messages held to
+   * {@link maxMessageBytes}, and TLS that names the role, never an IP address.
+   */
   channelOptions(serverRole: ControlPlaneRole, base: grpc.ChannelOptions): grpc.ChannelOptions {
-    return this.#pems ? { ...base, 'grpc.ssl_target_name_override': roleServerName(serverRole) } : base;
+    const options = { ...base, ...messageLimitOptions(this.maxMessageBytes) };
+    return this.#pems ? { ...options, 'grpc.ssl_target_name_override': roleServerName(serverRole) } : options;
+  }
+
+  /** Options of this role's gRPC servers: messages held to {@link maxMessageBytes}. */
+  serverOptions(): grpc.ServerOptions {
+    return messageLimitOptions(this.maxMessageBytes);
   }
 
   /**

@@ -16,9 +16,6 @@ export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
   oneofs: true,
 };
 
-/** Largest gRPC message: an uploaded source archive travels in one Dispatch. */
-export const MAX_GRPC_MESSAGE_BYTES = 256 * 1024 * 1024;
-
 function protoRoot(): string {
   // Works from both the TypeScript sources and dist/core (proto/*.proto is not compiled).
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -38,11 +35,6 @@ function load<T>(file: string): T {
 export const schedulerProto = (): SchedulerProto => load<SchedulerProto>('crucible/v1/scheduler.proto');
 export const workerProto = (): WorkerProto => load<WorkerProto>('crucible/v1/world_worker.proto');
 
-export const channelOptions: grpc.ChannelOptions = {
-  'grpc.max_receive_message_length': MAX_GRPC_MESSAGE_BYTES,
-  'grpc.max_send_message_length': MAX_GRPC_MESSAGE_BYTES,
-};
-
 /**
  * Channels to world-workers and schedulers: a dropped peer is retried within a second (grpc-js
  * otherwise backs off up to two minutes, so a process restarted at the same address stayed
@@ -51,7 +43,6 @@ export const channelOptions: grpc.ChannelOptions = {
  * noticed by the heartbeat check, not by keepalive pings, which servers refuse when frequent.)
  */
 export const peerChannelOptions: grpc.ChannelOptions = {
-  ...channelOptions,
   'grpc.initial_reconnect_backoff_ms': 100,
   'grpc.min_reconnect_backoff_ms': 100,
   'grpc.max_reconnect_backoff_ms': 1_000,

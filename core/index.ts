@@ -35,7 +35,6 @@ export { ENDED_STATUSES } from './event-types.js';
 export type { EventType } from './event-types.js';
 export {
   bindServer,
-  channelOptions,
   grpc,
   handleUnary,
   neverSent,
@@ -45,6 +44,7 @@ export {
   unary,
   workerProto,
 } from './grpc.js';
+export { MAX_ARTIFACT_BYTES, grpcMessageLimit } from './grpc-limits.js';
 export { newId, nowIso, randomToken } from './ids.js';
 export { takeRateLimit } from './rate-limit.js';
 export { clientAddressKey } from './client-address.js';

@@ -10,6 +10,7 @@ import { compressAnswers } from './compression.js';
 import { consoleHandler } from './console.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument } from './openapi.js';
+import { verifyJsonBounds } from './json-bounds.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
 import { refuseForeignOrigin } from './csrf.js';
 import { bindIdpRequest, secureOver } from './idp-request.js';
@@ -95,7 +96,12 @@ export async function createGatewayApp(opts: {
   app.use(
     '/v1',
     compressAnswers(),
-    express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }),
+    // verifyJsonBounds refuses a body nested too deep or holding too many values before it is parsed
+    express.json({
+      limit: config.maxBodyBytes,
+      type: ['application/json', 'application/*+json'],
+      verify: verifyJsonBounds,
+    }),
     bindIdpRequest,
     apiPipeline({ api, auth, scheduler, config, local, metrics }),
   );

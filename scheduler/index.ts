@@ -1,5 +1,5 @@
 import type { Config, ControlPlane } from '../core/index.js';
-import { bindServer, channelOptions, grpc } from '../core/index.js';
+import { bindServer, grpc } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { accountHandlers, ensureAccountIndexes } from '../accounts/index.js';
@@ -88,7 +88,7 @@ export async function startScheduler(opts: {
   await ensureProfileIndexes(opts.adapters.store);
   await ensureRunIndexes(opts.adapters.store);
   await ensureExportIndexes(opts.adapters.store);
-  const server = new grpc.Server(channelOptions);
+  const server = new grpc.Server(opts.controlPlane.serverOptions());
   new SchedulerService(deps, allHandlers()).addToServer(server, opts.controlPlane);
   const host = opts.host ?? '127.0.0.1';
   const port = await bindServer(server, host, opts.config.schedulerPort, opts.controlPlane);

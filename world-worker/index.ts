@@ -1,5 +1,5 @@
 import type { Config, ControlPlane } from '../core/index.js';
-import { bindServer, channelOptions, grpc } from '../core/index.js';
+import { bindServer, grpc } from '../core/index.js';
 import { newId } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import { chooseAdapters } from '../core/index.js';
@@ -62,7 +62,7 @@ export async function startWorker(opts: {
   // a new value on every start: schedulers drop cached connections to the previous process
   const incarnation = newId('inc');
   const service = new WorldWorkerService(id, opts.config.workerCapacity);
-  const server = new grpc.Server(channelOptions);
+  const server = new grpc.Server(opts.controlPlane.serverOptions());
   // one driver for builds and episodes; what a killed run of this worker left is reaped once registered
   const sandboxes = chooseSandboxes(opts.config);
   let reaped!: () => void;

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { Collections } from '../../core/index.js';
+import { Collections, MAX_ARTIFACT_BYTES } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import type { Doc, DocumentStore } from '../../core/index.js';
 
-/** Largest artifact file kept (64 MiB): the store holds it as base64 chunks, not a file system. */
-export const MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
+// MAX_ARTIFACT_BYTES (64 MiB, core/grpc-limits.ts) is the largest artifact kept: the store holds
+// it as base64 chunks, not a file system, and a download carries it whole in one gRPC message.
 /** Raw bytes per chunk: well under MongoDB's 16 MB document limit once in base64. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 

@@ -15,7 +15,6 @@ export {
   type ArtifactKind,
   type ArtifactStatus,
 } from './types.js';
-export { MAX_ARTIFACT_BYTES } from './blobs.js';
 export { verified, chatOf } from './dataset.js';
 
 /** The job kinds of exports, for `startJobEngine`. */

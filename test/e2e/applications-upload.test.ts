@@ -6,7 +6,15 @@ import { gzipSync } from 'node:zlib';
 import { readCatalogIndex } from '../../catalog/index.js';
 import { Collections } from '../../core/collections.js';
 import { client, startTestService, type TestService } from '../support/service.js';
-import { catalogApp, copyDir, packDir, rawTarGz, uploadSource, type RawEntry } from '../support/sources.js';
+import {
+  catalogApp,
+  copyDir,
+  packDir,
+  rawTarGz,
+  tarGzOfSize,
+  uploadSource,
+  type RawEntry,
+} from '../support/sources.js';
 
 const WORLD = { path: 'world.yaml', body: 'name: x\n' };
 
@@ -120,6 +128,17 @@ describe('applications: source archive upload (multipart part "file", .tar.gz)',
     const other = await t.workspace('Elsewhere');
     const foreign = await uploadSource(t.url, other.key, appId, await packDir(catalogApp('shop-support')));
     expect(foreign.status).to.equal(404);
+  });
+
+  it('an archive at SERVICE_MAX_UPLOAD_BYTES (50 MiB) crosses gateway -> scheduler in one gRPC message', async () => {
+    // the gRPC limit is derived from SERVICE_MAX_UPLOAD_BYTES (core/grpc-limits.ts): the largest upload still fits
+    const archive = tarGzOfSize(t.config.maxUploadBytes);
+    const id = (await admin.post('/v1/applications', { name: 'at-the-limit', source: { kind: 'upload' } })).body.id;
+    const r = await uploadSource(t.url, key, id, archive);
+    expect(r.status, JSON.stringify(r.body)).to.equal(201);
+    expect(r.body.file_count).to.equal(2);
+    const app = await admin.get(`/v1/applications/${id}`);
+    expect(app.body).to.include({ source_uploaded: true, source_digest: r.body.source_digest });
   });
 
   it('413 beyond SERVICE_MAX_UPLOAD_BYTES; 422 without the part', async () => {

@@ -44,6 +44,40 @@ export function rawTarGz(entries: RawEntry[]): Buffer {
   return gzipSync(Buffer.concat(blocks));
 }
 
+/**
+ * A valid .tar.gz (world.yaml and one file of zeros, gzip without compression) whose size is
+ * `bytes` or at most 2 KiB less (a tar entry grows in 512-byte blocks): an upload at the limit.
+ */
+export function tarGzOfSize(bytes: number): Buffer {
+  const entry = (name: string, body: Buffer): Buffer[] => {
+    const header = Buffer.alloc(512);
+    new Header({ path: name, type: 'File', mode: 0o644, size: body.length, mtime: new Date(0), uid: 0, gid: 0 }).encode(
+      header,
+      0,
+    );
+    return [header, body, Buffer.alloc((512 - (body.length % 512)) % 512)];
+  };
+  const pack = (size: number): Buffer =>
+    gzipSync(
+      Buffer.concat([
+        ...entry('world.yaml', Buffer.from('name: at-the-limit\n')),
+        ...entry('padding.bin', Buffer.alloc(size)),
+        Buffer.alloc(1024),
+      ]),
+      { level: 0 },
+    );
+  let size = bytes - 8192;
+  let archive = pack(size);
+  // stored deflate grows with its input; step to the largest size that still fits
+  for (let i = 0; i < 8 && (archive.length > bytes || bytes - archive.length >= 2048); i++) {
+    size += bytes - archive.length - (archive.length > bytes ? 512 : 0);
+    archive = pack(size);
+  }
+  if (archive.length > bytes || bytes - archive.length >= 2048)
+    throw new Error(`no archive of ${bytes} bytes (got ${archive.length})`);
+  return archive;
+}
+
 /** A well-formed .tar.gz of a folder, as a user would make it (`tar czf`), optionally under a top folder. */
 export async function packDir(dir: string, files: string[] = ['.']): Promise<Buffer> {
   const chunks: Buffer[] = [];

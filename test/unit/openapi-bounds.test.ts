@@ -103,6 +103,49 @@ describe('openapi bounds: nothing a request carries is unbounded', () => {
   });
 });
 
+/** Objects of any shape (no `properties`, free keys of any value) among the request bodies. */
+function freeFormPlaces(): string[] {
+  const out: string[] = [];
+  const walk = (schema: unknown, where: string, seen: Set<unknown>): void => {
+    const s = deref(schema) as Schema | undefined;
+    if (!s || typeof s !== 'object' || seen.has(s)) return;
+    seen.add(s);
+    const types = ([] as unknown[]).concat(s.type ?? []);
+    const free = s.additionalProperties;
+    if (
+      types.includes('object') &&
+      !s.properties &&
+      !s.oneOf &&
+      !s.anyOf &&
+      !s.allOf &&
+      (free === undefined || free === true)
+    )
+      out.push(where);
+    for (const [k, v] of Object.entries((s.properties as Schema | undefined) ?? {})) walk(v, `${where}.${k}`, seen);
+    seen.delete(s);
+  };
+  for (const [p, item] of Object.entries(doc.paths as Record<string, Schema>))
+    for (const [method, op] of Object.entries(item)) {
+      const body = deref((op as Schema).requestBody) as Schema | undefined;
+      const media = (body?.content as Record<string, Schema> | undefined)?.['application/json'];
+      if (media) walk(media.schema, `${method.toUpperCase()} ${p}`, new Set());
+    }
+  return out;
+}
+
+describe('openapi bounds: free-form values', () => {
+  it('are the two the document means to leave open, and info x-json-limits bounds their depth and size', () => {
+    // a new free-form field is a decision: add it here once its handler copes with any JSON within the limits
+    expect(freeFormPlaces()).to.deep.equal([
+      'POST /v1/world-versions/{wv_id}/scenarios.scenario',
+      'POST /v1/episodes/{ep_id}/actions.args',
+    ]);
+    const limits = (doc.info as Schema)['x-json-limits'] as Record<string, unknown>;
+    expect(limits.max_depth).to.be.a('number').within(2, 100);
+    expect(limits.max_values).to.be.a('number').within(1, 100_000);
+  });
+});
+
 describe('openapi bounds: free keys', () => {
   it('tool_guidance keys are tool names (x-key-pattern), so `__proto__` or `constructor` cannot be one', () => {
     const schemas = (doc.components as Schema).schemas as Record<string, Schema>;
