@@ -150,8 +150,10 @@ export interface Config {
   /** SERVICE_MAX_BODY_BYTES (1048576): largest JSON body accepted (413 beyond); part of the gRPC message limit. */
   readonly maxBodyBytes: number;
   /**
-   * SERVICE_MAX_UPLOAD_BYTES (52428800): largest source archive accepted (413 beyond). The
-   * gRPC message limit of every role follows from it and SERVICE_MAX_BODY_BYTES (core/grpc-limits.ts).
+   * SERVICE_MAX_UPLOAD_BYTES (52428800, at most 268435456): largest source archive accepted (413
+   * beyond). The gRPC message limit of every role follows from it and SERVICE_MAX_BODY_BYTES
+   * (core/grpc-limits.ts); an archive travels to workers in base64 inside one JSON string, which
+   * V8 caps near 512 MiB, hence the 256 MiB ceiling.
    */
   readonly maxUploadBytes: number;
   /** SERVICE_EXTERNAL_TURN_TIMEOUT_MS (600000): how long an external turn waits for its action. */
@@ -279,7 +281,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerCapacity: int(env, 'WORKER_CAPACITY', 8, 1, 10000),
     quietHoursUtc: quietWindow(env.SERVICE_QUIET_HOURS_UTC),
     maxBodyBytes: int(env, 'SERVICE_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024, 1024 * 1024 * 1024),
-    maxUploadBytes: int(env, 'SERVICE_MAX_UPLOAD_BYTES', DEFAULT_MAX_UPLOAD_BYTES, 1024, 8 * 1024 * 1024 * 1024),
+    maxUploadBytes: int(env, 'SERVICE_MAX_UPLOAD_BYTES', DEFAULT_MAX_UPLOAD_BYTES, 1024, 256 * 1024 * 1024),
     externalTurnTimeoutMs: int(env, 'SERVICE_EXTERNAL_TURN_TIMEOUT_MS', 600_000, 10, 24 * 3600_000),
     sseHeartbeatMs: int(env, 'SERVICE_SSE_HEARTBEAT_MS', 15_000, 10, 3600_000),
     defaultModel: env.SERVICE_DEFAULT_MODEL?.trim() || 'builtin:reference',
