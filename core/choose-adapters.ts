@@ -8,7 +8,7 @@ import { MongoStore } from './adapters/mongo-store.js';
 import { NatsBus } from './adapters/nats-bus.js';
 import { RedisLeases } from './adapters/redis-leases.js';
 import { SqliteStore } from './adapters/sqlite-store.js';
-import { makePrivateDir, touchPrivateFile } from './private-files.js';
+import { makePrivateDir, openToOthers, touchPrivateFile } from './private-files.js';
 
 /** The SQLite file of the embedded shape, inside `SERVICE_DATA_DIR` (unless SERVICE_SQLITE_FILE says otherwise). */
 export const SQLITE_FILE = 'crucible.db';
@@ -40,6 +40,7 @@ export async function chooseAdapters(config: Config, logger?: Logger): Promise<A
       leases: config.redisUrl ? 'redis' : 'memory',
     };
     logger?.info({ engines }, 'adapters chosen');
+    warnIfOpen(config, logger);
     let closing: Promise<void> | undefined;
     return {
       store,
@@ -63,6 +64,17 @@ async function openStore(config: Config): Promise<DocumentStore> {
   // SQLite gives its -wal and -shm files the mode of the database file.
   touchPrivateFile(config.sqliteFile);
   return new SqliteStore(config.sqliteFile);
+}
+
+/** Warns about the data folder or the SQLite file when other users can reach them (they keep their mode). */
+function warnIfOpen(config: Config, logger: Logger | undefined): void {
+  const paths = [config.dataDir, ...(config.mongodbUrl ? [] : [path.dirname(config.sqliteFile), config.sqliteFile])];
+  for (const { path: p, mode } of openToOthers([...new Set(paths)])) {
+    logger?.warn(
+      { path: p, mode },
+      `${p} is open to other users (mode ${mode}); what the service keeps there is its own: run \`chmod go-rwx ${p}\``,
+    );
+  }
 }
 
 /** Closes in reverse order of opening; every one is tried, the first failure is rethrown. */

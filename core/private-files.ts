@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 
 /**
  * Modes for what the service keeps under its data folder (SERVICE_DATA_DIR): only the
@@ -21,4 +21,23 @@ export function makePrivateDir(dir: string): void {
 /** Creates `file` empty with PRIVATE_FILE_MODE when missing; an existing file is left as it is. */
 export function touchPrivateFile(file: string): void {
   closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+}
+
+/**
+ * Of `paths`, those other users may reach (any group or other permission bit), with their
+ * modes: what an install made before the data folder was private, or an operator's chmod,
+ * left open. They keep their mode (the operator may have chosen it); the caller warns.
+ */
+export function openToOthers(paths: readonly string[]): Array<{ path: string; mode: string }> {
+  const open: Array<{ path: string; mode: string }> = [];
+  for (const p of paths) {
+    let mode: number;
+    try {
+      mode = statSync(p).mode & 0o777;
+    } catch {
+      continue; // not there (yet)
+    }
+    if ((mode & 0o077) !== 0) open.push({ path: p, mode: `0${mode.toString(8)}` });
+  }
+  return open;
 }

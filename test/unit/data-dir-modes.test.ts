@@ -5,6 +5,7 @@ import path from 'node:path';
 import { chooseAdapters, SQLITE_FILE } from '../../core/choose-adapters.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
+import { pino } from 'pino';
 import { SourceCache } from '../../world-worker/builds/source-cache.js';
 import { SandboxPidFiles } from '../../world-worker/sandboxes/pid-files.js';
 
@@ -42,6 +43,32 @@ describe('modes under the data folder', () => {
     } finally {
       await adapters.close();
     }
+  });
+
+  it('keeps the mode of a data folder and SQLite file that already exist, and warns when others can reach them', async () => {
+    const dataDir = path.join(dir, 'old-install');
+    mkdirSync(dataDir, { mode: 0o755 });
+    writeFileSync(path.join(dataDir, SQLITE_FILE), '', { mode: 0o644 });
+    const lines: Array<{ level: number; msg: string; path: string }> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const adapters = await chooseAdapters(loadConfig({ SERVICE_DATA_DIR: dataDir }), logger);
+    await adapters.close();
+    expect(octal(modeOf(dataDir))).to.equal('755');
+    expect(lines.map((l) => [l.path, l.msg])).to.deep.equal([
+      [
+        dataDir,
+        `${dataDir} is open to other users (mode 0755); what the service keeps there is its own: run \`chmod go-rwx ${dataDir}\``,
+      ],
+      [
+        path.join(dataDir, SQLITE_FILE),
+        `${path.join(dataDir, SQLITE_FILE)} is open to other users (mode 0644); what the service keeps there is its own: run \`chmod go-rwx ${path.join(dataDir, SQLITE_FILE)}\``,
+      ],
+    ]);
+    // a private install says nothing
+    lines.length = 0;
+    const fresh = await chooseAdapters(loadConfig({ SERVICE_DATA_DIR: path.join(dir, 'new-install') }), logger);
+    await fresh.close();
+    expect(lines).to.deep.equal([]);
   });
 
   it('records sandbox pid files in a 0700 folder, each 0600', () => {
