@@ -85,8 +85,27 @@ export class WorldWorkerClients {
     if (!c) {
       c = this.#connect(address, id ? { name: id } : undefined);
       this.#clients.set(key, c);
+      this.#keepFewAt(address);
     }
     return c;
+  }
+
+  /**
+   * Closes all but the two newest connections to `address`: a gateway learns ids only from
+   * episode records, so a worker restarting at one address under a new id each time would
+   * otherwise leave a connection behind per restart.
+   */
+  #keepFewAt(address: string): void {
+    const at = [...this.#clients.keys()].filter((k) => k.startsWith(`${address}\n`));
+    for (const key of at.slice(0, Math.max(0, at.length - 2))) {
+      this.#clients.get(key)?.close();
+      this.#clients.delete(key);
+    }
+  }
+
+  /** How many connections are kept to `address` (tests). */
+  connectionsAt(address: string): number {
+    return [...this.#clients.keys()].filter((k) => k.startsWith(`${address}\n`)).length;
   }
 
   #connect(address: string, expect?: ExpectedPeer): WorldWorkerClient {
