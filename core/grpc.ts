@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { SchedulerProtoGrpcType as SchedulerProto, WorkerProtoGrpcType as WorkerProto } from '../proto/index.js';
+import type { SchedulerClient } from '../proto/index.js';
 import type { ControlPlane } from './control-plane.js';
 import { fromGrpcError, toGrpcError } from './errors.js';
 
@@ -58,6 +59,19 @@ export function splitTargets(addr: string): string[] {
     .split(',')
     .map((a) => a.trim())
     .filter(Boolean);
+}
+
+/**
+ * One client per scheduler that `addr` names ({@link splitTargets}), with the control plane's
+ * credentials and {@link peerChannelOptions}. Gateways and workers connect this way; they make
+ * their clients anew when the revocation list changes, so a scheduler whose certificate was
+ * revoked is refused at the next call.
+ */
+export function connectSchedulers(addr: string, controlPlane: ControlPlane): SchedulerClient[] {
+  const Scheduler = schedulerProto().crucible.v1.Scheduler;
+  const credentials = controlPlane.channelCredentials('scheduler');
+  const options = controlPlane.channelOptions('scheduler', peerChannelOptions);
+  return splitTargets(addr).map((t) => new Scheduler(t, credentials, options));
 }
 
 /**

@@ -35,6 +35,7 @@ export { ENDED_STATUSES } from './event-types.js';
 export type { EventType } from './event-types.js';
 export {
   bindServer,
+  connectSchedulers,
   grpc,
   handleUnary,
   neverSent,

@@ -1,4 +1,4 @@
-import { grpc, neverSent, peerChannelOptions, schedulerProto, splitTargets, unary } from '../core/index.js';
+import { connectSchedulers, grpc, neverSent, unary } from '../core/index.js';
 import type { ControlPlane } from '../core/index.js';
 import type { DispatchRequest } from '../proto/index.js';
 import type { DispatchResponse__Output } from '../proto/index.js';
@@ -15,16 +15,24 @@ const { TRANSIENT_FAILURE } = grpc.connectivityState;
  * A write whose connection dropped mid-call is not repeated: it may have been carried out.
  */
 export class SchedulerClient {
-  readonly #clients: GrpcSchedulerClient[];
+  #clients: GrpcSchedulerClient[];
   #next = 0;
+  readonly #stopWatching: () => void;
 
-  /** `controlPlane`: the gateway's certificate (the schedulers answer Dispatch to gateways only). */
+  /**
+   * `controlPlane`: the gateway's certificate (the schedulers answer Dispatch to gateways
+   * only). When its revocation list changes, the connections are made anew, so a scheduler
+   * whose certificate was revoked is refused at the next call, not at the next reconnect.
+   */
   constructor(address: string, controlPlane: ControlPlane) {
-    const Scheduler = schedulerProto().crucible.v1.Scheduler;
-    const credentials = controlPlane.channelCredentials('scheduler');
-    const options = controlPlane.channelOptions('scheduler', peerChannelOptions);
-    this.#clients = splitTargets(address).map((t) => new Scheduler(t, credentials, options));
+    const connect = () => connectSchedulers(address, controlPlane);
+    this.#clients = connect();
     if (this.#clients.length === 0) throw new Error('SCHEDULER_ADDR names no scheduler');
+    this.#stopWatching = controlPlane.onRevocationsChange(() => {
+      const old = this.#clients;
+      this.#clients = connect();
+      for (const c of old) c.close();
+    });
   }
 
   /** `idempotent`: a read, safe to repeat on another scheduler when the first died during it. */
@@ -40,6 +48,7 @@ export class SchedulerClient {
   }
 
   close(): void {
+    this.#stopWatching();
     for (const c of this.#clients) c.close();
   }
 

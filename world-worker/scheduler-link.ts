@@ -1,12 +1,4 @@
-import {
-  ServiceError,
-  peerChannelOptions,
-  schedulerProto,
-  splitTargets,
-  unary,
-  type ControlPlane,
-  type Logger,
-} from '../core/index.js';
+import { ServiceError, connectSchedulers, splitTargets, unary, type ControlPlane, type Logger } from '../core/index.js';
 import type { RegisterWorkerResponse__Output, SchedulerClient, WorkerInfo } from '../proto/index.js';
 
 const isConflict = (err: unknown): boolean => err instanceof ServiceError && err.code === 'conflict';
@@ -20,9 +12,10 @@ const isConflict = (err: unknown): boolean => err instanceof ServiceError && err
  */
 export class SchedulerLink {
   readonly #targets: string[];
-  readonly #clients: SchedulerClient[];
+  #clients: SchedulerClient[];
   readonly #info: () => WorkerInfo;
   readonly #logger: Logger;
+  readonly #stopWatching: () => void;
   #timer: NodeJS.Timeout | null = null;
   /** The heartbeat under way, awaited before deregistering so it cannot land after. */
   #beating: Promise<void> = Promise.resolve();
@@ -30,12 +23,15 @@ export class SchedulerLink {
   constructor(addr: string, info: () => WorkerInfo, logger: Logger, controlPlane: ControlPlane) {
     this.#targets = splitTargets(addr);
     if (this.#targets.length === 0) throw new Error('SCHEDULER_ADDR names no scheduler');
-    const Scheduler = schedulerProto().crucible.v1.Scheduler;
-    const credentials = controlPlane.channelCredentials('scheduler');
-    const options = controlPlane.channelOptions('scheduler', peerChannelOptions);
-    this.#clients = this.#targets.map((t) => new Scheduler(t, credentials, options));
+    this.#clients = connectSchedulers(addr, controlPlane);
     this.#info = info;
     this.#logger = logger;
+    // a changed revocation list: new connections, whose handshakes refuse a revoked scheduler
+    this.#stopWatching = controlPlane.onRevocationsChange(() => {
+      const old = this.#clients;
+      this.#clients = connectSchedulers(addr, controlPlane);
+      for (const c of old) c.close();
+    });
   }
 
   get targets(): readonly string[] {
@@ -124,6 +120,7 @@ export class SchedulerLink {
 
   close(): void {
     this.stopHeartbeats();
+    this.#stopWatching();
     for (const c of this.#clients) c.close();
   }
 }

@@ -254,6 +254,33 @@ describe('control plane: revoked certificates and private key files', function (
     }
   });
 
+  it('a gateway connected before the scheduler’s certificate was revoked is refused at its next calls, not at its next reconnect', async () => {
+    const ca = await loadControlPlaneCa(
+      readFileSync(path.join(certs.dir, 'ca.pem'), 'utf8'),
+      readFileSync(path.join(certs.dir, 'ca-key.pem'), 'utf8'),
+    );
+    const schedulerSerial = serialKey(new X509Certificate(certs.pems('scheduler').cert).serialNumber);
+    const list = path.join(dir, 'gateway-later-crl.pem');
+    writeFileSync(list, await issueRevocationList(ca, []));
+    const plane = await roleControlPlane(loadConfig({ ...certs.env('gateway'), CONTROL_PLANE_CRL: list }), 'gateway', {
+      crlReloadMs: 100,
+    });
+    const gatewayClient = new SchedulerClient(scheduler.address, plane);
+    try {
+      expect((await outcome(gatewayClient.health())).code).to.equal('ok');
+      writeFileSync(
+        list,
+        await issueRevocationList(ca, [
+          { serial: schedulerSerial, revokedAt: new Date().toISOString(), reason: 'keyCompromise' },
+        ]),
+      );
+      await until(async () => (await outcome(gatewayClient.health())).code === 'unavailable');
+    } finally {
+      gatewayClient.close();
+      plane.close();
+    }
+  });
+
   it('a changed list that is not the CA’s keeps the last one in force; a new list of the CA replaces it', async () => {
     const good = readFileSync(crl, 'utf8');
     const stranger = readFileSync(path.join(dir, 'stranger', 'crl.pem'), 'utf8');
