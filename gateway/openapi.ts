@@ -38,6 +38,8 @@ export function accessOf(op: ApiOperation): AccessRule {
  * request validation. Rejects when the document is not valid OpenAPI: without `strict`,
  * openapi-backend only prints the problems and goes on with a validator built from a broken
  * document, so a gateway would start and then answer requests by rules nobody wrote.
+ * openapi-backend checks against the OpenAPI 3.0 schema only; test/unit/openapi-schema.test.ts
+ * checks the document by 3.1's rules.
  */
 export async function createApiBackend(document: Document = loadOpenApiDocument()): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
