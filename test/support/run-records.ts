@@ -1,14 +1,33 @@
 /**
  * Records of the scheduler's run tests, written straight into a store: a run, its slots'
  * attempts (scheduler/runs/attempts.ts newAttempt), attempts marked running, and the state
- * an episode's actor saved. Every run has one profile (`prof`, `agent@v1`) and slot `n`
- * plays scenario `s<n>--v1` of the `train` split.
+ * an episode's actor saved; and the scheduler's deps over that store. Every run has one
+ * profile (`prof`, `agent@v1`) and slot `n` plays scenario `s<n>--v1` of the `train` split.
  */
+import { MemoryBus, MemoryLeases, type SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
-import type { SqliteStore } from '../../core/adapters/index.js';
+import { createLogger } from '../../core/log.js';
+import type { Adapters } from '../../core/ports.js';
 import type { EpisodeState } from '../../episode-actor/index.js';
+import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
 import { newAttempt } from '../../scheduler/runs/attempts.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
+
+/**
+ * The scheduler's deps over `store`, with a memory bus and leases, a silent logger and, where
+ * the test needs them, stand-in `workers` (only the members the code under test calls).
+ */
+export function schedulerDeps(store: SqliteStore, workers?: object): SchedulerDeps {
+  const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
+  const deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() };
+  return (workers ? { ...deps, workers } : deps) as unknown as SchedulerDeps;
+}
+
+/** The organization `org_1` on the free plan and its project `prj_1`, for runs and jobs that belong somewhere. */
+export async function insertProject(store: SqliteStore): Promise<void> {
+  await store.insert(Collections.organizations, { _id: 'org_1', name: 'O', plan: 'free' });
+  await store.insert(Collections.projects, { _id: 'prj_1', organization_id: 'org_1', name: 'p' });
+}
 
 /**
  * Inserts a running run of `slots` slots with nothing spent; `fields` lays anything else over it
@@ -73,13 +92,15 @@ export interface SavedSpend {
   customer: number;
   /** One judgement of this cost, or no oracle at all (null). */
   judge: number | null;
-  tokens: { prompt: number; completion: number; total: number };
-  /** The agent's turns, one action each. */
-  turns: number;
+  /** Default: 12 (10 prompt, 2 completion). */
+  tokens?: { prompt: number; completion: number; total: number };
+  /** The agent's turns, one action each. Default: 1. */
+  turns?: number;
 }
 
 /** The state the actor of episode `id` saved while it still ran (scenario `s0--v1`): what `spent` says. */
 export function savedActorState(id: string, spent: SavedSpend): EpisodeState {
+  const turns = spent.turns ?? 1;
   return {
     episode_id: id,
     status: 'running',
@@ -90,9 +111,9 @@ export function savedActorState(id: string, spent: SavedSpend): EpisodeState {
     cost_usd: spent.agent,
     customer: { model_calls: [{ cost_usd: spent.customer }] },
     oracle: spent.judge === null ? null : { judgements: [{ cost_usd: spent.judge }] },
-    tokens: spent.tokens,
-    actors: { agent: { turns_used: spent.turns } },
-    actions: Array.from({ length: spent.turns }, () => ({})),
+    tokens: spent.tokens ?? { prompt: 10, completion: 2, total: 12 },
+    actors: { agent: { turns_used: turns } },
+    actions: Array.from({ length: turns }, () => ({})),
     messages: [],
     created_at: '2026-01-01T00:00:00.000Z',
     ended_at: null,

@@ -2,19 +2,17 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
 import { checkEventData } from '../../core/event-types.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
 import { episodeRecord } from '../../scheduler/episodes/operations.js';
 import { cancelUnstarted, failAndRequeue } from '../../scheduler/runs/endings.js';
 import type { RunWorld } from '../../scheduler/runs/run-world.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { episodeItemView } from '../../scheduler/runs/views.js';
-import { insertRun, markRunning, queuedAttempt, savedActorState } from '../support/run-records.js';
+import { insertRun, markRunning, queuedAttempt, savedActorState, schedulerDeps } from '../support/run-records.js';
 
 type Finished = { _id: string; episode_id: string; data: Record<string, unknown> };
 
@@ -33,8 +31,7 @@ describe('the spend of attempts ended without their actor (scheduler/runs/attemp
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-endings-cost-'));
     store = new SqliteStore(path.join(dir, 'db.sqlite'));
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() } as unknown as SchedulerDeps;
+    deps = schedulerDeps(store);
     run = await insertRun(store, 3);
   });
 

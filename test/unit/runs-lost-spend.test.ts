@@ -2,19 +2,24 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
 import { startJobEngine, type JobDoc, type JobEngine } from '../../scheduler/jobs/index.js';
 import { coordinatorKind } from '../../scheduler/runs/coordinator-kind.js';
 import { RunBudget } from '../../scheduler/runs/run-budget.js';
 import { RUN_JOB, type RunDoc, type RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import type { WorkerRecord } from '../../scheduler/workers.js';
 import type { EpisodeOutcome } from '../../world-worker/index.js';
-import { insertRun, markRunning, queuedAttempt, savedActorState } from '../support/run-records.js';
+import {
+  insertProject,
+  insertRun,
+  schedulerDeps,
+  markRunning,
+  queuedAttempt,
+  savedActorState,
+} from '../support/run-records.js';
 import { TEST_SHARD, testShardKind, until, workerRecord } from '../support/shard-job.js';
 
 /**
@@ -44,8 +49,7 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
     asked = [];
     answers = new Map();
     otherwise = null;
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    const workers = {
+    deps = schedulerDeps(store, {
       live: async () => [{ ...live, last_seen_ms: Date.now() }],
       execute: async (address: string, _kind: string, payload: { episode_id: string }) => {
         // w1 died: it answers nothing, and no longer holds its episodes
@@ -56,15 +60,8 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
         return answer ?? new Promise(() => undefined);
       },
       clients: { ping: async () => Promise.reject(new ServiceError('unavailable', 'no answer')) },
-    };
-    deps = {
-      adapters,
-      logger: createLogger('silent'),
-      state: new SchedulerState(),
-      workers,
-    } as unknown as SchedulerDeps;
-    await store.insert(Collections.organizations, { _id: 'org_1', name: 'O', plan: 'free' });
-    await store.insert(Collections.projects, { _id: 'prj_1', organization_id: 'org_1', name: 'p' });
+    });
+    await insertProject(store);
     engine = await startJobEngine(deps, [testShardKind(3_600_000), coordinatorKind]);
   });
 

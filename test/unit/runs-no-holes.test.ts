@@ -2,17 +2,15 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
 import type { EpisodeState } from '../../episode-actor/index.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
 import { announceRecovered, failAndRequeue, outcomeFromRecord } from '../../scheduler/runs/endings.js';
 import { finishRun } from '../../scheduler/runs/finish.js';
 import type { RunWorld } from '../../scheduler/runs/run-world.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
-import { insertRun, queuedAttempt } from '../support/run-records.js';
+import { insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.js';
 
 /**
  * A run can no longer end `finished` with a planned episode that never ran (docs/runs.md,
@@ -27,8 +25,7 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-holes-'));
     store = new SqliteStore(path.join(dir, 'db.sqlite'));
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() } as unknown as SchedulerDeps;
+    deps = schedulerDeps(store);
   });
 
   afterEach(async () => {

@@ -2,17 +2,15 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
 import { failAndRequeue } from '../../scheduler/runs/endings.js';
 import { RunBudget } from '../../scheduler/runs/run-budget.js';
 import type { RunWorld } from '../../scheduler/runs/run-world.js';
 import { ShardSpend, spentOnRecords } from '../../scheduler/runs/shard-spend.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
-import { insertRun, queuedAttempt, savedActorState } from '../support/run-records.js';
+import { insertRun, queuedAttempt, savedActorState, schedulerDeps } from '../support/run-records.js';
 
 /**
  * A shard's spend (scheduler/runs/shard-spend.ts) is made from its attempts' records, so an
@@ -32,8 +30,7 @@ describe("a shard's spend from its attempts' records (scheduler/runs/shard-spend
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-shard-spend-'));
     store = new SqliteStore(path.join(dir, 'db.sqlite'));
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() } as unknown as SchedulerDeps;
+    deps = schedulerDeps(store);
     saves = [];
     run = await insertRun(store, 3, {
       config: { repeats: 1, splits: ['train'], budget_usd: 1, max_episode_cost_usd: null },
@@ -56,14 +53,7 @@ describe("a shard's spend from its attempts' records (scheduler/runs/shard-spend
   const record = async () => (await store.get<{ _id: string; shard?: number }>(Collections.runSpend, 'run_1'))?.shard;
 
   /** What the actor saved before its worker went: 0.015 in all. */
-  const saved = (id: string) =>
-    savedActorState(id, {
-      agent: 0.01,
-      customer: 0.002,
-      judge: 0.003,
-      tokens: { prompt: 10, completion: 2, total: 12 },
-      turns: 1,
-    });
+  const saved = (id: string) => savedActorState(id, { agent: 0.01, customer: 0.002, judge: 0.003 });
 
   it('counts every ended attempt by its record, whoever ended it, and nothing of queued or running ones', async () => {
     const finished = await set(await attempt(0), { status: 'finished', cost_usd: 0.25 });

@@ -2,15 +2,13 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
 import { applyCommand, startJobEngine, type JobDoc, type JobEngine } from '../../scheduler/jobs/index.js';
 import { Placement } from '../../scheduler/runs/placement.js';
 import type { RunEpisodeDoc } from '../../scheduler/runs/types.js';
-import { insertRun, queuedAttempt } from '../support/run-records.js';
+import { insertProject, insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.js';
 import { TEST_SHARD, testShardKind, until, workerRecord } from '../support/shard-job.js';
 
 /** Longer than any test may take: a shard that sleeps its wait out makes its test time out. */
@@ -36,16 +34,8 @@ describe('a shard waiting for a place wakes on stop and pause (scheduler/runs/sh
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-shard-wake-'));
     store = new SqliteStore(path.join(dir, 'db.sqlite'));
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    const workers = { live: async () => [{ ...full, last_seen_ms: Date.now() }] };
-    deps = {
-      adapters,
-      logger: createLogger('silent'),
-      state: new SchedulerState(),
-      workers,
-    } as unknown as SchedulerDeps;
-    await store.insert(Collections.organizations, { _id: 'org_1', name: 'O', plan: 'free' });
-    await store.insert(Collections.projects, { _id: 'prj_1', organization_id: 'org_1', name: 'p' });
+    deps = schedulerDeps(store, { live: async () => [{ ...full, last_seen_ms: Date.now() }] });
+    await insertProject(store);
     engine = await startJobEngine(deps, [testShardKind(WAIT_FOR_PLACE_MS)]);
   });
 
