@@ -1,14 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { ControlPlane } from '../../core/control-plane.js';
 import { ServiceError } from '../../core/errors.js';
 import { grpc, unary, workerProto } from '../../core/grpc.js';
 import { grpcMessageLimit } from '../../core/grpc-limits.js';
 import { SchedulerClient } from '../../gateway/scheduler-client.js';
-import { controlPlaneFiles, type ControlPlaneFiles } from '../support/roles.js';
-import { client, startTestService, type TestService } from '../support/service.js';
+import { adminKeyPrincipal, startCertifiedService, type CertifiedService } from '../support/certified-service.js';
+import { client, type TestService } from '../support/service.js';
 
 /**
  * A peer holding a control-plane certificate cannot make the scheduler or a world-worker
@@ -20,18 +17,16 @@ import { client, startTestService, type TestService } from '../support/service.j
  */
 describe('gRPC messages past the derived limit are refused by the roles', function () {
   this.timeout(120_000);
+  let service: CertifiedService;
   let svc: TestService;
-  let certDir: string;
-  let certs: ControlPlaneFiles;
   let limit: number;
   let user: ReturnType<typeof client>;
   let projectId: string;
   let appId: string;
 
   before(async () => {
-    certDir = mkdtempSync(path.join(tmpdir(), 'crucible-grpc-limit-certs-'));
-    certs = await controlPlaneFiles(certDir);
-    svc = await startTestService({}, certs.embedded());
+    service = await startCertifiedService('grpc-limit');
+    svc = service.svc;
     limit = grpcMessageLimit(svc.config);
     const ws = await svc.workspace('peer org');
     projectId = ws.projectId;
@@ -39,13 +34,12 @@ describe('gRPC messages past the derived limit are refused by the roles', functi
     appId = (await user.post('/v1/applications', { name: 'uploads', source: { kind: 'upload' } })).body.id;
   });
   after(async () => {
-    await svc?.close();
-    if (certDir) rmSync(certDir, { recursive: true, force: true });
+    await service?.close();
   });
 
   /** A control plane of `role` allowed to send twice the installation's limit. */
   const roomy = (role: 'gateway' | 'scheduler') =>
-    ControlPlane.mutualTls(certs.pems(role), role, { maxMessageBytes: 2 * limit });
+    ControlPlane.mutualTls(service.certs.pems(role), role, { maxMessageBytes: 2 * limit });
 
   function causeOf(err: unknown): { code?: number; details?: string } {
     expect(err).to.be.instanceOf(ServiceError);
@@ -63,15 +57,7 @@ describe('gRPC messages past the derived limit are refused by the roles', functi
       const err = await direct
         .dispatch({
           operation_id: 'upload_application_source',
-          principal: {
-            project_id: projectId,
-            organization_id: '',
-            key_id: 'key_test',
-            scopes: ['admin'],
-            user_id: '',
-            is_operator: false,
-            session_id: '',
-          },
+          principal: adminKeyPrincipal(projectId),
           params_json: JSON.stringify({ app_id: appId }),
           query_json: '{}',
           body_json: '',

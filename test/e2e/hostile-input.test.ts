@@ -2,13 +2,10 @@ import { expect } from 'chai';
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { ServiceError } from '../../core/errors.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { ControlPlane } from '../../core/index.js';
 import { SchedulerClient } from '../../gateway/scheduler-client.js';
-import { controlPlaneFiles, type ControlPlaneFiles } from '../support/roles.js';
-import { client, startTestService, type TestService } from '../support/service.js';
+import { adminKeyPrincipal, startCertifiedService, type CertifiedService } from '../support/certified-service.js';
+import { client, type TestService } from '../support/service.js';
 
 /**
  * Issue 13 item 8, as an attacker with a key of their own tries it: oversize values, bodies
@@ -36,19 +33,17 @@ function rawHttp(url: string, bytes: string): Promise<{ status: number; headers:
 
 describe('hostile input never hurts others (issue 13 item 8)', function () {
   this.timeout(120_000);
+  let service: CertifiedService;
   let svc: TestService;
-  let certDir: string;
-  let certs: ControlPlaneFiles;
   let attacker: ReturnType<typeof client>;
   let victim: ReturnType<typeof client>;
   let attackerProject: string;
   let attackerKey: string;
 
   before(async () => {
-    certDir = mkdtempSync(path.join(tmpdir(), 'crucible-hostile-certs-'));
-    certs = await controlPlaneFiles(certDir);
     // certificates of our own, so the test can call the scheduler as a gateway would
-    svc = await startTestService({}, certs.embedded());
+    service = await startCertifiedService('hostile');
+    svc = service.svc;
     const a = await svc.workspace('attacker org');
     const v = await svc.workspace('victim org');
     attackerProject = a.projectId;
@@ -57,8 +52,7 @@ describe('hostile input never hurts others (issue 13 item 8)', function () {
     victim = client(svc.url, v.key);
   });
   after(async () => {
-    await svc?.close();
-    if (certDir) rmSync(certDir, { recursive: true, force: true });
+    await service?.close();
   });
 
   it('200 KB ids to the four operations answer 422 while another project keeps getting 200', async () => {
@@ -94,18 +88,10 @@ describe('hostile input never hurts others (issue 13 item 8)', function () {
     // "not found" echoes the id; it must not exceed the trailer limit and reset the connection.
     const direct = new SchedulerClient(
       svc.svc.scheduler.address,
-      ControlPlane.mutualTls(certs.pems('gateway'), 'gateway'),
+      ControlPlane.mutualTls(service.certs.pems('gateway'), 'gateway'),
     );
     try {
-      const principal = {
-        project_id: attackerProject,
-        organization_id: '',
-        key_id: 'key_test',
-        scopes: ['admin'],
-        user_id: '',
-        is_operator: false,
-        session_id: '',
-      };
+      const principal = adminKeyPrincipal(attackerProject);
       const call = (body: unknown) =>
         direct.dispatch({
           operation_id: 'create_world_build',

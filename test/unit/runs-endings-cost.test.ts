@@ -2,20 +2,17 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
 import { checkEventData } from '../../core/event-types.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
-import type { EpisodeState } from '../../episode-actor/index.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
 import { episodeRecord } from '../../scheduler/episodes/operations.js';
-import { newAttempt } from '../../scheduler/runs/attempts.js';
 import { cancelUnstarted, failAndRequeue } from '../../scheduler/runs/endings.js';
 import type { RunWorld } from '../../scheduler/runs/run-world.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { episodeItemView } from '../../scheduler/runs/views.js';
+import { insertRun, markRunning, queuedAttempt, savedActorState, schedulerDeps } from '../support/run-records.js';
 
 type Finished = { _id: string; episode_id: string; data: Record<string, unknown> };
 
@@ -34,20 +31,8 @@ describe('the spend of attempts ended without their actor (scheduler/runs/attemp
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-endings-cost-'));
     store = new SqliteStore(path.join(dir, 'db.sqlite'));
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() } as unknown as SchedulerDeps;
-    run = await store.insert<RunDoc>(Collections.runs, {
-      _id: 'run_1',
-      project_id: 'prj',
-      status: 'running',
-      config: { repeats: 1, splits: ['train'] },
-      profiles: [{ id: 'prof', label: 'agent@v1' }],
-      shard_ids: [],
-      episodes: 3,
-      scenarios: 3,
-      spent_usd: 0,
-      error: null,
-    } as unknown as RunDoc);
+    deps = schedulerDeps(store);
+    run = await insertRun(store, 3);
   });
 
   afterEach(async () => {
@@ -56,22 +41,8 @@ describe('the spend of attempts ended without their actor (scheduler/runs/attemp
   });
 
   const rw = () => ({ run, world: null }) as unknown as RunWorld;
-  const attempt = (slot: number) =>
-    newAttempt(store, run, {
-      slot,
-      shard_id: 'shard',
-      scenario: { _id: `sc_${slot}`, scenario_id: `s${slot}--v1`, split: 'train' },
-      profile: { id: 'prof', label: 'agent@v1', driver: 'llm' },
-      repeat: 1,
-      attempt: 1,
-      replaces: null,
-    });
-  const running = async (ep: RunEpisodeDoc, patch: Record<string, unknown> = {}) =>
-    (await store.update<RunEpisodeDoc>(Collections.runEpisodes, ep._id, {
-      status: 'running',
-      worker_id: 'w1',
-      ...patch,
-    }))!;
+  const attempt = (slot: number) => queuedAttempt(store, run, slot);
+  const running = (ep: RunEpisodeDoc, patch: Record<string, unknown> = {}) => markRunning(store, ep, patch);
   const finished = async (ep: RunEpisodeDoc) => {
     const all = await store.find<Finished>(Collections.events, { stream: run._id, type: 'episode.finished' });
     const mine = all.filter((e) => e.episode_id === ep._id);
@@ -87,23 +58,13 @@ describe('the spend of attempts ended without their actor (scheduler/runs/attemp
 
   /** What the actor saved before its worker went: the agent, the model customer and a judge each spent. */
   const saved = (id: string) =>
-    ({
-      episode_id: id,
-      status: 'running',
-      termination: null,
-      reward: null,
-      environment_error: null,
-      scenario: { id: 's0--v1', split: 'train' },
-      cost_usd: 0.01,
-      customer: { model_calls: [{ cost_usd: 0.002 }] },
-      oracle: { judgements: [{ cost_usd: 0.003 }] },
+    savedActorState(id, {
+      agent: 0.01,
+      customer: 0.002,
+      judge: 0.003,
       tokens: { prompt: 1000, completion: 234, total: 1234 },
-      actors: { agent: { turns_used: 3 } },
-      actions: [{}, {}, {}],
-      messages: [],
-      created_at: '2026-01-01T00:00:00.000Z',
-      ended_at: null,
-    }) as unknown as EpisodeState;
+      turns: 3,
+    });
 
   it('a lost attempt announces what it is known to have spent: its saved state, plus a step recorded live but not saved', async () => {
     const ep = await running(await attempt(0), { live_cost_usd: 0.02 });

@@ -2,22 +2,25 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
-import type { EpisodeState } from '../../episode-actor/index.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
-import { startJobEngine, type JobDoc, type JobEngine, type JobKind } from '../../scheduler/jobs/index.js';
-import { newAttempt } from '../../scheduler/runs/attempts.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
+import { startJobEngine, type JobDoc, type JobEngine } from '../../scheduler/jobs/index.js';
 import { coordinatorKind } from '../../scheduler/runs/coordinator-kind.js';
 import { RunBudget } from '../../scheduler/runs/run-budget.js';
-import type { RunWorld } from '../../scheduler/runs/run-world.js';
-import { ShardDriver } from '../../scheduler/runs/shard-driver.js';
 import { RUN_JOB, type RunDoc, type RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import type { WorkerRecord } from '../../scheduler/workers.js';
 import type { EpisodeOutcome } from '../../world-worker/index.js';
+import {
+  insertProject,
+  insertRun,
+  schedulerDeps,
+  markRunning,
+  queuedAttempt,
+  savedActorState,
+} from '../support/run-records.js';
+import { TEST_SHARD, testShardKind, until, workerRecord } from '../support/shard-job.js';
 
 /**
  * An attempt ended without its actor (here: lost with its worker) counts what it is known
@@ -38,30 +41,7 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
   let answers: Map<string, EpisodeOutcome>;
   let otherwise: ((episodeId: string) => EpisodeOutcome) | null;
 
-  const live: WorkerRecord = {
-    id: 'w2',
-    address: '127.0.0.1:2',
-    capacity: 4,
-    active: 0,
-    last_seen_ms: Date.now(),
-    incarnation: 'first',
-  };
-
-  /** The shard job: the real driver on a run whose world is never asked for (payloads are empty). */
-  const shardKind: JobKind<{ run_id: string; slots: number[] }> = {
-    kind: 'test_shard',
-    phases: [
-      {
-        name: 'episodes',
-        async run(ctx) {
-          const run = (await ctx.deps.adapters.store.get<RunDoc>(Collections.runs, ctx.input.run_id))!;
-          const payload = async (ep: RunEpisodeDoc) => ({ episode_id: ep._id });
-          const rw = { run, world: null, payload } as unknown as RunWorld;
-          await new ShardDriver(ctx, rw, { waitForPlaceMs: 3_600_000 }).drive();
-        },
-      },
-    ],
-  };
+  const live = workerRecord('w2', '127.0.0.1:2', { capacity: 4, active: 0 });
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-lost-spend-'));
@@ -69,8 +49,7 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
     asked = [];
     answers = new Map();
     otherwise = null;
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    const workers = {
+    deps = schedulerDeps(store, {
       live: async () => [{ ...live, last_seen_ms: Date.now() }],
       execute: async (address: string, _kind: string, payload: { episode_id: string }) => {
         // w1 died: it answers nothing, and no longer holds its episodes
@@ -81,16 +60,9 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
         return answer ?? new Promise(() => undefined);
       },
       clients: { ping: async () => Promise.reject(new ServiceError('unavailable', 'no answer')) },
-    };
-    deps = {
-      adapters,
-      logger: createLogger('silent'),
-      state: new SchedulerState(),
-      workers,
-    } as unknown as SchedulerDeps;
-    await store.insert(Collections.organizations, { _id: 'org_1', name: 'O', plan: 'free' });
-    await store.insert(Collections.projects, { _id: 'prj_1', organization_id: 'org_1', name: 'p' });
-    engine = await startJobEngine(deps, [shardKind as JobKind, coordinatorKind]);
+    });
+    await insertProject(store);
+    engine = await startJobEngine(deps, [testShardKind(3_600_000), coordinatorKind]);
   });
 
   afterEach(async () => {
@@ -104,61 +76,36 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
 
   /** A run of `slots` slots in one shard, with `budget_usd`. */
   const makeRun = (slots: number, budget: number | null) =>
-    store.insert<RunDoc>(Collections.runs, {
+    insertRun(store, slots, {
       _id: RUN,
       project_id: 'prj_1',
       job_id: 'job_run_1',
-      status: 'running',
       config: { repeats: 1, splits: ['train'], budget_usd: budget, max_episode_cost_usd: null },
-      profiles: [{ id: 'prof', label: 'agent@v1' }],
       shard_ids: [SHARD],
-      episodes: slots,
-      scenarios: slots,
-      spent_usd: 0,
       summary: null,
-      error: null,
-    } as unknown as RunDoc);
+    });
 
   /** The slot's first attempt, running on `worker` with what its placement reserved. */
   async function runningOn(run: RunDoc, slot: number, worker: WorkerRecord | 'w1', patch: Record<string, unknown>) {
-    const ep = await newAttempt(store, run, {
-      slot,
-      shard_id: SHARD,
-      scenario: { _id: `sc_${slot}`, scenario_id: `s${slot}--v1`, split: 'train' },
-      profile: { id: 'prof', label: 'agent@v1', driver: 'llm' },
-      repeat: 1,
-      attempt: 1,
-      replaces: null,
-    });
+    const ep = await queuedAttempt(store, run, slot, { shard_id: SHARD });
     const w = worker === 'w1' ? { id: 'w1', address: '127.0.0.1:1' } : worker;
-    return (await store.update<RunEpisodeDoc>(Collections.runEpisodes, ep._id, {
-      status: 'running',
+    return markRunning(store, ep, {
       worker_id: w.id,
       worker_address: w.address,
       started_at: new Date().toISOString(),
       ...patch,
-    }))!;
+    });
   }
 
   /** What the actor on w1 saved before it went: 0.04 in all (agent 0.03, customer 0.01). */
   const savedState = (id: string) =>
-    ({
-      episode_id: id,
-      status: 'running',
-      termination: null,
-      reward: null,
-      environment_error: null,
-      scenario: { id: 's0--v1', split: 'train' },
-      cost_usd: 0.03,
-      customer: { model_calls: [{ cost_usd: 0.01 }] },
-      oracle: null,
+    savedActorState(id, {
+      agent: 0.03,
+      customer: 0.01,
+      judge: null,
       tokens: { prompt: 100, completion: 20, total: 120 },
-      actors: { agent: { turns_used: 2 } },
-      actions: [{}, {}],
-      messages: [],
-      created_at: '2026-01-01T00:00:00.000Z',
-      ended_at: null,
-    }) as unknown as EpisodeState;
+      turns: 2,
+    });
 
   /** An attempt on the gone worker w1 whose actor had recorded 0.06 spent (0.04 saved, one unsaved step). */
   async function lostOnW1(run: RunDoc, slot: number): Promise<RunEpisodeDoc> {
@@ -188,17 +135,8 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
   const spentOf = async () => (await shard()).checkpoint.spent_usd;
   const attempts = () => store.find<RunEpisodeDoc>(Collections.runEpisodes, { run_id: RUN });
   const startShard = (slots: number[]) =>
-    engine.create({ projectId: 'prj_1', kind: 'test_shard', input: { run_id: RUN, slots }, id: SHARD });
+    engine.create({ projectId: 'prj_1', kind: TEST_SHARD, input: { run_id: RUN, slots }, id: SHARD });
   const sum = (xs: RunEpisodeDoc[]) => Math.round(xs.reduce((a, e) => a + (e.cost_usd ?? 0), 0) * 1e6) / 1e6;
-
-  /** Polls the store until `ok`. */
-  async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
-    const guard = Date.now() + 15_000;
-    while (!(await ok())) {
-      if (Date.now() > guard) throw new Error(`never happened: ${what}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
 
   /** The lost attempt ended and the shard saved a tally with it (with or without its spend). */
   const lostAndTallied = async () =>
@@ -235,16 +173,7 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
       lost: true,
       cost_usd: 0.06,
     });
-    await newAttempt(store, run, {
-      slot: 0,
-      shard_id: SHARD,
-      scenario: { _id: 'sc_0', scenario_id: 's0--v1', split: 'train' },
-      profile: { id: 'prof', label: 'agent@v1', driver: 'llm' },
-      repeat: 1,
-      attempt: 2,
-      replaces: before._id,
-      worker_losses: 1,
-    });
+    await queuedAttempt(store, run, 0, { shard_id: SHARD, attempt: 2, replaces: before._id, worker_losses: 1 });
     // slot 1: running on w1, lost when the shard resumes
     const lost = await lostOnW1(run, 1);
     // slot 2: its actor ended it (0.01); the shard had saved that spend, then crashed before recording the ending
@@ -252,7 +181,7 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
     answers.set(ending._id, finished(ending, 0.01));
     await engine.create({
       projectId: 'prj_1',
-      kind: 'test_shard',
+      kind: TEST_SHARD,
       input: { run_id: RUN, slots: [0, 1, 2] },
       id: SHARD,
       checkpoint: { spent_usd: 0.01 },

@@ -2,17 +2,15 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
 import type { EpisodeState } from '../../episode-actor/index.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
-import { newAttempt } from '../../scheduler/runs/attempts.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
 import { announceRecovered, failAndRequeue, outcomeFromRecord } from '../../scheduler/runs/endings.js';
 import { finishRun } from '../../scheduler/runs/finish.js';
 import type { RunWorld } from '../../scheduler/runs/run-world.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
+import { insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.js';
 
 /**
  * A run can no longer end `finished` with a planned episode that never ran (docs/runs.md,
@@ -27,8 +25,7 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-holes-'));
     store = new SqliteStore(path.join(dir, 'db.sqlite'));
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() } as unknown as SchedulerDeps;
+    deps = schedulerDeps(store);
   });
 
   afterEach(async () => {
@@ -38,32 +35,9 @@ describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
 
   /** A running run of `planned` slots (one profile, one scenario per slot), each with one queued attempt. */
   async function runOf(planned: number): Promise<{ run: RunDoc; attempts: RunEpisodeDoc[] }> {
-    const id = `run_${++n}`;
-    const run = await store.insert<RunDoc>(Collections.runs, {
-      _id: id,
-      project_id: 'prj',
-      status: 'running',
-      config: { repeats: 1, splits: ['train'] },
-      profiles: [{ id: 'prof', label: 'agent@v1' }],
-      shard_ids: [],
-      episodes: planned,
-      scenarios: planned,
-      spent_usd: 0,
-      error: null,
-    } as unknown as RunDoc);
+    const run = await insertRun(store, planned, { _id: `run_${++n}` });
     const attempts: RunEpisodeDoc[] = [];
-    for (let slot = 0; slot < planned; slot++)
-      attempts.push(
-        await newAttempt(store, run, {
-          slot,
-          shard_id: 'shard',
-          scenario: { _id: `sc_${slot}`, scenario_id: `s${slot}--v1`, split: 'train' },
-          profile: { id: 'prof', label: 'agent@v1', driver: 'llm' },
-          repeat: 1,
-          attempt: 1,
-          replaces: null,
-        }),
-      );
+    for (let slot = 0; slot < planned; slot++) attempts.push(await queuedAttempt(store, run, slot));
     return { run, attempts };
   }
 

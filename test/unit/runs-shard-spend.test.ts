@@ -2,18 +2,15 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
-import type { EpisodeState } from '../../episode-actor/index.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
-import { newAttempt } from '../../scheduler/runs/attempts.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
 import { failAndRequeue } from '../../scheduler/runs/endings.js';
 import { RunBudget } from '../../scheduler/runs/run-budget.js';
 import type { RunWorld } from '../../scheduler/runs/run-world.js';
 import { ShardSpend, spentOnRecords } from '../../scheduler/runs/shard-spend.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
+import { insertRun, queuedAttempt, savedActorState, schedulerDeps } from '../support/run-records.js';
 
 /**
  * A shard's spend (scheduler/runs/shard-spend.ts) is made from its attempts' records, so an
@@ -33,21 +30,12 @@ describe("a shard's spend from its attempts' records (scheduler/runs/shard-spend
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-shard-spend-'));
     store = new SqliteStore(path.join(dir, 'db.sqlite'));
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() } as unknown as SchedulerDeps;
+    deps = schedulerDeps(store);
     saves = [];
-    run = await store.insert<RunDoc>(Collections.runs, {
-      _id: 'run_1',
-      project_id: 'prj',
-      status: 'running',
+    run = await insertRun(store, 3, {
       config: { repeats: 1, splits: ['train'], budget_usd: 1, max_episode_cost_usd: null },
-      profiles: [{ id: 'prof', label: 'agent@v1' }],
       shard_ids: ['shard'],
-      episodes: 3,
-      scenarios: 3,
-      spent_usd: 0,
-      error: null,
-    } as unknown as RunDoc);
+    });
     await store.insert(Collections.jobs, { _id: 'shard', checkpoint: {} });
   });
 
@@ -57,16 +45,7 @@ describe("a shard's spend from its attempts' records (scheduler/runs/shard-spend
   });
 
   const rw = () => ({ run, world: null }) as unknown as RunWorld;
-  const attempt = (slot: number) =>
-    newAttempt(store, run, {
-      slot,
-      shard_id: 'shard',
-      scenario: { _id: `sc_${slot}`, scenario_id: `s${slot}--v1`, split: 'train' },
-      profile: { id: 'prof', label: 'agent@v1', driver: 'llm' },
-      repeat: 1,
-      attempt: 1,
-      replaces: null,
-    });
+  const attempt = (slot: number) => queuedAttempt(store, run, slot);
   const set = async (ep: RunEpisodeDoc, patch: Record<string, unknown>) =>
     (await store.update<RunEpisodeDoc>(Collections.runEpisodes, ep._id, patch))!;
   const spend = (budget: RunBudget, saved = 0) =>
@@ -74,24 +53,7 @@ describe("a shard's spend from its attempts' records (scheduler/runs/shard-spend
   const record = async () => (await store.get<{ _id: string; shard?: number }>(Collections.runSpend, 'run_1'))?.shard;
 
   /** What the actor saved before its worker went: 0.015 in all. */
-  const saved = (id: string) =>
-    ({
-      episode_id: id,
-      status: 'running',
-      termination: null,
-      reward: null,
-      environment_error: null,
-      scenario: { id: 's0--v1', split: 'train' },
-      cost_usd: 0.01,
-      customer: { model_calls: [{ cost_usd: 0.002 }] },
-      oracle: { judgements: [{ cost_usd: 0.003 }] },
-      tokens: { prompt: 10, completion: 2, total: 12 },
-      actors: { agent: { turns_used: 1 } },
-      actions: [{}],
-      messages: [],
-      created_at: '2026-01-01T00:00:00.000Z',
-      ended_at: null,
-    }) as unknown as EpisodeState;
+  const saved = (id: string) => savedActorState(id, { agent: 0.01, customer: 0.002, judge: 0.003 });
 
   it('counts every ended attempt by its record, whoever ended it, and nothing of queued or running ones', async () => {
     const finished = await set(await attempt(0), { status: 'finished', cost_usd: 0.25 });

@@ -2,18 +2,14 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
+import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
-import { createLogger } from '../../core/log.js';
-import type { Adapters } from '../../core/ports.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
-import { applyCommand, startJobEngine, type JobDoc, type JobEngine, type JobKind } from '../../scheduler/jobs/index.js';
-import { newAttempt } from '../../scheduler/runs/attempts.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
+import { applyCommand, startJobEngine, type JobDoc, type JobEngine } from '../../scheduler/jobs/index.js';
 import { Placement } from '../../scheduler/runs/placement.js';
-import type { RunWorld } from '../../scheduler/runs/run-world.js';
-import { ShardDriver } from '../../scheduler/runs/shard-driver.js';
-import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
-import type { WorkerRecord } from '../../scheduler/workers.js';
+import type { RunEpisodeDoc } from '../../scheduler/runs/types.js';
+import { insertProject, insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.js';
+import { TEST_SHARD, testShardKind, until, workerRecord } from '../support/shard-job.js';
 
 /** Longer than any test may take: a shard that sleeps its wait out makes its test time out. */
 const WAIT_FOR_PLACE_MS = 3_600_000;
@@ -33,44 +29,14 @@ describe('a shard waiting for a place wakes on stop and pause (scheduler/runs/sh
   let n = 0;
 
   // one live worker, full: its heartbeat reports its one place taken
-  const full: WorkerRecord = {
-    id: 'w1',
-    address: '127.0.0.1:1',
-    capacity: 1,
-    active: 1,
-    last_seen_ms: Date.now(),
-    incarnation: 'first',
-  };
-
-  /** The shard job: the real driver with a long wait for a place, on a run whose world is never asked for. */
-  const shardKind: JobKind<{ run_id: string; slots: number[] }> = {
-    kind: 'test_shard',
-    phases: [
-      {
-        name: 'episodes',
-        async run(ctx) {
-          const run = (await ctx.deps.adapters.store.get<RunDoc>(Collections.runs, ctx.input.run_id))!;
-          const rw = { run, world: null } as unknown as RunWorld;
-          await new ShardDriver(ctx, rw, { waitForPlaceMs: WAIT_FOR_PLACE_MS }).drive();
-        },
-      },
-    ],
-  };
+  const full = workerRecord('w1', '127.0.0.1:1', { capacity: 1, active: 1 });
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'crucible-shard-wake-'));
     store = new SqliteStore(path.join(dir, 'db.sqlite'));
-    const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-    const workers = { live: async () => [{ ...full, last_seen_ms: Date.now() }] };
-    deps = {
-      adapters,
-      logger: createLogger('silent'),
-      state: new SchedulerState(),
-      workers,
-    } as unknown as SchedulerDeps;
-    await store.insert(Collections.organizations, { _id: 'org_1', name: 'O', plan: 'free' });
-    await store.insert(Collections.projects, { _id: 'prj_1', organization_id: 'org_1', name: 'p' });
-    engine = await startJobEngine(deps, [shardKind as JobKind]);
+    deps = schedulerDeps(store, { live: async () => [{ ...full, last_seen_ms: Date.now() }] });
+    await insertProject(store);
+    engine = await startJobEngine(deps, [testShardKind(WAIT_FOR_PLACE_MS)]);
   });
 
   afterEach(async () => {
@@ -83,28 +49,14 @@ describe('a shard waiting for a place wakes on stop and pause (scheduler/runs/sh
   async function waitingShard(): Promise<{ shardId: string; attempt: RunEpisodeDoc }> {
     const runId = `run_${++n}`;
     const shardId = `job_shard_${n}`;
-    const run = await store.insert<RunDoc>(Collections.runs, {
+    const run = await insertRun(store, 1, {
       _id: runId,
       project_id: 'prj_1',
-      status: 'running',
       config: { repeats: 1, splits: ['train'], budget_usd: null, max_episode_cost_usd: null },
-      profiles: [{ id: 'prof', label: 'agent@v1' }],
       shard_ids: [shardId],
-      episodes: 1,
-      scenarios: 1,
-      spent_usd: 0,
-      error: null,
-    } as unknown as RunDoc);
-    const attempt = await newAttempt(store, run, {
-      slot: 0,
-      shard_id: shardId,
-      scenario: { _id: 'sc_0', scenario_id: 's0--v1', split: 'train' },
-      profile: { id: 'prof', label: 'agent@v1', driver: 'llm' },
-      repeat: 1,
-      attempt: 1,
-      replaces: null,
     });
-    await engine.create({ projectId: 'prj_1', kind: 'test_shard', input: { run_id: runId, slots: [0] }, id: shardId });
+    const attempt = await queuedAttempt(store, run, 0, { shard_id: shardId });
+    await engine.create({ projectId: 'prj_1', kind: TEST_SHARD, input: { run_id: runId, slots: [0] }, id: shardId });
     await until(`shard ${shardId} waiting for a place`, async () => placement().waiting === 1);
     return { shardId, attempt };
   }
@@ -112,15 +64,6 @@ describe('a shard waiting for a place wakes on stop and pause (scheduler/runs/sh
   const placement = () => new Placement(deps);
   const job = async (id: string) => (await store.get<JobDoc>(Collections.jobs, id))!;
   const command = async (id: string, c: 'pause' | 'resume' | 'stop') => applyCommand(engine, await job(id), c);
-
-  /** Polls the store until `ok`; the guard only ends a test that would otherwise hang for WAIT_FOR_PLACE_MS. */
-  async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
-    const guard = Date.now() + 15_000;
-    while (!(await ok())) {
-      if (Date.now() > guard) throw new Error(`never happened: ${what}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
 
   it('a stop ends the wait at once: the queued attempt is cancelled and the shard too', async () => {
     const { shardId, attempt } = await waitingShard();
