@@ -20,6 +20,7 @@ import { startScheduler, type RunningScheduler } from '../../scheduler/index.js'
 import { startWorker, type RunningWorker } from '../../world-worker/index.js';
 import { cli } from '../support/cli-process.js';
 import { controlPlaneFiles, type ControlPlaneFiles } from '../support/roles.js';
+import { refusal } from '../support/expect-error.js';
 
 /** What a call ended with: 'ok', or the ServiceError code and message it failed with. */
 async function outcome(call: Promise<unknown>): Promise<{ code: string; message: string }> {
@@ -30,16 +31,6 @@ async function outcome(call: Promise<unknown>): Promise<{ code: string; message:
     if (err instanceof ServiceError) return { code: err.code, message: err.message };
     return { code: `not a ServiceError: ${String(err)}`, message: '' };
   }
-}
-
-/** The message a promise was rejected with; fails the test when it was not. */
-async function refusal(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('expected a refusal, but it succeeded');
 }
 
 /** Waits until `check` holds, looking every 50 ms, for at most `ms`. */

@@ -18,6 +18,7 @@ import { issueCertificateFiles } from '../../cli/admin-certs.js';
 import { cli } from '../support/cli-process.js';
 import { controlPlaneFiles, type ControlPlaneFiles } from '../support/roles.js';
 import { startTestService } from '../support/service.js';
+import { refusal } from '../support/expect-error.js';
 
 /** How a probe dials: no TLS, TLS with no client certificate, or TLS with some certificate. */
 type Dial = { kind: 'insecure' } | { kind: 'tls'; ca: string; cert?: ControlPlanePems };
@@ -42,16 +43,6 @@ async function outcome(call: Promise<unknown>): Promise<string> {
   } catch (err) {
     return err instanceof ServiceError ? err.code : `not a ServiceError: ${String(err)}`;
   }
-}
-
-/** The message a promise was rejected with; fails the test when it was not. */
-async function refusal(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('expected a refusal, but it succeeded');
 }
 
 /**

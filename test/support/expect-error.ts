@@ -12,3 +12,13 @@ export async function expectError(promise: Promise<unknown>, code: ErrorCode): P
   }
   throw new Error(`expected ServiceError('${code}'), but the call succeeded`);
 }
+
+/** The message `promise` was rejected with; fails the test when it was not rejected. */
+export async function refusal(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('expected a refusal, but it succeeded');
+}
