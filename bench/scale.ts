@@ -214,12 +214,29 @@ function orphansUsing(dir: string, parents: number[]): number {
   return n;
 }
 
+/**
+ * Orphaned sandboxes left once a restarted worker reaped: looked at every 100 ms until none
+ * is left, for at most 10 s (reaping takes milliseconds; what stays longer is counted).
+ */
+async function orphansAfterReap(dir: string, parents: number[]): Promise<number> {
+  let n = orphansUsing(dir, parents);
+  for (let i = 0; n > 0 && i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    n = orphansUsing(dir, parents);
+  }
+  return n;
+}
+
 async function killTrials(t: TestService, cw: CatalogWorkspace, wv: string): Promise<TrialRow[]> {
   const id = `scale-bench-${process.pid}`;
   let worker: ChildProcess | null = null;
   const incarnation = async () =>
     (await t.svc.scheduler.deps.workers.list()).find((w) => w.id === id)?.incarnation ?? null;
-  /** Starts the second worker and resolves once it registered (a new incarnation: it reaped what its predecessor left). */
+  /**
+   * Starts the second worker and resolves once it registered (a new incarnation). A worker
+   * reaps what its predecessor left only after its registration is accepted (the id is then
+   * its own), so orphans are counted once that had time to happen ({@link orphansAfterReap}).
+   */
   const startWorker = async () => {
     const before = await incarnation();
     const child = role('worker', {
@@ -263,7 +280,7 @@ async function killTrials(t: TestService, cw: CatalogWorkspace, wv: string): Pro
         worker!.exitCode !== null || worker!.signalCode !== null ? r(null) : worker!.once('exit', r),
       );
       worker = await startWorker();
-      const leftover = orphansUsing(t.dataDir, [process.pid, worker.pid!]);
+      const leftover = await orphansAfterReap(t.dataDir, [process.pid, worker.pid!]);
       const run = await waitRun(cw.admin, started.run_id, undefined, 600_000);
       const items = await runEpisodes(cw.admin, started.run_id);
       const standingFinished = items.filter((e) => e.replaced_by === null && e.status === 'finished').length;
@@ -368,7 +385,7 @@ ${sizeTable}
 
 ${run}
 
-The embedded service (one world-worker of capacity ${CAPACITY}) plus a second world-worker process (capacity 6); each trial runs 36 episodes of builtin:reference, kills the second worker with SIGKILL once it hosts two episodes, and starts it again on its data folder. Lost: planned episodes without a finished attempt.
+The embedded service (one world-worker of capacity ${CAPACITY}) plus a second world-worker process (capacity 6); each trial runs 36 episodes of builtin:reference, kills the second worker with SIGKILL once it hosts two episodes, and starts it again on its data folder under the same id (it registers once its predecessor is declared lost, about 6 s, and only then reaps what that one left). Lost: planned episodes without a finished attempt. Orphans are counted after that reap, looking every 100 ms for up to 10 s.
 
 ${trialTable}
 <!-- bench:scale-kills end -->`,
