@@ -1,21 +1,14 @@
+import { ACCESS_RULES, type AccessRule } from '../../core/index.js';
+
 /** The endpoint tables of the interface spec (section 4), read as rows: method, path, access rule (with CLARIFICATIONS.md). */
+
 export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
-export const ACCESS_VALUES = [
-  'none',
-  'any',
-  'read',
-  'write',
-  'evaluator',
-  'write+evaluator',
-  'admin',
-  'read|agent',
-  'write|agent',
-  'operator',
-] as const;
+/** The gateway's access rules, which every `x-access` must be one of. */
+export const ACCESS_VALUES = ACCESS_RULES;
 
 /** The spec's access words (section 4, "Access notation") as `x-access` values. */
-export const ACCESS_WORDS: Record<string, (typeof ACCESS_VALUES)[number]> = {
+export const ACCESS_WORDS: Record<string, AccessRule> = {
   none: 'none',
   'any key': 'any',
   read: 'read',
@@ -29,7 +22,7 @@ export const ACCESS_WORDS: Record<string, (typeof ACCESS_VALUES)[number]> = {
 };
 
 /** CLARIFICATIONS.md 1: reading jobs needs `evaluator`. */
-export const CLARIFIED_ACCESS: Record<string, (typeof ACCESS_VALUES)[number]> = {
+export const CLARIFIED_ACCESS: Record<string, AccessRule> = {
   'GET /v1/jobs': 'evaluator',
   'GET /v1/jobs/{job_id}': 'evaluator',
 };
@@ -37,7 +30,7 @@ export const CLARIFIED_ACCESS: Record<string, (typeof ACCESS_VALUES)[number]> = 
 export interface SpecRow {
   method: Method;
   path: string;
-  access: (typeof ACCESS_VALUES)[number];
+  access: AccessRule;
   spendsBudget: boolean;
   status: string;
 }
