@@ -5,18 +5,16 @@ import { parse } from 'yaml';
 import { OpenAPIBackend } from 'openapi-backend';
 import { OPENAPI_BACKEND_OPTIONS } from '../../gateway/validation-errors.js';
 import { OPERATION_IDS } from './openapi-operation-ids.js';
+import { ACCESS_VALUES, METHODS, loadSpecOperations, type Method } from './openapi-spec-tables.js';
 
 /**
  * gateway/openapi.yaml against the endpoint tables of the interface spec (section 4) and
- * CLARIFICATIONS.md: every operation of the tables, with the access rule as `x-access`,
- * and nothing else under /v1 but the payment provider's webhook.
+ * CLARIFICATIONS.md, as the project keeps them in test/fixtures/spec-operations.json: every
+ * operation of the tables, with the access rule as `x-access`, and nothing else under /v1 but
+ * the payment provider's webhook, the operator's worker administration and the identity-provider start.
  */
 
-const SPEC_FILE = path.resolve('../shared/spec/service-spec.md');
 const DOC_FILE = path.resolve('gateway/openapi.yaml');
-
-import { ACCESS_VALUES, parseSpecTables, type Method } from './openapi-spec-tables.js';
-const METHODS: readonly Method[] = ['get', 'post', 'put', 'delete', 'patch'];
 
 type Json = Record<string, unknown>;
 interface DocOperation extends Json {
@@ -72,7 +70,7 @@ function operations(): Found[] {
 /** `/v1/a/{x}/b` -> `/v1/a/{}/b`, to compare templates by parameter position. */
 const shape = (p: string): string => p.replace(/\{[^}]+\}/g, '{}');
 
-const specRows = parseSpecTables(readFileSync(SPEC_FILE, 'utf8'));
+const specRows = loadSpecOperations();
 const docOps = operations();
 
 function findOp(method: Method, p: string): Found | undefined {

@@ -1,6 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { ACCESS_RULES, type AccessRule } from '../../core/index.js';
 
-/** The endpoint tables of the interface spec (section 4), read as rows: method, path, access rule (with CLARIFICATIONS.md). */
+/**
+ * The endpoint tables of the interface spec (section 4), as rows: method, path, access rule (with
+ * CLARIFICATIONS.md), `$` and success status. The tests read them from the project's own copy,
+ * test/fixtures/spec-operations.json (loadSpecOperations), written once from the spec by
+ * test/support/write-spec-operations.ts with parseSpecTables below; test/unit/spec-operations.test.ts
+ * compares that copy with the spec when CRUCIBLE_SPEC_FILE names it.
+ */
 
 export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -26,6 +33,8 @@ export const CLARIFIED_ACCESS: Record<string, AccessRule> = {
   'GET /v1/jobs': 'evaluator',
   'GET /v1/jobs/{job_id}': 'evaluator',
 };
+
+export const METHODS: readonly Method[] = ['get', 'post', 'put', 'delete', 'patch'];
 
 export interface SpecRow {
   method: Method;
@@ -59,4 +68,39 @@ export function parseSpecTables(text: string): SpecRow[] {
     rows.push({ method: method.toLowerCase() as Method, path: p, access, spendsBudget: dollar !== undefined, status });
   }
   return rows;
+}
+
+/** The committed table: test/fixtures/spec-operations.json. */
+export const SPEC_OPERATIONS_FILE = new URL('../fixtures/spec-operations.json', import.meta.url);
+
+/** The file's text for these rows: one operation a line, in the spec's order. */
+export function formatSpecOperations(rows: readonly SpecRow[]): string {
+  const j = JSON.stringify;
+  const lines = rows.map(
+    (r) =>
+      `    { "method": ${j(r.method)}, "path": ${j(r.path)}, "access": ${j(r.access)}, "spendsBudget": ${j(r.spendsBudget)}, "status": ${j(r.status)} }`,
+  );
+  return `{\n  "about": ${JSON.stringify(ABOUT)},\n  "operations": [\n${lines.join(',\n')}\n  ]\n}\n`;
+}
+
+const ABOUT =
+  'The endpoint tables of the /v1 interface spec, release 0.1.2 (section 4, with CLARIFICATIONS.md 1 and 2): method, path, access rule as x-access, $ (spends budget), success status. Written by test/support/write-spec-operations.ts; checked against the spec by test/unit/spec-operations.test.ts when CRUCIBLE_SPEC_FILE names it.';
+
+/** Reads and checks the committed table; a malformed row throws with the row. */
+export function loadSpecOperations(file: URL | string = SPEC_OPERATIONS_FILE): SpecRow[] {
+  const data = JSON.parse(readFileSync(file, 'utf8')) as { operations?: unknown };
+  if (!Array.isArray(data.operations)) throw new Error(`${String(file)}: no "operations" array`);
+  return data.operations.map((raw: unknown) => {
+    const r = raw as Partial<Record<keyof SpecRow, unknown>>;
+    const ok =
+      METHODS.includes(r.method as Method) &&
+      typeof r.path === 'string' &&
+      r.path.startsWith('/v1/') &&
+      (ACCESS_VALUES as readonly unknown[]).includes(r.access) &&
+      typeof r.spendsBudget === 'boolean' &&
+      typeof r.status === 'string' &&
+      /^2\d\d$/.test(r.status);
+    if (!ok) throw new Error(`${String(file)}: malformed row ${JSON.stringify(raw)}`);
+    return r as SpecRow;
+  });
 }
