@@ -24,23 +24,26 @@ containers=1
 [ "${CRUCIBLE_SKIP_CONTAINERS:-}" = 1 ] && containers=0
 
 answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-have() { command -v "$1" >/dev/null 2>&1; }
+have() { local p; p=$(command -v "$1" 2>/dev/null) && [ -x "$p" ]; }
 postgres_installed() { have pg_ctlcluster && compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; }
 as_root='sudo env "PATH=$PATH" npm test'
 
-# package: what shows it is installed
-missing=()
-[ -x /usr/bin/chromium ] || missing+=(chromium) # the browser tests launch /usr/bin/chromium
-have nats-server || missing+=(nats-server)
-have redis-server || missing+=(redis-server)
-postgres_installed || missing+=(postgresql)
-have python3 || missing+=(python3)
-if [ "$containers" = 1 ]; then
-  for pair in podman:podman runc:runc docker-registry:docker-registry bwrap:bubblewrap newuidmap:uidmap \
-    slirp4netns:slirp4netns curl:curl podman-compose:podman-compose; do
-    have "${pair%%:*}" || missing+=("${pair#*:}")
-  done
-fi
+# the Debian packages whose commands are not here
+find_missing() {
+  missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium) # the browser tests launch /usr/bin/chromium
+  have nats-server || missing+=(nats-server)
+  have redis-server || missing+=(redis-server)
+  postgres_installed || missing+=(postgresql)
+  have python3 || missing+=(python3)
+  if [ "$containers" = 1 ]; then
+    for pair in podman:podman runc:runc docker-registry:docker-registry bwrap:bubblewrap newuidmap:uidmap \
+      slirp4netns:slirp4netns curl:curl podman-compose:podman-compose; do
+      have "${pair%%:*}" || missing+=("${pair#*:}")
+    done
+  fi
+}
+find_missing
 
 down=()
 answers 4222 || down+=(NATS)
@@ -70,6 +73,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   # Chromium without its recommends (fonts and desktop integration the tests do not need)
   [ ${#browser[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${browser[@]}"
   [ ${#others[@]} -eq 0 ] || apt-get install -y -qq "${others[@]}"
+  find_missing
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "test-setup: apt-get installed, yet still missing: ${missing[*]}" >&2
+    exit 1
+  fi
 fi
 
 pg_version=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -n 1)
