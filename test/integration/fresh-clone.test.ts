@@ -67,7 +67,7 @@ describe('a clone in an empty folder needs nothing outside itself', function () 
 
   it('the check finds the paths it is for', () => {
     const sample = [
-      "const SPEC = path.resolve('../" + "shared/spec/service-spec.md');",
+      "const NOTES = readFileSync('../" + "shared/notes.md');",
       "path.join(root, '..', " + "'shared', 'spec');",
       'see /' + 'work/shared/STYLE.md',
       "readFileSync('/" + "home/dev/notes.txt')",
