@@ -90,6 +90,12 @@ export function comparePair(a: Side, aProfile: string, b: Side, bProfile: string
     unchanged: ids.length - improved.length - regressed.length,
     verdict,
     statement,
+    per_scenario: ids.map((id) => ({
+      scenario_id: id,
+      a: r4(sa.get(id)!),
+      b: r4(sb.get(id)!),
+      difference: r4(sb.get(id)! - sa.get(id)!),
+    })),
   };
 }
 
