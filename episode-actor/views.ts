@@ -66,6 +66,8 @@ export function episodeRecordView(st: EpisodeState) {
       kind: m.kind,
       goal_version: m.goal_version,
       at: m.at,
+      // an agent's or actor's message is the act of action `after_action - 1` (reply_to_customer, send_message, a reply tool)
+      after_action: m.after_action,
     })),
     goal_version: st.goal_version,
     cost_usd: totalCost(episodeCost(st)),

@@ -1,11 +1,18 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { seg, type ApiClient } from '../api-client.js';
 import { printEvents } from './builds.js';
-import { follow, runStep, summaryTable } from './follow.js';
-import { comparisonText, scenarioCountsTable, statisticsTable } from './scores.js';
+import { follow, runStep } from './follow.js';
+import { comparisonText, scenarioCountsTable, summaryText } from './scores.js';
 import { api, collect, common, fields, num, printJson, run, show, table, type CommonOptions } from './output.js';
 
-interface EvalOptions extends CommonOptions {
+/** `--wide`: every field of the summary instead of the table that fits 100 columns. */
+interface WideOptions extends CommonOptions {
+  wide?: boolean;
+}
+
+const WIDE = 'print every field of the summary and the intervals by split (wider than 100 columns)';
+
+interface EvalOptions extends WideOptions {
   worldVersion: string;
   profile: string[];
   split?: string[];
@@ -39,7 +46,7 @@ async function followRun(
   client: ApiClient,
   runId: string,
   episodes: number,
-  opts: CommonOptions,
+  opts: WideOptions,
   started?: unknown,
 ): Promise<void> {
   await follow(client, `/v1/runs/${seg(runId)}/events`, {
@@ -50,7 +57,7 @@ async function followRun(
   });
   const r = await client.get(`/v1/runs/${seg(runId)}`);
   if (opts.json) printJson({ run: r, started: started ?? null });
-  else process.stdout.write(`Run ${r.run_id}: ${r.status}\n${summaryTable(r.summary)}${statisticsTable(r.summary)}`);
+  else process.stdout.write(`Run ${r.run_id}: ${r.status}\n${summaryText(r.summary, opts)}`);
   if (r.status !== 'finished') process.exitCode = 1;
 }
 
@@ -72,6 +79,7 @@ export function registerEvaluationCommands(program: Command): void {
     .option('--budget <usd>', 'the run stops itself at this spend', num)
     .option('--max-episode-cost <usd>', 'an episode ends (termination budget) at this spend', num)
     .option('--no-follow', 'print the answer and return at once')
+    .option('--wide', WIDE)
     .action(
       run(async (opts: EvalOptions) => {
         const client = api(opts);
@@ -117,14 +125,14 @@ export function registerEvaluationCommands(program: Command): void {
 
   common(runs.command('status <run_id>').alias('get'))
     .description('show a run: status, configuration and summary per profile')
+    .option('--wide', WIDE)
     .action(
-      run(async (runId: string, opts: CommonOptions) => {
+      run(async (runId: string, opts: WideOptions) => {
         const r = await api(opts).get(`/v1/runs/${seg(runId)}`);
         show(
           opts,
           r,
-          () =>
-            `Run ${r.run_id}: ${r.status}\n${summaryTable(r.summary)}${statisticsTable(r.summary)}${scenarioCountsTable(r.summary)}`,
+          () => `Run ${r.run_id}: ${r.status}\n${summaryText(r.summary, opts)}${scenarioCountsTable(r.summary)}`,
         );
       }),
     );
@@ -140,8 +148,9 @@ export function registerEvaluationCommands(program: Command): void {
 
   common(runs.command('follow <run_id>').alias('wait'))
     .description('follow a run to its end with a progress bar, then print its summary')
+    .option('--wide', WIDE)
     .action(
-      run(async (runId: string, opts: CommonOptions) => {
+      run(async (runId: string, opts: WideOptions) => {
         const client = api(opts);
         const episodes = await client.list(`/v1/runs/${seg(runId)}/episodes`);
         await followRun(client, runId, episodes.length, opts);
@@ -173,21 +182,21 @@ export function registerEvaluationCommands(program: Command): void {
   }
 
   common(program.command('compare <run_a> [run_b]'))
-    .description('compare the profiles of one run, or two runs on the same pinned world version')
-    .option('--intersection', 'compare runs on different scenario sets over the scenarios both ran')
+    .description(
+      'compare the profiles of one run, or two runs on the same pinned world version (over the scenarios both ran)',
+    )
+    .option('--wide', WIDE)
+    // the server compares over the scenarios both ran by default now; kept so older scripts still run
+    .addOption(new Option('--intersection').hideHelp())
     .action(
-      run(async (runA: string, runB: string | undefined, opts: CommonOptions & { intersection?: boolean }) => {
-        const c = await api(opts).get('/v1/compare', {
-          run_a: runA,
-          run_b: runB,
-          scenarios: opts.intersection ? 'intersection' : undefined,
-        });
+      run(async (runA: string, runB: string | undefined, opts: WideOptions) => {
+        const c = await api(opts).get('/v1/compare', { run_a: runA, run_b: runB });
         show(opts, c, () => {
           const parts = [
             `World version ${c.world_version_id} (content hash ${String(c.world_content_hash).slice(0, 16)})\n`,
           ];
           for (const [runId, summary] of Object.entries<any>(c.runs ?? {}))
-            parts.push(`\nRun ${runId}\n${summaryTable(summary)}${statisticsTable(summary)}`);
+            parts.push(`\nRun ${runId}\n${summaryText(summary, opts)}`);
           parts.push(comparisonText(c));
           return parts.join('');
         });

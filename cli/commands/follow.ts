@@ -97,8 +97,9 @@ export function runStep(event: StreamEvent): Step | undefined {
 }
 
 /**
- * The run summary as a table, one row per profile (`<name>@v<N>`). The summary's inner
- * fields are the server's to name, so the columns are the scalar fields the entries hold.
+ * The run summary as a wide table (`--wide`), one row per profile (`<name>@v<N>`), with
+ * every scalar field the entries hold (the summary's inner fields are the server's to name);
+ * `pass_at_k` is headed `pass^k` as the docs write it.
  */
 export function summaryTable(summary: any): string {
   const profiles: Record<string, Record<string, unknown>> = summary?.profiles ?? {};
@@ -113,7 +114,7 @@ export function summaryTable(summary: any): string {
     ['profile', ([p]) => p],
     ...names.map(
       (n) =>
-        [n, ([, e]: [string, Record<string, unknown>]) => e?.[n]] as [
+        [n.replace('pass_at_k', 'pass^k'), ([, e]: [string, Record<string, unknown>]) => e?.[n]] as [
           string,
           (r: [string, Record<string, unknown>]) => unknown,
         ],

@@ -1,8 +1,81 @@
-import { table } from './output.js';
+import { summaryTable } from './follow.js';
+import { table, type Column } from './output.js';
+
+/** The columns the default output keeps within (a terminal of 100 columns); `--wide` does not. */
+export const TERMINAL_WIDTH = 100;
+/** cli-table3's padding after every column but the last (output.ts, table). */
+const GAP = 2;
 
 const ci = (v: unknown): string =>
   Array.isArray(v) && v.length === 2 ? `[${Number(v[0]).toFixed(3)}, ${Number(v[1]).toFixed(3)}]` : '-';
 const num3 = (v: unknown): string => (typeof v === 'number' ? v.toFixed(3) : '-');
+const rate = (v: unknown): string => (typeof v === 'number' ? `${(v * 100).toFixed(1)}%` : '-');
+const usd = (v: unknown): string => (typeof v === 'number' ? `$${v.toFixed(v > 0 && v < 1 ? 4 : 2)}` : '-');
+
+/** `text` cut to `width` characters, its middle replaced by `…` (labels keep their `@vN` end). */
+export function shorten(text: string, width: number): string {
+  if (text.length <= width) return text;
+  if (width <= 1) return '…'.slice(0, width);
+  const tail = Math.floor((width - 1) / 2);
+  return `${text.slice(0, width - 1 - tail)}…${text.slice(text.length - tail)}`;
+}
+
+/** Words of `text` on lines of at most `width` characters, each after `indent` (a longer word keeps its own line). */
+export function wrap(text: string, width = TERMINAL_WIDTH, indent = ''): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+const compactColumns: readonly Column<[string, any]>[] = [
+  ['profile', ([label]) => label],
+  ['scored', ([, p]) => p?.scored ?? 0],
+  ['mean reward', ([, p]) => `${num3(p?.mean_reward)} ${ci(p?.mean_reward_ci)}`],
+  ['success', ([, p]) => rate(p?.success_rate)],
+  ['pass^k', ([, p]) => rate(p?.pass_at_k)],
+  ['false completion', ([, p]) => rate(p?.false_completion_rate)],
+  ['cost', ([, p]) => usd(p?.cost_usd)],
+];
+
+/**
+ * The run summary as it ends `eval start`, `runs follow`, `runs status` and `compare`: one
+ * row per profile with the scores a reader looks at first, within TERMINAL_WIDTH columns
+ * (a long profile label is shortened in the middle). `--wide` prints every field and the
+ * intervals by split (wideSummary), `--json` the whole answer.
+ */
+export function compactSummary(summary: any): string {
+  const rows = Object.entries<any>(summary?.profiles ?? {});
+  if (rows.length === 0) return 'No profile results yet.\n';
+  const cells = rows.map((r) => compactColumns.map(([, get]) => String(get(r))));
+  const widths = compactColumns.map(([h], i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const others = widths.slice(1).reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
+  const labelWidth = Math.max('profile'.length, TERMINAL_WIDTH - others);
+  const ks = [...new Set(rows.map(([, p]) => p?.k).filter((k) => typeof k === 'number'))];
+  const note =
+    `mean reward with its 95% interval (bootstrap over scenarios); pass^k: scenarios whose every one of ` +
+    `k = ${ks.length ? ks.join(', ') : '-'} repeats succeeded; more with --wide, everything with --json`;
+  return `${table(
+    rows.map(([label, p]) => [shorten(label, labelWidth), p] as [string, any]),
+    compactColumns,
+  )}${wrap(note)}`;
+}
+
+/** Everything the summary holds as tables (`--wide`): every scalar field per profile, then the intervals by split. */
+export function wideSummary(summary: any): string {
+  return `${summaryTable(summary)}${statisticsTable(summary)}`;
+}
+
+/** The summary as the options ask: wide, or compact. */
+export function summaryText(summary: any, opts: { wide?: boolean }): string {
+  return opts.wide ? wideSummary(summary) : compactSummary(summary);
+}
 
 /**
  * The summary's statistics per profile and split (docs/scoring.md): mean reward, success
@@ -44,20 +117,29 @@ export function scenarioCountsTable(summary: any): string {
   ])}`;
 }
 
-/** What GET /v1/compare says beyond the summaries: the scenario set and each paired comparison in plain words. */
+/** What GET /v1/compare says beyond the summaries: the scenario set and each paired comparison in plain words, wrapped to TERMINAL_WIDTH. */
 export function comparisonText(c: any): string {
   const parts: string[] = [];
   const set = c?.scenario_set;
-  if (set?.mode === 'intersection') parts.push(`\nScenario sets differ: ${set.note}\n`);
-  else if (set)
+  if (set?.mode === 'intersection') {
+    parts.push(`\n${wrap(`Scenario sets differ: ${set.note}.`)}`);
+    if (Array.isArray(set.left_out) && set.left_out.length)
+      parts.push(wrap(`Left out: ${set.left_out.join(', ')}`, TERMINAL_WIDTH, '  '));
+  } else if (set)
     parts.push(`\nScenario set ${String(set.scenario_set_hash).slice(0, 23)} (${set.scenarios} scenarios)\n`);
   for (const x of c?.comparisons ?? []) {
+    const list = (xs: string[]) => (xs.length ? xs.join(', ') : 'none');
+    const noise = x.verdict === 'within_noise' ? ' (within noise)' : '';
     parts.push(
-      `\n${x.a.profile} (${x.a.run_id}) vs ${x.b.profile} (${x.b.run_id}), ${x.scenarios} paired scenarios:\n` +
-        `  mean reward ${num3(x.mean_reward_a)} -> ${num3(x.mean_reward_b)}, difference ${num3(x.difference)} ${ci(x.difference_ci)}, p = ${x.p_value ?? '-'}\n` +
-        `  ${x.statement}\n` +
-        `  improved: ${x.improved.length ? x.improved.join(', ') : 'none'}\n` +
-        `  regressed: ${x.regressed.length ? x.regressed.join(', ') : 'none'}\n`,
+      `\n${wrap(`${x.a.profile} (${x.a.run_id}) vs ${x.b.profile} (${x.b.run_id}), ${x.scenarios} paired scenarios:`)}` +
+        wrap(
+          `mean reward ${num3(x.mean_reward_a)} -> ${num3(x.mean_reward_b)}, difference ${num3(x.difference)} ${ci(x.difference_ci)}, p = ${x.p_value ?? '-'}`,
+          TERMINAL_WIDTH,
+          '  ',
+        ) +
+        wrap(x.statement, TERMINAL_WIDTH, '  ') +
+        wrap(`improved${noise}: ${list(x.improved)}`, TERMINAL_WIDTH, '  ') +
+        wrap(`regressed${noise}: ${list(x.regressed)}`, TERMINAL_WIDTH, '  '),
     );
   }
   return parts.join('');

@@ -90,6 +90,12 @@ export function comparePair(a: Side, aProfile: string, b: Side, bProfile: string
     unchanged: ids.length - improved.length - regressed.length,
     verdict,
     statement,
+    per_scenario: ids.map((id) => ({
+      scenario_id: id,
+      a: r4(sa.get(id)!),
+      b: r4(sb.get(id)!),
+      difference: r4(sb.get(id)! - sa.get(id)!),
+    })),
   };
 }
 
@@ -112,12 +118,33 @@ async function summaryOf(run: RunDoc, episodes: RunEpisodeDoc[], only: Set<strin
   );
 }
 
+/** Which scenarios two pinned sets share, and which each leaves out (same id with another digest counts as changed). */
+export function splitScenarioSets(
+  a: PinnedScenario[],
+  b: PinnedScenario[],
+): { compared: string[]; onlyA: string[]; onlyB: string[]; changed: string[] } {
+  const digestB = new Map(b.map((s) => [s.scenario_id, s.digest]));
+  const idsA = new Set(a.map((s) => s.scenario_id));
+  const compared: string[] = [];
+  const onlyA: string[] = [];
+  const changed: string[] = [];
+  for (const s of a) {
+    const d = digestB.get(s.scenario_id);
+    if (d === undefined) onlyA.push(s.scenario_id);
+    else if (d === s.digest) compared.push(s.scenario_id);
+    else changed.push(s.scenario_id);
+  }
+  const onlyB = b.filter((s) => !idsA.has(s.scenario_id)).map((s) => s.scenario_id);
+  const sorted = (xs: string[]) => [...new Set(xs)].sort();
+  return { compared: sorted(compared), onlyA: sorted(onlyA), onlyB: sorted(onlyB), changed: sorted(changed) };
+}
+
 /**
  * GET /v1/compare: one run's profiles side by side, or two runs on the same world content
- * (`world_content_hash`, else 409) and the same pinned scenario set (`scenario_set_hash`,
- * else 409, unless `scenarios=intersection` asks to compare only the scenarios both ran
- * with equal digests, which the answer says). `comparisons` pairs profiles scenario by
- * scenario (comparePair).
+ * (`world_content_hash`, else 409). Runs on different pinned scenario sets are compared over
+ * the scenarios both ran with equal digests; `scenario_set` names the ones left out (docs/runs.md,
+ * Compare), and only runs with no such scenario in common are refused (409). `comparisons`
+ * pairs profiles scenario by scenario (comparePair).
  */
 export const compareRuns: OperationHandler = async (ctx, deps: SchedulerDeps) => {
   const p = requirePrincipal(ctx);
@@ -138,28 +165,38 @@ export const compareRuns: OperationHandler = async (ctx, deps: SchedulerDeps) =>
   const setA = await runScenarioSet(store, a, epA);
   const setB = b ? await runScenarioSet(store, b, epB) : setA;
   let only: Set<string> | null = null;
-  let scenarioSet: Record<string, unknown> = { mode: 'same', scenario_set_hash: setA.hash, scenarios: setA.set.length };
+  let scenarioSet: Record<string, unknown> = {
+    mode: 'same',
+    scenario_set_hash: setA.hash,
+    scenarios: setA.set.length,
+    left_out: [],
+  };
   if (b && setA.hash !== setB.hash) {
-    const key = (s: PinnedScenario) => `${s.scenario_id} ${s.digest}`;
-    const inB = new Set(setB.set.map(key));
-    const inA = new Set(setA.set.map(key));
-    const shared = setA.set.filter((s) => inB.has(key(s))).map((s) => s.scenario_id);
-    const onlyA = setA.set.filter((s) => !inB.has(key(s))).map((s) => s.scenario_id);
-    const onlyB = setB.set.filter((s) => !inA.has(key(s))).map((s) => s.scenario_id);
-    if (ctx.query.scenarios !== 'intersection') {
+    const { compared, onlyA, onlyB, changed } = splitScenarioSets(setA.set, setB.set);
+    if (compared.length === 0) {
       throw conflict(
-        `runs ${a._id} and ${b._id} ran different scenario sets (scenario_set_hash ${setA.hash} vs ${setB.hash}): ` +
-          `${onlyA.length} scenario(s) only in ${a._id} (${onlyA.slice(0, 5).join(', ')}), ${onlyB.length} only in ${b._id} (${onlyB.slice(0, 5).join(', ')}); ` +
-          `add scenarios=intersection to compare the ${shared.length} scenario(s) both ran`,
+        `runs ${a._id} and ${b._id} have no scenario in common: ${a._id} ran ${setA.set.length} scenario(s), ${b._id} ran ${setB.set.length}` +
+          (changed.length ? `, and the ${changed.length} with the same id have different specifications` : '') +
+          '; compare runs that share at least one scenario, or the profiles within one run',
       );
     }
-    only = new Set(shared);
+    only = new Set(compared);
+    const leftOut = [...onlyA, ...onlyB, ...changed].sort();
+    const parts = [
+      onlyA.length ? `${onlyA.length} only in ${a._id}` : '',
+      onlyB.length ? `${onlyB.length} only in ${b._id}` : '',
+      changed.length ? `${changed.length} with different specifications` : '',
+    ].filter(Boolean);
     scenarioSet = {
       mode: 'intersection',
-      note: `the runs ran different scenario sets; only the ${shared.length} scenario(s) both ran with equal digests are compared, and the summaries count those only`,
-      scenarios: shared.length,
-      compared: shared,
+      note:
+        `the runs ran different scenario sets; the ${compared.length} scenario(s) both ran with equal specifications are compared ` +
+        `and the summaries count those only; ${leftOut.length} left out (${parts.join(', ')})`,
+      scenarios: compared.length,
+      compared,
+      left_out: leftOut,
       only_in: { [a._id]: onlyA, [b._id]: onlyB },
+      changed,
       scenario_set_hashes: { [a._id]: setA.hash, [b._id]: setB.hash },
     };
   }

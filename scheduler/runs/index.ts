@@ -16,7 +16,7 @@ export { coordinatorKind } from './coordinator-kind.js';
 export { shardKind, type ShardInput } from './shard-kind.js';
 export { computeSummary, scoreBlock, finalAttempts, runEpisodes } from './summary.js';
 export { loadRun, runView, episodeItemView } from './views.js';
-export { comparePair, runScenarioSet } from './compare.js';
+export { comparePair, runScenarioSet, splitScenarioSets } from './compare.js';
 export {
   BOOTSTRAP_RESAMPLES,
   STATS_SEED,

@@ -51,8 +51,23 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     runId = /^Run (run_\w+): (\d+) episodes in (\d+) shards\.$/m.exec(r.stdout)![1]!;
     const episodes = await runEpisodes(cw.admin, runId);
     expect(r.stdout).to.contain(`Run ${runId}: finished`);
-    expect(r.stdout).to.match(/^profile\s+episodes\s+.*mean_reward/m);
-    expect(r.stdout).to.match(new RegExp(`^reference@v1\\s+${episodes.length}\\s`, 'm'));
+    // the summary fits 100 columns: profile, scored, mean reward with its interval, success, pass^k, false completion, cost
+    expect(r.stdout).to.match(/^profile\s+scored\s+mean reward\s+success\s+pass\^k\s+false completion\s+cost$/m);
+    expect(r.stdout).to.match(
+      new RegExp(
+        `^reference@v1\\s+${episodes.length}\\s+1\\.000 \\[1\\.000, 1\\.000\\]\\s+100\\.0%\\s+100\\.0%\\s+0\\.0%\\s+\\$`,
+        'm',
+      ),
+    );
+    expect(r.stdout).to.not.contain('pass_at_k');
+    for (const line of r.stdout.split('\n')) expect(line.length, line).to.be.at.most(100);
+    // --wide: every field, past 100 columns; --json: the whole run
+    const wide = await cli(['runs', 'status', runId, '--wide'], env);
+    expect(wide.stdout).to.match(/^profile\s+episodes\s+.*mean_reward.*pass\^k/m);
+    expect(wide.stdout).to.contain('95% intervals (bootstrap over scenarios for the mean, Wilson for rates)');
+    expect(Math.max(...wide.stdout.split('\n').map((l) => l.length))).to.be.greaterThan(100);
+    const all = await json(['runs', 'status', runId]);
+    expect(all.summary.profiles['reference@v1']).to.include.keys('pass_at_k', 'tokens', 'failures', 'by_split');
     expect(r.stderr).to.contain(`[${episodes.length}/${episodes.length} episodes] run finished`);
     for (const e of episodes) expect(r.stderr).to.contain(`episode ${e.id} ${e.termination}`);
   });
@@ -80,11 +95,12 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     const compared = await cli(['compare', runId], env);
     expect(compared.code, compared.stderr).to.equal(0);
     expect(compared.stdout).to.contain(`World version ${wv}`);
-    expect(compared.stdout).to.match(/^reference@v1\s+/m);
-    // intervals and the pinned scenario set (docs/scoring.md); one profile, so no paired comparison
-    expect(compared.stdout).to.contain('95% intervals (bootstrap over scenarios for the mean, Wilson for rates)');
-    expect(compared.stdout).to.match(/^reference@v1 \(all\)\s+\d+\s+1\.000 \[1\.000, 1\.000\]/m);
+    // the mean reward's interval and the pinned scenario set (docs/scoring.md); one profile, so no paired comparison
+    expect(compared.stdout).to.match(/^reference@v1\s+\d+\s+1\.000 \[1\.000, 1\.000\]/m);
     expect(compared.stdout).to.match(/Scenario set sha256:[0-9a-f]{16} \(\d+ scenarios\)/);
+    for (const line of compared.stdout.split('\n')) expect(line.length, line).to.be.at.most(100);
+    const comparedWide = await cli(['compare', runId, '--wide'], env);
+    expect(comparedWide.stdout).to.match(/^reference@v1 \(all\)\s+\d+\s+1\.000 \[1\.000, 1\.000\]/m);
     const shown = await cli(['runs', 'status', runId], env);
     expect(shown.stdout).to.contain('Per scenario (successes of scored repeats):');
   });

@@ -138,7 +138,7 @@ describe('runs: commands and comparisons', function () {
     expect(one.body).to.deep.include({
       world_version_id: shop,
       world_content_hash: a.world_content_hash,
-      scenario_set: { mode: 'same', scenario_set_hash: a.scenario_set_hash, scenarios: 3 },
+      scenario_set: { mode: 'same', scenario_set_hash: a.scenario_set_hash, scenarios: 3, left_out: [] },
     });
     expect(one.body.comparisons).to.have.length(1);
     expect(one.body.comparisons[0]).to.deep.include({

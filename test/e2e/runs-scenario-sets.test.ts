@@ -21,8 +21,8 @@ const sha = (s: string) => `sha256:${createHash('sha256').update(s).digest('hex'
 /**
  * Pinned scenario sets (docs/runs.md): a run records its exact scenarios and their hash;
  * a scenario approved after a run changes the world version's approved-set hash, and
- * compare of a run before and a run after refuses (409) or compares the intersection when
- * asked, saying so.
+ * compare of a run before and a run after answers 200 over the scenarios both ran, naming
+ * the ones left out; runs with no scenario in common are refused (409).
  */
 describe('runs: pinned scenario sets and compare across them', function () {
   this.timeout(600_000);
@@ -67,7 +67,7 @@ describe('runs: pinned scenario sets and compare across them', function () {
     expect(version.world_content_hash).to.equal(before1.world_content_hash);
   });
 
-  it('a scenario approved after the run changes the approved-set hash; compare then refuses with 409, or compares the intersection when asked', async () => {
+  it('a scenario approved after the run changes the approved-set hash; compare answers 200 over the scenarios both ran and names the one left out', async () => {
     expect((await admin.post(`/v1/scenarios/${scenarios[3].id}/approve`)).status).to.equal(200);
     const version = (await admin.get(`/v1/world-versions/${wv}`)).body;
     expect(version.approved_scenario_set_hash).to.not.equal(before1.scenario_set_hash);
@@ -77,29 +77,69 @@ describe('runs: pinned scenario sets and compare across them', function () {
     expect(after1.scenario_set_hash).to.equal(version.approved_scenario_set_hash);
     expect(after1.world_content_hash).to.equal(before1.world_content_hash);
 
-    const refused = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${after1.run_id}`);
-    expect(refused.status).to.equal(409);
-    expect(refused.body.detail).to.contain('ran different scenario sets');
-    expect(refused.body.detail).to.contain(`1 only in ${after1.run_id} (${scenarios[3].scenario_id})`);
-    expect(refused.body.detail).to.contain('add scenarios=intersection to compare the 3 scenario(s) both ran');
-
-    const shared = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${after1.run_id}&scenarios=intersection`);
-    expect(shared.status).to.equal(200);
+    const late = scenarios[3].scenario_id;
+    const shared = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${after1.run_id}`);
+    expect(shared.status, JSON.stringify(shared.body)).to.equal(200);
     expect(shared.body.scenario_set).to.include({ mode: 'intersection', scenarios: 3 });
-    expect(shared.body.scenario_set.note).to.match(/only the 3 scenario\(s\) both ran/);
-    expect(shared.body.scenario_set.only_in).to.deep.equal({
-      [before1.run_id]: [],
-      [after1.run_id]: [scenarios[3].scenario_id],
+    expect(shared.body.scenario_set.compared).to.deep.equal(
+      scenarios
+        .slice(0, 3)
+        .map((s) => s.scenario_id)
+        .sort(),
+    );
+    expect(shared.body.scenario_set.left_out).to.deep.equal([late]);
+    expect(shared.body.scenario_set.changed).to.deep.equal([]);
+    expect(shared.body.scenario_set.note).to.match(/the 3 scenario\(s\) both ran .* 1 left out \(1 only in run_/);
+    expect(shared.body.scenario_set.only_in).to.deep.equal({ [before1.run_id]: [], [after1.run_id]: [late] });
+    expect(shared.body.scenario_set.scenario_set_hashes).to.deep.equal({
+      [before1.run_id]: before1.scenario_set_hash,
+      [after1.run_id]: after1.scenario_set_hash,
     });
     // the later run's summary counts only the shared scenarios
     expect(shared.body.runs[after1.run_id].profiles['reference@v1'].scored).to.equal(3);
+    expect(shared.body.runs[after1.run_id].profiles['reference@v1'].scenarios).to.not.have.key(late);
     expect(shared.body.comparisons).to.have.length(1);
     const c = shared.body.comparisons[0];
     expect(c).to.deep.include({ scenarios: 3, difference: 0, verdict: 'within_noise', improved: [], regressed: [] });
     expect(c.statement).to.match(/^within noise/);
 
+    // the parameter older clients send changes nothing; any other value is refused
+    const asked = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${after1.run_id}&scenarios=intersection`);
+    expect(asked.status).to.equal(200);
+    expect(asked.body.scenario_set).to.deep.equal(shared.body.scenario_set);
     const bad = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${after1.run_id}&scenarios=all`);
     expect(bad.status).to.equal(422);
+
+    // one pinned set: nothing is left out
+    const same = await admin.get(`/v1/compare?run_a=${after1.run_id}&run_b=${after1.run_id}`);
+    expect(same.status).to.equal(200);
+    expect(same.body.scenario_set).to.deep.equal({
+      mode: 'same',
+      scenario_set_hash: after1.scenario_set_hash,
+      scenarios: 4,
+      left_out: [],
+    });
+  });
+
+  it('refuses (409) two runs on one world version with no scenario in common, saying so', async () => {
+    const started = await evaluate(admin, {
+      world_version_id: wv,
+      profile_ids: [reference.id],
+      scenario_ids: [scenarios[3].id],
+      repeats: 1,
+    });
+    const lone = await waitRun(admin, started.run_id);
+    expect(lone.scenario_set.map((s: any) => s.scenario_id)).to.deep.equal([scenarios[3].scenario_id]);
+    const refused = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${lone.run_id}`);
+    expect(refused.status).to.equal(409);
+    expect(refused.body.detail).to.contain(`runs ${before1.run_id} and ${lone.run_id} have no scenario in common`);
+    expect(refused.body.detail).to.contain(`${before1.run_id} ran 3 scenario(s), ${lone.run_id} ran 1`);
+    // with the later run they share that one scenario: compared, the other three named as left out
+    const one = await admin.get(`/v1/compare?run_a=${lone.run_id}&run_b=${after1.run_id}`);
+    expect(one.status).to.equal(200);
+    expect(one.body.scenario_set).to.include({ mode: 'intersection', scenarios: 1 });
+    expect(one.body.scenario_set.left_out).to.have.length(3);
+    expect(one.body.scenario_set.only_in[after1.run_id]).to.have.length(3);
   });
 
   it('summaries give intervals, per-scenario counts and failures by cause', async () => {

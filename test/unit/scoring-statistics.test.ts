@@ -3,6 +3,7 @@ import {
   BOOTSTRAP_RESAMPLES,
   clusterBootstrapMean,
   comparePair,
+  splitScenarioSets,
   computeSummary,
   pairedTest,
   wilson,
@@ -208,6 +209,13 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     });
     expect(c.improved).to.deep.equal(['s1', 's4']);
     expect(c.regressed).to.deep.equal(['s2']);
+    // each paired scenario's rewards and difference; s5, which only b scored, is not paired
+    expect(c.per_scenario).to.deep.equal([
+      { scenario_id: 's1', a: 0.5, b: 1, difference: 0.5 },
+      { scenario_id: 's2', a: 1, b: 0.5, difference: -0.5 },
+      { scenario_id: 's3', a: 0, b: 0, difference: 0 },
+      { scenario_id: 's4', a: 0.25, b: 0.5, difference: 0.25 },
+    ]);
     expect(c.p_value).to.be.closeTo(signFlipByHand([0.5, -0.5, 0, 0.25]), 1e-4);
     expect(c.statement).to.match(
       /^within noise: the difference of 0.0625 \(95% CI .* exact sign-flip permutation test over 4 paired scenarios\)/,
@@ -219,5 +227,29 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     expect(better).to.include({ verdict: 'b_better', difference: 1 });
     expect(better.p_value).to.equal(Math.round((2 / 4096) * 10_000) / 10_000);
     expect(better.statement).to.match(/^new scores higher: difference 1/);
+  });
+
+  it('splits two pinned scenario sets into the scenarios compared and those left out, by id and digest', () => {
+    const set = (xs: Array<[string, string]>) =>
+      xs.map(([scenario_id, digest]) => ({ scenario_id, split: 'dev', digest }));
+    const a = set([
+      ['s1', 'd1'],
+      ['s2', 'd2'],
+      ['s3', 'd3'],
+      ['s4', 'd4'],
+    ]) as never;
+    const b = set([
+      ['s2', 'd2'],
+      ['s3', 'other'],
+      ['s1', 'd1'],
+      ['s5', 'd5'],
+    ]) as never;
+    expect(splitScenarioSets(a, b)).to.deep.equal({
+      compared: ['s1', 's2'],
+      onlyA: ['s4'],
+      onlyB: ['s5'],
+      changed: ['s3'],
+    });
+    expect(splitScenarioSets(a, set([['s9', 'd9']]) as never).compared).to.deep.equal([]);
   });
 });

@@ -156,6 +156,12 @@ class Evaluations(_Group):
         return self._c.post("/v1/evaluations", {**body, **fields})
 
     def compare(self, run_a: str, run_b: str | None = None) -> dict:
+        """GET /v1/compare: the profiles of one run, or two runs on the same pinned world
+        version. Answers world_version_id, world_content_hash, runs (summary per run id),
+        scenario_set and comparisons (verdict, difference with its interval, p-value,
+        per_scenario). Runs on different scenario sets are compared over the scenarios both
+        ran; scenario_set names the rest (mode ``intersection``, left_out, only_in, changed).
+        Runs on different world content, or with no scenario in common, raise ApiError 409."""
         return self._c.get("/v1/compare", {"run_a": run_a, "run_b": run_b})
 
 

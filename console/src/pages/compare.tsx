@@ -1,37 +1,244 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, apiList, ApiError, query } from '../api';
+import { api, ApiError, query } from '../api';
 import { useList, useTitle } from '../hooks';
-import { ErrorBox, Json, Loading, num, PageHead, pct, Status, succeeded } from '../ui';
+import { ErrorBox, intervalOf, Loading, PageHead } from '../ui';
 import { ProfileSummary } from './profile-summary';
 
-type Side = { run: string; profile: string };
-type Verdict = 'improved' | 'regressed' | 'both pass' | 'both fail' | 'incomplete';
+/** A signed number with a true minus sign: `+0.125`, `−0.250`, `0.000`. */
+export function signed(x: number | null | undefined, digits = 3): string {
+  if (x === null || x === undefined || Number.isNaN(x)) return '—';
+  const r = Math.round(x * 10 ** digits) / 10 ** digits;
+  if (r === 0) return (0).toFixed(digits);
+  return `${r > 0 ? '+' : '−'}${Math.abs(r).toFixed(digits)}`;
+}
+const plain = (x: number | null | undefined, digits = 3): string =>
+  x === null || x === undefined || Number.isNaN(x) ? '—' : x.toFixed(digits).replace('-', '−');
+/** A rate (0 to 1) in percent, without the sign: the column's header names the unit. */
+const percent = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : (x * 100).toFixed(1));
+const bracket = (ci: [number, number] | null, f: (x: number) => string): string =>
+  ci ? ` [${f(ci[0])}, ${f(ci[1])}]` : '';
 
-/** Per scenario: did every repeat of this side succeed (pass^k), from the latest attempts; null when some are not scored. */
-function passAll(episodes: any[], profile: string): Map<string, boolean | null> {
-  const by = new Map<string, Map<number, any>>();
-  for (const e of episodes) {
-    if (e.profile !== profile || e.replaced_by) continue;
-    const m = by.get(e.scenario) ?? new Map<number, any>();
-    const seen = m.get(e.repeat ?? 1);
-    if (!seen || (e.attempt ?? 1) > (seen.attempt ?? 1)) m.set(e.repeat ?? 1, e);
-    by.set(e.scenario, m);
+/** The server's verdict in a heading's words (docs/scoring.md, Comparing). */
+export function verdictText(c: any): string {
+  switch (c.verdict) {
+    case 'b_better':
+      return `B is better: ${c.b.profile} scores higher than ${c.a.profile}`;
+    case 'a_better':
+      return `A is better: ${c.a.profile} scores higher than ${c.b.profile}`;
+    case 'within_noise':
+      return 'Within noise: the test cannot tell this difference from chance';
+    default:
+      return 'Not enough data: no scenario was scored by both sides yet';
   }
-  const out = new Map<string, boolean | null>();
-  for (const [s, m] of by) {
-    const xs = [...m.values()].map((e) => succeeded(e));
-    out.set(s, xs.some((x) => x === null) ? null : xs.every(Boolean));
-  }
-  return out;
 }
 
-const METRICS = ['mean_reward', 'success_rate', 'pass_at_k', 'false_completion_rate', 'duplicate_effect_rate'];
+const significant = (c: any) => c.verdict === 'a_better' || c.verdict === 'b_better';
+
+/** "3 improved", in colour when the verdict stands, else muted and marked "within noise". */
+function Count({ c, n, what }: { c: any; n: number; what: 'improved' | 'regressed' }) {
+  if (significant(c)) return <span className={`status status-${what}`}>{`${n} ${what}`}</span>;
+  return <span className="muted">{`${n} ${what} (within noise)`}</span>;
+}
+
+/** One paired comparison as the server computed it: verdict, difference and interval, test, detectable difference. */
+function Verdict({ c }: { c: any }) {
+  const ci = intervalOf(c.difference_ci);
+  const mdd = c.minimum_detectable_difference;
+  return (
+    <section className="card" data-testid="comparison" aria-label={`${c.a.profile} against ${c.b.profile}`}>
+      <p className={significant(c) ? 'verdict strong' : 'verdict'} data-testid="verdict" role="status">
+        <strong>{verdictText(c)}</strong>
+      </p>
+      <dl className="facts">
+        <div>
+          <dt>A</dt>
+          <dd>
+            {c.a.profile} <span className="muted mono">{c.a.run_id}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>B</dt>
+          <dd>
+            {c.b.profile} <span className="muted mono">{c.b.run_id}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Mean reward, A → B</dt>
+          <dd>
+            {plain(c.mean_reward_a)} → {plain(c.mean_reward_b)}
+          </dd>
+        </div>
+        <div>
+          <dt>Difference B − A (reward), 95% interval</dt>
+          <dd data-testid="difference">
+            {signed(c.difference)}
+            {bracket(ci, (x) => signed(x))}
+          </dd>
+        </div>
+        <div>
+          <dt>Paired test</dt>
+          <dd>
+            p = {c.p_value ?? '—'}{' '}
+            <span className="muted">
+              ({c.exact ? 'exact' : 'sampled'} sign-flip permutation test, {c.scenarios} paired scenarios)
+            </span>
+          </dd>
+        </div>
+        <div>
+          <dt>Minimum detectable difference (reward)</dt>
+          <dd>{mdd === null || mdd === undefined ? 'too few scenarios to say' : `about ${plain(mdd)}`}</dd>
+        </div>
+      </dl>
+      <p>
+        <Count c={c} n={c.improved?.length ?? 0} what="improved" />,{' '}
+        <Count c={c} n={c.regressed?.length ?? 0} what="regressed" />, {c.unchanged ?? 0} unchanged.
+      </p>
+      <p className="muted">{c.statement}</p>
+    </section>
+  );
+}
+
+const MEASURES: Array<{ field: string; head: ReactNode; rate: boolean }> = [
+  { field: 'mean_reward', head: 'Mean reward (0 to 1)', rate: false },
+  { field: 'success_rate', head: 'Success rate (%)', rate: true },
+  { field: 'pass_at_k', head: 'pass^k (%)', rate: true },
+  { field: 'false_completion_rate', head: 'False completion (%)', rate: true },
+  { field: 'duplicate_effect_rate', head: 'Duplicate effects (%)', rate: true },
+];
 
 /**
- * Compare two runs on the same pinned world, or two profiles of one run: the per-scenario
- * flip map (improved and regressed under pass^k), the differences of the scores (with the
- * intervals the server gives), and the pinned-world gate explained when it refuses.
+ * The two sides' scores, one measure per column and one unit per column (reward, or
+ * percent; the B − A row in the same unit: reward, or percentage points).
+ */
+function Scores({ c, a, b }: { c: any; a: any; b: any }) {
+  const cellOf = (block: any, m: (typeof MEASURES)[number]) => {
+    const ci = intervalOf(block?.[`${m.field}_ci`]);
+    return m.rate
+      ? `${percent(block?.[m.field])}${bracket(ci, percent)}`
+      : `${plain(block?.[m.field])}${bracket(ci, (x) => plain(x))}`;
+  };
+  const diff = (m: (typeof MEASURES)[number]) => {
+    const x = a?.[m.field];
+    const y = b?.[m.field];
+    if (typeof x !== 'number' || typeof y !== 'number') return '—';
+    return m.rate ? signed((y - x) * 100, 1) : signed(y - x);
+  };
+  return (
+    <div className="table-wrap">
+      <table data-testid="scores">
+        <caption className="muted" style={{ textAlign: 'left' }}>
+          Each side&apos;s summary; brackets are 95% intervals. The B − A row is in the column&apos;s unit (reward, or
+          percentage points).
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Side</th>
+            {MEASURES.map((m) => (
+              <th scope="col" key={m.field}>
+                {m.head}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <th scope="row">A: {c.a.profile}</th>
+            {MEASURES.map((m) => (
+              <td key={m.field}>{cellOf(a, m)}</td>
+            ))}
+          </tr>
+          <tr>
+            <th scope="row">B: {c.b.profile}</th>
+            {MEASURES.map((m) => (
+              <td key={m.field}>{cellOf(b, m)}</td>
+            ))}
+          </tr>
+          <tr>
+            <th scope="row">B − A</th>
+            {MEASURES.map((m) => (
+              <td key={m.field}>{diff(m)}</td>
+            ))}
+          </tr>
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Each paired scenario's mean rewards and change, as the server paired them. */
+function PerScenario({ c }: { c: any }) {
+  const rows: any[] = c.per_scenario ?? [];
+  if (rows.length === 0) return <p className="muted">No scenario was scored by both sides yet.</p>;
+  const noise = significant(c) ? '' : ' (within noise)';
+  return (
+    <div className="table-wrap">
+      <table data-testid="per-scenario">
+        <thead>
+          <tr>
+            <th scope="col">Scenario</th>
+            <th scope="col">A mean reward</th>
+            <th scope="col">B mean reward</th>
+            <th scope="col">B − A (reward)</th>
+            <th scope="col">Change</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => {
+            const change = r.difference > 0 ? 'improved' : r.difference < 0 ? 'regressed' : 'unchanged';
+            return (
+              <tr key={r.scenario_id}>
+                <th scope="row">{r.scenario_id}</th>
+                <td>{plain(r.a)}</td>
+                <td>{plain(r.b)}</td>
+                <td>{signed(r.difference)}</td>
+                <td>
+                  {change === 'unchanged' ? (
+                    change
+                  ) : noise ? (
+                    <span className="muted">{`${change}${noise}`}</span>
+                  ) : (
+                    <span className={`status status-${change}`}>{change}</span>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** What the server left out when the runs' scenario sets differ. */
+function ScenarioSet({ set, runs }: { set: any; runs: string[] }) {
+  if (!set || set.mode !== 'intersection') return null;
+  const left: string[] = set.left_out ?? [];
+  return (
+    <div className="notice" role="note" data-testid="scenario-set">
+      <strong>The runs ran different scenario sets.</strong> Only the {set.scenarios} scenario(s) both ran with the same
+      specification are compared, and the summaries below count those only. Left out ({left.length}):{' '}
+      {left.length ? left.join(', ') : 'none'}.
+      <ul>
+        {runs.map((id) =>
+          (set.only_in?.[id] ?? []).length ? (
+            <li key={id}>
+              Only in <span className="mono">{id}</span>: {set.only_in[id].join(', ')}
+            </li>
+          ) : null,
+        )}
+        {(set.changed ?? []).length ? <li>Specification changed: {set.changed.join(', ')}</li> : null}
+      </ul>
+    </div>
+  );
+}
+
+/**
+ * Compare two runs on the same pinned world, or the profiles of one run, showing what the
+ * server computed (GET /v1/compare): for each pair of profiles the verdict, the difference
+ * with its interval, the paired test and the minimum detectable difference; the scores side
+ * by side in one unit per column; each paired scenario's change, marked "within noise" when
+ * the verdict is; the scenarios left out when the runs' sets differ; and why it refused.
  */
 export default function Compare() {
   useTitle('Compare');
@@ -43,34 +250,18 @@ export default function Compare() {
   const [formB, setFormB] = useState(runB);
   const [result, setResult] = useState<any>(null);
   const [error, setError] = useState<{ status: number; detail: string } | null>(null);
-  const [eps, setEps] = useState<Record<string, any[]>>({});
-  const [a, setA] = useState<Side>({ run: '', profile: '' });
-  const [b, setB] = useState<Side>({ run: '', profile: '' });
+  const [chosen, setChosen] = useState(0);
 
   useEffect(() => {
     setFormA(runA);
     setFormB(runB);
     setResult(null);
     setError(null);
+    setChosen(0);
     if (!runA) return;
     let live = true;
     api('GET', `/v1/compare${query({ run_a: runA, run_b: runB || undefined })}`)
-      .then(async (r) => {
-        if (!live) return;
-        setResult(r);
-        const ids = [runA, ...(runB ? [runB] : [])];
-        const lists = await Promise.all(ids.map((id) => apiList(`/v1/runs/${id}/episodes?limit=1000`)));
-        if (!live) return;
-        setEps(Object.fromEntries(ids.map((id, i) => [id, lists[i]!])));
-        const labels = (id: string) => Object.keys(r.runs?.[id]?.profiles ?? {});
-        const la = labels(runA);
-        const lb = runB ? labels(runB) : la;
-        setA({ run: runA, profile: la[0] ?? '' });
-        setB({
-          run: runB || runA,
-          profile: runB ? (lb.find((x) => la.includes(x)) ?? lb[0] ?? '') : (la[1] ?? la[0] ?? ''),
-        });
-      })
+      .then((r) => live && setResult(r))
       .catch(
         (e: unknown) =>
           live &&
@@ -81,28 +272,6 @@ export default function Compare() {
     };
   }, [runA, runB]);
 
-  const flips = useMemo(() => {
-    if (!a.profile || !b.profile || !eps[a.run] || !eps[b.run]) return [];
-    const pa = passAll(eps[a.run]!, a.profile);
-    const pb = passAll(eps[b.run]!, b.profile);
-    const scenarios = [...new Set([...pa.keys(), ...pb.keys()])].sort();
-    return scenarios.map((s) => {
-      const x = pa.get(s);
-      const y = pb.get(s);
-      const v: Verdict =
-        x == null || y == null
-          ? 'incomplete'
-          : x === y
-            ? x
-              ? 'both pass'
-              : 'both fail'
-            : y
-              ? 'improved'
-              : 'regressed';
-      return { scenario: s, a: x, b: y, verdict: v };
-    });
-  }, [eps, a, b]);
-
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const next = new URLSearchParams();
@@ -110,25 +279,14 @@ export default function Compare() {
     if (formB) next.set('run_b', formB);
     setParams(next);
   };
-  const count = (v: Verdict) => flips.filter((f) => f.verdict === v).length;
-  const blockOf = (side: Side) => result?.runs?.[side.run]?.profiles?.[side.profile];
-  const ba = blockOf(a);
-  const bb = blockOf(b);
   const runOptions = (runs.data ?? []).map((r) => (
     <option key={r.run_id ?? r.id} value={r.run_id ?? r.id}>
       {r.run_id ?? r.id} ({(r.profiles ?? []).map((p: any) => p.label).join(', ')}, {r.status})
     </option>
   ));
-  const profileSelect = (side: Side, set: (s: Side) => void, label: string) => (
-    <label className="field">
-      <span>{label}</span>
-      <select value={side.profile} onChange={(e) => set({ ...side, profile: e.target.value })}>
-        {Object.keys(result?.runs?.[side.run]?.profiles ?? {}).map((p) => (
-          <option key={p}>{p}</option>
-        ))}
-      </select>
-    </label>
-  );
+  const comparisons: any[] = result?.comparisons ?? [];
+  const c = comparisons[Math.min(chosen, comparisons.length - 1)];
+  const blockOf = (side: any) => result?.runs?.[side?.run_id]?.profiles?.[side?.profile];
   return (
     <>
       <PageHead title="Compare" />
@@ -154,12 +312,19 @@ export default function Compare() {
       <ErrorBox error={runs.error} />
       {error ? (
         <div className="error" role="alert">
-          {error.status === 409 ? (
+          {error.status === 409 && /different world content/.test(error.detail) ? (
             <>
               <strong>The pinned-world gate refused this comparison.</strong> Scores are only comparable when both runs
               ran on exactly the same world content (the same <code>world_content_hash</code>): a rebuilt world can have
               different scenarios, tools or checks, so a difference in scores could come from the world rather than the
               agent. Compare runs on the same world version, or the profiles within one run.
+              <br />
+              Server: {error.detail}
+            </>
+          ) : error.status === 409 ? (
+            <>
+              <strong>These runs share no scenario.</strong> A comparison pairs the scenarios both runs ran; choose runs
+              that share at least one, or compare the profiles within one run.
               <br />
               Server: {error.detail}
             </>
@@ -175,74 +340,34 @@ export default function Compare() {
             World version <Link to={`/world-versions/${result.world_version_id}`}>{result.world_version_id}</Link>,
             content <code>{String(result.world_content_hash).slice(0, 12)}</code>
           </p>
-          <div className="row">
-            {profileSelect(a, setA, `A: profile of ${a.run}`)}
-            {profileSelect(b, setB, `B: profile of ${b.run}`)}
-          </div>
-          <h2>Flip map (pass^k per scenario, A → B)</h2>
-          <p role="status">
-            <span className="status status-improved">{count('improved')} improved</span>,{' '}
-            <span className="status status-regressed">{count('regressed')} regressed</span>, {count('both pass')} pass
-            in both, {count('both fail')} fail in both
-            {count('incomplete') ? `, ${count('incomplete')} not fully scored` : ''}.
-          </p>
-          <div className="table-wrap">
-            <table data-testid="flip-map">
-              <thead>
-                <tr>
-                  <th scope="col">Scenario</th>
-                  <th scope="col">A</th>
-                  <th scope="col">B</th>
-                  <th scope="col">Change</th>
-                </tr>
-              </thead>
-              <tbody>
-                {flips.map((f) => (
-                  <tr key={f.scenario}>
-                    <th scope="row">{f.scenario}</th>
-                    <td>{f.a == null ? '—' : f.a ? 'pass' : 'fail'}</td>
-                    <td>{f.b == null ? '—' : f.b ? 'pass' : 'fail'}</td>
-                    <td>
-                      {f.verdict === 'improved' || f.verdict === 'regressed' ? <Status value={f.verdict} /> : f.verdict}
-                    </td>
-                  </tr>
+          <ScenarioSet set={result.scenario_set} runs={Object.keys(result.runs ?? {})} />
+          <h2>Verdict</h2>
+          {comparisons.length > 1 ? (
+            <label className="field">
+              <span>Pair of profiles</span>
+              <select value={chosen} onChange={(e) => setChosen(Number(e.target.value))}>
+                {comparisons.map((x, i) => (
+                  <option key={i} value={i}>
+                    {x.a.profile} → {x.b.profile}
+                  </option>
                 ))}
-              </tbody>
-            </table>
-          </div>
-          <h2>Differences (B − A)</h2>
-          {ba && bb ? (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Measure</th>
-                    <th scope="col">A</th>
-                    <th scope="col">B</th>
-                    <th scope="col">B − A</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {METRICS.map((m) => (
-                    <tr key={m}>
-                      <th scope="row">{m.replace(/_/g, ' ')}</th>
-                      <td>{m === 'mean_reward' ? num(ba[m]) : pct(ba[m])}</td>
-                      <td>{m === 'mean_reward' ? num(bb[m]) : pct(bb[m])}</td>
-                      <td>{ba[m] == null || bb[m] == null ? '—' : num(bb[m] - ba[m])}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          ) : (
-            <p className="muted">Choose a profile on each side.</p>
-          )}
-          {result.differences ? (
-            <>
-              <h3>Differences the server computed (with intervals)</h3>
-              <Json value={result.differences} label="Differences" />
-            </>
+              </select>
+            </label>
           ) : null}
+          {c ? (
+            <>
+              <Verdict c={c} />
+              <h2>Scores (B − A)</h2>
+              <Scores c={c} a={blockOf(c.a)} b={blockOf(c.b)} />
+              <h2>Per scenario (A → B)</h2>
+              <PerScenario c={c} />
+            </>
+          ) : (
+            <p className="muted">
+              No pair of profiles to compare: within one run it takes two profiles; across two runs, profiles of the
+              same name and version, or one profile in each run.
+            </p>
+          )}
           {Object.entries<any>(result.runs ?? {}).map(([id, s]) => (
             <section key={id}>
               <h2>

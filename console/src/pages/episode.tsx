@@ -10,6 +10,32 @@ interface Entry {
   actor: string;
   kind: 'message' | 'action';
   item: any;
+  /** For a message an actor sent: the action that sent it (reply_to_customer, send_message, a reply tool). */
+  via?: any;
+}
+
+/**
+ * The transcript in order, each act once: a message an actor sent is shown with the action
+ * that sent it (the message's `after_action` is that action's index + 1; records without it
+ * are matched by actor and text), and that action is not shown again on its own.
+ */
+export function transcript(messages: any[], actions: any[]): Entry[] {
+  const used = new Set<any>();
+  const sender = (m: any): any => {
+    if (m.from === 'customer' || m.kind === 'customer') return undefined;
+    const mine = actions.filter((a) => a.actor === m.from && !used.has(a));
+    if (typeof m.after_action === 'number') return mine.find((a) => a.index === m.after_action - 1);
+    return mine.find((a) => Object.values(a.args ?? {}).some((v) => v === m.text));
+  };
+  const xs: Entry[] = [];
+  for (const m of messages) {
+    const via = sender(m);
+    if (via) used.add(via);
+    xs.push({ at: m.at ?? '', actor: m.from, kind: 'message', item: m, via });
+  }
+  for (const a of actions)
+    if (!used.has(a)) xs.push({ at: a.accepted_at ?? '', actor: a.actor, kind: 'action', item: a });
+  return xs.sort((a, b) => a.at.localeCompare(b.at));
 }
 
 /** One episode: why it ended as it did, its oracle, its transcript per actor, and interventions while it runs. */
@@ -23,11 +49,7 @@ export default function EpisodePage() {
   const [actor, setActor] = useState('all');
   const entries = useMemo<Entry[]>(() => {
     if (!e) return [];
-    const xs: Entry[] = [];
-    for (const m of e.messages ?? [])
-      xs.push({ at: m.at ?? '', actor: m.from === 'customer' ? 'customer' : m.from, kind: 'message', item: m });
-    for (const a of e.actions ?? []) xs.push({ at: a.accepted_at ?? '', actor: a.actor, kind: 'action', item: a });
-    return xs.sort((a, b) => a.at.localeCompare(b.at));
+    return transcript(e.messages ?? [], e.actions ?? []);
   }, [e]);
   if (!e) return ep.error ? <ErrorBox error={ep.error} /> : <Loading />;
   const actors = [...new Set(entries.map((x) => x.actor))];
@@ -35,7 +57,13 @@ export default function EpisodePage() {
   const why = whyItFailed(e);
   return (
     <>
-      <PageHead title={`Episode ${id}`}>
+      <PageHead
+        title={
+          <>
+            Episode <span className="head-id">{id}</span>
+          </>
+        }
+      >
         {e.run_id ? (
           <Link className="button" to={`/runs/${e.run_id}`}>
             Back to the run
@@ -85,23 +113,44 @@ export default function EpisodePage() {
       </div>
       <ol className="transcript" aria-label="Transcript" style={{ listStyle: 'none', padding: 0 }}>
         {shown.map((x, i) => (
-          <li key={i}>{x.kind === 'message' ? <Message m={x.item} /> : <Action a={x.item} />}</li>
+          <li key={i}>{x.kind === 'message' ? <Message m={x.item} via={x.via} /> : <Action a={x.item} />}</li>
         ))}
       </ol>
     </>
   );
 }
 
-function Message({ m }: { m: any }) {
+/** A message; one an actor sent says which call sent it, with that call's outcome and arguments folded in. */
+function Message({ m, via }: { m: any; via?: any }) {
   const customer = m.from === 'customer';
+  const outcome: string | undefined = via ? (via.result?.outcome ?? via.status) : undefined;
   return (
-    <div className={`msg ${customer ? 'customer' : ''}`}>
+    <div className={`msg ${customer ? 'customer' : ''}`} data-via={via?.tool}>
       <p className="who">
         {m.from} → {m.to}
-        {m.kind ? ` · ${m.kind}` : ''}
+        {via ? (
+          <>
+            {' · sent with '}
+            <strong className="mono">{via.tool}</strong>
+            {outcome && !['ok', 'done'].includes(outcome) ? ` · ${outcome}` : ''}
+            {via.source && via.source !== 'agent' ? ` · ${via.source}` : ''}
+          </>
+        ) : m.kind ? (
+          ` · ${m.kind}`
+        ) : (
+          ''
+        )}
         {m.goal_version !== undefined ? ` · goal v${m.goal_version}` : ''}
       </p>
       <div>{m.text}</div>
+      {via ? (
+        <details>
+          <summary>The call</summary>
+          <pre className="json" tabIndex={0}>
+            {JSON.stringify({ args: via.args, result: via.result }, null, 2)}
+          </pre>
+        </details>
+      ) : null}
     </div>
   );
 }

@@ -101,38 +101,44 @@ export default function Overview() {
       </section>
       <section aria-labelledby="runs-h">
         <h2 id="runs-h">Recent runs</h2>
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Run</th>
-                <th>Status</th>
-                <th>Profiles</th>
-                <th>Episodes</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(d.recent_runs ?? []).map((r: any) => (
-                <tr key={r.run_id}>
-                  <td>
-                    <Link className="mono" to={`/runs/${r.run_id}`}>
-                      {r.run_id}
-                    </Link>
-                  </td>
-                  <td>
-                    <Status value={r.status} />
-                  </td>
-                  <td>{(r.profiles ?? []).map((p: any) => p.label).join(', ')}</td>
-                  <td>
-                    {r.summary?.episodes?.finished ?? 0} / {r.summary?.episodes?.planned ?? r.episodes}
-                  </td>
-                  <td>{when(r.created_at)}</td>
+        {(d.recent_runs ?? []).length === 0 ? (
+          <p className="muted">
+            No runs yet. <Link to="/runs/new">Start an evaluation</Link>.
+          </p>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>Run</th>
+                  <th>Status</th>
+                  <th>Profiles</th>
+                  <th>Episodes</th>
+                  <th>Created</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody>
+                {(d.recent_runs ?? []).map((r: any) => (
+                  <tr key={r.run_id}>
+                    <td>
+                      <Link className="mono" to={`/runs/${r.run_id}`}>
+                        {r.run_id}
+                      </Link>
+                    </td>
+                    <td>
+                      <Status value={r.status} />
+                    </td>
+                    <td>{(r.profiles ?? []).map((p: any) => p.label).join(', ')}</td>
+                    <td>
+                      {r.summary?.episodes?.finished ?? 0} / {r.summary?.episodes?.planned ?? r.episodes}
+                    </td>
+                    <td>{when(r.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
       </section>
       <section aria-labelledby="builds-h">
         <h2 id="builds-h">Recent builds</h2>

@@ -160,7 +160,13 @@ export default function RunPage() {
   };
   return (
     <>
-      <PageHead title={`Run ${id}`}>
+      <PageHead
+        title={
+          <>
+            Run <span className="head-id">{id}</span>
+          </>
+        }
+      >
         <Commands status={r.status} busy={act.busy} onCommand={(c) => void command(c)} />
         <Link className="button" to={`/compare?run_a=${id}`}>
           Compare profiles
