@@ -8,18 +8,27 @@ import type { SchedulerDeps } from '../context.js';
 import type { ApplicationDoc } from './types.js';
 
 /** Largest a bundle may unpack to (its image archives are plain tar inside the gzip). */
-export const MAX_BUNDLE_UNPACKED_BYTES = 4 * 1024 ** 3;
+export const MAX_BUNDLE_UNPACKED_BYTES = 1024 ** 3;
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 const IMAGE_ID = /^sha256:[0-9a-f]{64}$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 
-/** The files of a bundle an import reads; everything else in it (README, scenarios) is skipped. */
-const WANTED = (name: string): boolean =>
-  name === 'manifest.json' ||
-  name === 'images.json' ||
-  name === 'source.tar.gz' ||
-  /^images\/[0-9a-f]{64}\.tar$/.test(name);
+/** Largest manifest.json or images.json read. */
+const MAX_JSON_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The files of a bundle an import reads, each with the most bytes it may have (the source: an
+ * upload's limit); everything else in it (README, scenarios) is skipped.
+ */
+const wanted =
+  (maxSourceBytes: number) =>
+  (name: string): false | number => {
+    if (name === 'manifest.json' || name === 'images.json') return MAX_JSON_BYTES;
+    if (name === 'source.tar.gz') return maxSourceBytes;
+    if (/^images\/[0-9a-f]{64}\.tar$/.test(name)) return MAX_BUNDLE_UNPACKED_BYTES;
+    return false;
+  };
 
 /** One image of images.json, as an import checks it. */
 interface BundleImage {
@@ -113,7 +122,7 @@ export async function openBundle(deps: SchedulerDeps, app: ApplicationDoc, bytes
   try {
     const root = path.join(dir, 'bundle');
     await mkdir(root);
-    await unpackFiles(bytes, root, MAX_BUNDLE_UNPACKED_BYTES, WANTED);
+    await unpackFiles(bytes, root, MAX_BUNDLE_UNPACKED_BYTES, wanted(deps.config.maxUploadBytes));
     const text = (name: string) => readFile(path.join(root, name), 'utf8').catch(() => null);
     let manifest: { world_version_id?: unknown; world_content_hash?: unknown } = {};
     try {

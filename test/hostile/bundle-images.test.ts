@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import Docker from 'dockerode';
+import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
 import { Collections } from '../../core/collections.js';
 import { parseDockerHost } from '../../world-worker/sandboxes/index.js';
 import { bundleWith, plainTar, tinyImage } from '../support/bundles.js';
 import { containerEngine } from '../support/containers.js';
+import { MAX_BUNDLE_UNPACKED_BYTES } from '../../scheduler/applications/bundle-import.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp, packDir, uploadSource } from '../support/sources.js';
 
@@ -212,22 +214,11 @@ async function tenant(t: TestService, name: string) {
     expect(mine.status, JSON.stringify(mine.body)).to.equal(201);
   });
 
-  it('a bundle that unpacks past the limit is refused (422) before it reaches the disk', async () => {
-    const attacker = await tenant(t, 'bomber');
-    const { MAX_BUNDLE_UNPACKED_BYTES } = await import('../../scheduler/applications/bundle-import.js');
-    // a header that declares more bytes than the limit, with no body behind it
+  /** A gzipped bundle ending in a header that declares `size` bytes for `name`, with no body behind it. */
+  const declaring = (name: string, size: number): Buffer => {
     const big = Buffer.alloc(512);
-    new Header({
-      path: `images/${'a'.repeat(64)}.tar`,
-      type: 'File',
-      mode: 0o644,
-      size: MAX_BUNDLE_UNPACKED_BYTES + 1,
-      mtime: new Date(0),
-      uid: 0,
-      gid: 0,
-    }).encode(big, 0);
-    const { gzipSync } = await import('node:zlib');
-    const bytes = gzipSync(
+    new Header({ path: name, type: 'File', mode: 0o644, size, mtime: new Date(0), uid: 0, gid: 0 }).encode(big, 0);
+    return gzipSync(
       Buffer.concat([
         plainTar([
           ['manifest.json', Buffer.from('{}')],
@@ -237,9 +228,28 @@ async function tenant(t: TestService, name: string) {
         Buffer.alloc(1024),
       ]),
     );
+  };
+
+  it('a bundle declaring an image archive past the limit (an archive bomb) is refused (422) before it reaches the disk', async () => {
+    const attacker = await tenant(t, 'bomber');
+    const bytes = declaring(`images/${'a'.repeat(64)}.tar`, MAX_BUNDLE_UNPACKED_BYTES + 1);
     const r = await uploadSource(t.url, attacker.key, attacker.appId, bytes);
     expect(r.status, JSON.stringify(r.body)).to.equal(422);
-    expect(JSON.stringify(r.body.detail)).to.match(/unpacks to more than/);
+    expect(JSON.stringify(r.body.detail)).to.match(/over its limit of 1073741824 bytes/);
+  });
+
+  it("a bundle whose source.tar.gz is past an upload's limit is refused (422) before it is read", async () => {
+    const attacker = await tenant(t, 'big-source');
+    const r = await uploadSource(
+      t.url,
+      attacker.key,
+      attacker.appId,
+      declaring('source.tar.gz', t.config.maxUploadBytes + 1),
+    );
+    expect(r.status, JSON.stringify(r.body)).to.equal(422);
+    expect(JSON.stringify(r.body.detail)).to.match(/source.tar.gz.* over its limit/);
+    const app = await attacker.api.get(`/v1/applications/${attacker.appId}`);
+    expect(app.body.source_uploaded).to.equal(false);
   });
 });
 

@@ -277,7 +277,8 @@ export async function loadImage(
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 
 /**
- * Unpacks the regular files of a tar (gzipped or not) that `accept` keeps into `dest`: no
+ * Unpacks the regular files of a tar (gzipped or not) that `accept` keeps (true, or the most
+ * bytes that entry may have) into `dest`: no
  * links, devices or folders of the archive's own, node-tar's path protections on (no
  * absolute paths, no `..`), and at most `maxBytes` in all: past that the read stops at once
  * and the archive is refused (an archive bomb never reaches the disk).
@@ -286,7 +287,7 @@ export async function unpackFiles(
   source: Buffer | NodeJS.ReadableStream,
   dest: string,
   maxBytes: number,
-  accept: (entryPath: string) => boolean,
+  accept: (entryPath: string) => boolean | number,
 ): Promise<void> {
   let total = 0;
   let problem: ServiceError | null = null;
@@ -301,7 +302,13 @@ export async function unpackFiles(
         const e = entry as ReadEntry;
         if (problem || !FILE_TYPES.has(e.type)) return false;
         const name = p.replace(/^\.\//, '');
-        if (!accept(name)) return false;
+        const wanted = accept(name);
+        if (wanted === false) return false;
+        if (typeof wanted === 'number' && e.size > wanted) {
+          problem = invalid('file', `"${name}" in the archive is over its limit of ${wanted} bytes`);
+          unpack.abort(problem);
+          return false;
+        }
         total += e.size;
         if (total > maxBytes) {
           problem = invalid('file', `the archive unpacks to more than ${maxBytes} bytes`);
