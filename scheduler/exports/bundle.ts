@@ -152,9 +152,14 @@ export async function saveBundleImages(
     if (!saved) {
       const tmp = path.join(root, 'images', `.saving-${byRef.size}.tar`);
       const got = await saveImage(docker, ref, tmp);
-      const archive = `images/${got.image_id.replace(/^sha256:/, '')}.tar`;
-      await rename(tmp, path.join(root, archive));
-      saved = { ...got, archive };
+      // two pins of one image (other names, same id) share the archive saved first
+      saved = [...byRef.values()].find((v) => v.image_id === got.image_id);
+      if (saved) await rm(tmp, { force: true });
+      else {
+        const archive = `images/${got.image_id.replace(/^sha256:/, '')}.tar`;
+        await rename(tmp, path.join(root, archive));
+        saved = { ...got, archive };
+      }
       byRef.set(ref, saved);
     }
     images[key] = {

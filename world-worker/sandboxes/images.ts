@@ -92,7 +92,7 @@ interface ArchiveManifest {
   Layers: string[];
 }
 
-/** Reads manifest.json of an image archive (docker-archive, as `docker save` / `podman save` write it). */
+/** Reads manifest.json of an archive the engine saved (docker-archive, as `docker save` / `podman save` write it). */
 async function archiveManifest(file: string): Promise<ArchiveManifest[]> {
   let text: string | null = null;
   await listTar({
@@ -104,11 +104,12 @@ async function archiveManifest(file: string): Promise<ArchiveManifest[]> {
       entry.on('end', () => (text = Buffer.concat(parts).toString('utf8')));
     },
   });
-  if (text === null) throw invalid('file', 'an image archive has no manifest.json (not a docker-archive)');
+  // only archives the engine itself saved are read here: a fault in one is the engine's
+  if (text === null) throw new ServiceError('internal', `the engine saved ${file} with no manifest.json`);
   try {
     return JSON.parse(text) as ArchiveManifest[];
   } catch {
-    throw invalid('file', 'the manifest.json of an image archive is not JSON');
+    throw new ServiceError('internal', `the engine saved ${file} with a manifest.json that is not JSON`);
   }
 }
 
