@@ -149,3 +149,15 @@ export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './
 export type { AnalyseAnswer, RelevantFile, SourceSurvey } from './builds/index.js';
 
 export { extractArchive, inspectArchive } from './builds/index.js';
+
+export {
+  TENANT_IMAGE_PREFIX,
+  engineOf,
+  isOtherTenantsImage,
+  loadImage,
+  saveImage,
+  tenantImageRepo,
+  unpackFiles,
+  type ExpectedImage,
+  type SavedImage,
+} from './sandboxes/index.js';

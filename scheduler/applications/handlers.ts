@@ -65,6 +65,15 @@ export const applicationHandlers: HandlerTable = {
       file_count: upload.files,
       bytes: upload.bytes,
       uploaded_at: upload.uploaded_at,
+      ...(upload.bundle
+        ? {
+            bundle: {
+              world_version_id: upload.bundle.world_version_id,
+              world_content_hash: upload.bundle.world_content_hash,
+            },
+            images: upload.bundle.images,
+          }
+        : {}),
     });
   },
 

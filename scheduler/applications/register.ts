@@ -1,7 +1,7 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError, invalid } from '../../core/index.js';
 import { newId, nowIso } from '../../core/index.js';
-import { checkFileUrl, resolveLocalPath } from '../../world-worker/index.js';
+import { checkFileUrl, isOtherTenantsImage, resolveLocalPath } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { limitsOf, loadProject } from '../../accounts/index.js';
 import type { ApplicationDoc, ApplicationSourceSpec, UploadInfo } from './types.js';
@@ -29,13 +29,23 @@ const IMAGE_PIN = /^[^\s@]+:[^\s@]+@sha256:[0-9a-f]{64}$/;
  *
  * @throws ServiceError('validation_failed') naming the field.
  */
-export async function checkSource(deps: SchedulerDeps, input: ApplicationInput): Promise<ApplicationSourceSpec> {
+export async function checkSource(
+  deps: SchedulerDeps,
+  input: ApplicationInput,
+  projectId?: string,
+): Promise<ApplicationSourceSpec> {
   const s = input.source;
   if ((input.connection_mode ?? 'source') !== 'source') throw invalid('connection_mode', 'only "source" is accepted');
   if (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 200)
     throw invalid('name', 'must be 1 to 200 characters');
   for (const [svc, pin] of Object.entries(input.images ?? {})) {
     if (!IMAGE_PIN.test(pin)) throw invalid(`images.${svc}`, 'must be a pinned image image:tag@sha256:<64 hex digits>');
+    // images a bundle import loaded are named after their project: only that project may pin them
+    if (projectId !== undefined && isOtherTenantsImage(pin, projectId))
+      throw invalid(
+        `images.${svc}`,
+        "names an image another project imported from a bundle; pin your project's own images",
+      );
   }
   switch (s?.kind) {
     case 'git': {
@@ -72,7 +82,7 @@ export async function registerApplication(
   input: ApplicationInput,
 ): Promise<ApplicationDoc> {
   const store = deps.adapters.store;
-  const source = await checkSource(deps, input);
+  const source = await checkSource(deps, input, projectId);
   const { organization } = await loadProject(store, projectId);
   const limit = limitsOf(organization).applications;
   const refuse = () =>

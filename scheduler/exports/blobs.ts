@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { open, stat } from 'node:fs/promises';
 import { Collections, MAX_ARTIFACT_BYTES } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import type { Doc, DocumentStore } from '../../core/index.js';
@@ -42,6 +43,45 @@ export async function putBlob(
     if (!(await store.replace(Collections.artifactBlobs, doc))) await store.insert(Collections.artifactBlobs, doc);
   }
   return { chunks, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/**
+ * {@link putBlob} for an artifact written to a file: read one chunk at a time, so a bundle with
+ * image archives is never held whole in memory while it is stored.
+ */
+export async function putBlobFile(
+  store: DocumentStore,
+  artifactId: string,
+  file: string,
+): Promise<{ chunks: number; size_bytes: number; sha256: string }> {
+  const size = (await stat(file)).size;
+  if (size > MAX_ARTIFACT_BYTES) {
+    throw new ServiceError(
+      'payload_too_large',
+      `the export is ${size} bytes, over the limit of ${MAX_ARTIFACT_BYTES} bytes; export fewer runs or splits, or a bundle without images`,
+    );
+  }
+  const hash = createHash('sha256');
+  const chunks = Math.max(1, Math.ceil(size / CHUNK_BYTES));
+  const fh = await open(file, 'r');
+  try {
+    for (let i = 0; i < chunks; i++) {
+      const buf = Buffer.alloc(Math.min(CHUNK_BYTES, size - i * CHUNK_BYTES));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, i * CHUNK_BYTES);
+      if (bytesRead !== buf.length) throw new ServiceError('internal', `artifact file ${file} changed while stored`);
+      hash.update(buf);
+      const doc: BlobChunk = {
+        _id: `${artifactId}:${i}`,
+        artifact_id: artifactId,
+        index: i,
+        data: buf.toString('base64'),
+      };
+      if (!(await store.replace(Collections.artifactBlobs, doc))) await store.insert(Collections.artifactBlobs, doc);
+    }
+  } finally {
+    await fh.close();
+  }
+  return { chunks, size_bytes: size, sha256: hash.digest('hex') };
 }
 
 /** The stored bytes of an artifact of `chunks` chunks; verifies them against `sha256`. */

@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { create as createTar } from 'tar';
-import { Collections } from '../../core/index.js';
+import { Collections, type Config } from '../../core/index.js';
+import { engineOf, saveImage, type SavedImage } from '../../world-worker/index.js';
 import { ServiceError } from '../../core/index.js';
 import { getArchive } from '../applications/index.js';
 import type { JobKind } from '../jobs/index.js';
@@ -11,9 +12,19 @@ import { mirrorJobStatus, storeArtifact } from './finish.js';
 import { REDACTED_FIELDS, redactSource, redactedSpecification } from './holdout-redaction.js';
 import { BUNDLE_JOB, type BundleSource, type ExportInput } from './types.js';
 
+/** What a bundle says about images: in manifest.json (`images`) and images.json. */
+export interface BundleImages {
+  /** True when the image archives are in the bundle (`images/<image id hex>.tar`). */
+  included: boolean;
+  /** Why no image is in the bundle; null when they are. */
+  reason: string | null;
+  /** By image key of the world version's pins. */
+  images: Record<string, { ref: string; image_id?: string; archive?: string; sha256?: string; size_bytes?: number }>;
+}
+
 const README = (
   wv: WorldVersionDoc,
-  images: boolean,
+  images: BundleImages | null,
 ): string => `# World bundle: ${String((wv.manifest as { name?: unknown } | null)?.name ?? wv.world_id)} v${wv.version}
 
 - manifest.json: the world version's manifest, tools, validation report, provenance and world_content_hash.
@@ -24,11 +35,18 @@ const README = (
   without the scenario templates held-out scenarios were expanded from (manifest.json,
   \`source_redacted\`, lists them); then its own digest differs from the version's.
 ${
-  images
-    ? `- images.json: the container images the version pins, by service. The images themselves are not in
-  the bundle (the service does not pull from registries for exports): pull them by these references.
+  !images
+    ? ''
+    : images.included
+      ? `- images.json: the container images the version pins, by image key, each with its image id (the digest
+  of its config) and the sha256 of its archive.
+- images/<image id>.tar: each image as the container engine saved it (docker-archive; load it with
+  \`docker load\` or \`podman load\`, or upload this whole bundle as an application's source, which loads and
+  verifies them).
 `
-    : ''
+      : `- images.json: the container image references the version pins. The images themselves are not in
+  the bundle: ${images.reason ?? ''}
+`
 }`;
 
 /** The files of a bundle, by path inside the archive. */
@@ -37,6 +55,7 @@ export async function bundleFiles(
   wv: WorldVersionDoc,
   scenarios: ScenarioDoc[],
   original: Buffer,
+  images: BundleImages | null,
 ): Promise<Map<string, Buffer>> {
   const holdout = (s: ScenarioDoc) => s.split === 'holdout';
   const { bytes: archive, removed } = await redactSource(
@@ -45,7 +64,7 @@ export async function bundleFiles(
   );
   const json = (v: unknown): Buffer => Buffer.from(`${JSON.stringify(v, null, 2)}\n`, 'utf8');
   const files = new Map<string, Buffer>();
-  files.set('README.md', Buffer.from(README(wv, source.include_images), 'utf8'));
+  files.set('README.md', Buffer.from(README(wv, images), 'utf8'));
   files.set(
     'manifest.json',
     json({
@@ -61,6 +80,9 @@ export async function bundleFiles(
       validation_report: wv.validation_report,
       provenance: wv.provenance,
       source_redacted: removed,
+      images: images
+        ? { included: images.included, reason: images.reason, file: 'images.json' }
+        : { included: false, reason: 'not asked for (include_images=false)', file: null },
       scenarios: scenarios.map((s) => ({
         scenario_id: s.scenario_id,
         split: s.split,
@@ -86,39 +108,91 @@ export async function bundleFiles(
     );
   }
   files.set('source.tar.gz', archive);
-  if (source.include_images)
-    files.set(
-      'images.json',
-      json({
-        images: wv.compiled?.images ?? {},
-        pulled: false,
-        note: 'references only; pull them from their registries',
-      }),
-    );
+  if (images) files.set('images.json', json({ format: 'docker-archive', ...images }));
   return files;
 }
 
-/** Packs `files` as a gzipped tar (portable: no owner or mtime of this machine). */
-export async function tarGz(files: Map<string, Buffer>): Promise<Buffer> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'crucible-bundle-'));
-  try {
-    const root = path.join(dir, 'bundle');
-    for (const [name, bytes] of files) {
-      await mkdir(path.dirname(path.join(root, name)), { recursive: true });
-      await writeFile(path.join(root, name), bytes);
+/** Why a bundle asked with images carries none, or null when the installation can include them. */
+export function noImagesReason(config: Pick<Config, 'sandbox'>, pins: Record<string, string>): string | null {
+  if (config.sandbox !== 'container')
+    return (
+      'this installation runs application services in child processes (SANDBOX=process), from the source with ' +
+      "the host's own programs: no container image is used, so there is none to include"
+    );
+  if (Object.keys(pins).length === 0) return 'the world version pins no container images';
+  return null;
+}
+
+/**
+ * Saves each distinct pinned image of the version from the container engine into
+ * `<root>/images/<image id hex>.tar` (streamed to disk), or says why none is included.
+ */
+export async function saveBundleImages(
+  config: Pick<Config, 'sandbox' | 'dockerHost'>,
+  wv: WorldVersionDoc,
+  root: string,
+): Promise<{ images: BundleImages; files: string[] }> {
+  const pins = wv.compiled?.images ?? {};
+  const reason = noImagesReason(config, pins);
+  if (reason)
+    return {
+      images: {
+        included: false,
+        reason,
+        images: Object.fromEntries(Object.entries(pins).map(([k, ref]) => [k, { ref }])),
+      },
+      files: [],
+    };
+  await mkdir(path.join(root, 'images'), { recursive: true });
+  const docker = engineOf(config);
+  const byRef = new Map<string, SavedImage & { archive: string }>();
+  const images: BundleImages['images'] = {};
+  for (const [key, ref] of Object.entries(pins).sort(([a], [b]) => a.localeCompare(b))) {
+    let saved = byRef.get(ref);
+    if (!saved) {
+      const tmp = path.join(root, 'images', `.saving-${byRef.size}.tar`);
+      const got = await saveImage(docker, ref, tmp);
+      // two pins of one image (other names, same id) share the archive saved first
+      saved = [...byRef.values()].find((v) => v.image_id === got.image_id);
+      if (saved) await rm(tmp, { force: true });
+      else {
+        const archive = `images/${got.image_id.replace(/^sha256:/, '')}.tar`;
+        await rename(tmp, path.join(root, archive));
+        saved = { ...got, archive };
+      }
+      byRef.set(ref, saved);
     }
-    const out = path.join(dir, 'bundle.tar.gz');
-    await createTar({ gzip: true, portable: true, cwd: root, file: out }, [...files.keys()].sort());
-    return await readFile(out);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+    images[key] = {
+      ref,
+      image_id: saved.image_id,
+      archive: saved.archive,
+      sha256: saved.sha256,
+      size_bytes: saved.size_bytes,
+    };
   }
+  return {
+    images: { included: true, reason: null, images },
+    files: [...new Set([...byRef.values()].map((v) => v.archive))],
+  };
+}
+
+/**
+ * Writes `files` under `root` and packs them and `onDisk` (paths already under `root`) as a
+ * gzipped tar at `out` (portable: no owner or mtime of this machine), streamed file to file.
+ */
+export async function tarGzTo(root: string, files: Map<string, Buffer>, onDisk: string[], out: string): Promise<void> {
+  for (const [name, bytes] of files) {
+    await mkdir(path.dirname(path.join(root, name)), { recursive: true });
+    await writeFile(path.join(root, name), bytes);
+  }
+  await createTar({ gzip: true, portable: true, cwd: root, file: out }, [...files.keys(), ...onDisk].sort());
 }
 
 /**
  * The `bundle` job: a published world version as a .tar.gz of manifest.json, its approved
  * scenarios (holdout included and marked, without reference plans and checks), the application
- * source archive and, when asked, the pinned image references.
+ * source archive and, when asked, the pinned images (archives from the container engine, or
+ * the references and the reason none is included).
  */
 export const bundleKind: JobKind<ExportInput> = {
   kind: BUNDLE_JOB,
@@ -142,12 +216,27 @@ export const bundleKind: JobKind<ExportInput> = {
         const archive = wv.source_digest ? await getArchive(store, wv.source_digest) : null;
         if (!archive)
           throw new ServiceError('gone', `the source archive of world version ${wv._id} is not stored any more`);
-        const bytes = await tarGz(await bundleFiles(source, wv, scenarios, archive));
-        await storeArtifact(ctx, bytes, {
-          scenarios: scenarios.length,
-          holdout_scenarios: scenarios.filter((s) => s.split === 'holdout').length,
-          images: source.include_images,
-        });
+        const dir = await mkdtemp(path.join(tmpdir(), 'crucible-bundle-'));
+        try {
+          const root = path.join(dir, 'bundle');
+          await mkdir(root);
+          const saved = source.include_images ? await saveBundleImages(ctx.deps.config, wv, root) : null;
+          const files = await bundleFiles(source, wv, scenarios, archive, saved?.images ?? null);
+          const out = path.join(dir, 'bundle.tar.gz');
+          await tarGzTo(root, files, saved?.files ?? [], out);
+          await storeArtifact(
+            ctx,
+            { file: out },
+            {
+              scenarios: scenarios.length,
+              holdout_scenarios: scenarios.filter((s) => s.split === 'holdout').length,
+              images: saved?.files.length ?? 0,
+              images_reason: saved ? saved.images.reason : null,
+            },
+          );
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
       },
     },
   ],

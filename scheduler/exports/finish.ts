@@ -2,7 +2,7 @@ import { Collections } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
 import type { JobDoc, PhaseContext } from '../jobs/index.js';
-import { putBlob } from './blobs.js';
+import { putBlob, putBlobFile } from './blobs.js';
 import type { ArtifactDoc, ExportInput } from './types.js';
 
 /**
@@ -11,13 +11,15 @@ import type { ArtifactDoc, ExportInput } from './types.js';
  */
 export async function storeArtifact(
   ctx: PhaseContext<ExportInput>,
-  bytes: Buffer,
+  bytes: Buffer | { file: string },
   contents: Record<string, unknown>,
 ): Promise<void> {
   const { artifact_id } = ctx.input;
   const store = ctx.deps.adapters.store;
   await ctx.stopIfRequested();
-  const blob = await putBlob(store, artifact_id, bytes);
+  const blob = Buffer.isBuffer(bytes)
+    ? await putBlob(store, artifact_id, bytes)
+    : await putBlobFile(store, artifact_id, bytes.file);
   await store.update(
     Collections.artifacts,
     artifact_id,

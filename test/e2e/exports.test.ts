@@ -231,13 +231,21 @@ describe('exports: datasets, bundles and artifacts', function () {
       const templates = await readdir(path.join(src, 'scenarios'));
       for (const id of heldTemplates) expect(templates).to.not.include(`${id}.yaml`);
       expect(templates.length).to.be.greaterThan(0);
-      expect(JSON.parse(await readFile(path.join(dir, 'images.json'), 'utf8')).images).to.be.an('object');
-      expect(await readFile(path.join(dir, 'README.md'), 'utf8')).to.match(/not in\s+the bundle/);
+      // child-process sandboxes use no image: the bundle says so, and why (docs/exports.md)
+      const pins = ((await t.svc.adapters.store.get(Collections.worldVersions, wv)) as any).compiled.images;
+      const images = JSON.parse(await readFile(path.join(dir, 'images.json'), 'utf8'));
+      expect(images).to.include({ included: false });
+      expect(images.reason).to.match(/child processes \(SANDBOX=process\)/);
+      expect(images.images).to.deep.equal(Object.fromEntries(Object.entries(pins).map(([k, ref]) => [k, { ref }])));
+      expect(manifest.images).to.deep.equal({ included: false, reason: images.reason, file: 'images.json' });
+      expect(art.contents).to.include({ images: 0, images_reason: images.reason });
+      expect(await readFile(path.join(dir, 'README.md'), 'utf8')).to.match(/not in\s+the bundle: this installation/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
     const plain = await exported(cw.admin, `/v1/world-versions/${wv}/bundle`);
     expect(plain.source.include_images).to.equal(false);
+    expect(plain.contents).to.include({ images: 0, images_reason: null });
   });
 
   it('lists artifacts newest first with a kind filter, and needs the evaluator scope', async () => {

@@ -43,3 +43,15 @@ export function chooseSandboxes(
     limits: config.sandboxLimits,
   });
 }
+export {
+  TENANT_IMAGE_PREFIX,
+  engineOf,
+  isOtherTenantsImage,
+  loadImage,
+  saveImage,
+  sha256OfFile,
+  tenantImageRepo,
+  unpackFiles,
+  type ExpectedImage,
+  type SavedImage,
+} from './images.js';
