@@ -84,7 +84,10 @@ export class CredentialWatch {
             else this.#subscriptions.push(s);
           })
           .catch((err: unknown) =>
-            this.#logger.warn({ err, subject }, 'cannot subscribe to credential announcements; relying on the re-check'),
+            this.#logger.warn(
+              { err, subject },
+              'cannot subscribe to credential announcements; relying on the re-check',
+            ),
           );
       await Promise.all([on(KEY_REVOKED_SUBJECT, 'key_id', 'key'), on(SESSION_ENDED_SUBJECT, 'session_id', 'session')]);
     })();

@@ -85,7 +85,7 @@ export function schedulerMetrics(deps: SchedulerDeps): SchedulerMetrics {
     );
     metrics.gauge(
       'crucible_jobs',
-      'Server jobs queued or running, by kind and status (as of the job engine\'s last sweep)',
+      "Server jobs queued or running, by kind and status (as of the job engine's last sweep)",
       ['kind', 'status'],
       (g) => {
         g.reset();
@@ -100,7 +100,8 @@ export function schedulerMetrics(deps: SchedulerDeps): SchedulerMetrics {
       queues,
       countLiveJobs(jobs) {
         const counts = new Map<string, number>();
-        for (const j of jobs) counts.set(`${j.kind}\u0000${j.status}`, (counts.get(`${j.kind}\u0000${j.status}`) ?? 0) + 1);
+        for (const j of jobs)
+          counts.set(`${j.kind}\u0000${j.status}`, (counts.get(`${j.kind}\u0000${j.status}`) ?? 0) + 1);
         liveJobs = counts;
       },
       placementWait: metrics.histogram(

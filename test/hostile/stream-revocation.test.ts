@@ -96,7 +96,11 @@ describe('hostile: an event stream outliving its credential', function () {
 
   it('signing out on one gateway ends the session’s stream on the other', async () => {
     const person = browser(a.url);
-    const signed = await signUp(person, { name: 'Streamer', email: uniqueEmail('stream'), password: 'long enough pass' });
+    const signed = await signUp(person, {
+      name: 'Streamer',
+      email: uniqueEmail('stream'),
+      password: 'long enough pass',
+    });
     expect(signed.status).to.be.oneOf([200, 201]);
     const ws = await person.post('/v1/onboarding/workspace', { organization: 'Signed out' });
     expect(ws.status).to.equal(201);
@@ -122,7 +126,11 @@ describe('hostile: an event stream outliving its credential', function () {
 
   it('a console session that expires ends its stream', async () => {
     const person = browser(a.url);
-    const signed = await signUp(person, { name: 'Expiring', email: uniqueEmail('expire'), password: 'long enough pass' });
+    const signed = await signUp(person, {
+      name: 'Expiring',
+      email: uniqueEmail('expire'),
+      password: 'long enough pass',
+    });
     await person.post('/v1/onboarding/workspace', { organization: 'Expiring' });
     const me = await person.get('/v1/me');
     const { run } = await openRun(me.body.project_id);
