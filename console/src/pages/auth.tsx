@@ -104,19 +104,16 @@ export function SignUp() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const act = useAction();
+  const [taken, setTaken] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    // Sign-up answers alike whether or not the address has an account; signing in tells the owner.
+    setTaken(false);
+    // Sign-up signs the browser in (201 with the session cookie); an address with an account answers 409.
     const session = await act.run(async () => {
-      await api('POST', '/v1/auth/signup', { name, email, password });
       try {
-        return await api<{ needs_onboarding: boolean }>('POST', '/v1/auth/login', { email, password });
+        return await api<{ needs_onboarding: boolean }>('POST', '/v1/auth/signup', { name, email, password });
       } catch (err) {
-        if (err instanceof ApiError && err.status === 401)
-          throw new ApiError(
-            401,
-            'This address may already have an account: sign in with its password, or use another address.',
-          );
+        if (err instanceof ApiError && err.status === 409) setTaken(true);
         throw err;
       }
     });
@@ -139,7 +136,15 @@ export function SignUp() {
           autoComplete="new-password"
           minLength={10}
         />
-        <ErrorBox error={act.error} />
+        {taken ? (
+          <div className="error" role="alert">
+            This address already has an account.{' '}
+            <Link to={`/signin?next=${encodeURIComponent(next)}`}>Sign in with its password</Link>, or use another
+            address.
+          </div>
+        ) : (
+          <ErrorBox error={act.error} />
+        )}
         <div>
           <button className="primary" type="submit" disabled={act.busy}>
             Create account
