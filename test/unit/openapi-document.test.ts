@@ -143,7 +143,7 @@ describe('gateway/openapi.yaml: the document', () => {
         });
         await api.init();
         expect(api.initialized).to.equal(true);
-        expect(api.getOperations()).to.have.length(76);
+        expect(api.getOperations()).to.have.length(83);
       } finally {
         console.warn = warn;
       }
