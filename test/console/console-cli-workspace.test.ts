@@ -49,6 +49,15 @@ describe('web console (Chromium): a workspace made by the CLI, opened in the con
       201,
     );
 
+    // signing up with the owner's address says the account exists and where its password comes from
+    await s.go('/signup');
+    await s.page.getByLabel('Your name').fill('Owner Again');
+    await s.page.getByLabel('E-mail').fill(ownerEmail);
+    await s.page.getByLabel(/^Password/).fill(PASSWORD);
+    await s.page.getByRole('button', { name: 'Create account' }).click();
+    await s.page.getByRole('alert').filter({ hasText: 'This address already has an account' }).waitFor();
+    expect(await s.page.getByRole('alert').textContent()).to.match(/crucible admin create-workspace.*link/);
+
     await s.page.goto(ws.password_link.url);
     await s.page.getByLabel(/^New password/).fill(PASSWORD);
     await s.page.getByLabel('Repeat the password').fill(PASSWORD);

@@ -142,7 +142,8 @@ export function SignUp() {
           <div className="error" role="alert">
             This address already has an account.{' '}
             <Link to={`/signin?next=${encodeURIComponent(next)}`}>Sign in with its password</Link>, or use another
-            address.
+            address. An account made with <code>crucible admin create-workspace</code> has no password until you open
+            the link that command printed (or ask the server's operator for a new one).
           </div>
         ) : (
           <ErrorBox error={act.error} />
