@@ -11,6 +11,8 @@ import { loadProject, planOf, type MembershipDoc, type OrganizationDoc, type Pro
 
 /** How long an invitation into a project can be accepted. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
+/** Open invitations one project may have at a time: enough for a team, too few to fill the store with. */
+export const MAX_OPEN_INVITATIONS = 100;
 
 /**
  * An invitation into a project, made by an owner or admin for an e-mail address. The link
@@ -129,7 +131,8 @@ export const membershipHandlers: HandlerTable = {
    * Invites an e-mail address into the caller's project (owners and admins, or an admin
    * key): 201 with the link to hand to that person, shown once. The answer is the same
    * whether or not the address has an account here, so inviting tells nothing about
-   * other people's accounts. Nothing changes until the person accepts.
+   * other people's accounts. Nothing changes until the person accepts. At most
+   * MAX_OPEN_INVITATIONS open at once per project (then 409).
    */
   async create_invitation(ctx, { adapters, config }) {
     const p = requirePrincipal(ctx);
@@ -137,8 +140,19 @@ export const membershipHandlers: HandlerTable = {
     const store = adapters.store;
     await ensureInvitationIndexes(store);
     const email = normalizeEmail(b.email);
-    const token = randomToken(256);
     const now = Date.now();
+    const open = await store.count(Collections.invitations, {
+      project_id: p.projectId,
+      accepted_at: null,
+      expires_at: { $gt: new Date(now).toISOString() },
+    });
+    if (open >= MAX_OPEN_INVITATIONS) {
+      throw new ServiceError(
+        'conflict',
+        `this project has ${MAX_OPEN_INVITATIONS} open invitations, the most it may have; withdraw some or wait until they are accepted or expire`,
+      );
+    }
+    const token = randomToken(256);
     const inv = await store.insert<InvitationDoc>(Collections.invitations, {
       _id: newId('inv'),
       token_hash: hashToken(token),

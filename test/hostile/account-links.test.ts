@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { MAX_OPEN_INVITATIONS } from '../../accounts/memberships.js';
 import { PASSWORD_LINK_LIMIT } from '../../accounts/password-links.js';
 import { adminAddUser } from '../../cli/admin-users.js';
 import { Collections } from '../../core/collections.js';
@@ -155,6 +156,23 @@ describe('hostile: one-time account links (set a password, invitations)', functi
     const self = await member.post('/v1/invitations', { email: memberEmail, role: 'admin' });
     expect(self.status).to.equal(403);
     expect((await member.get('/v1/me')).body.is_admin).to.equal(false);
+  });
+
+  it(`filling the store with invitations stops at ${MAX_OPEN_INVITATIONS} open ones per project (409); withdrawing one makes room`, async () => {
+    const owner = browser(t.url);
+    await signUp(owner, { name: 'Spammer', email: uniqueEmail('spam'), password: PASSWORD });
+    await owner.post('/v1/onboarding/workspace', { organization: 'Spam Co' });
+    let first = '';
+    for (let i = 0; i < MAX_OPEN_INVITATIONS; i++) {
+      const r = await owner.post('/v1/invitations', { email: `spam-${i}@example.com` });
+      expect(r.status).to.equal(201);
+      first ||= r.body.id;
+    }
+    const over = await owner.post('/v1/invitations', { email: 'one-more@example.com' });
+    expect(over.status).to.equal(409);
+    expect(over.body.detail).to.match(/open invitations/);
+    expect((await owner.del(`/v1/invitations/${first}`)).status).to.equal(200);
+    expect((await owner.post('/v1/invitations', { email: 'one-more@example.com' })).status).to.equal(201);
   });
 
   it('probing which addresses have accounts through sign-up stops at the sign-up limit (429), like creating them', async () => {
