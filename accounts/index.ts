@@ -5,8 +5,10 @@ import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
 import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
 import { idpHandlers } from './idp.js';
 import { idpRequestHandlers } from './idp-request.js';
+import { ensureInvitationIndexes, membershipHandlers } from './memberships.js';
 import { onboardingHandlers } from './onboarding.js';
 import { operatorAdminHandlers } from './operator-admin.js';
+import { ensurePasswordLinkIndexes, passwordLinkHandlers } from './password-links.js';
 import { ensureSessionIndexes, sessionHandlers } from './sessions.js';
 import { signupLoginHandlers } from './signup-login.js';
 
@@ -25,6 +27,7 @@ export {
   type OperatorView,
 } from './operators.js';
 export { findCredential, type CredentialDoc, type CredentialKind } from './credentials.js';
+export { createPasswordLink, PASSWORD_LINK_TTL_MS, PASSWORD_LINK_MAX_TTL_MS } from './password-links.js';
 
 /**
  * Accounts: sign-up and sign-in (password and identity provider), console sessions,
@@ -39,6 +42,8 @@ export const accountHandlers: HandlerTable = {
   ...cliLoginHandlers,
   ...credentialHandlers,
   ...operatorAdminHandlers,
+  ...passwordLinkHandlers,
+  ...membershipHandlers,
 };
 
 /** Indexes of the account collections; idempotent, run at scheduler start. */
@@ -46,6 +51,8 @@ export async function ensureAccountIndexes(store: DocumentStore): Promise<void> 
   await ensureSessionIndexes(store);
   await ensureCliLoginIndexes(store);
   await ensureCredentialIndexes(store);
+  await ensurePasswordLinkIndexes(store);
+  await ensureInvitationIndexes(store);
   await store.ensureIndexes(Collections.users, [{ fields: ['idp_subject'] }]);
   await store.ensureIndexes(Collections.credits, [{ fields: ['organization_id', 'month'] }]);
 }

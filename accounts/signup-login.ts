@@ -6,25 +6,27 @@ import { LoginThrottle, SignupThrottle } from './login-throttle.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';
 import { createUser, defaultMembership, findUserByEmail, normalizeEmail, userView } from './users.js';
+import type { AccountUserDoc } from './users.js';
 
 /** One message for every failed password sign-in, so answers do not tell which accounts exist. */
 const WRONG_CREDENTIALS = 'wrong e-mail address or password';
 
-/** The one answer to every accepted sign-up, new address or not. */
-const SIGNUP_ANSWER =
-  'if this e-mail address can be used, its account is ready: sign in with it and your password. ' +
-  'If the address already had an account, that account is unchanged: sign in with its password.';
+/** The answer to a sign-up for an address that already has an account. */
+export const EXISTING_ACCOUNT =
+  'an account with this e-mail address already exists: sign in with its password (POST /v1/auth/login), ' +
+  'or, if it was made without one, ask the operator of this server for a link to set it';
 
 export const signupLoginHandlers: HandlerTable = {
   /**
-   * Creates an account with a password. The answer is the same whether or not the address
-   * already has an account (201, `{detail, email, next}`, no session): an answer that
-   * differed would tell anyone which addresses have accounts here. The person then signs
-   * in (`POST /v1/auth/login`, the console does it at once): a new account opens needing
-   * onboarding; someone who already had an account signs in to it with its password, and
-   * anyone else is told the neutral "wrong e-mail address or password". The existing
-   * account is never touched. Throttled per client address (429 with `Retry-After`).
-   * Closed on servers with `SERVICE_SIGNUP=closed` (403).
+   * Creates an account with a password and signs the browser in (201 with the session
+   * cookie, as the spec's row says): the new account has no workspace yet, so the answer
+   * says `needs_onboarding: true`. An address that already has an account answers 409
+   * saying to sign in, and the account is never touched. That answer tells whoever asks
+   * that the address has an account here, which is why both answers come only after the
+   * sign-up throttle has counted the attempt (SERVICE_SIGNUPS_PER_HOUR per client address,
+   * then 429 with `Retry-After`): probing addresses costs one attempt each, like creating
+   * accounts does (docs/accounts.md, "Sign-up and existing addresses"). Closed on servers
+   * with `SERVICE_SIGNUP=closed` (403).
    */
   async auth_signup(ctx, { adapters, config, logger }) {
     if (config.signup === 'closed') {
@@ -40,26 +42,29 @@ export const signupLoginHandlers: HandlerTable = {
     await new SignupThrottle(adapters.leases, { perAddress: config.signupsPerHour, windowMs: 60 * 60_000 }).attempt(
       ctx.clientAddress,
     );
-    // Hashed either way, so the time taken does not tell either.
-    const passwordHash = await hashPassword(b.password);
-    if (!(await findUserByEmail(adapters.store, email))) {
-      try {
-        await createUser(adapters.store, { email, name, passwordHash });
-      } catch (err) {
-        // a sign-up for the same address won the race: the same answer as for any existing address
-        if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
-      }
-    } else {
+    if (await findUserByEmail(adapters.store, email)) {
       logger.child({ component: 'accounts' }).info('sign-up for an address that already has an account');
+      throw new ServiceError('conflict', EXISTING_ACCOUNT);
     }
-    return {
-      status: 201,
-      body: {
-        detail: SIGNUP_ANSWER,
-        email,
-        next: '/v1/auth/login',
+    let user: AccountUserDoc;
+    try {
+      user = await createUser(adapters.store, { email, name, passwordHash: await hashPassword(b.password) });
+    } catch (err) {
+      // a sign-up for the same address won the race: the same answer as for any existing address
+      if (err instanceof ServiceError && err.code === 'conflict') throw new ServiceError('conflict', EXISTING_ACCOUNT);
+      throw err;
+    }
+    return startSession(
+      adapters.store,
+      {
+        userId: user._id,
+        projectId: null,
+        method: 'password',
+        clientAddress: ctx.clientAddress,
+        userAgent: ctx.userAgent,
       },
-    };
+      { status: 201, body: { user: userView(user), project_id: null, needs_onboarding: true } },
+    );
   },
 
   /**

@@ -48,9 +48,8 @@ try {
     return a.body;
   };
   const benchUser = { name: 'Bench', email: uniqueEmail('bench'), password: 'bench password 1' };
-  // sign-up answers 201 alike for every address; signing in opens the session
+  // sign-up signs the browser in (201 with the session cookie)
   await must(me.post('/v1/auth/signup', benchUser), 201);
-  await must(me.post('/v1/auth/login', { email: benchUser.email, password: benchUser.password }), 200);
   const ws = await must(me.post('/v1/onboarding/workspace', { organization: 'Bench' }), 201);
   await t.svc.adapters.store.update(Collections.organizations, ws.organization_id, { plan_override: 'team' });
   const imported = await must(me.post('/v1/applications/import-catalog'), 201);

@@ -5,7 +5,8 @@ import { ServiceError } from '../core/index.js';
 import { newId, nowIso } from '../core/index.js';
 import { createLogger } from '../core/index.js';
 import { createUser, ensureAccountIndexes, findUserByEmail, hashPassword, normalizeEmail } from '../accounts/index.js';
-import { ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../accounts/index.js';
+import { createPasswordLink, ensureWorkspaceIndexes, loadProject, type MembershipDoc } from '../accounts/index.js';
+import { linkTtlMs, type PasswordLinkOut } from './admin.js';
 
 export const MEMBER_ROLES = ['member', 'admin', 'owner'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -17,6 +18,10 @@ export interface AddUserOptions {
   role: MemberRole;
   /** False with `--no-password`: the user signs in through the identity provider only. */
   password: boolean;
+  /** `--password-link`: no password is asked; an account without one gets a one-time link to set it. */
+  passwordLink?: boolean;
+  /** How long that link lasts, in hours (default 24, at most 168). */
+  linkHours?: number;
 }
 
 export interface AddUserResult {
@@ -29,13 +34,16 @@ export interface AddUserResult {
   created_user: boolean;
   /** Whether the account can sign in with a password. */
   has_password: boolean;
+  /** With `--password-link`, for an account without a password: the link that sets it (once, until it expires). */
+  password_link: PasswordLinkOut | null;
 }
 
 /**
  * Adds a user to an existing project, written straight into the installation's store.
  * A new account gets the password `readPassword` supplies (10 to 200 characters), or none
  * with `--no-password`, in which case it signs in through the identity provider with the
- * same e-mail address. An existing account keeps its password; it only gains the
+ * same e-mail address. With `--password-link` nothing is asked: an account without a
+ * password gets a one-time link that sets it in the console (and signs the person in). An existing account keeps its password; it only gains the
  * membership. Fails when the project does not exist or the user is already in it.
  */
 export async function adminAddUser(
@@ -49,6 +57,7 @@ export async function adminAddUser(
   if (!MEMBER_ROLES.includes(opts.role)) throw new Error(`--role must be one of ${MEMBER_ROLES.join(', ')}`);
   const name = opts.name?.trim() || email;
   if (name.length > 200) throw new Error('--name must be at most 200 characters');
+  const ttlMs = linkTtlMs(opts.linkHours);
   const adapters = await chooseAdapters(config, createLogger('silent'));
   try {
     const store = adapters.store;
@@ -69,7 +78,7 @@ export async function adminAddUser(
     }
     if (!user) {
       let passwordHash: string | null = null;
-      if (opts.password) {
+      if (opts.password && !opts.passwordLink) {
         const password = await readPassword();
         if (password.length < 10 || password.length > 200) throw new Error('the password must be 10 to 200 characters');
         passwordHash = await hashPassword(password);
@@ -84,6 +93,8 @@ export async function adminAddUser(
       role: opts.role,
       created_at: nowIso(),
     });
+    const link =
+      opts.passwordLink && !user.password_hash ? await createPasswordLink(store, config, user._id, ttlMs) : null;
     return {
       user_id: user._id,
       email,
@@ -92,6 +103,7 @@ export async function adminAddUser(
       role: opts.role,
       created_user: createdUser,
       has_password: user.password_hash !== null,
+      password_link: link,
     };
   } finally {
     await adapters.close();

@@ -99,6 +99,7 @@ admin
   .option('--email <address>', 'owner e-mail; the user is created if new')
   .option('--name <name>', "owner's display name")
   .option('--key-name <name>', 'name of the first key', 'first admin key')
+  .option('--link-hours <hours>', "how long the owner's link to set a password lasts (1 to 168)", '24')
   .addOption(new Option('--json', 'print JSON'))
   .action(
     async (opts: {
@@ -107,15 +108,22 @@ admin
       email?: string;
       name?: string;
       keyName: string;
+      linkHours: string;
       json?: boolean;
     }) => {
       const { adminCreateWorkspace } = await import('./admin.js');
-      const out = await adminCreateWorkspace(loadConfig(), opts);
+      const out = await adminCreateWorkspace(loadConfig(), { ...opts, linkHours: Number(opts.linkHours) });
       if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
       else
         process.stdout.write(
           `Workspace created: organization ${out.organization_id}, project ${out.project_id}\n` +
-            `Admin API key (shown once, only a hash is stored):\n  ${out.api_key}\n`,
+            `Admin API key (shown once, only a hash is stored):\n  ${out.api_key}\n` +
+            (out.password_link
+              ? `Owner ${out.owner!.email}: open this link to set the password and sign in to the console\n` +
+                `(works once, until ${out.password_link.expires_at}; only a hash is stored):\n  ${out.password_link.url}\n`
+              : out.owner
+                ? `Owner ${out.owner.email} signs in to the console with the account's password.\n`
+                : ''),
         );
     },
   );
@@ -253,12 +261,16 @@ admin
 
 admin
   .command('add-user')
-  .description('add a user to an existing project; asks for a password of 10 or more characters unless --no-password')
+  .description(
+    'add a user to an existing project; asks for a password of 10 or more characters unless --no-password or --password-link',
+  )
   .requiredOption('--project <id>', 'the project (prj_...) to add the user to')
   .requiredOption('--email <address>', "the user's e-mail address; the account is created if new")
   .option('--name <name>', "the user's display name")
   .addOption(new Option('--role <role>', 'role in the workspace').choices(MEMBER_ROLE_CHOICES).default('member'))
   .option('--no-password', 'no password: the user signs in through the identity provider only')
+  .option('--password-link', 'ask no password: print a one-time link with which the user sets it in the console')
+  .option('--link-hours <hours>', 'how long that link lasts (1 to 168)', '24')
   .addOption(new Option('--json', 'print JSON'))
   .action(
     async (opts: {
@@ -267,17 +279,23 @@ admin
       name?: string;
       role: MemberRole;
       password: boolean;
+      passwordLink?: boolean;
+      linkHours: string;
       json?: boolean;
     }) => {
       const { adminAddUser, readNewPassword } = await import('./admin-users.js');
-      const out = await adminAddUser(loadConfig(), opts, () => readNewPassword());
+      const out = await adminAddUser(loadConfig(), { ...opts, linkHours: Number(opts.linkHours) }, () =>
+        readNewPassword(),
+      );
       if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
       else
         process.stdout.write(
           `${out.created_user ? 'Account created' : 'Existing account'} ${out.email} (${out.user_id}) added to project ${out.project_id} as ${out.role}.\n` +
-            (out.has_password
-              ? 'It signs in with its e-mail address and password.\n'
-              : 'It has no password: it signs in through the identity provider.\n'),
+            (out.password_link
+              ? `Open this link to set the password and sign in to the console (works once, until ${out.password_link.expires_at}; only a hash is stored):\n  ${out.password_link.url}\n`
+              : out.has_password
+                ? 'It signs in with its e-mail address and password.\n'
+                : 'It has no password: it signs in through the identity provider.\n'),
         );
     },
   );

@@ -8,6 +8,8 @@ export const Collections = {
   sessions: 'sessions',
   credentials: 'credentials',
   cliLogins: 'cli_logins',
+  passwordLinks: 'password_links',
+  invitations: 'invitations',
   applications: 'applications',
   jobs: 'jobs',
   worlds: 'worlds',

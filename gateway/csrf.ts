@@ -12,7 +12,14 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * a cookie, so another site cannot sign a visitor in to an account of its choosing
  * (login cross-site request forgery) or sign them out.
  */
-const SIGN_IN_OPERATIONS = new Set(['auth_signup', 'auth_login', 'auth_idp_start', 'auth_idp', 'delete_session']);
+const SIGN_IN_OPERATIONS = new Set([
+  'auth_signup',
+  'auth_login',
+  'auth_set_password',
+  'auth_idp_start',
+  'auth_idp',
+  'delete_session',
+]);
 
 /** `host[:port]` as the URL standard writes it (default ports dropped), or null. */
 function hostOf(origin: string): string | null {

@@ -25,11 +25,14 @@ const load = {
   billing: () => import('./pages/billing'),
   cliLogin: () => import('./pages/cli-login'),
   admin: () => import('./pages/admin'),
+  team: () => import('./pages/team'),
 };
 const SignIn = lazy(() => load.auth().then((m) => ({ default: m.SignIn })));
 const SignUp = lazy(() => load.auth().then((m) => ({ default: m.SignUp })));
 const IdpCallback = lazy(() => load.auth().then((m) => ({ default: m.IdpCallback })));
 const Onboarding = lazy(() => load.auth().then((m) => ({ default: m.Onboarding })));
+const SetPassword = lazy(() => load.auth().then((m) => ({ default: m.SetPassword })));
+const AcceptInvitation = lazy(() => load.auth().then((m) => ({ default: m.AcceptInvitation })));
 const Overview = lazy(load.overview);
 const Applications = lazy(load.applications);
 const JobPage = lazy(load.job);
@@ -48,10 +51,11 @@ const Credentials = lazy(load.credentials);
 const Billing = lazy(load.billing);
 const CliLogin = lazy(load.cliLogin);
 const Admin = lazy(load.admin);
+const Team = lazy(load.team);
 
 /** The chunk of the screen a link opens, fetched at once while the session is checked (no waterfall). */
 const PRELOAD: Array<[RegExp, () => Promise<unknown>]> = [
-  [/^\/(signin|signin\/idp|signup|onboarding)$/, load.auth],
+  [/^\/(signin|signin\/idp|signup|onboarding|set-password|invite)$/, load.auth],
   [/^\/$/, load.overview],
   [/^\/runs\/new$/, load.newRun],
   [/^\/runs\/[^/]+$/, load.run],
@@ -90,6 +94,8 @@ export function App() {
           <Route path="/signin/idp" element={<IdpCallback />} />
           <Route path="/signup" element={<SignUp />} />
           <Route path="/onboarding" element={<Onboarding />} />
+          <Route path="/set-password" element={<SetPassword />} />
+          <Route path="/invite" element={<AcceptInvitation />} />
           <Route path="/" element={p(<Overview />)} />
           <Route path="/applications" element={p(<Applications />)} />
           <Route path="/jobs/:id" element={p(<JobPage />)} />
@@ -109,6 +115,7 @@ export function App() {
           <Route path="/billing" element={p(<Billing />)} />
           <Route path="/cli/login" element={p(<CliLogin />)} />
           <Route path="/admin" element={p(<Admin />)} />
+          <Route path="/team" element={p(<Team />)} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </Suspense>

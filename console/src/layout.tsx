@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import { api } from './api';
-import { useSession } from './session';
+import { useList } from './hooks';
+import { useSession, type Me } from './session';
 
 const NAV: Array<[string, string]> = [
   ['/', 'Overview'],
@@ -37,11 +38,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <header className="top">
         <div className="brand">
           <NavLink to="/">Crucible</NavLink>
-          {me?.organization ? (
-            <span className="workspace">
-              {me.organization} / {me.project}
-            </span>
-          ) : null}
+          {me?.organization ? <Workspace key={`${me.user?.id}:${me.project_id}`} me={me} /> : null}
         </div>
         {ready ? (
           <nav aria-label="Main">
@@ -53,6 +50,11 @@ export function Layout({ children }: { children: ReactNode }) {
                   </NavLink>
                 </li>
               ))}
+              {me.is_admin ? (
+                <li>
+                  <NavLink to="/team">Team</NavLink>
+                </li>
+              ) : null}
               {me.is_operator ? (
                 <li>
                   <NavLink to="/admin">Administration</NavLink>
@@ -74,5 +76,41 @@ export function Layout({ children }: { children: ReactNode }) {
         {children}
       </main>
     </>
+  );
+}
+
+interface Membership {
+  project_id: string;
+  project: string | null;
+  organization: string | null;
+  role: string | null;
+  current: boolean;
+}
+
+/**
+ * The workspace the session acts in; for someone in several projects, a menu that moves
+ * the session to another (`PUT /v1/session`) and opens its overview.
+ */
+function Workspace({ me }: { me: Me }) {
+  const { refresh } = useSession();
+  const navigate = useNavigate();
+  const memberships = useList<Membership>(me.user ? '/v1/memberships' : null);
+  const label = `${me.organization} / ${me.project}`;
+  if (!memberships.data || memberships.data.length < 2) return <span className="workspace">{label}</span>;
+  const choose = async (projectId: string) => {
+    await api('PUT', '/v1/session', { project_id: projectId });
+    await refresh();
+    navigate('/');
+  };
+  return (
+    <span className="workspace">
+      <select aria-label="Project" value={me.project_id ?? ''} onChange={(e) => void choose(e.target.value)}>
+        {memberships.data.map((m) => (
+          <option key={m.project_id} value={m.project_id}>
+            {m.organization} / {m.project} ({m.role})
+          </option>
+        ))}
+      </select>
+    </span>
   );
 }

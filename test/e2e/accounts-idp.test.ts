@@ -61,7 +61,7 @@ describe('accounts: identity-provider sign-in (ID tokens verified against a key 
     const email = uniqueEmail('victim');
     const victim = browser(t.url);
     const signup = await signUp(victim, { name: 'Victim', email, password: 'a long enough password' });
-    expect(signup.status).to.equal(200);
+    expect(signup.status).to.equal(201);
     // whoever controls an identity-provider account with that address (or gets the address later)
     const attacker = browser(t.url);
     const r = await idpSignIn(attacker, { key: provider.privateKey, subject: 'sub-attacker', claims: { email } });

@@ -16,7 +16,7 @@ describe('accounts: operator administration', function () {
     t = await startTestService();
     operator = browser(t.url);
     expect((await signUp(operator, { name: 'Ops', email: OPERATOR, password: 'operator password' })).status).to.equal(
-      200,
+      201,
     );
     expect(await addOperator(t.svc.adapters.store, OPERATOR.toUpperCase())).to.include({ email: OPERATOR });
     ws = await t.workspace('Customer Co');

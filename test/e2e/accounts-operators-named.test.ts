@@ -48,7 +48,7 @@ describe('accounts: operators are named by user id or verified subject, never by
     const attacker = browser(t.url);
     expect(
       (await signUp(attacker, { name: 'Mallory', email: OPS_EMAIL, password: 'attacker password' })).status,
-    ).to.equal(200);
+    ).to.equal(201);
     expect((await attacker.post('/v1/onboarding/workspace', { organization: 'Mallory Co' })).status).to.equal(201);
     expect((await attacker.get('/v1/me')).body.is_operator).to.equal(false);
     expect((await attacker.get('/v1/admin/organizations')).status).to.equal(403);

@@ -17,7 +17,7 @@ describe('accounts: sign-up, onboarding, sessions (browser flow over HTTP)', fun
     const b = browser(t.url);
     const email = uniqueEmail('flow');
     const signup = await signUp(b, { name: 'Ada', email, password: PASSWORD });
-    expect(signup.status).to.equal(200);
+    expect(signup.status).to.equal(201);
     expect(signup.body.user).to.include({ email, name: 'Ada' });
     expect(signup.body.needs_onboarding).to.equal(true);
     expect(b.session).to.be.a('string');
@@ -227,7 +227,7 @@ describe('accounts: server settings', function () {
       const b = browser(t.url, { origin: 'https://console.example.com' });
       const proxied = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'console.example.com' };
       const r = await signUp(b, { name: 'Tls', email: uniqueEmail('tls'), password: PASSWORD }, proxied);
-      expect(r.status).to.equal(200);
+      expect(r.status).to.equal(201);
       expect(b.lastSetCookie).to.match(/;\s*Secure/i);
       expect(b.lastSetCookie).to.match(/;\s*HttpOnly/i);
     } finally {

@@ -11,7 +11,7 @@ const PASSWORD = 'checkout password 1';
 /** A signed-in workspace owner, as the console would have them. */
 async function owner(t: TestService, org: string): Promise<{ b: Browser; organizationId: string; projectId: string }> {
   const b = browser(t.url);
-  expect((await signUp(b, { name: org, email: uniqueEmail('owner'), password: PASSWORD })).status).to.equal(200);
+  expect((await signUp(b, { name: org, email: uniqueEmail('owner'), password: PASSWORD })).status).to.equal(201);
   const ws = await b.post('/v1/onboarding/workspace', { organization: org });
   expect(ws.status).to.equal(201);
   return { b, organizationId: ws.body.organization_id, projectId: ws.body.project_id };

@@ -40,7 +40,7 @@ describe('scoring promises: policies, quiet hours, fine-tuning exports', functio
 
   it('quiet hours: an operator sets quiet_hours_only; a run answers starts_at, waits queued, and starts then', async () => {
     const ops = browser(t.url);
-    expect((await signUp(ops, { name: 'Ops', email: OPERATOR, password: 'operator pw 1' })).status).to.equal(200);
+    expect((await signUp(ops, { name: 'Ops', email: OPERATOR, password: 'operator pw 1' })).status).to.equal(201);
     await addOperator(t.svc.adapters.store, OPERATOR);
     const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 2, name: 'Night owls' });
     const wrong = await ops.put(`/v1/admin/organizations/${cw.ws.organizationId}`, {

@@ -89,17 +89,14 @@ export function uniqueEmail(tag = 'user'): string {
 }
 
 /**
- * Signs up as the console does: sign-up answers 201 alike for new and existing addresses
- * (no session), then the browser signs in with the same address and password. Returns
- * the sign-in's answer (200 with the user, or 401 when the address already had an
- * account with another password).
+ * Signs up as the console does: one call, which signs the browser in (201 with the user
+ * and the session cookie) for a new address, or answers 409 for one that already has an
+ * account.
  */
 export async function signUp(
   b: Browser,
   fields: { name: string; email: string; password: string },
   headers?: Record<string, string>,
 ): Promise<ApiAnswer<any>> {
-  const r = await b.post('/v1/auth/signup', fields, headers);
-  if (r.status !== 201) return r;
-  return b.post('/v1/auth/login', { email: fields.email, password: fields.password }, headers);
+  return b.post('/v1/auth/signup', fields, headers);
 }

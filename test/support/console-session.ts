@@ -112,7 +112,6 @@ export async function signedUpOnTeamPlan(s: ConsoleSession): Promise<string> {
   await s.go('/signin');
   const steps: Array<[string, unknown, number]> = [
     ['/v1/auth/signup', { name: 'Ada Console', email, password: PASSWORD }, 201],
-    ['/v1/auth/login', { email, password: PASSWORD }, 200],
     ['/v1/onboarding/workspace', { organization: ORGANIZATION }, 201],
     ['/v1/applications/import-catalog', undefined, 201],
   ];

@@ -141,7 +141,7 @@ describe('gateway/openapi.yaml: the document', () => {
         });
         await api.init();
         expect(api.initialized).to.equal(true);
-        expect(api.getOperations()).to.have.length(76);
+        expect(api.getOperations()).to.have.length(83);
       } finally {
         console.warn = warn;
       }
@@ -190,7 +190,7 @@ describe('gateway/openapi.yaml: the document', () => {
       expect(problems).to.deep.equal([]);
     });
 
-    it('has no other /v1 operation than the billing webhook, the operator worker administration and the identity-provider start', () => {
+    it('has no other /v1 operation than the billing webhook, the operator worker administration, the identity-provider start and the account additions', () => {
       const extra = docOps.filter(
         (o) => !specRows.some((r) => r.method === o.method && shape(r.path) === shape(o.path)),
       );
@@ -199,6 +199,14 @@ describe('gateway/openapi.yaml: the document', () => {
         'POST /v1/auth/idp/start',
         'GET /v1/admin/workers',
         'POST /v1/admin/workers/{worker_id}/{action}',
+        // issue 23: the operator's link to set a password, projects to switch between, invitations
+        'POST /v1/auth/password',
+        'PUT /v1/session',
+        'GET /v1/memberships',
+        'GET /v1/invitations',
+        'POST /v1/invitations',
+        'POST /v1/invitations/accept',
+        'DELETE /v1/invitations/{inv_id}',
       ]);
       const at = (p: string) => extra.find((o) => o.path === p)!.op;
       // issue 14: operators list, drain and undrain world-workers; a console session of an operator only
@@ -218,14 +226,28 @@ describe('gateway/openapi.yaml: the document', () => {
       expect(hook.security).to.deep.equal([]);
       const content = resolve<Json>(hook.requestBody).content as Record<string, unknown>;
       expect(Object.keys(content)).to.not.include('application/json');
-      expect(docOps.filter((o) => o.op['x-not-in-spec-table'])).to.have.length(4);
+      const accountAdditions: Array<[string, string, string]> = [
+        ['post', '/v1/auth/password', 'none'],
+        ['put', '/v1/session', 'any'],
+        ['get', '/v1/memberships', 'any'],
+        ['get', '/v1/invitations', 'admin'],
+        ['post', '/v1/invitations', 'admin'],
+        ['post', '/v1/invitations/accept', 'any'],
+        ['delete', '/v1/invitations/{inv_id}', 'admin'],
+      ];
+      for (const [method, p, access] of accountAdditions) {
+        const op = extra.find((o) => o.method === method && o.path === p)!.op;
+        expect(op['x-access'], `${method} ${p}`).to.equal(access);
+        expect(op['x-not-in-spec-table'], `${method} ${p}`).to.equal(true);
+      }
+      expect(docOps.filter((o) => o.op['x-not-in-spec-table'])).to.have.length(4 + accountAdditions.length);
     });
 
     it('operationIds are unique and snake_case', () => {
       const ids = docOps.map((o) => o.op.operationId);
       for (const id of ids) expect(id).to.match(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
       expect(new Set(ids).size).to.equal(ids.length);
-      expect(ids).to.have.length(76);
+      expect(ids).to.have.length(83);
     });
 
     it('every operation has a summary, declared tags and a known x-access', () => {

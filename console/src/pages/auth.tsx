@@ -104,25 +104,24 @@ export function SignUp() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const act = useAction();
+  const [taken, setTaken] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    // Sign-up answers alike whether or not the address has an account; signing in tells the owner.
+    setTaken(false);
+    // Sign-up signs the browser in (201 with the session cookie); an address with an account answers 409.
     const session = await act.run(async () => {
-      await api('POST', '/v1/auth/signup', { name, email, password });
       try {
-        return await api<{ needs_onboarding: boolean }>('POST', '/v1/auth/login', { email, password });
+        return await api<{ needs_onboarding: boolean }>('POST', '/v1/auth/signup', { name, email, password });
       } catch (err) {
-        if (err instanceof ApiError && err.status === 401)
-          throw new ApiError(
-            401,
-            'This address may already have an account: sign in with its password, or use another address.',
-          );
+        if (err instanceof ApiError && err.status === 409) setTaken(true);
         throw err;
       }
     });
     if (!session) return;
     await refresh();
-    navigate(session.needs_onboarding ? `/onboarding?next=${encodeURIComponent(next)}` : next, { replace: true });
+    // Someone who came to accept an invitation joins that workspace instead of making one.
+    const onboard = session.needs_onboarding && !next.startsWith('/invite');
+    navigate(onboard ? `/onboarding?next=${encodeURIComponent(next)}` : next, { replace: true });
   };
   return (
     <section className="stack">
@@ -139,7 +138,16 @@ export function SignUp() {
           autoComplete="new-password"
           minLength={10}
         />
-        <ErrorBox error={act.error} />
+        {taken ? (
+          <div className="error" role="alert">
+            This address already has an account.{' '}
+            <Link to={`/signin?next=${encodeURIComponent(next)}`}>Sign in with its password</Link>, or use another
+            address. An account made with <code>crucible admin create-workspace</code> has no password until you open
+            the link that command printed (or ask the server's operator for a new one).
+          </div>
+        ) : (
+          <ErrorBox error={act.error} />
+        )}
         <div>
           <button className="primary" type="submit" disabled={act.busy}>
             Create account
@@ -189,6 +197,145 @@ export function Onboarding() {
           </button>
         </div>
       </form>
+    </section>
+  );
+}
+
+/**
+ * The token of a one-time link, from the address's fragment (`#token=…`), which the
+ * browser never sends to a server. It is kept in this tab's storage under `key` and taken
+ * off the address bar, so it survives a detour through sign-in and is not left in history.
+ */
+function useLinkToken(key: string): string | null {
+  const [token] = useState<string | null>(() => {
+    const m = /(?:^#|&)token=([0-9A-Za-z]+)/.exec(window.location.hash);
+    if (m) {
+      sessionStorage.setItem(key, m[1]!);
+      window.history.replaceState(null, '', window.location.pathname + window.location.search);
+      return m[1]!;
+    }
+    return sessionStorage.getItem(key);
+  });
+  return token;
+}
+
+/** Sets the password of an account made by the operator, with the link `crucible admin` printed, and signs in. */
+export function SetPassword() {
+  useTitle('Set your password');
+  const navigate = useNavigate();
+  const { refresh } = useSession();
+  const token = useLinkToken('crucible:password-link');
+  const [password, setPassword] = useState('');
+  const [again, setAgain] = useState('');
+  const [mismatch, setMismatch] = useState(false);
+  const act = useAction();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setMismatch(password !== again);
+    if (password !== again || !token) return;
+    const r = await act.run(() => api<{ needs_onboarding: boolean }>('POST', '/v1/auth/password', { token, password }));
+    if (!r) return;
+    sessionStorage.removeItem('crucible:password-link');
+    await refresh();
+    navigate(r.needs_onboarding ? '/onboarding' : '/', { replace: true });
+  };
+  if (!token)
+    return (
+      <section className="stack">
+        <h1>Set your password</h1>
+        <p className="error" role="alert">
+          This page needs the whole link the operator gave you (it ends with <code>#token=…</code>).
+        </p>
+      </section>
+    );
+  return (
+    <section className="stack">
+      <h1>Set your password</h1>
+      <p>Choose the password of your account. The link works once; then you sign in with the password.</p>
+      <form className="stack" onSubmit={(e) => void submit(e)}>
+        <Field
+          label="New password (at least 10 characters)"
+          name="password"
+          type="password"
+          value={password}
+          onChange={setPassword}
+          autoComplete="new-password"
+          minLength={10}
+        />
+        <Field
+          label="Repeat the password"
+          name="again"
+          type="password"
+          value={again}
+          onChange={setAgain}
+          autoComplete="new-password"
+          minLength={10}
+        />
+        <ErrorBox error={mismatch ? 'The two passwords differ.' : act.error} />
+        <div>
+          <button className="primary" type="submit" disabled={act.busy}>
+            Set password and sign in
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** Accepts an invitation into a project: sign in (or up) with the invited address, then join. */
+export function AcceptInvitation() {
+  useTitle('Join a workspace');
+  const navigate = useNavigate();
+  const { me, checking, refresh } = useSession();
+  const token = useLinkToken('crucible:invitation');
+  const act = useAction();
+  const accept = async () => {
+    if (!token) return;
+    if (!(await act.run(() => api('POST', '/v1/invitations/accept', { token })))) return;
+    sessionStorage.removeItem('crucible:invitation');
+    await refresh();
+    navigate('/', { replace: true });
+  };
+  if (!token)
+    return (
+      <section className="stack">
+        <h1>Join a workspace</h1>
+        <p className="error" role="alert">
+          This page needs the whole invitation link (it ends with <code>#token=…</code>).
+        </p>
+      </section>
+    );
+  if (checking) return null;
+  if (!me)
+    return (
+      <section className="stack">
+        <h1>Join a workspace</h1>
+        <p>
+          You were invited into a project. Sign in with the e-mail address the invitation was sent to, or create an
+          account with it, then come back here.
+        </p>
+        <p className="row">
+          <Link className="button primary" to="/signin?next=%2Finvite">
+            Sign in
+          </Link>
+          <Link className="button" to="/signup?next=%2Finvite">
+            Create an account
+          </Link>
+        </p>
+      </section>
+    );
+  return (
+    <section className="stack">
+      <h1>Join a workspace</h1>
+      <p>
+        You are signed in as <strong>{me.user?.email}</strong>. The invitation must be for this address.
+      </p>
+      <ErrorBox error={act.error} />
+      <div>
+        <button className="primary" type="button" disabled={act.busy} onClick={() => void accept()}>
+          Join the project
+        </button>
+      </div>
     </section>
   );
 }
