@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DockerSandboxes, type SandboxHandle } from '../../world-worker/sandboxes/index.js';
+import { FIXTURE_DIR, fixtureManifest } from '../contract/sandboxes.contract.js';
+import { containerEngineOrSkip } from '../support/containers.js';
+
+const DATA_MB = 16;
+
+/** One attempt of the hostile fixture's service `service` (test/fixtures/hostile-app/server.mjs). */
+const attempt = async (h: SandboxHandle, service: string, what: string, body: unknown = {}) => {
+  const res = await fetch(`${h.services[service]}/attempt/${what}`, { method: 'POST', body: JSON.stringify(body) });
+  return (await res.json()) as Record<string, any>;
+};
+
+describe('hostile tenant: filling the disk from a container sandbox', function () {
+  this.timeout(180_000);
+  let sandboxes: DockerSandboxes;
+  let handle: SandboxHandle;
+  let dataDir: string;
+
+  before(async function () {
+    const engine = containerEngineOrSkip(this);
+    sandboxes = new DockerSandboxes({
+      dockerHost: engine.dockerHost,
+      relayImage: engine.runtimeImage,
+      owner: `hostile-disk-${randomBytes(4).toString('hex')}`,
+      limits: { memoryMb: 256, pids: 64, cpus: 1, dataMb: DATA_MB },
+    });
+    // two services of one application, sharing the sandbox's data folder and its one quota
+    const manifest = fixtureManifest();
+    manifest.services.push({ ...structuredClone(manifest.services[0]!), name: 'second' });
+    dataDir = await mkdtemp(path.join(tmpdir(), 'crucible-hostile-disk-'));
+    handle = await sandboxes.start(FIXTURE_DIR, manifest, dataDir, { images: { runtime: engine.runtimeImage } });
+  });
+  after(async () => {
+    await sandboxes?.stopAll();
+    await sandboxes?.reap();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('writing past SANDBOX_DATA_MB fails inside the sandbox with ENOSPC, and the worker disk gets none of it', async () => {
+    const got = await attempt(handle, 'hostile', 'fill', { mb: DATA_MB * 4, keep: true });
+    expect(got, JSON.stringify(got)).to.include({ ok: false, error: 'ENOSPC' });
+    expect(got.written_mb).to.be.within(DATA_MB - 2, DATA_MB);
+    expect(await readdir(dataDir)).to.deep.equal([]);
+  });
+
+  it("the quota is the sandbox's, not each service's: a second service cannot add its own", async () => {
+    const got = await attempt(handle, 'second', 'fill', { mb: DATA_MB, name: 'second.bin' });
+    expect(got).to.include({ ok: false, error: 'ENOSPC' });
+    expect(got.written_mb).to.be.below(2);
+    expect((await attempt(handle, 'second', 'data')).files).to.deep.equal(['fill.bin']);
+  });
+
+  it("no folder of the worker's disk is mounted writable into the service", async () => {
+    for (const d of handle.details) {
+      const info = await sandboxes.docker.getContainer(d.containerId!).inspect();
+      const writable = info.Mounts.filter((m) => m.Type === 'bind' && m.RW);
+      expect(writable, JSON.stringify(info.Mounts)).to.deep.equal([]);
+    }
+  });
+
+  it('the sandbox keeps answering once full, and its data is gone with it', async () => {
+    expect(await attempt(handle, 'hostile', 'data')).to.include({ ok: true });
+    await handle.stop();
+    expect(await readdir(dataDir)).to.deep.equal([]);
+  });
+});
