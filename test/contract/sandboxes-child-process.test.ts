@@ -38,7 +38,7 @@ sandboxesContract(
     memory: 'no memory limit on child processes',
     processes: 'no process limit on child processes',
     cpu: 'no CPU limit on child processes',
-    disk: 'the data folder is a plain folder on the worker\'s disk, with no quota',
+    disk: "the data folder is a plain folder on the worker's disk, with no quota",
     detached: 'a process that starts its own session leaves the process group that stop() kills',
     'worker-killed': 'process groups of a killed worker are not found again by its next start',
   },

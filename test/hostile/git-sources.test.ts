@@ -89,8 +89,7 @@ describe('hostile tenant: git sources', function () {
     it('loopback written as one decimal number is refused', async () =>
       refusedOnUrl('https://2130706434/r.git', /"127.0.0.2" is a loopback address/));
 
-    it('localhost is refused unless allowed by name', async () =>
-      refusedOnUrl('https://localhost/r.git', /loopback/));
+    it('localhost is refused unless allowed by name', async () => refusedOnUrl('https://localhost/r.git', /loopback/));
 
     it('an allowed private git server is fetched, and the failure says what failed in our words, never git stderr', async () => {
       const before = target.connections();
@@ -165,7 +164,10 @@ describe('hostile tenant: git sources', function () {
 
     it('a git@ source is refused when the operator named no ssh key and known-hosts file', async () => {
       const err = await refusal(
-        fetchGitCommit('git@github.com:a/b.git', COMMIT, dest(), { sourceRoots: [], resolve: async () => ['140.82.1.1'] }),
+        fetchGitCommit('git@github.com:a/b.git', COMMIT, dest(), {
+          sourceRoots: [],
+          resolve: async () => ['140.82.1.1'],
+        }),
       );
       expect(err.message).to.match(/SERVICE_GIT_SSH_KEY and SERVICE_GIT_KNOWN_HOSTS/);
     });

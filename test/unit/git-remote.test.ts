@@ -63,7 +63,10 @@ describe('git remotes: which addresses a tenant git source may reach', () => {
   });
 
   it('reads https and git@ URLs as git will connect, and refuses hosts that are neither names nor addresses', () => {
-    expect(parseGitRemote('https://2130706433/r.git')).to.include({ host: '127.0.0.1', url: 'https://127.0.0.1/r.git' });
+    expect(parseGitRemote('https://2130706433/r.git')).to.include({
+      host: '127.0.0.1',
+      url: 'https://127.0.0.1/r.git',
+    });
     expect(parseGitRemote('https://0x7f.1/r.git')).to.include({ host: '127.0.0.1' });
     expect(parseGitRemote('https://[::ffff:127.0.0.1]:8443/r.git')).to.include({ host: '::ffff:7f00:1', port: 8443 });
     expect(parseGitRemote('https://GitHub.com/a/b.git')).to.include({ host: 'github.com', port: 443 });
