@@ -172,6 +172,26 @@ describe('hostile tenant: git sources', function () {
       expect(err.message).to.match(/SERVICE_GIT_SSH_KEY and SERVICE_GIT_KNOWN_HOSTS/);
     });
 
+    it('real ssh accepts every option it is given, and its failure is told in our words', async () => {
+      const knownHosts = path.join(work, 'known_hosts');
+      writeFileSync(knownHosts, '');
+      const { logger, stderr } = capturingLogger();
+      const err = await refusal(
+        fetchGitCommit('git@git.example.com:team/app.git', COMMIT, dest(), {
+          sourceRoots: [],
+          allowPrivate: ['git.example.com'],
+          ssh: { key: path.join(work, 'no-such-key'), knownHosts },
+          resolve: async () => ['127.0.0.1'],
+          logger,
+          timeoutMs: 30_000,
+        }),
+      );
+      expect(stderr.join('\n')).to.match(/port 22|host key/i); // ssh itself ran and tried
+      expect(stderr.join('\n')).not.to.match(/bad configuration option|unsupported option|command-line line/i);
+      // nothing listens on loopback port 22 here; an sshd that did would not be in the empty known-hosts file
+      expect(err.message).to.match(/the server could not be reached|host key is not in the server's known-hosts file/);
+    });
+
     it("ssh uses only the operator's key and known-hosts file, strictly, never the worker's HOME, at the checked address", async () => {
       // a stand-in ssh first on PATH records how git runs it, then fails as a changed host key would
       const bin = mkdtempSync(path.join(work, 'bin-'));
@@ -222,6 +242,21 @@ describe('hostile tenant: git sources', function () {
       expect(err!.message).to.match(/host key is not in the server's known-hosts file \(SERVICE_GIT_KNOWN_HOSTS\)/);
       expect(err!.message).not.to.contain('Host key verification failed');
       expect(stderr.join('\n')).to.contain('Host key verification failed');
+
+      // an IPv6 answer is connected to as such (git takes it in brackets and hands ssh the address)
+      process.env.PATH = `${bin}:${savedPath}`;
+      try {
+        await refusal(
+          fetchGitCommit('git@git.example.com:team/app.git', COMMIT, dest(), {
+            sourceRoots: [],
+            ssh: { key: '/etc/crucible/git_key', knownHosts: '/etc/crucible/known_hosts' },
+            resolve: async () => ['2606:4700::1111'],
+          }),
+        );
+      } finally {
+        process.env.PATH = savedPath;
+      }
+      expect(readFileSync(record, 'utf8')).to.contain('\ngit@2606:4700::1111\n');
     });
   });
 });

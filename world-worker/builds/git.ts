@@ -104,7 +104,7 @@ export async function fetchGitCommit(url: string, commit: string, dest: string, 
       if (literalAddresses(remote.host) === null)
         config.push('-c', `http.curloptResolve=${remote.host}:${remote.port}:${pin.map(bracketed).join(',')}`);
     } else if (remote?.transport === 'ssh') {
-      target = `git@${pin[0]}:${remote.path}`;
+      target = `git@${bracketed(pin[0]!)}:${remote.path}`;
       sshCommand = sshCommandFor(remote.host, opts.ssh!);
     }
     const git = (args: string[]) =>
