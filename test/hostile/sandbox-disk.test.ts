@@ -63,6 +63,24 @@ describe('hostile tenant: filling the disk from a container sandbox', function (
     }
   });
 
+  it("flooding standard output keeps at most about 1 MiB of it on the engine's disk", async () => {
+    expect(await attempt(handle, 'hostile', 'shout', { mb: 8 })).to.include({ ok: true });
+    const container = sandboxes.docker.getContainer(handle.details[0]!.containerId!);
+    const logs = async (tail?: number) =>
+      (await container.logs({
+        stdout: true,
+        stderr: true,
+        follow: false,
+        ...(tail ? { tail } : {}),
+      })) as unknown as Buffer;
+    // wait until the engine has stored the end of it, so what it kept is what it will keep
+    const deadline = Date.now() + 30_000;
+    while (!(await logs(3)).toString().includes('shout done') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    expect((await logs(3)).toString()).to.contain('shout done');
+    expect((await logs()).length).to.be.below(2 * 1024 * 1024);
+  });
+
   it('the sandbox keeps answering once full, and its data is gone with it', async () => {
     expect(await attempt(handle, 'hostile', 'data')).to.include({ ok: true });
     await handle.stop();

@@ -322,12 +322,17 @@ export class DockerSandboxes implements Sandboxes {
   }
 }
 
-/** What every container gets: no capabilities, no privilege gain, nothing writable but /tmp and mounts. */
+/**
+ * What every container gets: no capabilities, no privilege gain, nothing writable but /tmp
+ * and mounts, and a container log (what it writes to stdout and stderr, kept on the engine's
+ * disk) of at most 1 MiB, its oldest part dropped first.
+ */
 const LOCKED_DOWN = {
   CapDrop: ['ALL'],
   SecurityOpt: ['no-new-privileges'],
   ReadonlyRootfs: true,
   Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m' },
+  LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
   AutoRemove: false,
 };
 
