@@ -292,7 +292,7 @@ function run(args: string[], timeoutMs: number, opts: { home: string; sshCommand
       { env, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024, killSignal: 'SIGKILL' },
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
-        const failed: GitError = new Error(`git ${args.find((a) => !a.startsWith('-')) ?? ''} failed`);
+        const failed: GitError = new Error('git failed');
         failed.stderr = stderr.trim().slice(-4000) || err.message;
         failed.timedOut = err.killed;
         failed.timeoutMs = timeoutMs;
