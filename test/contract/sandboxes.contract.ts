@@ -149,7 +149,8 @@ export function sandboxesContract(
     it('gives the services of one sandbox one data folder, and sandboxes on other data dirs none of it', async () => {
       const two = structuredClone(manifest);
       two.services.push({ ...structuredClone(two.services[0]!), name: 'second' });
-      const handle = await h.sandboxes.start(FIXTURE_DIR, two, await tempDir('shared'), { images: h.images });
+      const sharedDir = await tempDir('shared');
+      const handle = await h.sandboxes.start(FIXTURE_DIR, two, sharedDir, { images: h.images });
       const other = await h.sandboxes.start(FIXTURE_DIR, manifest, await tempDir('unshared'), { images: h.images });
       try {
         expect(await attempt(handle, 'fill', { mb: 1, name: 'shared.bin', keep: true })).to.include({ ok: true });
@@ -160,6 +161,7 @@ export function sandboxesContract(
         await handle.stop();
         await other.stop();
       }
+      expect(await h.leftovers(handle, sharedDir)).to.deep.equal([]);
     });
 
     it('fails with the log tail when a service exits before it is healthy, leaving nothing running', async () => {

@@ -81,9 +81,33 @@ describe('hostile tenant: filling the disk from a container sandbox', function (
     expect((await logs()).length).to.be.below(2 * 1024 * 1024);
   });
 
-  it('the sandbox keeps answering once full, and its data is gone with it', async () => {
+  it('the sandbox keeps answering once full, and stopping it leaves no container and no data', async () => {
     expect(await attempt(handle, 'hostile', 'data')).to.include({ ok: true });
     await handle.stop();
     expect(await readdir(dataDir)).to.deep.equal([]);
+    const left = await sandboxes.docker.listContainers({
+      all: true,
+      filters: { label: [`crucible.sandbox=${handle.id}`] },
+    });
+    expect(left.map((c) => c.Names)).to.deep.equal([]);
+  });
+
+  it("a dead worker's two-service sandbox is reaped whole by its next start", async function () {
+    const engine = containerEngineOrSkip(this);
+    const owner = `hostile-disk-reap-${randomBytes(4).toString('hex')}`;
+    const make = () =>
+      new DockerSandboxes({
+        dockerHost: engine.dockerHost,
+        relayImage: engine.runtimeImage,
+        owner,
+        limits: { dataMb: 8 },
+      });
+    const manifest = fixtureManifest();
+    manifest.services.push({ ...structuredClone(manifest.services[0]!), name: 'second' });
+    await make().start(FIXTURE_DIR, manifest, dataDir, { images: { runtime: engine.runtimeImage } });
+    const owned = () => sandboxes.docker.listContainers({ all: true, filters: { label: [`crucible.owner=${owner}`] } });
+    expect((await owned()).length).to.equal(4); // two services, two relays
+    expect(await make().reap()).to.equal(4); // what the next start of that worker does
+    expect(await owned()).to.deep.equal([]);
   });
 });

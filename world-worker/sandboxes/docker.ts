@@ -31,6 +31,8 @@ const PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
 const SANDBOX_USER = 65534;
 /** Label naming the worker (or data folder) that owns a container, for reaping. */
 export const OWNER_LABEL = 'crucible.owner';
+/** Label of a service that joined another's IPC namespace (the sandbox's data tmpfs): that one's id. */
+const DATA_OF_LABEL = 'crucible.data-of';
 
 /** Per-service resource limits. */
 export interface ContainerLimits {
@@ -142,7 +144,12 @@ export class DockerSandboxes implements Sandboxes {
     }
     const id = newId('sbx');
     const started: Started[] = [];
-    const removeAll = () => Promise.all(started.map((s) => this.#remove(s)));
+    // the services that joined the first one's IPC namespace first: the engine keeps a
+    // container that others depend on
+    const removeAll = async () => {
+      await Promise.all(started.slice(1).map((s) => this.#remove(s)));
+      if (started[0]) await this.#remove(started[0]);
+    };
     try {
       for (const spec of manifest.services) {
         const labels = { ...options.labels, 'crucible.sandbox': id, 'crucible.service': spec.name };
@@ -191,8 +198,11 @@ export class DockerSandboxes implements Sandboxes {
       filters: { label: [`${OWNER_LABEL}=${this.#owner}`] },
     });
     const gone = leftovers.filter((c) => !mine.has(c.Id) && !mine.has(c.Labels['crucible.relay-for'] ?? ''));
-    // relays first: a relay shares its service's network namespace
-    gone.sort((a, b) => Number('crucible.relay-for' in b.Labels) - Number('crucible.relay-for' in a.Labels));
+    // relays first (a relay shares its service's network namespace), then the services that
+    // joined another's IPC namespace (its data tmpfs), then the rest
+    const rank = (c: Docker.ContainerInfo) =>
+      'crucible.relay-for' in c.Labels ? 0 : DATA_OF_LABEL in c.Labels ? 1 : 2;
+    gone.sort((a, b) => rank(a) - rank(b));
     for (const c of gone)
       await this.#docker
         .getContainer(c.Id)
@@ -246,7 +256,11 @@ export class DockerSandboxes implements Sandboxes {
       WorkingDir: SOURCE_MOUNT,
       Env: env,
       User: `${SANDBOX_USER}:${SANDBOX_USER}`,
-      Labels: { ...labels, [OWNER_LABEL]: this.#owner },
+      Labels: {
+        ...labels,
+        [OWNER_LABEL]: this.#owner,
+        ...(ipc ? { [DATA_OF_LABEL]: ipc.slice('container:'.length) } : {}),
+      },
       HostConfig: {
         ...LOCKED_DOWN,
         NetworkMode: 'none',
