@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { ServiceError } from './errors.js';
+import { HOST_NAME } from './private-address.js';
 
 /**
  * The parsers of core/config.ts: each reads one kind of value from the environment and
@@ -182,4 +183,61 @@ export function onOff(env: Env, name: string): boolean {
   if (['', 'off', '0', 'false', 'no'].includes(raw)) return false;
   if (['on', '1', 'true', 'yes'].includes(raw)) return true;
   throw new ServiceError('bad_request', `${name} must be "on" or "off", got "${env[name]}"`);
+}
+
+/**
+ * SERVICE_GIT_ALLOW_PRIVATE: comma-separated entries naming the loopback, private or
+ * link-local git servers tenants' git sources may reach: an IP address (`10.1.2.3`, `::1`),
+ * a CIDR range (`10.0.0.0/8`, `fd00::/8`), a host name (`git.internal`, matching that name
+ * exactly, whatever it resolves to) or `*.suffix` (every name under `suffix`); `*` alone
+ * allows every address. Unset: none.
+ */
+export function gitAllowPrivate(env: Env): readonly string[] {
+  const listed = (env.SERVICE_GIT_ALLOW_PRIVATE ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
+  for (const entry of listed) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const rangeOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+    const ok =
+      entry === '*' ||
+      (family !== 0 && rangeOk && extra === undefined) ||
+      (bits === undefined && HOST_NAME.test(entry.replace(/^\*\./, '')));
+    if (!ok)
+      throw new ServiceError(
+        'bad_request',
+        `SERVICE_GIT_ALLOW_PRIVATE entries are IP addresses, CIDR ranges, host names, *.domain or *; got "${entry}"`,
+      );
+  }
+  return Object.freeze(listed);
+}
+
+/**
+ * SERVICE_GIT_SSH_KEY and SERVICE_GIT_KNOWN_HOSTS: the private key ssh git sources are
+ * fetched with and the known-hosts file their servers' keys are checked against, both or
+ * neither (then `git@` sources cannot be fetched). Absolute paths; no quote characters, as
+ * they go into GIT_SSH_COMMAND.
+ */
+export function gitSsh(env: Env): { key: string; knownHosts: string } | null {
+  const key = env.SERVICE_GIT_SSH_KEY?.trim();
+  const knownHosts = env.SERVICE_GIT_KNOWN_HOSTS?.trim();
+  if (!key && !knownHosts) return null;
+  if (!key || !knownHosts)
+    throw new ServiceError(
+      'bad_request',
+      `${key ? 'SERVICE_GIT_KNOWN_HOSTS' : 'SERVICE_GIT_SSH_KEY'} must be set too: ssh git sources need the key and the known-hosts file their servers are checked against`,
+    );
+  const files = { key: path.resolve(key), knownHosts: path.resolve(knownHosts) };
+  for (const [name, file] of [
+    ['SERVICE_GIT_SSH_KEY', files.key],
+    ['SERVICE_GIT_KNOWN_HOSTS', files.knownHosts],
+  ] as const)
+    if (/['"\\\s]/.test(file))
+      throw new ServiceError(
+        'bad_request',
+        `${name} must be a path without quotes, backslashes or spaces, got "${file}"`,
+      );
+  return Object.freeze(files);
 }

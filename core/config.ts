@@ -3,6 +3,8 @@ import {
   controlPlaneFiles,
   cpus,
   flag,
+  gitAllowPrivate,
+  gitSsh,
   int,
   onOff,
   operatorSubjects,
@@ -86,14 +88,32 @@ export interface Config {
    * SANDBOX=container.
    */
   readonly sandboxRuntimeImage: string | null;
-  /** SANDBOX_MEMORY_MB (512), SANDBOX_PIDS (256), SANDBOX_CPUS (1): each container service's limits. */
-  readonly sandboxLimits: { memoryMb: number; pids: number; cpus: number };
+  /**
+   * SANDBOX_MEMORY_MB (512), SANDBOX_PIDS (256), SANDBOX_CPUS (1): each container service's
+   * limits. SANDBOX_DATA_MB (128, at most half of SANDBOX_MEMORY_MB when that is below 256):
+   * the size of a container sandbox's data folder, a tmpfs its services share; writing past
+   * it fails inside the sandbox (ENOSPC). What is written there is memory charged to the
+   * service that wrote it, so it must be less than SANDBOX_MEMORY_MB.
+   */
+  readonly sandboxLimits: { memoryMb: number; pids: number; cpus: number; dataMb: number };
   /**
    * SANDBOX_TRUST_TENANT_CODE (false): let tenant code (uploads and git sources) build and
    * run in child-process sandboxes, as the service's own user. Only for installations
    * whose every user is trusted; see docs/security.md.
    */
   readonly trustTenantCode: boolean;
+  /**
+   * SERVICE_GIT_ALLOW_PRIVATE (none): the loopback, private and link-local git servers tenant
+   * git sources may reach, comma-separated IP addresses, CIDR ranges, host names, `*.domain`
+   * or `*` (core/config-values.ts, `gitAllowPrivate`). Every other such address is refused.
+   */
+  readonly gitAllowPrivate: readonly string[];
+  /**
+   * SERVICE_GIT_SSH_KEY, SERVICE_GIT_KNOWN_HOSTS (unset): the private key `git@` sources are
+   * fetched with and the known-hosts file their servers must be in (StrictHostKeyChecking=yes);
+   * both or neither. Unset, `git@` sources cannot be fetched. Never the worker's ~/.ssh.
+   */
+  readonly gitSsh: { readonly key: string; readonly knownHosts: string } | null;
   /** SCHEDULER_ADDR (unset: the scheduler runs in this process): host:port of the scheduler's gRPC server. */
   readonly schedulerAddr: string | null;
   /** SCHEDULER_PORT (0 = any free loopback port in the embedded shape; 7070 for `crucible scheduler`). */
@@ -227,6 +247,13 @@ export function loadConfig(env: Env = process.env): Config {
       'bad_request',
       'SANDBOX=container needs SANDBOX_RUNTIME_IMAGE (a digest-pinned image with /usr/bin/node; scripts/podman-up.sh prints one)',
     );
+  const memoryMb = int(env, 'SANDBOX_MEMORY_MB', 512, 32, 1024 * 1024);
+  const dataMb = int(env, 'SANDBOX_DATA_MB', Math.min(128, Math.floor(memoryMb / 2)), 1, 1024 * 1024);
+  if (dataMb >= memoryMb)
+    throw new ServiceError(
+      'bad_request',
+      `SANDBOX_DATA_MB (${dataMb}) must be less than SANDBOX_MEMORY_MB (${memoryMb}): a container sandbox's data folder is memory charged to its services`,
+    );
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) {
@@ -261,11 +288,14 @@ export function loadConfig(env: Env = process.env): Config {
     sandbox,
     sandboxRuntimeImage: url(env, 'SANDBOX_RUNTIME_IMAGE'),
     sandboxLimits: {
-      memoryMb: int(env, 'SANDBOX_MEMORY_MB', 512, 32, 1024 * 1024),
+      memoryMb,
       pids: int(env, 'SANDBOX_PIDS', 256, 16, 1_000_000),
       cpus: cpus(env),
+      dataMb,
     },
     trustTenantCode: flag(env, 'SANDBOX_TRUST_TENANT_CODE'),
+    gitAllowPrivate: gitAllowPrivate(env),
+    gitSsh: gitSsh(env),
     schedulerAddr: url(env, 'SCHEDULER_ADDR'),
     schedulerPort: int(env, 'SCHEDULER_PORT', 0, 0, 65535),
     schedulerHost: env.SCHEDULER_HOST?.trim() || '127.0.0.1',

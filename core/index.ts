@@ -49,6 +49,8 @@ export { MAX_ARTIFACT_BYTES, grpcMessageLimit } from './grpc-limits.js';
 export { newId, nowIso, randomToken } from './ids.js';
 export { takeRateLimit } from './rate-limit.js';
 export { clientAddressKey } from './client-address.js';
+export { HOST_NAME, addressKind, allowedPrivate } from './private-address.js';
+export { literalAddresses, parseGitRemote, remoteAddressProblem, type GitRemote } from './git-remote.js';
 export type { RateLimit } from './rate-limit.js';
 export { createLogger } from './log.js';
 export type { Logger } from './log.js';

@@ -1,5 +1,5 @@
 import { Collections } from '../../core/index.js';
-import { ServiceError, invalid } from '../../core/index.js';
+import { ServiceError, invalid, literalAddresses, parseGitRemote, remoteAddressProblem } from '../../core/index.js';
 import { newId, nowIso } from '../../core/index.js';
 import { checkFileUrl, isOtherTenantsImage, resolveLocalPath } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
@@ -57,6 +57,15 @@ export async function checkSource(
       if (typeof s.commit !== 'string' || !COMMIT.test(s.commit))
         throw invalid('source.commit', 'must be a full commit id: 40 or 64 lowercase hexadecimal characters');
       if (s.url.startsWith('file://')) await checkFileUrl(s.url, deps.config.sourceRoots);
+      else {
+        // a host written as an address (or localhost) is checked now; a name is resolved and
+        // checked by the worker at each fetch (world-worker/builds/git.ts)
+        const remote = parseGitRemote(s.url);
+        if (!remote) throw invalid('source.url', 'names no valid host: an https:// address or git@<host>:<path>');
+        const literal = literalAddresses(remote.host);
+        const problem = literal && remoteAddressProblem(remote.host, literal, deps.config.gitAllowPrivate);
+        if (problem) throw invalid('source.url', problem);
+      }
       return { kind: 'git', url: s.url, commit: s.commit, ...(typeof s.ref === 'string' ? { ref: s.ref } : {}) };
     }
     case 'local_path':

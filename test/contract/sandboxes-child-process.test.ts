@@ -21,6 +21,7 @@ sandboxesContract(
   async () => ({
     sandboxes: new ChildProcessSandboxes({ stopGraceMs: 1000 }),
     images: {},
+    dataOutlivesStop: true,
     async leftovers(handle) {
       const pids = handle.details.map((d) => d.pid!);
       return pids.filter(alive).map(String);
@@ -37,6 +38,7 @@ sandboxesContract(
     memory: 'no memory limit on child processes',
     processes: 'no process limit on child processes',
     cpu: 'no CPU limit on child processes',
+    disk: "the data folder is a plain folder on the worker's disk, with no quota",
     detached: 'a process that starts its own session leaves the process group that stop() kills',
     'worker-killed': 'process groups of a killed worker are not found again by its next start',
   },

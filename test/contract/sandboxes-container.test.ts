@@ -31,6 +31,7 @@ if (process.env.CRUCIBLE_SKIP_CONTAINERS === '1') {
       return {
         sandboxes,
         images,
+        dataOutlivesStop: false,
         leftovers: (handle) => labelled(`crucible.sandbox=${handle.id}`),
         async killWorkerThenRestart() {
           const killed = `${owner}-killed`;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import type { ServiceError } from '../../core/index.js';
 import type { SandboxHandle, Sandboxes } from '../../world-worker/sandboxes/index.js';
 
 /** The limits a harness gives its driver (where the driver has limits). */
-export const CONTRACT_LIMITS = { memoryMb: 384, pids: 48, cpus: 0.5 };
+export const CONTRACT_LIMITS = { memoryMb: 384, pids: 48, cpus: 0.5, dataMb: 24 };
 
 /** The isolation promises, each tried by the hostile fixture (test/fixtures/hostile-app). */
 export type IsolationPromise =
@@ -23,6 +23,7 @@ export type IsolationPromise =
   | 'memory' // cannot use more memory than its limit
   | 'processes' // cannot run more processes and threads than its limit
   | 'cpu' // cannot use more CPU than its limit
+  | 'disk' // cannot write more than its data quota, and nothing it writes lands on the worker's disk
   | 'detached' // nothing it starts outlives its sandbox's stop
   | 'worker-killed'; // nothing outlives a killed worker once the worker starts again
 
@@ -31,6 +32,11 @@ export interface SandboxesHarness {
   sandboxes: Sandboxes;
   /** `images` pins for the fixture's and the catalog's services (image key -> pin). */
   images: Record<string, string>;
+  /**
+   * Whether a sandbox's data outlives its `stop()` in `dataDir` (child processes), or lives
+   * only as long as the sandbox (containers: a sized tmpfs, `dataDir` is not mounted).
+   */
+  dataOutlivesStop: boolean;
   /** Whether anything of this stopped sandbox still runs (processes, containers). */
   leftovers(handle: SandboxHandle, dataDir: string): Promise<string[]>;
   /**
@@ -131,13 +137,31 @@ export function sandboxesContract(
       await handle.stop();
       expect(await h.leftovers(handle, data)).to.deep.equal([]);
       await handle.stop(); // idempotent
-      // state lives in the data dir: the next sandbox on it sees the customer
+      // state lives in the data dir (the next sandbox on it sees the customer), or in the sandbox (it does not)
       const again = await h.sandboxes.start(shop.dir, shop.manifest, data, { images: h.images });
       const found = await new ApplicationClient({ tools: shop.tools, baseUrls: again.services }).call('find_customer', {
         email: 'ann@example.com',
       });
-      expect(found.body).to.deep.equal({ customers: [created.body] });
+      expect(found.body).to.deep.equal({ customers: h.dataOutlivesStop ? [created.body] : [] });
       await again.stop();
+    });
+
+    it('gives the services of one sandbox one data folder, and sandboxes on other data dirs none of it', async () => {
+      const two = structuredClone(manifest);
+      two.services.push({ ...structuredClone(two.services[0]!), name: 'second' });
+      const sharedDir = await tempDir('shared');
+      const handle = await h.sandboxes.start(FIXTURE_DIR, two, sharedDir, { images: h.images });
+      const other = await h.sandboxes.start(FIXTURE_DIR, manifest, await tempDir('unshared'), { images: h.images });
+      try {
+        expect(await attempt(handle, 'fill', { mb: 1, name: 'shared.bin', keep: true })).to.include({ ok: true });
+        const second = { ...handle, services: { hostile: handle.services.second! } };
+        expect((await attempt(second, 'data')).files).to.deep.equal(['shared.bin']);
+        expect((await attempt(other, 'data')).files).not.to.include('shared.bin');
+      } finally {
+        await handle.stop();
+        await other.stop();
+      }
+      expect(await h.leftovers(handle, sharedDir)).to.deep.equal([]);
     });
 
     it('fails with the log tail when a service exits before it is healthy, leaving nothing running', async () => {
@@ -256,6 +280,23 @@ export function sandboxesContract(
       // two busy threads use up to 2 CPUs unlimited; a generous margin over the limit keeps this steady
       expect(got.ratio, JSON.stringify(got)).to.be.below(CONTRACT_LIMITS.cpus * 1.5);
     });
+
+    promise(
+      'disk',
+      `cannot write more than ${CONTRACT_LIMITS.dataMb} MiB to its data folder, and none of it reaches the worker's disk`,
+      async () => {
+        const got = await attempt(hostile, 'fill', { mb: CONTRACT_LIMITS.dataMb + 16 });
+        expect(got.ok, JSON.stringify(got)).to.equal(false);
+        expect(got.error).to.equal('ENOSPC');
+        expect(got.written_mb).to.be.at.most(CONTRACT_LIMITS.dataMb);
+        expect(await readdir(hostileData)).to.deep.equal([]);
+      },
+      async () =>
+        expect(await attempt(hostile, 'fill', { mb: CONTRACT_LIMITS.dataMb + 16 })).to.include({
+          ok: true,
+          written_mb: CONTRACT_LIMITS.dataMb + 16,
+        }),
+    );
 
     promise('processes', `cannot run more than ${CONTRACT_LIMITS.pids} processes and threads`, async () => {
       const got = await attempt(hostile, 'tasks', { count: CONTRACT_LIMITS.pids + 10 });

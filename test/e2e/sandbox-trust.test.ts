@@ -101,6 +101,6 @@ describe('sandboxes: who may run code where', function () {
     expect(() => loadConfig({ SANDBOX_TRUST_TENANT_CODE: 'maybe' })).to.throw(/true or false/);
     expect(() => loadConfig({ SANDBOX_CPUS: '0' })).to.throw(/SANDBOX_CPUS/);
     const c = loadConfig({ SANDBOX_MEMORY_MB: '256', SANDBOX_PIDS: '64', SANDBOX_CPUS: '0.5' });
-    expect(c.sandboxLimits).to.deep.equal({ memoryMb: 256, pids: 64, cpus: 0.5 });
+    expect(c.sandboxLimits).to.deep.equal({ memoryMb: 256, pids: 64, cpus: 0.5, dataMb: 128 });
   });
 });

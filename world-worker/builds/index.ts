@@ -8,7 +8,7 @@ export type { AnalyseAnswer, FetchAnswer, FetchPayload, ReplayPayload, SourceRef
 export { TRIAL_AGENT, type TrialResult } from './trial.js';
 export { inspectArchive, extractArchive, packFolder, type ArchiveLimits, type ArchiveSummary } from './archive.js';
 export { resolveLocalPath } from './local-path.js';
-export { checkFileUrl, fetchGitCommit } from './git.js';
+export { checkFileUrl, fetchGitCommit, type GitFetchOptions, type ResolveHost } from './git.js';
 export { listTree, isInside, sourceDigest } from './tree.js';
 export { SourceCache, type FetchedSource, type SourceSpec } from './source-cache.js';
 export type { ScenarioVerdict, ReplayRun } from './replay.js';

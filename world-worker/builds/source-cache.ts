@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ServiceError } from '../../core/index.js';
 import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import { extractArchive, inspectArchive, packFolder, type ArchiveLimits } from './archive.js';
-import { fetchGitCommit } from './git.js';
+import { fetchGitCommit, type GitFetchOptions } from './git.js';
 import { copyLocalSource, resolveLocalPath } from './local-path.js';
 import { listTree, pruneSkipped, sourceDigest } from './tree.js';
 
@@ -28,6 +28,8 @@ export interface SourceCacheOptions {
   maxArchiveBytes: number;
   archiveLimits?: ArchiveLimits;
   gitTimeoutMs?: number;
+  /** How remote git sources are reached (SERVICE_GIT_ALLOW_PRIVATE, SERVICE_GIT_SSH_KEY, ...; git.ts). */
+  git?: Pick<GitFetchOptions, 'allowPrivate' | 'ssh' | 'resolve' | 'logger'>;
 }
 
 /**
@@ -62,6 +64,7 @@ export class SourceCache {
       const tree = path.join(tmp, 'tree');
       if (spec.kind === 'git')
         await fetchGitCommit(spec.url, spec.commit, tree, {
+          ...this.#opts.git,
           sourceRoots: this.#opts.sourceRoots,
           timeoutMs: this.#opts.gitTimeoutMs,
         });

@@ -54,6 +54,7 @@ export function registerBuildWork(
   const cache = new SourceCache(path.join(config.dataDir, 'sources'), {
     sourceRoots: config.sourceRoots,
     maxArchiveBytes: config.maxUploadBytes,
+    git: { allowPrivate: config.gitAllowPrivate, ssh: config.gitSsh, logger },
   });
   const sandboxes = opts.sandboxes ?? chooseSandboxes(config);
   const dataRoot = path.join(config.dataDir, 'sandboxes');

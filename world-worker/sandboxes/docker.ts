@@ -1,8 +1,8 @@
-import { chmod, chown, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { PRIVATE_DIR_MODE, ServiceError } from '../../core/index.js';
+import { ServiceError } from '../../core/index.js';
 import { newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { LoopbackForwarder, RELAY_PROGRAM } from './relay.js';
@@ -17,14 +17,22 @@ import {
 
 /** Port every service listens on inside its container. */
 const CONTAINER_PORT = 8080;
-/** Where the source (read-only) and the data dir are mounted. */
+/** Where the source is mounted (read-only). */
 const SOURCE_MOUNT = '/app';
-const DATA_MOUNT = '/data';
+/**
+ * The sandbox's data folder (`{data}`): the shared-memory tmpfs of the sandbox's IPC
+ * namespace, which every service of the sandbox joins, sized by `dataMb`. Nothing of the
+ * worker's disk is mounted writable, so a service that writes past the size gets ENOSPC
+ * inside its container and the worker's disk never fills.
+ */
+const DATA_MOUNT = '/dev/shm';
 const PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
 /** The unprivileged user every sandbox process runs as (nobody). */
 const SANDBOX_USER = 65534;
 /** Label naming the worker (or data folder) that owns a container, for reaping. */
 export const OWNER_LABEL = 'crucible.owner';
+/** Label of a service that joined another's IPC namespace (the sandbox's data tmpfs): that one's id. */
+const DATA_OF_LABEL = 'crucible.data-of';
 
 /** Per-service resource limits. */
 export interface ContainerLimits {
@@ -34,6 +42,11 @@ export interface ContainerLimits {
   pids: number;
   /** CPUs (fractions allowed). */
   cpus: number;
+  /**
+   * Size of the sandbox's data folder in MiB, shared by its services (a tmpfs: what is
+   * written there is memory charged to the service that wrote it, so keep it below `memoryMb`).
+   */
+  dataMb: number;
 }
 
 export interface DockerSandboxesOptions {
@@ -48,7 +61,7 @@ export interface DockerSandboxesOptions {
   limits?: Partial<ContainerLimits>;
 }
 
-export const DEFAULT_LIMITS: ContainerLimits = { memoryMb: 512, pids: 256, cpus: 1 };
+export const DEFAULT_LIMITS: ContainerLimits = { memoryMb: 512, pids: 256, cpus: 1, dataMb: 128 };
 
 /** dockerode options from a DOCKER_HOST value (unix sockets only: sources are bind-mounted). */
 export function parseDockerHost(value: string | undefined): { options: Docker.DockerOptions } {
@@ -72,14 +85,19 @@ interface Started {
  * The container sandbox (Docker or podman's Docker-compatible API). Each service runs in
  * its own container from the application's pinned image (`images[service.image]`,
  * `name[:tag]@sha256:<digest>`), as user nobody with every capability dropped, a
- * read-only root filesystem, the source read-only at /app (the working directory), its
- * data dir at /data, `start.command` as the command, and memory, process and CPU limits.
+ * read-only root filesystem, the source read-only at /app (the working directory),
+ * `start.command` as the command, and memory, process and CPU limits. The data folder
+ * (`{data}`) is /dev/shm: a tmpfs of `dataMb` MiB in the IPC namespace of the sandbox's
+ * first service, which the others join, so the services share it as they share the data
+ * dir of a child-process sandbox. It lives as long as the sandbox: the `dataDir` argument
+ * is not mounted (nothing of the worker's disk is writable from inside), and a sandbox
+ * started again on the same `dataDir` starts empty.
  *
  * Network: the service container has no network but loopback (`none`), so it reaches
  * nothing: not the host, not other sandboxes, not the internet. A relay sidecar sharing
  * only its network namespace forwards a unix socket (in a folder the service does not
  * see) to the service's port, and the worker publishes that socket on a 127.0.0.1 port.
- * In env values `{data}` becomes /data and `{port}` the container port (8080).
+ * In env values `{data}` becomes /dev/shm and `{port}` the container port (8080).
  */
 export class DockerSandboxes implements Sandboxes {
   readonly kind = 'docker' as const;
@@ -107,7 +125,7 @@ export class DockerSandboxes implements Sandboxes {
   async start(
     sourceDir: string,
     manifest: WorldManifest,
-    dataDir: string,
+    _dataDir: string, // not mounted: the data folder is the sandbox's sized tmpfs (DATA_MOUNT)
     options: SandboxStartOptions = {},
   ): Promise<SandboxHandle> {
     const images = options.images ?? {};
@@ -125,17 +143,21 @@ export class DockerSandboxes implements Sandboxes {
         );
     }
     const id = newId('sbx');
-    const data = path.resolve(dataDir);
-    await mkdir(data, { recursive: true, mode: PRIVATE_DIR_MODE });
-    await ownForSandbox(data);
     const started: Started[] = [];
-    const removeAll = () => Promise.all(started.map((s) => this.#remove(s)));
+    // the services that joined the first one's IPC namespace first: the engine keeps a
+    // container that others depend on
+    const removeAll = async () => {
+      await Promise.all(started.slice(1).map((s) => this.#remove(s)));
+      if (started[0]) await this.#remove(started[0]);
+    };
     try {
       for (const spec of manifest.services) {
         const labels = { ...options.labels, 'crucible.sandbox': id, 'crucible.service': spec.name };
         const timeoutMs = options.healthTimeoutMs ?? 60_000;
+        // the first service owns the sandbox's IPC namespace and so its data tmpfs; the others join it
+        const ipc = started[0] ? `container:${started[0].service.id}` : null;
         started.push(
-          await this.#startService(spec, images[spec.image]!, path.resolve(sourceDir), data, labels, timeoutMs),
+          await this.#startService(spec, images[spec.image]!, path.resolve(sourceDir), ipc, labels, timeoutMs),
         );
       }
     } catch (err) {
@@ -176,8 +198,11 @@ export class DockerSandboxes implements Sandboxes {
       filters: { label: [`${OWNER_LABEL}=${this.#owner}`] },
     });
     const gone = leftovers.filter((c) => !mine.has(c.Id) && !mine.has(c.Labels['crucible.relay-for'] ?? ''));
-    // relays first: a relay shares its service's network namespace
-    gone.sort((a, b) => Number('crucible.relay-for' in b.Labels) - Number('crucible.relay-for' in a.Labels));
+    // relays first (a relay shares its service's network namespace), then the services that
+    // joined another's IPC namespace (its data tmpfs), then the rest
+    const rank = (c: Docker.ContainerInfo) =>
+      'crucible.relay-for' in c.Labels ? 0 : DATA_OF_LABEL in c.Labels ? 1 : 2;
+    gone.sort((a, b) => rank(a) - rank(b));
     for (const c of gone)
       await this.#docker
         .getContainer(c.Id)
@@ -217,25 +242,30 @@ export class DockerSandboxes implements Sandboxes {
     spec: ServiceSpec,
     image: string,
     source: string,
-    data: string,
+    ipc: string | null,
     labels: Record<string, string>,
     timeoutMs: number,
   ): Promise<Started> {
     await Promise.all([this.#ensureImage(image), this.#ensureImage(this.#relayImage)]);
     const env = Object.entries(spec.start.env).map(([k, v]) => `${k}=${fillEnv(v, DATA_MOUNT, CONTAINER_PORT)}`);
     env.push(`${spec.port_env}=${CONTAINER_PORT}`, 'TZ=UTC');
-    const { memoryMb, pids, cpus } = this.#limits;
+    const { memoryMb, pids, cpus, dataMb } = this.#limits;
     const service = await this.#docker.createContainer({
       Image: image,
       Cmd: spec.start.command.map((a) => fillEnv(a, DATA_MOUNT, CONTAINER_PORT)),
       WorkingDir: SOURCE_MOUNT,
       Env: env,
       User: `${SANDBOX_USER}:${SANDBOX_USER}`,
-      Labels: { ...labels, [OWNER_LABEL]: this.#owner },
+      Labels: {
+        ...labels,
+        [OWNER_LABEL]: this.#owner,
+        ...(ipc ? { [DATA_OF_LABEL]: ipc.slice('container:'.length) } : {}),
+      },
       HostConfig: {
         ...LOCKED_DOWN,
         NetworkMode: 'none',
-        Binds: [`${source}:${SOURCE_MOUNT}:ro`, `${data}:${DATA_MOUNT}:rw`],
+        Binds: [`${source}:${SOURCE_MOUNT}:ro`],
+        ...(ipc ? { IpcMode: ipc } : { IpcMode: 'shareable', ShmSize: dataMb * 1024 * 1024 }),
         Memory: memoryMb * 1024 * 1024,
         MemorySwap: memoryMb * 1024 * 1024,
         PidsLimit: pids,
@@ -306,27 +336,28 @@ export class DockerSandboxes implements Sandboxes {
   }
 }
 
-/** What every container gets: no capabilities, no privilege gain, nothing writable but /tmp and mounts. */
+/**
+ * What every container gets: no capabilities, no privilege gain, nothing writable but /tmp
+ * and mounts, and a container log (what it writes to stdout and stderr, kept on the engine's
+ * disk) of at most 1 MiB, its oldest part dropped first.
+ */
 const LOCKED_DOWN = {
   CapDrop: ['ALL'],
   SecurityOpt: ['no-new-privileges'],
   ReadonlyRootfs: true,
   Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m' },
+  LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
   AutoRemove: false,
 };
 
 /**
- * Lets the sandbox user write the data dir: owned by it when we are root, else open to every
- * user, as a user that is not root cannot give a folder to another. The folder's parents are
- * private (PRIVATE_DIR_MODE, core/private-files.ts), so on the host only this user reaches
- * it; the sandbox user reaches it through the bind mount.
+ * Lets the relay's user (nobody) create its socket in `dir`: owned by it when we are root,
+ * else open to every user, as a user that is not root cannot give a folder to another. The
+ * folder's parent is private (mkdtemp, 0700), so on the host only this user reaches it.
  */
 async function ownForSandbox(dir: string): Promise<void> {
-  if (process.getuid?.() === 0) {
-    await chown(dir, SANDBOX_USER, SANDBOX_USER);
-    for (const e of await readdir(dir, { recursive: true }))
-      await chown(path.join(dir, e), SANDBOX_USER, SANDBOX_USER).catch(() => undefined);
-  } else await chmod(dir, 0o777);
+  if (process.getuid?.() === 0) await chown(dir, SANDBOX_USER, SANDBOX_USER);
+  else await chmod(dir, 0o777);
 }
 
 /** A fresh folder for one relay socket (`<returned>/s`), inside a folder only this process may enter. */

@@ -47,8 +47,13 @@ export interface SandboxStartOptions {
  * - when `start` fails it has already stopped whatever it started, and the error is a
  *   `ServiceError('unavailable')` naming the service and carrying the tail of its stderr
  *   (or container log); a bad manifest or image pin is `bad_request`.
- * - state lives only under `dataDir`: two sandboxes started on the same data dir one after
- *   the other see the same state; on different data dirs they share nothing.
+ * - state lives only in the sandbox's data folder (`{data}`), which its services share:
+ *   sandboxes on different data dirs share nothing. Whether it outlives `stop()` is the
+ *   driver's: child processes keep it under `dataDir` (a sandbox started again on it sees
+ *   the same state); containers keep it in a sized tmpfs of their own, gone at stop, so
+ *   nothing they write reaches the worker's disk. Nothing in the service relies on it
+ *   outliving a stop: every episode, replay and trial starts on a fresh `dataDir` and
+ *   removes it after.
  * - after `stop()` (of a handle, or `stopAll()`) no process or container of the sandbox
  *   is left running.
  */
