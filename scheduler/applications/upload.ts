@@ -20,6 +20,11 @@ export function schedulerSourceCache(deps: SchedulerDeps): SourceCache {
  * not gzip (415) or not tar (400), or when an entry could escape the folder it is unpacked
  * in or world.yaml is missing (422); otherwise unpacks it safely, digests the source, keeps
  * the archive under that digest and records it on the application.
+ *
+ * An upload to an application imported from the catalog is accepted and makes it tenant
+ * code: its `catalog` field is cleared (the code is no longer the catalog's), and where the
+ * code may run follows the uploaded bytes' digest either way (world-worker/sandboxes/trust.ts),
+ * so re-uploading the catalog's exact files is still the catalog's code.
  */
 export async function acceptUpload(deps: SchedulerDeps, app: ApplicationDoc, bytes: Buffer): Promise<UploadInfo> {
   if (app.source.kind !== 'upload') {
@@ -37,6 +42,10 @@ export async function acceptUpload(deps: SchedulerDeps, app: ApplicationDoc, byt
   const got = await schedulerSourceCache(deps).fetch({ kind: 'archive', archive: bytes });
   await putArchive(deps.adapters.store, got.digest, bytes);
   const upload: UploadInfo = { digest: got.digest, files: got.files, bytes: bytes.length, uploaded_at: nowIso() };
-  await deps.adapters.store.update(Collections.applications, app._id, { upload, updated_at: upload.uploaded_at });
+  await deps.adapters.store.update(Collections.applications, app._id, {
+    upload,
+    updated_at: upload.uploaded_at,
+    ...(app.catalog ? { catalog: null } : {}),
+  });
   return upload;
 }

@@ -40,7 +40,8 @@ export interface WithdrawnScenario extends BuildScenario {
  * in validate and repair), so a paused, restarted or retried build continues where it was.
  */
 export interface BuildState {
-  source?: { digest: string; files: number } & ApplicationSourceSpec;
+  /** `authored`: the analyse phase added the world files a model proposed (the code is then the tenant's). */
+  source?: { digest: string; files: number; authored?: boolean } & ApplicationSourceSpec;
   analysis?: {
     manifest: WorldManifest;
     openapi: Record<string, JsonObject>;

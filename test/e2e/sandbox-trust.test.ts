@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Collections } from '../../core/index.js';
 import { loadConfig } from '../../core/index.js';
-import { assertMayRun, trustOfSource } from '../../world-worker/index.js';
+import { readCatalogIndex } from '../../catalog/index.js';
+import { assertMayRun, runPolicy, trustOfCode } from '../../world-worker/index.js';
+import { CHILD_PROCESS_ISOLATION, CONTAINER_ISOLATION } from '../../world-worker/sandboxes/index.js';
+import { expectError } from '../support/expect-error.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp, copyDir, packDir, uploadSource } from '../support/sources.js';
 
@@ -81,16 +84,46 @@ describe('sandboxes: who may run code where', function () {
     });
   });
 
-  it('classifies sources and lets container sandboxes run tenant code', () => {
-    expect(trustOfSource({ source: { kind: 'upload' }, catalog: { name: 'shop-support' } })).to.equal('operator');
-    expect(trustOfSource({ source: { kind: 'local_path' } })).to.equal('operator');
-    expect(trustOfSource({ source: { kind: 'git', url: 'file:///srv/apps/shop' } })).to.equal('operator');
-    expect(trustOfSource({ source: { kind: 'git', url: 'https://example.com/a.git' } })).to.equal('tenant');
-    expect(trustOfSource({ source: { kind: 'upload' } })).to.equal('tenant');
-    const pin = `127.0.0.1:5055/crucible-runtime:x@sha256:${'a'.repeat(64)}`;
-    const container = loadConfig({ SANDBOX: 'container', DOCKER_HOST: 'unix:///x.sock', SANDBOX_RUNTIME_IMAGE: pin });
-    expect(() => assertMayRun(container, { source: { kind: 'upload' } })).not.to.throw();
-    expect(() => assertMayRun(loadConfig({}), { source: { kind: 'upload' } })).to.throw(/SANDBOX_TRUST_TENANT_CODE/);
+  it('classifies code by its bytes and origin, and lets container sandboxes run tenant code', async () => {
+    const roots = mkdtempSync(path.join(tmpdir(), 'crucible-trust-classify-'));
+    try {
+      copyDir(catalogApp('shop-support'), path.join(roots, 'shop'));
+      const shop = (await readCatalogIndex()).find((e) => e.name === 'shop-support')!;
+      const sources = { catalogDigests: new Set([shop.digest]), sourceRoots: [roots] };
+      const other = `sha256:${'b'.repeat(64)}`;
+      // the catalog's bytes are the operator's whoever uploaded them; other bytes are not, whatever the application says
+      expect(await trustOfCode({ digest: shop.digest, origin: { kind: 'upload' } }, sources)).to.equal('operator');
+      expect(await trustOfCode({ digest: other, origin: { kind: 'upload' } }, sources)).to.equal('tenant');
+      expect(await trustOfCode({ digest: other }, sources)).to.equal('tenant');
+      expect(
+        await trustOfCode({ digest: other, origin: { kind: 'local_path', path: path.join(roots, 'shop') } }, sources),
+      ).to.equal('operator');
+      expect(await trustOfCode({ digest: other, origin: { kind: 'local_path', path: tmpdir() } }, sources)).to.equal(
+        'tenant',
+      );
+      expect(
+        await trustOfCode({ digest: other, origin: { kind: 'git', url: `file://${path.join(roots, 'shop')}` } }, sources),
+      ).to.equal('operator');
+      expect(
+        await trustOfCode({ digest: other, origin: { kind: 'git', url: 'https://example.com/a.git' } }, sources),
+      ).to.equal('tenant');
+      expect(await trustOfCode({ digest: other, origin: { kind: 'authored' } }, sources)).to.equal('tenant');
+
+      const tenant = { digest: other, origin: { kind: 'upload' as const } };
+      const container = runPolicy({ kind: 'docker', isolation: CONTAINER_ISOLATION }, { trustTenantCode: false });
+      expect(container.runsTenantCode).to.equal(true);
+      await assertMayRun(container, tenant, sources);
+      const child = runPolicy({ kind: 'process', isolation: CHILD_PROCESS_ISOLATION }, { trustTenantCode: false });
+      expect(child).to.deep.equal({ driver: 'process', isolates: [], runsTenantCode: false });
+      expect((await expectError(assertMayRun(child, tenant, sources), 'forbidden')).message).to.contain(
+        'SANDBOX_TRUST_TENANT_CODE=true',
+      );
+      await assertMayRun(child, { digest: shop.digest, origin: { kind: 'upload' } }, sources);
+      const trusting = runPolicy({ kind: 'process', isolation: CHILD_PROCESS_ISOLATION }, { trustTenantCode: true });
+      await assertMayRun(trusting, tenant, sources);
+    } finally {
+      rmSync(roots, { recursive: true, force: true });
+    }
   });
 
   it('reads the sandbox settings, refusing unclear ones', () => {

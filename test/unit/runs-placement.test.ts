@@ -15,6 +15,9 @@ const worker = (id: string, capacity: number, active = 0): WorkerRecord => ({
   active,
   last_seen_ms: Date.now(),
   incarnation: 'first',
+  sandbox: 'docker',
+  isolates: ['data', 'environment', 'network', 'source'],
+  runs_tenant_code: true,
 });
 
 describe('placement of episodes on world-workers', () => {
