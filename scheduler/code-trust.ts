@@ -16,8 +16,8 @@ export interface PinnedSource {
   kind?: unknown;
   url?: unknown;
   path?: unknown;
-  /** The build added world files a model proposed (authoring.ts): no longer the pinned input's bytes alone. */
-  authored?: unknown;
+  /** The build added world files a model proposed (authoring.ts) to the source of this digest. */
+  authored_from?: unknown;
 }
 
 /**
@@ -27,7 +27,10 @@ export interface PinnedSource {
  */
 export function originOf(source: PinnedSource | null | undefined): CodeOrigin | null {
   if (!source || typeof source.kind !== 'string') return null;
-  if (source.authored === true) return { kind: 'authored' };
+  if (typeof source.authored_from === 'string') {
+    const { authored_from, ...base } = source;
+    return { kind: 'authored', base: { digest: authored_from, origin: originOf(base) } };
+  }
   if (source.kind === 'local_path' && typeof source.path === 'string') return { kind: 'local_path', path: source.path };
   if (source.kind === 'git' && typeof source.url === 'string') return { kind: 'git', url: source.url };
   if (source.kind === 'upload') return { kind: 'upload' };
@@ -35,7 +38,10 @@ export function originOf(source: PinnedSource | null | undefined): CodeOrigin | 
 }
 
 /** The code a world version runs: its source digest and the origin its build pinned (`provenance.source`). */
-export function codeOfVersion(wv: { source_digest: string | null; provenance: Record<string, unknown> | null }): CodeRef {
+export function codeOfVersion(wv: {
+  source_digest: string | null;
+  provenance: Record<string, unknown> | null;
+}): CodeRef {
   return { digest: wv.source_digest ?? '', origin: originOf(wv.provenance?.source as PinnedSource | undefined) };
 }
 
@@ -65,7 +71,10 @@ export async function assertSomeWorkerRuns(deps: SchedulerDeps, code: CodeRef): 
   const drivers = [...new Set(live.map((w) => w.sandbox || 'unreported'))];
   throw new ServiceError(
     'forbidden',
-    refusalText(drivers.length === 1 ? drivers[0]! : drivers.join(' or '), 'every live world-worker of this installation'),
+    refusalText(
+      drivers.length === 1 ? drivers[0]! : drivers.join(' or '),
+      'every live world-worker of this installation',
+    ),
     {
       details: {
         sandboxes: drivers,

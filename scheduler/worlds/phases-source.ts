@@ -71,8 +71,8 @@ export const analysePhase: JobPhase<BuildInput> = {
         const authored = await authorWorld(ctx, models, codeOfSource(source), survey, options.max_repair_rounds);
         analysis = authored.analysis;
         await ctx.save({
-          // the model's files are part of what runs now: the source is no longer the pinned input alone
-          source: { ...source, digest: authored.digest, files: authored.files, authored: true },
+          // the model's files are part of what runs now: the code is the pinned input plus them
+          source: { ...source, digest: authored.digest, files: authored.files, authored_from: source.digest },
           authoring: authored.report,
         });
       }

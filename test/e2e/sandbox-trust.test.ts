@@ -8,13 +8,15 @@ import { readCatalogIndex } from '../../catalog/index.js';
 import { assertMayRun, runPolicy, trustOfCode } from '../../world-worker/index.js';
 import { CHILD_PROCESS_ISOLATION, CONTAINER_ISOLATION } from '../../world-worker/sandboxes/index.js';
 import { expectError } from '../support/expect-error.js';
+import { HOSTILE_FIXTURE } from '../hostile/support.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp, copyDir, packDir, uploadSource } from '../support/sources.js';
 
 /**
  * Who may run code where (docs/security.md): with child-process sandboxes, only operator
- * code (the catalog, folders and file:// repositories under SERVICE_SOURCE_ROOTS) builds
- * and runs, unless the operator sets SANDBOX_TRUST_TENANT_CODE=true.
+ * code (the catalog's bytes, folders and file:// repositories under SERVICE_SOURCE_ROOTS)
+ * builds and runs, unless the operator sets SANDBOX_TRUST_TENANT_CODE=true. Every route a
+ * tenant's bytes take is tried in test/hostile/tenant-code.test.ts.
  */
 describe('sandboxes: who may run code where', function () {
   this.timeout(60_000);
@@ -29,7 +31,8 @@ describe('sandboxes: who may run code where', function () {
       return r.body.id as string;
     };
     const uploaded = await app('tenant upload', { kind: 'upload' });
-    const up = await uploadSource(t.url, ws.key, uploaded, await packDir(catalogApp('shop-support')));
+    // the hostile fixture: a tenant's own code (the catalog's exact files would be the catalog's code)
+    const up = await uploadSource(t.url, ws.key, uploaded, await packDir(HOSTILE_FIXTURE));
     expect(up.status, JSON.stringify(up.body)).to.be.oneOf([200, 201]);
     const git = await app('tenant git', { kind: 'git', url: 'https://example.com/shop.git', commit: 'a'.repeat(40) });
     return { admin, uploaded, git, app };
@@ -102,12 +105,22 @@ describe('sandboxes: who may run code where', function () {
         'tenant',
       );
       expect(
-        await trustOfCode({ digest: other, origin: { kind: 'git', url: `file://${path.join(roots, 'shop')}` } }, sources),
+        await trustOfCode(
+          { digest: other, origin: { kind: 'git', url: `file://${path.join(roots, 'shop')}` } },
+          sources,
+        ),
       ).to.equal('operator');
       expect(
         await trustOfCode({ digest: other, origin: { kind: 'git', url: 'https://example.com/a.git' } }, sources),
       ).to.equal('tenant');
+      // world files a model proposed keep the trust of the source they were added to
       expect(await trustOfCode({ digest: other, origin: { kind: 'authored' } }, sources)).to.equal('tenant');
+      const authoredOn = (base: { digest: string; origin: { kind: 'upload' | 'local_path'; path?: string } }) =>
+        trustOfCode({ digest: other, origin: { kind: 'authored', base } }, sources);
+      expect(await authoredOn({ digest: other, origin: { kind: 'upload' } })).to.equal('tenant');
+      expect(
+        await authoredOn({ digest: other, origin: { kind: 'local_path', path: path.join(roots, 'shop') } }),
+      ).to.equal('operator');
 
       const tenant = { digest: other, origin: { kind: 'upload' as const } };
       const container = runPolicy({ kind: 'docker', isolation: CONTAINER_ISOLATION }, { trustTenantCode: false });

@@ -12,12 +12,14 @@ export type SourceTrust = 'operator' | 'tenant';
 /**
  * How the bytes of a source were obtained, as the build pinned them: never a field a tenant
  * can keep while replacing the code (an application's `catalog` field is not part of it).
- * `authored`: the source plus the world files a model proposed during the build.
+ * `authored`: `base` plus the world files (world.yaml, OpenAPI, policies, seed, templates)
+ * the build's model proposed from a survey of `base` alone.
  */
 export interface CodeOrigin {
   kind: 'upload' | 'git' | 'local_path' | 'authored';
   url?: string;
   path?: string;
+  base?: CodeRef | null;
 }
 
 /** The code about to run: its content digest and how those bytes were obtained. */
@@ -62,14 +64,18 @@ const inside = async (check: () => Promise<string>): Promise<boolean> =>
  * - bytes whose digest is one of the packaged catalog's (the catalog as shipped);
  * - a `local_path` folder, or a `git` repository at a `file://` address, inside
  *   SERVICE_SOURCE_ROOTS (links resolved), which only the operator writes.
- * Everything else is tenant code: uploads whose bytes are not the catalog's (also an upload
- * to an application imported from the catalog), remote git repositories, sources with
- * model-authored world files, and code whose origin is not given.
+ * World files a model proposed for a source (`authored`) keep that source's trust: the
+ * model reads only a survey of it, through the operator's model endpoint, so a tenant has
+ * no way into them but its own source. Everything else is tenant code: uploads whose bytes
+ * are not the catalog's (also an upload to an application imported from the catalog),
+ * remote git repositories, and code whose origin is not given.
  */
-export async function trustOfCode(code: CodeRef, sources: OperatorSources): Promise<SourceTrust> {
+export async function trustOfCode(code: CodeRef, sources: OperatorSources, depth = 0): Promise<SourceTrust> {
   if (sources.catalogDigests.has(code.digest)) return 'operator';
   const origin = code.origin;
   if (!origin) return 'tenant';
+  if (origin.kind === 'authored')
+    return origin.base && depth < 2 ? trustOfCode(origin.base, sources, depth + 1) : 'tenant';
   if (origin.kind === 'local_path' && origin.path && sources.sourceRoots.length > 0)
     return (await inside(() => resolveLocalPath(origin.path!, sources.sourceRoots))) ? 'operator' : 'tenant';
   if (origin.kind === 'git' && origin.url?.startsWith('file://') && sources.sourceRoots.length > 0)
