@@ -5,7 +5,14 @@ import { closingController, nowIso, untilAborted } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episode-actor/index.js';
-import { assertMayRun, chooseSandboxes, operatorSources, runPolicy, type RunPolicy, type Sandboxes } from './sandboxes/index.js';
+import {
+  assertMayRun,
+  chooseSandboxes,
+  operatorSources,
+  runPolicy,
+  type RunPolicy,
+  type Sandboxes,
+} from './sandboxes/index.js';
 import type { WorldWorkerService } from './service.js';
 import { EpisodeWorlds, customerFor, judgeFor, policyFor } from './episode-world.js';
 import {

@@ -116,7 +116,7 @@ export async function authorWorld(
           ctx,
           BUILD_WORK.analyse,
           {},
-          { digest: got.digest, origin: { kind: 'authored' } },
+          { digest: got.digest, origin: { kind: 'authored', base: from } },
         );
         rounds.push({ round, cost_usd: res.cost_usd, problems: [] });
         await ctx.emit(

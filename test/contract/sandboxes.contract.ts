@@ -9,12 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { entryDir, readCatalogIndex } from '../../catalog/index.js';
 import { ApplicationClient, loadApplicationSource, validateManifest } from '../../world/index.js';
 import type { ServiceError } from '../../core/index.js';
-import type {
-  IsolationPromise,
-  IsolationTable,
-  SandboxHandle,
-  Sandboxes,
-} from '../../world-worker/sandboxes/index.js';
+import type { IsolationPromise, IsolationTable, SandboxHandle, Sandboxes } from '../../world-worker/sandboxes/index.js';
 
 /** The limits a harness gives its driver (where the driver has limits). */
 export const CONTRACT_LIMITS = { memoryMb: 384, pids: 48, cpus: 0.5 };

@@ -3,7 +3,14 @@ import type { Config } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import type { Logger } from '../../core/index.js';
 import { loadApplicationSource, type ApplicationSource, type Scenario } from '../../world/index.js';
-import { assertMayRun, chooseSandboxes, operatorSources, runPolicy, type RunPolicy, type Sandboxes } from '../sandboxes/index.js';
+import {
+  assertMayRun,
+  chooseSandboxes,
+  operatorSources,
+  runPolicy,
+  type RunPolicy,
+  type Sandboxes,
+} from '../sandboxes/index.js';
 import type { WorldWorkerService } from '../service.js';
 import { judgeScenario, type ScenarioVerdict } from './replay.js';
 import { trialScenario, type TrialAgent, type TrialResult } from './trial.js';
