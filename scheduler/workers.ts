@@ -23,6 +23,12 @@ export interface WorkerRecord {
   incarnation: string;
   /** Placement passes the worker over; its running episodes finish (`crucible admin workers drain`). */
   draining?: boolean;
+  /** Its sandbox driver as it reported it (`process`, `docker`; empty from a worker of an older release). */
+  sandbox: string;
+  /** The isolation promises its driver keeps (world-worker/sandboxes/isolation.ts). */
+  isolates: string[];
+  /** Whether it may be given tenant code (its driver isolates it, or its operator trusts every tenant). */
+  runs_tenant_code: boolean;
 }
 
 export interface WorkerStatus extends WorkerRecord {
@@ -109,6 +115,9 @@ export class WorkerRegistry {
       active: info.active ?? 0,
       last_seen_ms: Date.now(),
       incarnation: info.incarnation ?? '',
+      sandbox: info.sandbox ?? '',
+      isolates: info.isolates ?? [],
+      runs_tenant_code: info.runs_tenant_code === true,
     };
     await this.#leases.hset(REGISTRY_KEY, info.id, JSON.stringify(record));
   }
@@ -122,7 +131,14 @@ export class WorkerRegistry {
     const [all, draining] = await Promise.all([this.#leases.hgetall(REGISTRY_KEY), this.#leases.hgetall(DRAINING_KEY)]);
     const records = Object.values(all)
       .map((v) => JSON.parse(v) as WorkerRecord)
-      .map((w) => ({ ...w, draining: w.id in draining }))
+      // a record of an older release says nothing of its sandbox: it is given operator code only
+      .map((w) => ({
+        ...w,
+        sandbox: w.sandbox ?? '',
+        isolates: w.isolates ?? [],
+        runs_tenant_code: w.runs_tenant_code === true,
+        draining: w.id in draining,
+      }))
       .sort((a, b) => a.id.localeCompare(b.id));
     // a worker restarted at an address gets a fresh connection (see WorldWorkerClients.registered),
     // which expects the id heard from last at that address

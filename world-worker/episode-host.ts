@@ -5,7 +5,14 @@ import { closingController, nowIso, untilAborted } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episode-actor/index.js';
-import { chooseSandboxes, type Sandboxes } from './sandboxes/index.js';
+import {
+  assertMayRun,
+  chooseSandboxes,
+  operatorSources,
+  runPolicy,
+  type RunPolicy,
+  type Sandboxes,
+} from './sandboxes/index.js';
 import type { WorldWorkerService } from './service.js';
 import { EpisodeWorlds, customerFor, judgeFor, policyFor } from './episode-world.js';
 import {
@@ -36,6 +43,8 @@ export interface EpisodeHostOptions {
   /** Episodes hosted at once (WORKER_CAPACITY). */
   capacity: number;
   sandboxes?: Sandboxes;
+  /** What this worker may run (its own driver and settings); default: from `sandboxes` and `config`. */
+  policy?: RunPolicy;
   /** The worker's metrics: sandbox starts and action latency are counted when given. */
   metrics?: RoleMetrics;
 }
@@ -64,10 +73,13 @@ export class EpisodeHost {
    */
   readonly #closed = closingController();
   #closing = false;
+  readonly #policy: RunPolicy;
 
   constructor(opts: EpisodeHostOptions) {
     this.#opts = opts;
-    this.#worlds = new EpisodeWorlds(opts.config, opts.sandboxes ?? chooseSandboxes(opts.config));
+    const sandboxes = opts.sandboxes ?? chooseSandboxes(opts.config);
+    this.#policy = opts.policy ?? runPolicy(sandboxes, opts.config);
+    this.#worlds = new EpisodeWorlds(opts.config, sandboxes);
     this.#logger = opts.logger.child({ component: 'episode-host' });
     this.#log = new EventLog(opts.adapters.store, opts.adapters.bus, { logger: this.#logger });
   }
@@ -126,7 +138,10 @@ export class EpisodeHost {
     }
     const hosted = { actor: null, stopRequested: false } as unknown as Hosted;
     this.#live.set(p.episode_id, hosted);
-    const work = this.#host(p, hosted);
+    // the worker's own check of the code, before anything of the episode starts
+    const work = operatorSources(this.#opts.config)
+      .then((sources) => assertMayRun(this.#policy, p.source, sources, this.#opts.workerId))
+      .then(() => this.#host(p, hosted));
     hosted.finished = work.then(
       () => undefined,
       () => undefined,

@@ -14,6 +14,7 @@ import type {
   TokenCounts,
 } from '../episode-actor/index.js';
 import type { Scenario } from '../world/index.js';
+import type { CodeOrigin } from './sandboxes/index.js';
 
 export const EPISODE_WORK = {
   /**
@@ -45,8 +46,12 @@ export interface EpisodeRunPayload {
   /** The run's id: the event stream of everything the episode does. */
   run_id: string;
   project_id: string;
-  /** The world version's source: workers keep sources by digest, the archive comes when one lacks it. */
-  source: { digest: string; archive_b64?: string };
+  /**
+   * The world version's source: workers keep sources by digest, the archive comes when one
+   * lacks it; `origin` is how the build obtained those bytes (the worker judges from it and
+   * the digest whether they are the operator's code, sandboxes/trust.ts).
+   */
+  source: { digest: string; archive_b64?: string; origin?: CodeOrigin | null };
   world: EpisodeWorld;
   /** Image pins of the application (Docker sandboxes). */
   images: Record<string, string>;

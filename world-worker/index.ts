@@ -8,7 +8,7 @@ import type { WorkerInfo } from '../proto/index.js';
 import { WorldWorkerService } from './service.js';
 import { registerBuildWork } from './builds/index.js';
 import { EpisodeHost } from './episode-host.js';
-import { chooseSandboxes } from './sandboxes/index.js';
+import { chooseSandboxes, runPolicy } from './sandboxes/index.js';
 import { RoleMetrics, readiness, type Readiness } from '../core/index.js';
 import { SchedulerLink } from './scheduler-link.js';
 
@@ -18,7 +18,19 @@ export { WorldWorkerClients, type HostedEpisode } from './client.js';
 export type { WorkAnswer, WorkHandler, WorkKind, WorkKinds, WorkPayload } from './work-kinds.js';
 import type { LocalWorkers } from './local-workers.js';
 export { EpisodeHost } from './episode-host.js';
-export { assertMayRun, trustOfSource, type SourceTrust } from './sandboxes/index.js';
+export {
+  assertMayRun,
+  isolatesTenantCode,
+  operatorSources,
+  refusalText,
+  runPolicy,
+  trustOfCode,
+  TENANT_CODE_NEEDS,
+  type CodeOrigin,
+  type CodeRef,
+  type RunPolicy,
+  type SourceTrust,
+} from './sandboxes/index.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
 
 export interface RunningWorker {
@@ -65,10 +77,20 @@ export async function startWorker(opts: {
   const server = new grpc.Server(opts.controlPlane.serverOptions());
   // one driver for builds and episodes; what a killed run of this worker left is reaped once registered
   const sandboxes = chooseSandboxes(opts.config);
+  // what this worker may run, from its own driver and settings (never the scheduler's): reported
+  // when it registers, and checked again by every work kind that starts a sandbox
+  const policy = runPolicy(sandboxes, opts.config);
   let reaped!: () => void;
   service.holdWorkUntil(new Promise<void>((r) => (reaped = r)));
   const adapters = opts.adapters ?? (await chooseAdapters(opts.config, logger));
-  const buildWork = registerBuildWork(service, { config: opts.config, logger, sandboxes, store: adapters.store });
+  const buildWork = registerBuildWork(service, {
+    config: opts.config,
+    logger,
+    sandboxes,
+    policy,
+    workerId: id,
+    store: adapters.store,
+  });
   const metrics = new RoleMetrics('worker', { processMetrics: !opts.adapters });
   metrics.gauge(
     'crucible_worker_slots',
@@ -85,6 +107,7 @@ export async function startWorker(opts: {
     workerId: id,
     config: opts.config,
     sandboxes,
+    policy,
     adapters,
     logger,
     capacity: opts.config.workerCapacity,
@@ -95,7 +118,16 @@ export async function startWorker(opts: {
   const address = `${opts.config.workerAdvertiseHost}:${port}`;
   opts.local?.join(address, service);
 
-  const info = (): WorkerInfo => ({ id, address, capacity: service.capacity, active: service.active, incarnation });
+  const info = (): WorkerInfo => ({
+    id,
+    address,
+    capacity: service.capacity,
+    active: service.active,
+    incarnation,
+    sandbox: policy.driver,
+    isolates: policy.isolates,
+    runs_tenant_code: policy.runsTenantCode,
+  });
   const link = new SchedulerLink(opts.schedulerAddr, info, logger, opts.controlPlane);
   try {
     await link.register(opts.registerAttempts!);

@@ -25,7 +25,9 @@ export const applicationHandlers: HandlerTable = {
 
   async create_application(ctx, deps) {
     const p = requirePrincipal(ctx);
-    const app = await registerApplication(deps, p.projectId, body<ApplicationInput>(ctx));
+    // what only the service sets (an upload record, the catalog entry) never comes from a caller
+    const { upload: _upload, catalog: _catalog, ...input } = body<ApplicationInput>(ctx);
+    const app = await registerApplication(deps, p.projectId, input);
     return created(applicationView(app));
   },
 

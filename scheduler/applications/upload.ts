@@ -26,6 +26,11 @@ export function schedulerSourceCache(deps: SchedulerDeps): SourceCache {
  * `source.tar.gz` is the source, and its image archives, when the installation runs
  * container sandboxes, are loaded, verified and pinned on the application under the
  * project's own names (scheduler/applications/bundle-import.ts).
+ *
+ * An upload to an application imported from the catalog is accepted and makes it tenant
+ * code: its `catalog` field is cleared (the code is no longer the catalog's), and where the
+ * code may run follows the uploaded bytes' digest either way (world-worker/sandboxes/trust.ts),
+ * so re-uploading the catalog's exact files is still the catalog's code.
  */
 export async function acceptUpload(
   deps: SchedulerDeps,
@@ -56,6 +61,7 @@ export async function acceptUpload(
     upload: info,
     images,
     updated_at: info.uploaded_at,
+    ...(app.catalog ? { catalog: null } : {}),
   });
   if (!bundle) return info;
   const { source: _source, ...about } = bundle;

@@ -7,6 +7,7 @@ import { body, requirePrincipal } from '../../core/index.js';
 import { loadProfile } from '../profiles/index.js';
 import { loadRun, runEpisodes } from '../runs/index.js';
 import { loadWorldVersion } from '../worlds/index.js';
+import { assertSomeWorkerRuns, codeOfVersion } from '../code-trust.js';
 import { learningEpisodes } from './evidence.js';
 import { IMPROVEMENT_JOB, type ImprovementInput } from './kind.js';
 
@@ -65,6 +66,8 @@ export const improvementHandlers: HandlerTable = {
           'conflict',
           `world version ${wv._id} of run ${run._id} is ${wv.status}, not published, so the candidate cannot be run on its dev split`,
         );
+      // the check runs the version's code: refused now rather than by the check's evaluation later
+      await assertSomeWorkerRuns(deps, codeOfVersion(wv));
     }
     if (model || checkOnDev) await assertAllowanceLeft(deps, p.organizationId);
     const input: ImprovementInput = {

@@ -1,4 +1,5 @@
 import { Collections, ServiceError, nowIso } from '../../core/index.js';
+import type { SourceTrust } from '../../world-worker/index.js';
 import type { SchedulerDeps } from '../context.js';
 import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
 import type { WorkerRecord } from '../workers.js';
@@ -20,6 +21,8 @@ export interface AttemptPlacerOptions {
   owner: string;
   /** The worker places the shard driver holds. */
   placement: Placement;
+  /** Whose code the run's world version runs: tenant code is placed only on workers that isolate it. */
+  trust: SourceTrust;
   /** How many of the shard's attempts run now. */
   running: () => number;
   /** Called for each attempt recorded `running` on `worker`: the driver starts its call. */
@@ -67,7 +70,7 @@ export class AttemptPlacer {
       // with budget_usd, each placed episode reserves its share of what is left (run-budget.ts)
       if (this.#budget.limited)
         round = await this.#budget.open(
-          Math.min(room, pending.length, Math.max(1, await this.#o.placement.capacity())),
+          Math.min(room, pending.length, Math.max(1, await this.#o.placement.capacity(this.#o.trust))),
         );
       for (let n = room; n > 0 && pending.length > 0; n--) {
         if (!(await this.#placeOne(pending, round))) return;
@@ -84,7 +87,7 @@ export class AttemptPlacer {
    */
   async #placeOne(pending: RunEpisodeDoc[], round: BudgetRound | null): Promise<boolean> {
     const placement = this.#o.placement;
-    const worker = await placement.reserve();
+    const worker = await placement.reserve(this.#o.trust);
     if (worker === 'full') {
       // busy, not broken: other episodes end and free their places
       this.#noWorkerSince = null;
@@ -95,7 +98,9 @@ export class AttemptPlacer {
       if (Date.now() - this.#noWorkerSince > NO_WORKER_FAIL_MS && this.#o.running() === 0) {
         throw new ServiceError(
           'unavailable',
-          `no world-worker was live for ${NO_WORKER_FAIL_MS / 1000} s while episodes waited; start a worker (crucible worker) or check the running ones`,
+          this.#o.trust === 'tenant'
+            ? `no world-worker that isolates tenant code (container sandboxes) was live for ${NO_WORKER_FAIL_MS / 1000} s while episodes waited; the world version runs the tenant's code, which workers with child-process sandboxes refuse (docs/security.md)`
+            : `no world-worker was live for ${NO_WORKER_FAIL_MS / 1000} s while episodes waited; start a worker (crucible worker) or check the running ones`,
         );
       }
       return false;

@@ -1,3 +1,5 @@
+import type { SourceTrust } from '../../world-worker/index.js';
+import { mayTake } from '../code-trust.js';
 import { stateKey, type SchedulerDeps } from '../context.js';
 import { WORKER_LOST_AFTER_MS, type WorkerRecord } from '../workers.js';
 
@@ -62,14 +64,15 @@ export class Placement {
   }
 
   /**
-   * The live worker with the most free capacity, with one place on it reserved; `full` when
-   * every live worker is full, `none` when no worker is live at all.
+   * The live worker with the most free capacity that may be given code of `trust` (tenant
+   * code only to a worker whose sandboxes isolate it, code-trust.ts), with one place on it
+   * reserved; `full` when every such worker is full, `none` when no such worker is live.
    */
-  async reserve(): Promise<WorkerRecord | 'full' | 'none'> {
+  async reserve(trust: SourceTrust = 'tenant'): Promise<WorkerRecord | 'full' | 'none'> {
     const now = Date.now();
     let best: WorkerRecord | null = null;
     let bestFree = 0;
-    const live = await this.live();
+    const live = (await this.live()).filter((w) => mayTake(w, trust));
     if (live.length === 0) return 'none';
     for (const w of live) {
       if (this.#passedOver(w, now)) continue;
@@ -84,12 +87,12 @@ export class Placement {
     return best;
   }
 
-  /** Places on the live workers that may be chosen now, taken or free: how many episodes could run at once. */
-  async capacity(): Promise<number> {
+  /** Places on the live workers that may be chosen now for code of `trust`, taken or free: how many episodes could run at once. */
+  async capacity(trust: SourceTrust = 'tenant'): Promise<number> {
     const now = Date.now();
     let places = 0;
     for (const w of await this.live()) {
-      if (this.isLeaving(w.id) || this.#isDown(w, now) || w.draining) continue;
+      if (!mayTake(w, trust) || this.isLeaving(w.id) || this.#isDown(w, now) || w.draining) continue;
       places += w.capacity;
     }
     return places;

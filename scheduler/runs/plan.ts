@@ -4,8 +4,7 @@ import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from 
 import type { DocumentStore } from '../../core/index.js';
 import { BUILTIN_MODELS, needsModelProvider, profileWithDefaults } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
-import { assertMayRun } from '../../world-worker/index.js';
-import type { ApplicationDoc } from '../applications/index.js';
+import { assertSomeWorkerRuns, codeOfVersion } from '../code-trust.js';
 import type { SchedulerDeps } from '../context.js';
 import { loadProfile, profileLabel } from '../profiles/index.js';
 import { loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from '../worlds/index.js';
@@ -69,8 +68,8 @@ export async function planRun(deps: SchedulerDeps, projectId: string, b: Evaluat
       `world version ${worldVersion._id} is not published (it is ${worldVersion.status}); runs use published world versions only`,
     );
   }
-  const app = await store.get<ApplicationDoc>(Collections.applications, worldVersion.application_id);
-  if (app) assertMayRun(deps.config, app);
+  // the code the version pinned when it was built, whatever its application holds now
+  await assertSomeWorkerRuns(deps, codeOfVersion(worldVersion));
   const profiles = await pinProfiles(deps, projectId, config.profile_ids);
   const scenarios = config.scenario_ids
     ? await chosenScenarios(store, worldVersion, config.scenario_ids)

@@ -1,7 +1,8 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import type { EpisodeWorld } from '../../episode-actor/index.js';
-import type { EpisodeRunPayload } from '../../world-worker/index.js';
+import type { CodeRef, EpisodeRunPayload, SourceTrust } from '../../world-worker/index.js';
+import { codeOfVersion, codeTrust } from '../code-trust.js';
 import { getArchive } from '../applications/index.js';
 import type { SchedulerDeps } from '../context.js';
 import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';
@@ -15,12 +16,23 @@ export class RunWorld {
   readonly run: RunDoc;
   readonly version: WorldVersionDoc;
   readonly world: EpisodeWorld;
+  /** The code the version pinned (digest, origin) and whose it is: tenant code is placed only on workers that isolate it. */
+  readonly code: CodeRef;
+  readonly trust: SourceTrust;
   readonly #scenarios: Map<string, ScenarioDoc>;
   readonly #deps: SchedulerDeps;
   #archive: string | null = null;
 
-  private constructor(deps: SchedulerDeps, run: RunDoc, version: WorldVersionDoc, scenarios: ScenarioDoc[]) {
+  private constructor(
+    deps: SchedulerDeps,
+    run: RunDoc,
+    version: WorldVersionDoc,
+    scenarios: ScenarioDoc[],
+    trust: SourceTrust,
+  ) {
     this.#deps = deps;
+    this.code = codeOfVersion(version);
+    this.trust = trust;
     this.run = run;
     this.version = version;
     const c = version.compiled!;
@@ -40,7 +52,7 @@ export class RunWorld {
     if (!version?.compiled || !version.source_digest)
       throw new ServiceError('gone', `world version ${run.world_version_id} of run ${runId} is no longer available`);
     const scenarios = await store.find<ScenarioDoc>(Collections.scenarios, { world_version_id: version._id });
-    return new RunWorld(deps, run, version, scenarios);
+    return new RunWorld(deps, run, version, scenarios, await codeTrust(deps, codeOfVersion(version)));
   }
 
   profile(id: string): RunProfile {
@@ -72,7 +84,11 @@ export class RunWorld {
       episode_id: ep._id,
       run_id: this.run._id,
       project_id: this.run.project_id,
-      source: { digest, ...(withArchive && this.#archive ? { archive_b64: this.#archive } : {}) },
+      source: {
+        digest,
+        origin: this.code.origin ?? null,
+        ...(withArchive && this.#archive ? { archive_b64: this.#archive } : {}),
+      },
       world: this.world,
       images: this.version.compiled!.images ?? {},
       scenario: this.scenario(ep.scenario_doc_id).specification,

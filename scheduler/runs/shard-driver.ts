@@ -99,6 +99,7 @@ export class ShardDriver {
       projectId: ctx.job.project_id,
       owner: this.#owner,
       placement: this.#placement,
+      trust: rw.trust,
       running: () => this.#calls.running,
       started: (placed, worker) => {
         this.#dirty = true;

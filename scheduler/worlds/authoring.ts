@@ -1,7 +1,7 @@
 import { stringify as toYaml } from 'yaml';
 import { ServiceError, type FieldProblem } from '../../core/index.js';
 import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey, type ModelMessage } from '../../core/index.js';
-import { BUILD_WORK, type AnalyseAnswer, type SourceSurvey } from '../../world-worker/index.js';
+import { BUILD_WORK, type AnalyseAnswer, type CodeRef, type SourceSurvey } from '../../world-worker/index.js';
 import { putArchive } from '../applications/index.js';
 import { describeFailure, type PhaseContext } from '../jobs/index.js';
 import { callWorker } from './worker-calls.js';
@@ -88,7 +88,7 @@ export function parseJsonAnswer(text: string | null): Record<string, unknown> | 
 export async function authorWorld(
   ctx: PhaseContext,
   models: string[],
-  fromDigest: string,
+  from: CodeRef,
   survey: SourceSurvey,
   maxRounds: number,
 ): Promise<{ digest: string; files: number; analysis: AnalyseAnswer; report: Record<string, unknown> }> {
@@ -108,11 +108,16 @@ export async function authorWorld(
       problems = ['the answer is not a JSON object with a "world" object'];
     } else {
       const files = proposalFiles(answer as unknown as ProposedWorld);
-      const got = await callWorker(ctx, BUILD_WORK.overlay, { files }, fromDigest);
+      const got = await callWorker(ctx, BUILD_WORK.overlay, { files }, from);
       if (got.archive_b64)
         await putArchive(ctx.deps.adapters.store, got.digest, Buffer.from(got.archive_b64, 'base64'));
       try {
-        const analysis = await callWorker(ctx, BUILD_WORK.analyse, {}, got.digest);
+        const analysis = await callWorker(
+          ctx,
+          BUILD_WORK.analyse,
+          {},
+          { digest: got.digest, origin: { kind: 'authored', base: from } },
+        );
         rounds.push({ round, cost_usd: res.cost_usd, problems: [] });
         await ctx.emit(
           'job.progress',
@@ -131,7 +136,7 @@ export async function authorWorld(
           report: {
             model: res.model,
             credential,
-            from_digest: fromDigest,
+            from_digest: from.digest,
             files: Object.keys(files),
             rounds,
             survey: surveyBrief(survey),

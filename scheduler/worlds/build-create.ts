@@ -3,7 +3,7 @@ import { ServiceError, invalid } from '../../core/index.js';
 import { newId, nowIso } from '../../core/index.js';
 import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
 import { SCRIPTED_CUSTOMER_MODEL } from '../../episode-actor/index.js';
-import { assertMayRun } from '../../world-worker/index.js';
+import { assertSomeWorkerRuns, originOf } from '../code-trust.js';
 import { loadApplication } from '../applications/index.js';
 import { assertAllowanceLeft } from '../../billing/index.js';
 import { checkBuildAllowed } from '../../billing/index.js';
@@ -56,7 +56,9 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   const b = body<BuildBody>(ctx);
   const store = deps.adapters.store;
   const app = await loadApplication(store, p.projectId, b.application_id);
-  assertMayRun(deps.config, app);
+  // trust follows the bytes the build pins (the upload's digest, the folder or repository),
+  // never the application's `catalog` field; the workers judge again before they run anything
+  await assertSomeWorkerRuns(deps, { digest: app.upload?.digest ?? '', origin: originOf(app.source) });
   await checkBuildAllowed(store, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {

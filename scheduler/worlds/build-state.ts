@@ -40,7 +40,8 @@ export interface WithdrawnScenario extends BuildScenario {
  * in validate and repair), so a paused, restarted or retried build continues where it was.
  */
 export interface BuildState {
-  source?: { digest: string; files: number } & ApplicationSourceSpec;
+  /** `authored_from`: the analyse phase added the world files a model proposed to the source of that digest. */
+  source?: { digest: string; files: number; authored_from?: string } & ApplicationSourceSpec;
   analysis?: {
     manifest: WorldManifest;
     openapi: Record<string, JsonObject>;

@@ -6,6 +6,7 @@ import type { JobPhase, PhaseContext } from '../jobs/index.js';
 import { need, type BuildInput, type BuildScenario, type BuildState, type WithdrawnScenario } from './build-state.js';
 import { proposeScenarios } from './proposals.js';
 import { repairWithModel } from './model-repair.js';
+import { codeOfSource } from '../code-trust.js';
 import { callWorker } from './worker-calls.js';
 
 /**
@@ -170,7 +171,7 @@ export async function validatePending(ctx: PhaseContext<BuildInput>): Promise<vo
       ctx,
       BUILD_WORK.replay,
       { scenarios: [b.scenario], times, images: application.images },
-      source.digest,
+      codeOfSource(source),
     );
     const verdict = verdicts[0]!;
     if (verdict.environment_error)

@@ -4,6 +4,7 @@ import { BUILD_WORK, type FetchAnswer, type FetchPayload } from '../../world-wor
 import { getArchive, putArchive } from '../applications/index.js';
 import { describeFailure, type JobPhase } from '../jobs/index.js';
 import { need, type BuildInput, type BuildState } from './build-state.js';
+import { codeOfSource, originOf } from '../code-trust.js';
 import { callWorker } from './worker-calls.js';
 import { authorWorld } from './authoring.js';
 import { isBuiltinModel, parseModelChain } from '../../core/index.js';
@@ -30,7 +31,9 @@ export const fetchSourcePhase: JobPhase<BuildInput> = {
         );
       payload = { source: { kind: 'archive', archive_b64: archive.toString('base64') } };
     }
-    const got = await callWorker(ctx, BUILD_WORK.fetch, payload);
+    // the pinned code decides which workers may hold it: an upload of tenant code goes to none that would not run it
+    const pinned = { digest: app.upload_digest ?? '', origin: originOf(app.source) };
+    const got = await callWorker(ctx, BUILD_WORK.fetch, payload, undefined, pinned);
     if (got.archive_b64) await putArchive(ctx.deps.adapters.store, got.digest, Buffer.from(got.archive_b64, 'base64'));
     if (app.upload_digest && got.digest !== app.upload_digest) {
       throw new ServiceError(
@@ -56,8 +59,8 @@ export const analysePhase: JobPhase<BuildInput> = {
     const source = need(ctx.checkpoint<BuildState>(), 'source');
     let analysis: NonNullable<BuildState['analysis']>;
     try {
-      const survey = await callWorker(ctx, BUILD_WORK.survey, {}, source.digest);
-      if (survey.has_world) analysis = await callWorker(ctx, BUILD_WORK.analyse, {}, source.digest);
+      const survey = await callWorker(ctx, BUILD_WORK.survey, {}, codeOfSource(source));
+      if (survey.has_world) analysis = await callWorker(ctx, BUILD_WORK.analyse, {}, codeOfSource(source));
       else {
         const models = parseModelChain(options.model).filter((m) => !isBuiltinModel(m));
         if (models.length === 0)
@@ -65,10 +68,11 @@ export const analysePhase: JobPhase<BuildInput> = {
             'validation_failed',
             `world.yaml: file not found in the application source; build with a model (option model) to have a world proposed from the application, or write one (docs/worlds.md)`,
           );
-        const authored = await authorWorld(ctx, models, source.digest, survey, options.max_repair_rounds);
+        const authored = await authorWorld(ctx, models, codeOfSource(source), survey, options.max_repair_rounds);
         analysis = authored.analysis;
         await ctx.save({
-          source: { ...source, digest: authored.digest, files: authored.files },
+          // the model's files are part of what runs now: the code is the pinned input plus them
+          source: { ...source, digest: authored.digest, files: authored.files, authored_from: source.digest },
           authoring: authored.report,
         });
       }

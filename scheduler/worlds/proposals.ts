@@ -4,6 +4,7 @@ import { crossCheck, instantiate, validateTemplate, type Scenario, type Scenario
 import type { PhaseContext } from '../jobs/index.js';
 import { BUILD_WORK } from '../../world-worker/index.js';
 import { need, type BuildState } from './build-state.js';
+import { codeOfSource } from '../code-trust.js';
 import { callWorker } from './worker-calls.js';
 
 /** Most proposals one build asks for. */
@@ -55,7 +56,12 @@ export async function proposeScenarios(
   const terms = [...manifest.services.map((s) => s.name), ...tools.map((t) => t.name), ...tools.map((t) => t.path)];
   // the templates' own files are left out: the model is shown the manifest and an example already
   const exclude = templates.map((t) => t.file);
-  const { files } = await callWorker(ctx, BUILD_WORK.sourceFiles, { terms, exclude }, need(state, 'source').digest);
+  const { files } = await callWorker(
+    ctx,
+    BUILD_WORK.sourceFiles,
+    { terms, exclude },
+    codeOfSource(need(state, 'source')),
+  );
   const res = await chain.complete({
     temperature: 0.7,
     messages: [

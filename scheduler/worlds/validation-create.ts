@@ -7,6 +7,7 @@ import { assertAllowanceLeft, organizationReport } from '../../billing/index.js'
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
 import { body, param, requirePrincipal } from '../../core/index.js';
+import { assertSomeWorkerRuns, codeOfVersion } from '../code-trust.js';
 import { scenarioDocId } from './publish.js';
 import { loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from './types.js';
 import type { ValidationInput } from './validation-kind.js';
@@ -62,6 +63,8 @@ export const createScenario: OperationHandler = async (ctx, deps) => {
   const store = deps.adapters.store;
   const wv = await loadWorldVersion(store, p.projectId, param(ctx, 'wv_id'));
   const compiled = published(wv);
+  // new scenarios are replayed in sandboxes running the version's code
+  await assertSomeWorkerRuns(deps, codeOfVersion(wv));
   const { scenario } = body<{ scenario: unknown }>(ctx);
   if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario))
     throw invalid(FILE, 'must be an object: a scenario template');
@@ -158,6 +161,7 @@ export const validateWorldVersion: OperationHandler = async (ctx, deps) => {
   const store = deps.adapters.store;
   const wv = await loadWorldVersion(store, p.projectId, param(ctx, 'wv_id'));
   published(wv);
+  await assertSomeWorkerRuns(deps, codeOfVersion(wv));
   const model = await validationModel(deps, p.projectId, b);
   let budget = b.budget_usd ?? null;
   if (model) {

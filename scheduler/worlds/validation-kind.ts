@@ -5,6 +5,7 @@ import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { reportOf } from './publish.js';
 import type { ScenarioDoc, ScenarioStatus, WorldVersionDoc } from './types.js';
+import { codeOfVersion } from '../code-trust.js';
 import { callWorker } from './worker-calls.js';
 import { modelReport, playWithModel, unsolvedWithoutKey, type ModelTrial } from './validation-model.js';
 
@@ -79,7 +80,7 @@ export const worldValidationKind: JobKind<ValidationInput> = {
             ctx,
             BUILD_WORK.replay,
             { scenarios: [sc.specification], times: 2, images: wv.compiled!.images },
-            wv.source_digest!,
+            codeOfVersion(wv),
           );
           const verdict = verdicts[0]!;
           if (verdict.environment_error)
@@ -130,7 +131,7 @@ export const worldValidationKind: JobKind<ValidationInput> = {
             ctx,
             BUILD_WORK.trial,
             { scenarios: [sc.specification], images: wv.compiled!.images },
-            wv.source_digest!,
+            codeOfVersion(wv),
           );
           const trial = trials[0]!;
           if (trial.environment_error)

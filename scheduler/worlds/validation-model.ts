@@ -2,6 +2,7 @@ import { BudgetReached, type PhaseContext } from '../jobs/index.js';
 import { BUILD_WORK, type TrialResult } from '../../world-worker/index.js';
 import type { ScenarioDoc, WorldVersionDoc } from './types.js';
 import type { ValidationInput } from './validation-kind.js';
+import { codeOfVersion } from '../code-trust.js';
 import { callWorker } from './worker-calls.js';
 
 /** A scenario the validation's model agent did not play, and why. */
@@ -46,7 +47,7 @@ export async function playWithModel(
         world: { manifest, tools, policies, seed },
       },
     },
-    wv.source_digest!,
+    codeOfVersion(wv),
   );
   const trial = trials[0]!;
   try {

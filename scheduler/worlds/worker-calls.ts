@@ -1,10 +1,11 @@
 import { ServiceError, toServiceError } from '../../core/index.js';
 import { getArchive } from '../applications/index.js';
-import type { WorkAnswer, WorkKind, WorkPayload } from '../../world-worker/index.js';
+import type { CodeRef, WorkAnswer, WorkKind, WorkPayload } from '../../world-worker/index.js';
+import { codeTrust, mayTake } from '../code-trust.js';
 import type { PhaseContext } from '../jobs/index.js';
 
-/** A work payload without its source reference, which `callWorker` adds from `sourceDigest`. */
-export type SourcelessPayload<K extends WorkKind> = Omit<WorkPayload<K>, 'digest' | 'archive_b64'>;
+/** A work payload without its source reference, which `callWorker` adds from `code`. */
+export type SourcelessPayload<K extends WorkKind> = Omit<WorkPayload<K>, 'digest' | 'archive_b64' | 'origin'>;
 
 /** How long a phase waits for a world-worker to appear or come back before the job fails. */
 const WORKER_WAIT_MS = 120_000;
@@ -21,30 +22,48 @@ const WORKER_WAIT_MS = 120_000;
  *
  * Work handlers report application failures as answers, so `unavailable` here always
  * means the worker, never the application.
+ *
+ * `code` is the source the work is about (its digest and how the build obtained it): work
+ * on tenant code goes only to workers that reported they run it (their driver isolates it,
+ * code-trust.ts), and the worker judges the code again before it starts anything.
+ * `placeFor` chooses the worker the same way for work whose payload carries the source
+ * itself (fetching an upload): a tenant's bytes reach no worker that would not run them.
  */
 export async function callWorker<K extends WorkKind>(
   ctx: PhaseContext,
   kind: K,
   payload: SourcelessPayload<K>,
-  sourceDigest?: string,
+  code?: CodeRef,
+  placeFor?: CodeRef,
 ): Promise<WorkAnswer<K>> {
   const { workers, adapters } = ctx.deps;
+  const sourceDigest = code?.digest;
+  const judged = code ?? placeFor;
+  const trust = judged ? await codeTrust(ctx.deps, judged) : 'operator';
   const deadline = Date.now() + WORKER_WAIT_MS;
   let withArchive: string | null = null;
   let backoff = 200;
   let lastProblem = 'no world-worker is registered';
   for (;;) {
     await ctx.stopIfRequested();
-    const live = (await workers.live()).sort(
-      (a, b) => a.active / Math.max(1, a.capacity) - b.active / Math.max(1, b.capacity),
-    );
+    const all = await workers.live();
+    const live = all
+      .filter((w) => mayTake(w, trust))
+      .sort((a, b) => a.active / Math.max(1, a.capacity) - b.active / Math.max(1, b.capacity));
     const worker = live[0];
+    if (!worker && all.length > 0)
+      lastProblem = `the source is tenant code, and none of the ${all.length} live world-workers isolates it (container sandboxes)`;
     if (worker) {
       try {
         // the source reference is the one part of the payload filled in here
         const body = (
           sourceDigest
-            ? { ...payload, digest: sourceDigest, ...(withArchive ? { archive_b64: withArchive } : {}) }
+            ? {
+                ...payload,
+                digest: sourceDigest,
+                origin: code?.origin ?? null,
+                ...(withArchive ? { archive_b64: withArchive } : {}),
+              }
             : payload
         ) as WorkPayload<K>;
         return await workers.execute(worker.address, kind, body);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ChildProcessSandboxes } from '../../world-worker/sandboxes/index.js';
+import { CHILD_PROCESS_ISOLATION, ChildProcessSandboxes } from '../../world-worker/sandboxes/index.js';
 import { sandboxesContract } from './sandboxes.contract.js';
 
 /** True while `pid` runs (a zombie counts as gone). */
@@ -13,9 +13,6 @@ const alive = (pid: number): boolean => {
   }
 };
 
-const TRUSTED = 'child processes run as the service itself: for operator-trusted code only (docs/security.md)';
-
-// The child-process driver keeps the lifecycle promises; isolation is not among them.
 sandboxesContract(
   'ChildProcessSandboxes',
   async () => ({
@@ -30,16 +27,5 @@ sandboxesContract(
     running: async () => [],
     cleanup: async () => undefined,
   }),
-  {
-    data: `${TRUSTED}; it reads whatever the service's user may`,
-    environment: `${TRUSTED}; the worker's environment is not passed, but /proc/<parent>/environ is readable`,
-    network: `${TRUSTED}; it shares the host's network`,
-    source: `${TRUSTED}; the source folder is the service's own`,
-    memory: 'no memory limit on child processes',
-    processes: 'no process limit on child processes',
-    cpu: 'no CPU limit on child processes',
-    disk: "the data folder is a plain folder on the worker's disk, with no quota",
-    detached: 'a process that starts its own session leaves the process group that stop() kills',
-    'worker-killed': 'process groups of a killed worker are not found again by its next start',
-  },
+  CHILD_PROCESS_ISOLATION,
 );

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { catalogImages, readCatalogIndex } from '../../catalog/index.js';
-import { DockerSandboxes, OWNER_LABEL } from '../../world-worker/sandboxes/index.js';
+import { CONTAINER_ISOLATION, DockerSandboxes, OWNER_LABEL } from '../../world-worker/sandboxes/index.js';
 import { containerEngine } from '../support/containers.js';
 import { runAndKillWorker } from '../support/killed-worker.js';
 import { CONTRACT_LIMITS, sandboxesContract } from './sandboxes.contract.js';
@@ -49,6 +49,6 @@ if (process.env.CRUCIBLE_SKIP_CONTAINERS === '1') {
         cleanup: async () => void (await sandboxes.reap()),
       };
     },
-    {},
+    CONTAINER_ISOLATION,
   );
 }

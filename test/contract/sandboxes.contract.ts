@@ -9,23 +9,13 @@ import { parse as parseYaml } from 'yaml';
 import { entryDir, readCatalogIndex } from '../../catalog/index.js';
 import { ApplicationClient, loadApplicationSource, validateManifest } from '../../world/index.js';
 import type { ServiceError } from '../../core/index.js';
-import type { SandboxHandle, Sandboxes } from '../../world-worker/sandboxes/index.js';
+import type { IsolationPromise, IsolationTable, SandboxHandle, Sandboxes } from '../../world-worker/sandboxes/index.js';
 
 /** The limits a harness gives its driver (where the driver has limits). */
 export const CONTRACT_LIMITS = { memoryMb: 384, pids: 48, cpus: 0.5, dataMb: 24 };
 
-/** The isolation promises, each tried by the hostile fixture (test/fixtures/hostile-app). */
-export type IsolationPromise =
-  | 'data' // cannot read the service's data folder or another tenant's data
-  | 'environment' // cannot read the worker's environment
-  | 'network' // cannot reach Redis, NATS, MongoDB, the control plane's ports or another sandbox
-  | 'source' // cannot write its own source
-  | 'memory' // cannot use more memory than its limit
-  | 'processes' // cannot run more processes and threads than its limit
-  | 'cpu' // cannot use more CPU than its limit
-  | 'disk' // cannot write more than its data quota, and nothing it writes lands on the worker's disk
-  | 'detached' // nothing it starts outlives its sandbox's stop
-  | 'worker-killed'; // nothing outlives a killed worker once the worker starts again
+/** The isolation promises, each tried by the hostile fixture (test/fixtures/hostile-app): the drivers' own terms. */
+export type { IsolationPromise };
 
 /** What a driver's runner hands the contract. */
 export interface SandboxesHarness {
@@ -74,15 +64,19 @@ const reachable = (host: string, port: number) =>
 
 /**
  * The promises of `Sandboxes` (world-worker/sandboxes/sandboxes.ts) against one driver.
- * `skips` names each isolation promise the driver does not keep and why; for the cheap
- * ones (data, environment, network, source) the suite shows the breach happens, so the
- * fixture is known to detect it.
+ * `isolation` is the driver's own table (world-worker/sandboxes/isolation.ts), which the
+ * suite checks the driver carries: each promise it keeps is tried; each it does not keep
+ * is skipped with the table's reason, and for the cheap ones (data, environment, network,
+ * source) the suite shows the breach happens, so the fixture is known to detect it.
  */
 export function sandboxesContract(
   name: string,
   makeHarness: () => Promise<SandboxesHarness>,
-  skips: Partial<Record<IsolationPromise, string>>,
+  isolation: IsolationTable,
 ): void {
+  const skips: Partial<Record<IsolationPromise, string>> = Object.fromEntries(
+    Object.entries(isolation).filter(([, kept]) => kept !== true),
+  );
   describe(`Sandboxes contract: ${name}`, function () {
     this.timeout(180_000);
     let h: SandboxesHarness;
@@ -121,6 +115,10 @@ export function sandboxesContract(
       it.skip(`${p}: ${title} (not promised: ${why})`, keep);
       if (breach) it(`${p}: not promised, and the fixture shows it (${why})`, breach);
     };
+
+    it('carries the isolation table it is tried against (what workers report to the scheduler)', () => {
+      expect(h.sandboxes.isolation).to.deep.equal(isolation);
+    });
 
     it('starts a catalog application healthy, answers calls, and stops leaving nothing running', async () => {
       const entries = await readCatalogIndex();

@@ -4,14 +4,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Collections } from '../../core/index.js';
 import { loadConfig } from '../../core/index.js';
-import { assertMayRun, trustOfSource } from '../../world-worker/index.js';
+import { readCatalogIndex } from '../../catalog/index.js';
+import { assertMayRun, runPolicy, trustOfCode } from '../../world-worker/index.js';
+import { CHILD_PROCESS_ISOLATION, CONTAINER_ISOLATION } from '../../world-worker/sandboxes/index.js';
+import { expectError } from '../support/expect-error.js';
+import { HOSTILE_FIXTURE } from '../hostile/support.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp, copyDir, packDir, uploadSource } from '../support/sources.js';
 
 /**
  * Who may run code where (docs/security.md): with child-process sandboxes, only operator
- * code (the catalog, folders and file:// repositories under SERVICE_SOURCE_ROOTS) builds
- * and runs, unless the operator sets SANDBOX_TRUST_TENANT_CODE=true.
+ * code (the catalog's bytes, folders and file:// repositories under SERVICE_SOURCE_ROOTS)
+ * builds and runs, unless the operator sets SANDBOX_TRUST_TENANT_CODE=true. Every route a
+ * tenant's bytes take is tried in test/hostile/tenant-code.test.ts.
  */
 describe('sandboxes: who may run code where', function () {
   this.timeout(60_000);
@@ -26,7 +31,8 @@ describe('sandboxes: who may run code where', function () {
       return r.body.id as string;
     };
     const uploaded = await app('tenant upload', { kind: 'upload' });
-    const up = await uploadSource(t.url, ws.key, uploaded, await packDir(catalogApp('shop-support')));
+    // the hostile fixture: a tenant's own code (the catalog's exact files would be the catalog's code)
+    const up = await uploadSource(t.url, ws.key, uploaded, await packDir(HOSTILE_FIXTURE));
     expect(up.status, JSON.stringify(up.body)).to.be.oneOf([200, 201]);
     const git = await app('tenant git', { kind: 'git', url: 'https://example.com/shop.git', commit: 'a'.repeat(40) });
     return { admin, uploaded, git, app };
@@ -81,16 +87,56 @@ describe('sandboxes: who may run code where', function () {
     });
   });
 
-  it('classifies sources and lets container sandboxes run tenant code', () => {
-    expect(trustOfSource({ source: { kind: 'upload' }, catalog: { name: 'shop-support' } })).to.equal('operator');
-    expect(trustOfSource({ source: { kind: 'local_path' } })).to.equal('operator');
-    expect(trustOfSource({ source: { kind: 'git', url: 'file:///srv/apps/shop' } })).to.equal('operator');
-    expect(trustOfSource({ source: { kind: 'git', url: 'https://example.com/a.git' } })).to.equal('tenant');
-    expect(trustOfSource({ source: { kind: 'upload' } })).to.equal('tenant');
-    const pin = `127.0.0.1:5055/crucible-runtime:x@sha256:${'a'.repeat(64)}`;
-    const container = loadConfig({ SANDBOX: 'container', DOCKER_HOST: 'unix:///x.sock', SANDBOX_RUNTIME_IMAGE: pin });
-    expect(() => assertMayRun(container, { source: { kind: 'upload' } })).not.to.throw();
-    expect(() => assertMayRun(loadConfig({}), { source: { kind: 'upload' } })).to.throw(/SANDBOX_TRUST_TENANT_CODE/);
+  it('classifies code by its bytes and origin, and lets container sandboxes run tenant code', async () => {
+    const roots = mkdtempSync(path.join(tmpdir(), 'crucible-trust-classify-'));
+    try {
+      copyDir(catalogApp('shop-support'), path.join(roots, 'shop'));
+      const shop = (await readCatalogIndex()).find((e) => e.name === 'shop-support')!;
+      const sources = { catalogDigests: new Set([shop.digest]), sourceRoots: [roots] };
+      const other = `sha256:${'b'.repeat(64)}`;
+      // the catalog's bytes are the operator's whoever uploaded them; other bytes are not, whatever the application says
+      expect(await trustOfCode({ digest: shop.digest, origin: { kind: 'upload' } }, sources)).to.equal('operator');
+      expect(await trustOfCode({ digest: other, origin: { kind: 'upload' } }, sources)).to.equal('tenant');
+      expect(await trustOfCode({ digest: other }, sources)).to.equal('tenant');
+      expect(
+        await trustOfCode({ digest: other, origin: { kind: 'local_path', path: path.join(roots, 'shop') } }, sources),
+      ).to.equal('operator');
+      expect(await trustOfCode({ digest: other, origin: { kind: 'local_path', path: tmpdir() } }, sources)).to.equal(
+        'tenant',
+      );
+      expect(
+        await trustOfCode(
+          { digest: other, origin: { kind: 'git', url: `file://${path.join(roots, 'shop')}` } },
+          sources,
+        ),
+      ).to.equal('operator');
+      expect(
+        await trustOfCode({ digest: other, origin: { kind: 'git', url: 'https://example.com/a.git' } }, sources),
+      ).to.equal('tenant');
+      // world files a model proposed keep the trust of the source they were added to
+      expect(await trustOfCode({ digest: other, origin: { kind: 'authored' } }, sources)).to.equal('tenant');
+      const authoredOn = (base: { digest: string; origin: { kind: 'upload' | 'local_path'; path?: string } }) =>
+        trustOfCode({ digest: other, origin: { kind: 'authored', base } }, sources);
+      expect(await authoredOn({ digest: other, origin: { kind: 'upload' } })).to.equal('tenant');
+      expect(
+        await authoredOn({ digest: other, origin: { kind: 'local_path', path: path.join(roots, 'shop') } }),
+      ).to.equal('operator');
+
+      const tenant = { digest: other, origin: { kind: 'upload' as const } };
+      const container = runPolicy({ kind: 'docker', isolation: CONTAINER_ISOLATION }, { trustTenantCode: false });
+      expect(container.runsTenantCode).to.equal(true);
+      await assertMayRun(container, tenant, sources);
+      const child = runPolicy({ kind: 'process', isolation: CHILD_PROCESS_ISOLATION }, { trustTenantCode: false });
+      expect(child).to.deep.equal({ driver: 'process', isolates: [], runsTenantCode: false });
+      expect((await expectError(assertMayRun(child, tenant, sources), 'forbidden')).message).to.contain(
+        'SANDBOX_TRUST_TENANT_CODE=true',
+      );
+      await assertMayRun(child, { digest: shop.digest, origin: { kind: 'upload' } }, sources);
+      const trusting = runPolicy({ kind: 'process', isolation: CHILD_PROCESS_ISOLATION }, { trustTenantCode: true });
+      await assertMayRun(trusting, tenant, sources);
+    } finally {
+      rmSync(roots, { recursive: true, force: true });
+    }
   });
 
   it('reads the sandbox settings, refusing unclear ones', () => {

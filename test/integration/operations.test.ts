@@ -194,19 +194,19 @@ describe('operations: health, readiness, metrics, drain', function () {
     const chosen: string[] = [];
     for (let i = 0; i < 4; i++)
       for (const p of [one, two]) {
-        const w = await p.reserve();
+        const w = await p.reserve('operator');
         chosen.push(typeof w === 'string' ? w : w.id);
       }
     expect(chosen).to.deep.equal(Array(8).fill('wkr_b'));
     // wkr_b is full for each scheduler now; the draining one still takes nothing
-    expect(await one.reserve()).to.equal('full');
+    expect(await one.reserve('operator')).to.equal('full');
     expect((await registry.list()).map((w) => [w.id, w.draining])).to.deep.equal([
       ['wkr_a', true],
       ['wkr_b', false],
     ]);
     await registry.setDraining('wkr_a', false);
     await new Promise((r) => setTimeout(r, 300));
-    const back = await one.reserve();
+    const back = await one.reserve('operator');
     expect(typeof back === 'string' ? back : back.id).to.equal('wkr_a');
   });
 

@@ -35,9 +35,27 @@ export function testShardKind(waitForPlaceMs: number): JobKind {
   return kind as JobKind;
 }
 
-/** A worker's heartbeat record: `id` at `address` with `active` of its `capacity` places taken, seen now. */
-export function workerRecord(id: string, address: string, places: { capacity: number; active: number }): WorkerRecord {
-  return { id, address, ...places, last_seen_ms: Date.now(), incarnation: 'first' };
+/**
+ * A worker's heartbeat record: `id` at `address` with `active` of its `capacity` places taken, seen now,
+ * with container sandboxes (it runs tenant code) unless `sandbox` says otherwise.
+ */
+export function workerRecord(
+  id: string,
+  address: string,
+  places: { capacity: number; active: number },
+  sandbox: 'docker' | 'process' = 'docker',
+): WorkerRecord {
+  const isolates = sandbox === 'docker' ? ['data', 'environment', 'network', 'source'] : [];
+  return {
+    id,
+    address,
+    ...places,
+    last_seen_ms: Date.now(),
+    incarnation: 'first',
+    sandbox,
+    isolates,
+    runs_tenant_code: sandbox === 'docker',
+  };
 }
 
 /** Polls every 10 ms until `ok`; throws naming `what` after 15 s, so a test that would hang fails instead. */

@@ -15,6 +15,9 @@ const worker = (id: string, capacity: number, active = 0): WorkerRecord => ({
   active,
   last_seen_ms: Date.now(),
   incarnation: 'first',
+  sandbox: 'docker',
+  isolates: ['data', 'environment', 'network', 'source'],
+  runs_tenant_code: true,
 });
 
 describe('placement of episodes on world-workers', () => {
@@ -27,6 +30,23 @@ describe('placement of episodes on world-workers', () => {
     expect(await p.reserve()).to.equal('full');
     p.release('a');
     expect(((await p.reserve()) as WorkerRecord).id).to.equal('a');
+  });
+
+  it('gives tenant code only to workers that reported they run it (a child-process worker never); operator code to any', async () => {
+    const child = { ...worker('p', 8), sandbox: 'process', isolates: [], runs_tenant_code: false };
+    const p = new Placement(depsWith([child, worker('c', 1)]));
+    expect(((await p.reserve('tenant')) as WorkerRecord).id).to.equal('c');
+    expect(await p.reserve('tenant')).to.equal('full'); // the only worker that runs it is full; p has 8 places
+    expect(((await p.reserve('operator')) as WorkerRecord).id).to.equal('p');
+    expect(await p.capacity('tenant')).to.equal(1);
+    expect(await p.capacity('operator')).to.equal(9);
+    const alone = new Placement(depsWith([child]));
+    expect(await alone.reserve('tenant')).to.equal('none');
+    expect(await alone.reserve()).to.equal('none'); // without a word, code counts as the tenant's
+    // a record of an older release, which reported nothing, is given operator code only
+    const old = { ...worker('o', 2) } as Partial<WorkerRecord>;
+    delete old.runs_tenant_code;
+    expect(await new Placement(depsWith([old as WorkerRecord])).reserve('tenant')).to.equal('none');
   });
 
   it('answers none when no worker is live', async () => {

@@ -1,10 +1,13 @@
 import type { EpisodeWorld } from '../../episode-actor/index.js';
 import type { ApplicationSource, Scenario } from '../../world/index.js';
+import type { CodeOrigin } from '../sandboxes/index.js';
 
 /** A source the worker needs: its digest, and the archive when the caller already knows the worker lacks it. */
 export interface SourceRef {
   digest: string;
   archive_b64?: string;
+  /** How the build obtained these bytes; the worker judges from it and the digest whose code it is (sandboxes/trust.ts). */
+  origin?: CodeOrigin | null;
 }
 
 export type FetchPayload = {

@@ -3,7 +3,14 @@ import type { Config } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import type { Logger } from '../../core/index.js';
 import { loadApplicationSource, type ApplicationSource, type Scenario } from '../../world/index.js';
-import { chooseSandboxes, type Sandboxes } from '../sandboxes/index.js';
+import {
+  assertMayRun,
+  chooseSandboxes,
+  operatorSources,
+  runPolicy,
+  type RunPolicy,
+  type Sandboxes,
+} from '../sandboxes/index.js';
 import type { WorldWorkerService } from '../service.js';
 import { judgeScenario, type ScenarioVerdict } from './replay.js';
 import { trialScenario, type TrialAgent, type TrialResult } from './trial.js';
@@ -47,7 +54,15 @@ const LOADED_SOURCES_KEPT = 8;
  */
 export function registerBuildWork(
   service: WorldWorkerService,
-  opts: { config: Config; logger: Logger; sandboxes?: Sandboxes; store?: DocumentStore },
+  opts: {
+    config: Config;
+    logger: Logger;
+    sandboxes?: Sandboxes;
+    /** What this worker may run (its own driver and settings); default: from `sandboxes` and `config`. */
+    policy?: RunPolicy;
+    workerId?: string;
+    store?: DocumentStore;
+  },
 ): { close(): Promise<void> } {
   const { config } = opts;
   const logger = opts.logger.child({ component: 'build-work' });
@@ -57,6 +72,10 @@ export function registerBuildWork(
     git: { allowPrivate: config.gitAllowPrivate, ssh: config.gitSsh, logger },
   });
   const sandboxes = opts.sandboxes ?? chooseSandboxes(config);
+  const policy = opts.policy ?? runPolicy(sandboxes, config);
+  /** The worker's own check, before a replay or trial starts anything of `ref`'s code. */
+  const mayRun = async (ref: SourceRef) =>
+    assertMayRun(policy, ref, await operatorSources(config), opts.workerId ?? 'this world-worker');
   const dataRoot = path.join(config.dataDir, 'sandboxes');
   const loaded = new Map<string, Promise<ApplicationSource>>();
 
@@ -123,6 +142,7 @@ export function registerBuildWork(
   service.register(BUILD_WORK.replay, async (p) => {
     if (!Number.isInteger(p.times) || p.times < 1 || p.times > 5)
       throw new ServiceError('bad_request', 'times must be 1 to 5');
+    await mayRun(p);
     const src = await load(p);
     const verdicts: ScenarioVerdict[] = [];
     for (const scenario of p.scenarios)
@@ -131,6 +151,7 @@ export function registerBuildWork(
   });
 
   service.register(BUILD_WORK.trial, async (p) => {
+    await mayRun(p);
     const src = await load(p);
     const trials: TrialResult[] = [];
     for (const scenario of p.scenarios) {

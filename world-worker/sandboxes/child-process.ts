@@ -5,6 +5,7 @@ import { ServiceError } from '../../core/index.js';
 import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { freePort } from './free-port.js';
+import { CHILD_PROCESS_ISOLATION } from './isolation.js';
 import type { SandboxPidFiles } from './pid-files.js';
 import {
   Tail,
@@ -60,6 +61,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
  */
 export class ChildProcessSandboxes implements Sandboxes {
   readonly kind = 'process' as const;
+  readonly isolation = CHILD_PROCESS_ISOLATION;
   readonly #env: Record<string, string>;
   readonly #graceMs: number;
   readonly #handles = new Set<SandboxHandle>();

@@ -5,6 +5,7 @@ import Docker from 'dockerode';
 import { ServiceError } from '../../core/index.js';
 import { newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
+import { CONTAINER_ISOLATION } from './isolation.js';
 import { LoopbackForwarder, RELAY_PROGRAM } from './relay.js';
 import {
   fillEnv,
@@ -101,6 +102,7 @@ interface Started {
  */
 export class DockerSandboxes implements Sandboxes {
   readonly kind = 'docker' as const;
+  readonly isolation = CONTAINER_ISOLATION;
   readonly #docker: Docker;
   readonly #relayImage: string;
   readonly #owner: string;

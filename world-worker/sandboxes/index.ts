@@ -11,7 +11,30 @@ export {
   type ContainerLimits,
   type DockerSandboxesOptions,
 } from './docker.js';
-export { assertMayRun, sandboxOwner, trustOfSource, type SourceOrigin, type SourceTrust } from './trust.js';
+export {
+  assertMayRun,
+  operatorSources,
+  packagedCatalogDigests,
+  refusalText,
+  runPolicy,
+  sandboxOwner,
+  trustOfCode,
+  type CodeOrigin,
+  type CodeRef,
+  type OperatorSources,
+  type RunPolicy,
+  type SourceTrust,
+} from './trust.js';
+export {
+  CHILD_PROCESS_ISOLATION,
+  CONTAINER_ISOLATION,
+  ISOLATION_PROMISES,
+  TENANT_CODE_NEEDS,
+  isolatesTenantCode,
+  keptPromises,
+  type IsolationPromise,
+  type IsolationTable,
+} from './isolation.js';
 export { freePort } from './free-port.js';
 export { SandboxPidFiles } from './pid-files.js';
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { WorldManifest } from '../../world/index.js';
+import type { IsolationTable } from './isolation.js';
 
 /** One service of a running sandbox. */
 export interface SandboxService {
@@ -59,6 +60,8 @@ export interface SandboxStartOptions {
  */
 export interface Sandboxes {
   readonly kind: 'process' | 'docker';
+  /** What the driver keeps from the code it runs (isolation.ts); workers report it when they register. */
+  readonly isolation: IsolationTable;
   start(
     sourceDir: string,
     manifest: WorldManifest,

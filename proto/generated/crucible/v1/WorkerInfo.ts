@@ -10,6 +10,9 @@ export interface WorkerInfo {
   'last_seen_ms'?: (number | string | Long);
   'status'?: (string);
   'incarnation'?: (string);
+  'sandbox'?: (string);
+  'isolates'?: (string)[];
+  'runs_tenant_code'?: (boolean);
 }
 
 export interface WorkerInfo__Output {
@@ -20,4 +23,7 @@ export interface WorkerInfo__Output {
   'last_seen_ms': (string);
   'status': (string);
   'incarnation': (string);
+  'sandbox': (string);
+  'isolates': (string)[];
+  'runs_tenant_code': (boolean);
 }
