@@ -1,5 +1,8 @@
 import { expect } from 'chai';
 import Docker from 'dockerode';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
 import { Collections } from '../../core/collections.js';
@@ -8,7 +11,7 @@ import { bundleWith, plainTar, tinyImage } from '../support/bundles.js';
 import { containerEngine } from '../support/containers.js';
 import { MAX_BUNDLE_UNPACKED_BYTES } from '../../scheduler/applications/bundle-import.js';
 import { client, startTestService, type TestService } from '../support/service.js';
-import { catalogApp, packDir, uploadSource } from '../support/sources.js';
+import { catalogApp, copyDir, packDir, uploadSource } from '../support/sources.js';
 
 type Client = ReturnType<typeof client>;
 
@@ -268,10 +271,15 @@ describe('hostile: bundles on an installation without containers', function () {
     await t?.close();
   });
 
-  it('a bundle of an operator (catalog) world, uploaded by a tenant, is tenant code: building it is refused (403)', async () => {
+  it('a bundle of an operator (catalog) world with its code changed, uploaded by a tenant, is tenant code whatever its manifest claims: building it is refused (403)', async () => {
     const attacker = await tenant(t, 'catalog-claimer');
+    // trust follows the bytes (world-worker/sandboxes/trust.ts): the catalog's exact files are the
+    // catalog's code however they arrive, so the attacker changes one file, as a real attack would
+    const changed = mkdtempSync(path.join(tmpdir(), 'claimer-'));
+    copyDir(catalogApp('shop-support'), changed);
+    writeFileSync(path.join(changed, 'attacker.mjs'), 'export const x = 1;\n');
     const bundle = bundleWith(
-      await packDir(catalogApp('shop-support')),
+      await packDir(changed),
       { shop: tinyImage(`claims-${process.pid}`) },
       { manifest: { provenance: { catalog: 'shop-support', trust: 'operator' }, catalog: { name: 'shop-support' } } },
     );
@@ -284,6 +292,6 @@ describe('hostile: bundles on an installation without containers', function () {
     expect(app.body.source).to.deep.equal({ kind: 'upload' });
     const build = await attacker.api.post('/v1/world-builds', { application_id: attacker.appId });
     expect(build.status, JSON.stringify(build.body)).to.equal(403);
-    expect(JSON.stringify(build.body.detail)).to.match(/uploaded source/);
+    expect(JSON.stringify(build.body.detail)).to.match(/tenant code|trust/);
   });
 });
