@@ -16,8 +16,18 @@ export interface StoreHarness {
 
 const ids = (docs: Doc[]) => docs.map((d) => d._id);
 
+/** An engine the suite needs running: when `answers` says no, the suite prints `skipped` and skips. */
+export interface EngineCheck {
+  answers(): Promise<boolean>;
+  skipped: string;
+}
+
 /** The promises of `DocumentStore` (core/ports.ts), checked against one adapter. */
-export function documentStoreContract(name: string, makeStore: () => Promise<StoreHarness>): void {
+export function documentStoreContract(
+  name: string,
+  makeStore: () => Promise<StoreHarness>,
+  engine?: EngineCheck,
+): void {
   describe(`DocumentStore contract: ${name}`, function () {
     let h: StoreHarness;
     let store: DocumentStore;
@@ -27,6 +37,10 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
     const coll = () => `c${run}_${++n}`;
 
     before(async function () {
+      if (engine && !(await engine.answers())) {
+        console.log(`    ${name} contract suite ${engine.skipped}`);
+        this.skip();
+      }
       h = await makeStore();
       store = h.store;
     });
