@@ -20,8 +20,10 @@ const MAX_IDENTIFIER = 63;
 
 /**
  * The networked {@link DocumentStore} on PostgreSQL (node-postgres), chosen by
- * `DATABASE_URL=postgres://…`. One table per collection holding
- * `_id text COLLATE "C" PRIMARY KEY, doc jsonb` (the whole document, `_id` included).
+ * `DATABASE_URL=postgres://…`. One table per collection holding `_id text COLLATE "C"
+ * PRIMARY KEY`, `body json` (the whole document as its JSON text, `_id` included, so it reads
+ * back with its fields in their order, as from the other stores) and `doc jsonb`, a stored
+ * column generated from `body` that every filter, sort and index reads.
  *
  * Filters compile to `doc #> '{…}'` JSONB comparisons, typed the way MongoDB compares
  * (postgres-filter.ts, sharing its operators with SQLite), and indexes are expression
@@ -34,8 +36,8 @@ const MAX_IDENTIFIER = 63;
  * `INSERT … ON CONFLICT DO UPDATE` upsert on `_sequences`.
  *
  * Strings compare (ranges, sorts) in the database's collation: create the database with a
- * byte-order one (`LOCALE 'C'` or `C.UTF-8`) to order like the other stores. JSONB keeps no
- * key order and no `\u0000` in text (refused with `bad_request`).
+ * byte-order one (`LOCALE 'C'` or `C.UTF-8`) to order like the other stores. JSONB holds no
+ * `\u0000` in text (refused with `bad_request`).
  */
 export class PostgresStore implements DocumentStore {
   readonly #pool: pg.Pool;
@@ -89,7 +91,7 @@ export class PostgresStore implements DocumentStore {
 
   async insert<T extends Doc>(collection: string, doc: T): Promise<T> {
     const json = docJson(doc);
-    await this.#query(`INSERT INTO ${await this.#table(collection)} (_id, doc) VALUES ($1, $2::jsonb)`, [
+    await this.#query(`INSERT INTO ${await this.#table(collection)} (_id, body) VALUES ($1, $2::json)`, [
       doc._id,
       json,
     ]);
@@ -103,7 +105,7 @@ export class PostgresStore implements DocumentStore {
     const table = await this.#table(collection);
     try {
       // the usual case, nothing taken: one statement, all or nothing
-      await this.#query(`INSERT INTO ${table} (_id, doc) SELECT * FROM unnest($1::text[], $2::jsonb[])`, [ids, texts]);
+      await this.#query(`INSERT INTO ${table} (_id, body) SELECT * FROM unnest($1::text[], $2::json[])`, [ids, texts]);
       return docs.length;
     } catch (err) {
       if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
@@ -113,7 +115,7 @@ export class PostgresStore implements DocumentStore {
       let n = 0;
       for (let i = 0; i < docs.length; i++) {
         const result = await client.query(
-          `INSERT INTO ${table} (_id, doc) VALUES ($1, $2::jsonb) ON CONFLICT DO NOTHING`,
+          `INSERT INTO ${table} (_id, body) VALUES ($1, $2::json) ON CONFLICT DO NOTHING`,
           [ids[i], texts[i]],
         );
         if (result.rowCount === 0) break;
@@ -124,22 +126,22 @@ export class PostgresStore implements DocumentStore {
   }
 
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
-    const rows = await this.#rows(`SELECT doc FROM ${await this.#table(collection)} WHERE _id = $1`, [id]);
-    return (rows[0]?.doc as T | undefined) ?? null;
+    const rows = await this.#rows(`SELECT body FROM ${await this.#table(collection)} WHERE _id = $1`, [id]);
+    return (rows[0]?.body as T | undefined) ?? null;
   }
 
   async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
     const params: unknown[] = [];
     const where = compilePgFilter(filter, params);
-    const rows = await this.#rows(`SELECT doc FROM ${await this.#table(collection)} WHERE ${where} LIMIT 1`, params);
-    return (rows[0]?.doc as T | undefined) ?? null;
+    const rows = await this.#rows(`SELECT body FROM ${await this.#table(collection)} WHERE ${where} LIMIT 1`, params);
+    return (rows[0]?.body as T | undefined) ?? null;
   }
 
   async find<T extends Doc = Doc>(collection: string, filter: Filter, options: FindOptions = {}): Promise<T[]> {
     checkPaging(options);
     if (options.limit === 0) return [];
     const params: unknown[] = [];
-    let sql = `SELECT doc FROM ${await this.#table(collection)} WHERE ${compilePgFilter(filter, params)}`;
+    let sql = `SELECT body FROM ${await this.#table(collection)} WHERE ${compilePgFilter(filter, params)}`;
     if (options.sort) {
       const key = (field: string, direction: 'asc' | 'desc') =>
         `${pgFieldSql(field).value} ${direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`;
@@ -153,7 +155,7 @@ export class PostgresStore implements DocumentStore {
     if (options.limit !== undefined) sql += ` LIMIT $${params.push(options.limit)}`;
     if (options.skip) sql += ` OFFSET $${params.push(options.skip)}`;
     const rows = await this.#rows(sql, params);
-    return rows.map((r) => r.doc as T);
+    return rows.map((r) => r.body as T);
   }
 
   async count(collection: string, filter: Filter): Promise<number> {
@@ -186,15 +188,31 @@ export class PostgresStore implements DocumentStore {
     }
     const table = await this.#table(collection);
     const params: unknown[] = [id];
-    let expr = 'doc';
-    if (Object.keys(sets).length > 0) expr = `(${expr} || $${params.push(JSON.stringify(sets))}::jsonb)`;
-    if (removes.length > 0) expr = `(${expr} - $${params.push(removes)}::text[])`;
+    const hasSets = Object.keys(sets).length > 0;
+    if (!hasSets && removes.length === 0) {
+      const cond = compilePgFilter(where, params);
+      const rows = await this.#rows(`SELECT body FROM ${table} WHERE _id = $1 AND ${cond}`, params);
+      return (rows[0]?.body as T | undefined) ?? null;
+    }
+    // The new text keeps the document's field order (changed fields where they were, new ones
+    // last), as SQLite's json_set and MongoDB's $set do; JSONB alone would reorder every key.
+    const patchParam = `$${params.push(JSON.stringify(sets))}::json`;
+    const removeParam = `$${params.push(removes)}::text[]`;
     const cond = compilePgFilter(where, params);
-    const rows =
-      expr === 'doc'
-        ? await this.#rows(`SELECT doc FROM ${table} WHERE _id = $1 AND ${cond}`, params)
-        : await this.#rows(`UPDATE ${table} SET doc = ${expr} WHERE _id = $1 AND ${cond} RETURNING doc`, params);
-    return (rows[0]?.doc as T | undefined) ?? null;
+    const body = `(SELECT json_object_agg(k, v ORDER BY o) FROM (
+        SELECT e.key AS k, coalesce(p.value, e.value) AS v, e.o AS o
+          FROM json_each(t.body) WITH ORDINALITY AS e(key, value, o)
+          LEFT JOIN json_each(${patchParam}) AS p(key, value) ON p.key = e.key
+         WHERE e.key <> ALL(${removeParam})
+        UNION ALL
+        SELECT p.key, p.value, 1000000000 + p.o FROM json_each(${patchParam}) WITH ORDINALITY AS p(key, value, o)
+         WHERE NOT (t.doc ? p.key)
+      ) AS fields)`;
+    const rows = await this.#rows(
+      `UPDATE ${table} AS t SET body = ${body} WHERE _id = $1 AND ${cond} RETURNING body`,
+      params,
+    );
+    return (rows[0]?.body as T | undefined) ?? null;
   }
 
   async replace<T extends Doc>(collection: string, doc: T, where: Filter = {}): Promise<T | null> {
@@ -212,9 +230,8 @@ export class PostgresStore implements DocumentStore {
   async #put(collection: string, json: string, id: string, where: Filter): Promise<boolean> {
     const params: unknown[] = [id, json];
     const cond = compilePgFilter(where, params);
-    // `|| {_id}`: the stored document holds its own id whatever the text says
     const result = await this.#query(
-      `UPDATE ${await this.#table(collection)} SET doc = $2::jsonb || jsonb_build_object('_id', _id) WHERE _id = $1 AND ${cond}`,
+      `UPDATE ${await this.#table(collection)} SET body = $2::json WHERE _id = $1 AND ${cond}`,
       params,
     );
     return (result.rowCount ?? 0) > 0;
@@ -251,7 +268,8 @@ export class PostgresStore implements DocumentStore {
     if (!table) {
       const quoted = `"${collection}"`;
       table = this.#ddl(
-        `CREATE TABLE IF NOT EXISTS ${quoted} (_id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`,
+        `CREATE TABLE IF NOT EXISTS ${quoted} (_id text COLLATE "C" PRIMARY KEY, body json NOT NULL, ` +
+          'doc jsonb GENERATED ALWAYS AS (body::jsonb) STORED)',
       ).then(() => quoted);
       this.#tables.set(collection, table);
       table.catch(() => this.#tables.delete(collection));

@@ -107,6 +107,17 @@ export function documentStoreContract(
         expect(after).to.deep.equal(expected);
         expect(await store.get(c, 'u')).to.deep.equal(expected);
       });
+      it('keeps the order of fields: as written, changed ones in place, new ones last (tables and JSON read in it)', async function () {
+        const c = coll();
+        await store.insert(c, { _id: 'o', zeta: 1, alpha: { z: 1, a: 2 }, mid: 'x', gone: true });
+        expect(Object.keys((await store.get(c, 'o'))!)).to.deep.equal(['_id', 'zeta', 'alpha', 'mid', 'gone']);
+        const after = await store.update(c, 'o', { omega: 0, alpha: { y: 1, b: 2 }, gone: undefined, beta: null });
+        for (const doc of [after!, (await store.get(c, 'o'))!]) {
+          expect(Object.keys(doc)).to.deep.equal(['_id', 'zeta', 'alpha', 'mid', 'omega', 'beta']);
+          expect(Object.keys(doc.alpha as object)).to.deep.equal(['y', 'b']);
+        }
+        expect(Object.keys((await store.find(c, { mid: 'x' }))[0]!)).to.deep.equal(Object.keys(after!));
+      });
       it('answers null for a missing document and creates nothing', async function () {
         const c = coll();
         expect(await store.update(c, 'ghost', { a: 1 })).to.equal(null);
