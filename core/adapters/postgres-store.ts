@@ -8,7 +8,7 @@ import { FIELD_SEGMENT } from './sql-filter.js';
 
 /** Options of {@link PostgresStore.connect}. */
 export interface PostgresStoreOptions {
-  /** Connections the store keeps open at most (10). */
+  /** Connections the store keeps open at most (20: a world-worker runs 8 or more episodes at once). */
   maxConnections?: number;
   /** How long to wait for a connection before failing with `unavailable` (10000 ms). */
   connectTimeoutMs?: number;
@@ -21,9 +21,10 @@ const MAX_IDENTIFIER = 63;
 /**
  * The networked {@link DocumentStore} on PostgreSQL (node-postgres), chosen by
  * `DATABASE_URL=postgres://…`. One table per collection holding `_id text COLLATE "C"
- * PRIMARY KEY`, `body json` (the whole document as its JSON text, `_id` included, so it reads
+ * PRIMARY KEY`, `body text` (the whole document as its JSON text, `_id` included, so it reads
  * back with its fields in their order, as from the other stores) and `doc jsonb`, a stored
- * column generated from `body` that every filter, sort and index reads.
+ * column generated from `body` that every filter, sort and index reads (and that refuses
+ * text that is not JSON).
  *
  * Filters compile to `doc #> '{…}'` JSONB comparisons, typed the way MongoDB compares
  * (postgres-filter.ts, sharing its operators with SQLite), and indexes are expression
@@ -42,6 +43,8 @@ const MAX_IDENTIFIER = 63;
 export class PostgresStore implements DocumentStore {
   readonly #pool: pg.Pool;
   readonly #tables = new Map<string, Promise<string>>();
+  /** ` COMPRESSION lz4` where the server has it (PostgreSQL 14+ built with lz4): large documents cost less CPU to store. */
+  #compression = '';
   #closing: Promise<void> | null = null;
 
   private constructor(pool: pg.Pool) {
@@ -52,7 +55,7 @@ export class PostgresStore implements DocumentStore {
   static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const pool = new pg.Pool({
       connectionString: url,
-      max: options.maxConnections ?? 10,
+      max: options.maxConnections ?? 20,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     });
     // An idle connection that breaks (server restart) is dropped by the pool; the next query opens another.
@@ -62,6 +65,10 @@ export class PostgresStore implements DocumentStore {
       await store.#ddl(
         'CREATE TABLE IF NOT EXISTS _sequences (name text COLLATE "C" PRIMARY KEY, value bigint NOT NULL)',
       );
+      const lz4 = await pool.query(
+        "SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)",
+      );
+      if (lz4.rowCount) store.#compression = ' COMPRESSION lz4';
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw new ServiceError(
@@ -91,10 +98,7 @@ export class PostgresStore implements DocumentStore {
 
   async insert<T extends Doc>(collection: string, doc: T): Promise<T> {
     const json = docJson(doc);
-    await this.#query(`INSERT INTO ${await this.#table(collection)} (_id, body) VALUES ($1, $2::json)`, [
-      doc._id,
-      json,
-    ]);
+    await this.#query(`INSERT INTO ${await this.#table(collection)} (_id, body) VALUES ($1, $2)`, [doc._id, json]);
     return JSON.parse(json) as T;
   }
 
@@ -105,7 +109,7 @@ export class PostgresStore implements DocumentStore {
     const table = await this.#table(collection);
     try {
       // the usual case, nothing taken: one statement, all or nothing
-      await this.#query(`INSERT INTO ${table} (_id, body) SELECT * FROM unnest($1::text[], $2::json[])`, [ids, texts]);
+      await this.#query(`INSERT INTO ${table} (_id, body) SELECT * FROM unnest($1::text[], $2::text[])`, [ids, texts]);
       return docs.length;
     } catch (err) {
       if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
@@ -114,10 +118,10 @@ export class PostgresStore implements DocumentStore {
     return this.#transaction(async (client) => {
       let n = 0;
       for (let i = 0; i < docs.length; i++) {
-        const result = await client.query(
-          `INSERT INTO ${table} (_id, body) VALUES ($1, $2::json) ON CONFLICT DO NOTHING`,
-          [ids[i], texts[i]],
-        );
+        const result = await client.query(`INSERT INTO ${table} (_id, body) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+          ids[i],
+          texts[i],
+        ]);
         if (result.rowCount === 0) break;
         n++;
       }
@@ -127,14 +131,14 @@ export class PostgresStore implements DocumentStore {
 
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
     const rows = await this.#rows(`SELECT body FROM ${await this.#table(collection)} WHERE _id = $1`, [id]);
-    return (rows[0]?.body as T | undefined) ?? null;
+    return bodyOf<T>(rows[0]);
   }
 
   async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
     const params: unknown[] = [];
     const where = compilePgFilter(filter, params);
     const rows = await this.#rows(`SELECT body FROM ${await this.#table(collection)} WHERE ${where} LIMIT 1`, params);
-    return (rows[0]?.body as T | undefined) ?? null;
+    return bodyOf<T>(rows[0]);
   }
 
   async find<T extends Doc = Doc>(collection: string, filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -155,7 +159,7 @@ export class PostgresStore implements DocumentStore {
     if (options.limit !== undefined) sql += ` LIMIT $${params.push(options.limit)}`;
     if (options.skip) sql += ` OFFSET $${params.push(options.skip)}`;
     const rows = await this.#rows(sql, params);
-    return rows.map((r) => r.body as T);
+    return rows.map((r) => bodyOf<T>(r)!);
   }
 
   async count(collection: string, filter: Filter): Promise<number> {
@@ -192,16 +196,16 @@ export class PostgresStore implements DocumentStore {
     if (!hasSets && removes.length === 0) {
       const cond = compilePgFilter(where, params);
       const rows = await this.#rows(`SELECT body FROM ${table} WHERE _id = $1 AND ${cond}`, params);
-      return (rows[0]?.body as T | undefined) ?? null;
+      return bodyOf<T>(rows[0]);
     }
     // The new text keeps the document's field order (changed fields where they were, new ones
     // last), as SQLite's json_set and MongoDB's $set do; JSONB alone would reorder every key.
     const patchParam = `$${params.push(JSON.stringify(sets))}::json`;
     const removeParam = `$${params.push(removes)}::text[]`;
     const cond = compilePgFilter(where, params);
-    const body = `(SELECT json_object_agg(k, v ORDER BY o) FROM (
+    const body = `(SELECT json_object_agg(k, v ORDER BY o)::text FROM (
         SELECT e.key AS k, coalesce(p.value, e.value) AS v, e.o AS o
-          FROM json_each(t.body) WITH ORDINALITY AS e(key, value, o)
+          FROM json_each(t.body::json) WITH ORDINALITY AS e(key, value, o)
           LEFT JOIN json_each(${patchParam}) AS p(key, value) ON p.key = e.key
          WHERE e.key <> ALL(${removeParam})
         UNION ALL
@@ -212,7 +216,7 @@ export class PostgresStore implements DocumentStore {
       `UPDATE ${table} AS t SET body = ${body} WHERE _id = $1 AND ${cond} RETURNING body`,
       params,
     );
-    return (rows[0]?.body as T | undefined) ?? null;
+    return bodyOf<T>(rows[0]);
   }
 
   async replace<T extends Doc>(collection: string, doc: T, where: Filter = {}): Promise<T | null> {
@@ -231,7 +235,7 @@ export class PostgresStore implements DocumentStore {
     const params: unknown[] = [id, json];
     const cond = compilePgFilter(where, params);
     const result = await this.#query(
-      `UPDATE ${await this.#table(collection)} SET body = $2::json WHERE _id = $1 AND ${cond}`,
+      `UPDATE ${await this.#table(collection)} SET body = $2 WHERE _id = $1 AND ${cond}`,
       params,
     );
     return (result.rowCount ?? 0) > 0;
@@ -268,8 +272,8 @@ export class PostgresStore implements DocumentStore {
     if (!table) {
       const quoted = `"${collection}"`;
       table = this.#ddl(
-        `CREATE TABLE IF NOT EXISTS ${quoted} (_id text COLLATE "C" PRIMARY KEY, body json NOT NULL, ` +
-          'doc jsonb GENERATED ALWAYS AS (body::jsonb) STORED)',
+        `CREATE TABLE IF NOT EXISTS ${quoted} (_id text COLLATE "C" PRIMARY KEY, body text${this.#compression} NOT NULL, ` +
+          `doc jsonb${this.#compression} GENERATED ALWAYS AS (body::jsonb) STORED)`,
       ).then(() => quoted);
       this.#tables.set(collection, table);
       table.catch(() => this.#tables.delete(collection));
@@ -322,6 +326,11 @@ export class PostgresStore implements DocumentStore {
       client.release();
     }
   }
+}
+
+/** The document of a row read back: its stored JSON text parsed, or null for no row. */
+function bodyOf<T>(row: Record<string, unknown> | undefined): T | null {
+  return row ? (JSON.parse(row.body as string) as T) : null;
 }
 
 function checkCollection(collection: string): void {
