@@ -15,6 +15,12 @@ export interface PostgresStoreOptions {
 }
 
 const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
+/**
+ * How `doc` is generated from `body`. JSONB holds no U+0000 (`\u0000` in JSON text), which
+ * `body` keeps as written: `doc` reads it as U+FFFD, and so do filter values
+ * (postgres-filter.ts, `jsonbText`), so equality on such text still matches.
+ */
+const JSONB_OF_BODY = "replace(body, '\\u0000', '\\ufffd')::jsonb";
 /** PostgreSQL cuts identifiers at 63 bytes; longer index names end in a hash instead. */
 const MAX_IDENTIFIER = 63;
 
@@ -37,8 +43,7 @@ const MAX_IDENTIFIER = 63;
  * `INSERT … ON CONFLICT DO UPDATE` upsert on `_sequences`.
  *
  * Strings compare (ranges, sorts) in the database's collation: create the database with a
- * byte-order one (`LOCALE 'C'` or `C.UTF-8`) to order like the other stores. JSONB holds no
- * `\u0000` in text (refused with `bad_request`).
+ * byte-order one (`LOCALE 'C'` or `C.UTF-8`) to order like the other stores.
  */
 export class PostgresStore implements DocumentStore {
   readonly #pool: pg.Pool;
@@ -212,11 +217,43 @@ export class PostgresStore implements DocumentStore {
         SELECT p.key, p.value, 1000000000 + p.o FROM json_each(${patchParam}) WITH ORDINALITY AS p(key, value, o)
          WHERE NOT (t.doc ? p.key)
       ) AS fields)`;
-    const rows = await this.#rows(
-      `UPDATE ${table} AS t SET body = ${body} WHERE _id = $1 AND ${cond} RETURNING body`,
-      params,
-    );
-    return bodyOf<T>(rows[0]);
+    try {
+      const rows = await this.#rows(
+        `UPDATE ${table} AS t SET body = ${body} WHERE _id = $1 AND ${cond} RETURNING body`,
+        params,
+      );
+      return bodyOf<T>(rows[0]);
+    } catch (err) {
+      // PostgreSQL's JSON functions refuse text holding U+0000; such a document is merged here instead
+      if (!(err instanceof ServiceError && (err.cause as { code?: unknown })?.code === '22P05')) throw err;
+      return this.#updateHere<T>(table, id, sets, removes, where);
+    }
+  }
+
+  /**
+   * `update` for documents PostgreSQL's JSON functions cannot read (text with U+0000): the row
+   * is locked (`FOR UPDATE`, which re-checks `where` once a concurrent writer is done), merged
+   * here in the same field order, and written back in one transaction.
+   */
+  async #updateHere<T>(
+    table: string,
+    id: string,
+    sets: Record<string, unknown>,
+    removes: string[],
+    where: Filter,
+  ): Promise<T | null> {
+    return this.#transaction(async (client) => {
+      const params: unknown[] = [id];
+      const cond = compilePgFilter(where, params);
+      const found = await client.query(`SELECT body FROM ${table} WHERE _id = $1 AND ${cond} FOR UPDATE`, params);
+      const doc = bodyOf<Record<string, unknown>>(found.rows[0]);
+      if (!doc) return null;
+      Object.assign(doc, JSON.parse(JSON.stringify(sets)));
+      for (const key of removes) delete doc[key];
+      const json = JSON.stringify(doc);
+      await client.query(`UPDATE ${table} SET body = $2 WHERE _id = $1`, [id, json]);
+      return JSON.parse(json) as T;
+    });
   }
 
   async replace<T extends Doc>(collection: string, doc: T, where: Filter = {}): Promise<T | null> {
@@ -273,7 +310,7 @@ export class PostgresStore implements DocumentStore {
       const quoted = `"${collection}"`;
       table = this.#ddl(
         `CREATE TABLE IF NOT EXISTS ${quoted} (_id text COLLATE "C" PRIMARY KEY, body text${this.#compression} NOT NULL, ` +
-          `doc jsonb${this.#compression} GENERATED ALWAYS AS (body::jsonb) STORED)`,
+          `doc jsonb${this.#compression} GENERATED ALWAYS AS (${JSONB_OF_BODY}) STORED)`,
       ).then(() => quoted);
       this.#tables.set(collection, table);
       table.catch(() => this.#tables.delete(collection));
