@@ -19,7 +19,7 @@
  * checks the figures are sane. `--pg-options` adds session settings to the PostgreSQL URL of
  * step 1 (as an operator would in DATABASE_URL). `--write` puts the figures into BENCHMARKS.md.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -62,6 +62,9 @@ const load = () =>
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(' / ');
+/** `uptime`'s line: the machine's load, which other work on it moves. */
+const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
+const uptimeAtStart = uptime();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Episodes/s of one evaluation on a fresh service over `store`. */
@@ -163,7 +166,7 @@ const section = [
   '<!-- bench:stores start -->',
   '## Document stores: PostgreSQL beside SQLite (bench/stores.ts)',
   '',
-  `\`node --import tsx bench/stores.ts --rounds ${ROUNDS} --repeats ${REPEATS} --capacity ${CAPACITY} --actions-episodes ${ACTION_EPISODES} --actions ${ACTIONS}${PG_OPTIONS ? ` --pg-options='${PG_OPTIONS}'` : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; PostgreSQL on the same machine over TCP loopback. The machine was shared with other work while measuring (load average at the end: ${load()}, 1/5/15 min), which moves each figure; the ratios, taken in one run with the stores alternating, are what to read.`,
+  `\`node --import tsx bench/stores.ts --rounds ${ROUNDS} --repeats ${REPEATS} --capacity ${CAPACITY} --actions-episodes ${ACTION_EPISODES} --actions ${ACTIONS}${PG_OPTIONS ? ` --pg-options='${PG_OPTIONS}'` : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; PostgreSQL on the same machine over TCP loopback. Other engineers' test runs and benches loaded the machine while measuring, which moves each figure; the ratios, taken in one run with the stores alternating, are what to read. \`uptime\` at the start: \`${uptimeAtStart}\`; at the end: \`${uptime()}\`.`,
   '',
   `**Episodes/s** (bench/run.ts's first figure: builtin:reference and builtin:naive over the 6 shop-support scenarios, ${episodesPerRun} episodes per run, an embedded service with one world-worker of capacity ${CAPACITY}, a fresh service and database per run):`,
   '',
