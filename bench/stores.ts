@@ -14,6 +14,11 @@
  * 2. bench/actions.ts, started as it is (its own process) once per store with
  *    CRUCIBLE_TEST_STORE=postgres for PostgreSQL (test/support/service.ts): actions/s and
  *    accepted -> done p99 of its back-to-back phase.
+ * 3. Store operations, in this process, without the service: the calls an episode makes
+ *    (save of a 30 KB episode document with a compare on `state_rev`, a small patch, a read by
+ *    id, five events in one insertMany, a find on an indexed field), one at a time (latency)
+ *    and 20 at once (throughput), --op-rounds rounds alternating the stores. `--ops-only` runs
+ *    this step alone.
  * PostgreSQL is the one at CRUCIBLE_TEST_POSTGRES_URL (default 127.0.0.1:5432, user postgres),
  * on the same machine, reached over TCP loopback. `--smoke` is one tiny round of step 1 that
  * checks the figures are sane. `--pg-options` adds session settings to the PostgreSQL URL of
@@ -23,7 +28,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { PostgresStore, SqliteStore } from '../core/adapters/index.js';
 import { Collections } from '../core/collections.js';
+import type { DocumentStore } from '../core/ports.js';
 import { createTestDatabase, postgresAnswers, POSTGRES_SKIPPED } from '../test/support/postgres.js';
 import { catalogWorkspace, evaluate, makeProfile, waitRun } from '../test/support/runs.js';
 import { startTestService } from '../test/support/service.js';
@@ -37,6 +46,8 @@ const { values } = parseArgs({
     'actions-episodes': { type: 'string', default: '50' },
     actions: { type: 'string', default: '5' },
     'pg-options': { type: 'string', default: '' },
+    'ops-only': { type: 'boolean', default: false },
+    'op-rounds': { type: 'string', default: '5' },
     smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
@@ -96,6 +107,123 @@ async function episodesPerSecond(store: Store): Promise<{ rate: number; episodes
     await db?.drop();
   }
 }
+
+// ---------------------------------------------------------------- 3: store operations (run first)
+const OP_ROUNDS = SMOKE ? 1 : Number(values['op-rounds']);
+const OPS = SMOKE ? 20 : 200;
+type OpName =
+  | 'save 30 KB episode (where state_rev)'
+  | 'patch 2 fields'
+  | 'get by id'
+  | 'insertMany 5 events'
+  | 'find by indexed field';
+const OP_NAMES: OpName[] = [
+  'save 30 KB episode (where state_rev)',
+  'patch 2 fields',
+  'get by id',
+  'insertMany 5 events',
+  'find by indexed field',
+];
+/** A 30 KB document shaped like a saved episode: a transcript of messages and tool calls. */
+const episodeDoc = (id: string, rev: number) => ({
+  _id: id,
+  run_id: 'run_bench',
+  status: 'running',
+  state_rev: rev,
+  messages: Array.from({ length: 60 }, (_, i) => ({
+    role: i % 2 ? 'agent' : 'customer',
+    text: `message ${i} `.repeat(40),
+    at: new Date(0).toISOString(),
+  })),
+});
+/** Mean ms per call, one at a time, and calls/s with 20 at once, of each operation on `store`. */
+async function storeOps(store: DocumentStore, tag: string): Promise<Record<OpName, { ms: number; perS: number }>> {
+  const c = `ops_${tag}`;
+  const ev = `ev_${tag}`;
+  await store.ensureIndexes(c, [{ fields: ['run_id', 'status'] }]);
+  await store.ensureIndexes(ev, [{ fields: ['stream', 'seq'], unique: true }]);
+  let seq = 0;
+  const ids = Array.from({ length: 20 }, (_, i) => `ep${i}`);
+  const revs = new Map(ids.map((id) => [id, 1]));
+  for (const id of ids) await store.insert(c, episodeDoc(id, 1));
+  const op: Record<OpName, (i: number) => Promise<unknown>> = {
+    'save 30 KB episode (where state_rev)': async (i) => {
+      const id = ids[i % ids.length]!;
+      const rev = revs.get(id)!;
+      revs.set(id, rev + 1);
+      if (!(await store.putJson(c, id, JSON.stringify(episodeDoc(id, rev + 1)), { state_rev: rev })))
+        throw new Error('a save lost its compare');
+    },
+    'patch 2 fields': (i) => store.update(c, ids[i % ids.length]!, { status: 'running', note: `n${i}` }),
+    'get by id': (i) => store.get(c, ids[i % ids.length]!),
+    'insertMany 5 events': () =>
+      store.insertMany(
+        ev,
+        Array.from({ length: 5 }, () => ({
+          _id: `e${++seq}`,
+          stream: 's',
+          seq,
+          type: 'action.succeeded',
+          data: { ok: true },
+        })),
+      ),
+    'find by indexed field': () => store.find(c, { run_id: 'run_bench', status: 'running' }, { limit: 5 }),
+  };
+  const out = {} as Record<OpName, { ms: number; perS: number }>;
+  for (const name of OP_NAMES) {
+    let t0 = performance.now();
+    for (let i = 0; i < OPS; i++) await op[name](i);
+    const ms = (performance.now() - t0) / OPS;
+    t0 = performance.now();
+    // 20 at once: one per episode document, as 20 episodes of a worker would
+    await Promise.all(
+      ids.map(async (_, k) => {
+        for (let i = k; i < OPS; i += ids.length) await op[name](i);
+      }),
+    );
+    out[name] = { ms, perS: OPS / ((performance.now() - t0) / 1000) };
+  }
+  return out;
+}
+const opFigures: Record<Store, Array<Record<OpName, { ms: number; perS: number }>>> = { sqlite: [], postgres: [] };
+{
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-stores-'));
+  const db = await createTestDatabase('crucible_bench_ops');
+  const sqlite = new SqliteStore(path.join(scratch, 'ops.db'));
+  const postgres = await PostgresStore.connect(withOptions(db.url));
+  try {
+    for (let round = 0; round < OP_ROUNDS; round++) {
+      const order: Store[] = round % 2 === 0 ? ['sqlite', 'postgres'] : ['postgres', 'sqlite'];
+      for (const store of order)
+        opFigures[store].push(await storeOps(store === 'sqlite' ? sqlite : postgres, `r${round}`));
+      console.log(`store operations: round ${round + 1} of ${OP_ROUNDS} done (load ${load()})`);
+    }
+  } finally {
+    await sqlite.close();
+    await postgres.close();
+    await db.drop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+const opMedian = (store: Store, name: OpName, key: 'ms' | 'perS') => median(opFigures[store].map((f) => f[name][key]));
+const opRows = OP_NAMES.map((name) => {
+  const [sl, pl, st, pt] = [
+    opMedian('sqlite', name, 'ms'),
+    opMedian('postgres', name, 'ms'),
+    opMedian('sqlite', name, 'perS'),
+    opMedian('postgres', name, 'perS'),
+  ];
+  return `| ${name} | ${sl.toFixed(2)} ms | ${pl.toFixed(2)} ms | ${(pl / sl).toFixed(1)}x | ${st.toFixed(0)}/s | ${pt.toFixed(0)}/s | ${(pt / st).toFixed(2)}x |`;
+});
+const opSection = [
+  `**Store operations** (step 3: ${OPS} calls of each, in the bench process without the service, medians of ${OP_ROUNDS} rounds alternating the stores; SQLite is a file in WAL mode with its checkpoint thread, PostgreSQL reached over TCP loopback with its default \`synchronous_commit = on\` unless the command says otherwise):`,
+  '',
+  '| operation | SQLite, one at a time | PostgreSQL, one at a time | PostgreSQL / SQLite time | SQLite, 20 at once | PostgreSQL, 20 at once | PostgreSQL / SQLite rate |',
+  '|---|---|---|---|---|---|---|',
+  ...opRows,
+];
+console.log(opSection.join('\n'));
+if (values['ops-only']) process.exit(0);
 
 // ---------------------------------------------------------------- 1: episodes/s
 const rates: Record<Store, number[]> = { sqlite: [], postgres: [] };
@@ -176,6 +304,8 @@ const section = [
   `| median | ${median(rates.sqlite).toFixed(2)}/s | ${median(rates.postgres).toFixed(2)}/s | **${runRatio.toFixed(2)}x** | |`,
   '',
   `Target, PostgreSQL at least 0.7x SQLite on episodes/s: ${runRatio >= 0.7 ? 'met' : 'not met'} (${runRatio.toFixed(2)}x).`,
+  '',
+  ...opSection,
   '',
   `**External actions back to back** (bench/actions.ts as it is, once per store: ${ACTION_EPISODES} external episodes, ${ACTIONS} actions each, the back-to-back phase):`,
   '',
