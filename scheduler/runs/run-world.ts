@@ -4,7 +4,7 @@ import type { EpisodeWorld } from '../../episode-actor/index.js';
 import type { EpisodeRunPayload } from '../../world-worker/index.js';
 import { getArchive } from '../applications/index.js';
 import type { SchedulerDeps } from '../context.js';
-import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';
+import { pinSimulators, simulatorModels, type ScenarioDoc, type WorldVersionDoc } from '../worlds/index.js';
 import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
 
 /**
@@ -18,6 +18,7 @@ export class RunWorld {
   readonly #scenarios: Map<string, ScenarioDoc>;
   readonly #deps: SchedulerDeps;
   #archive: string | null = null;
+  #legacy: Promise<NonNullable<EpisodeRunPayload['simulators']>> | null = null;
 
   private constructor(deps: SchedulerDeps, run: RunDoc, version: WorldVersionDoc, scenarios: ScenarioDoc[]) {
     this.#deps = deps;
@@ -77,12 +78,28 @@ export class RunWorld {
       images: this.version.compiled!.images ?? {},
       scenario: this.scenario(ep.scenario_doc_id).specification,
       profile: { ...profile, label },
+      simulators: await this.#simulators(),
       options: {
         default_stress: this.run.config.default_stress,
         max_episode_cost_usd: await this.#episodeCap(ep),
         external_turn_timeout_ms: this.#deps.config.externalTurnTimeoutMs,
       },
     };
+  }
+
+  /**
+   * The run's pinned customer and judge (docs/runs.md, Pinned simulators). A run stored
+   * before they were pinned gets them resolved once per shard run, as its plan would now.
+   */
+  async #simulators(): Promise<EpisodeRunPayload['simulators']> {
+    if (this.run.simulators) return simulatorModels(this.run.simulators);
+    this.#legacy ??= pinSimulators(
+      this.#deps.config,
+      this.#deps.adapters.store,
+      this.run.project_id,
+      this.version.compiled!.manifest,
+    ).then(simulatorModels);
+    return this.#legacy;
   }
 
   /**

@@ -2,6 +2,7 @@ import { BudgetReached, type PhaseContext } from '../jobs/index.js';
 import { BUILD_WORK, type TrialResult } from '../../world-worker/index.js';
 import type { ScenarioDoc, WorldVersionDoc } from './types.js';
 import type { ValidationInput } from './validation-kind.js';
+import { pinSimulators, simulatorModels } from './simulators.js';
 import { callWorker } from './worker-calls.js';
 
 /** A scenario the validation's model agent did not play, and why. */
@@ -33,6 +34,18 @@ export async function playWithModel(
   if (left !== null && left <= 0)
     return { scenario_id: sc.scenario_id, skipped: `the validation's budget of $${ctx.job.budget_usd} was spent` };
   const { manifest, tools, policies, seed, images } = wv.compiled!;
+  // the customer and judge a run of this version would pin now (docs/runs.md, Pinned simulators)
+  let simulators;
+  try {
+    simulators = simulatorModels(
+      await pinSimulators(ctx.deps.config, ctx.deps.adapters.store, ctx.job.project_id, manifest),
+    );
+  } catch (err) {
+    return {
+      scenario_id: sc.scenario_id,
+      skipped: `the world version's simulators cannot run: ${(err as Error).message}`,
+    };
+  }
   const { trials } = await callWorker(
     ctx,
     BUILD_WORK.trial,
@@ -44,6 +57,7 @@ export async function playWithModel(
         project_id: ctx.job.project_id,
         max_cost_usd: left,
         world: { manifest, tools, policies, seed },
+        simulators,
       },
     },
     wv.source_digest!,
