@@ -64,7 +64,11 @@ export const analysePhase: JobPhase<BuildInput> = {
         if (models.length === 0)
           throw new ServiceError(
             'validation_failed',
-            `world.yaml: file not found in the application source; build with a model (option model) to have a world proposed from the application, or write one (docs/worlds.md)`,
+            'world.yaml: file not found in the application source. Add world.yaml at the root of the source ' +
+              '(name, services with their start command and OpenAPI document, roles with their tools, customer, scenarios), ' +
+              'an OpenAPI document for each service and at least one scenario template under the scenarios glob (docs/worlds.md); ' +
+              'or build with a model (option model: a priced provider model, paid by a model_provider credential of the project) ' +
+              'to have the world written from the source',
           );
         const authored = await authorWorld(ctx, models, source.digest, survey, options.max_repair_rounds);
         analysis = authored.analysis;
