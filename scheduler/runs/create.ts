@@ -64,6 +64,7 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
       episodes: run.episodes,
       shards: run.shard_ids.length,
       starts_at: startsAt,
+      simulators: { customer: plan.simulators.customer.model, judge: plan.simulators.judge.model },
     },
   });
   const jobs = jobsOf(deps);

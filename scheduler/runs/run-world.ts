@@ -1,6 +1,6 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
-import type { EpisodeWorld } from '../../episode-actor/index.js';
+import { SCRIPTED_CUSTOMER_MODEL, type EpisodeWorld } from '../../episode-actor/index.js';
 import type { EpisodeRunPayload } from '../../world-worker/index.js';
 import { getArchive } from '../applications/index.js';
 import type { SchedulerDeps } from '../context.js';
@@ -93,12 +93,16 @@ export class RunWorld {
    */
   async #simulators(): Promise<EpisodeRunPayload['simulators']> {
     if (this.run.simulators) return simulatorModels(this.run.simulators);
-    this.#legacy ??= pinSimulators(
-      this.#deps.config,
-      this.#deps.adapters.store,
-      this.run.project_id,
-      this.version.compiled!.manifest,
-    ).then(simulatorModels);
+    const manifest = this.version.compiled!.manifest;
+    this.#legacy ??= pinSimulators(this.#deps.config, this.#deps.adapters.store, this.run.project_id, manifest).then(
+      simulatorModels,
+      // a model the version names that the project cannot run: the episodes meet it and fail
+      // at set-up saying why, as they did before runs pinned their simulators
+      () => ({
+        customer_model: manifest.customer.simulator?.model ?? SCRIPTED_CUSTOMER_MODEL,
+        judge_model: manifest.judge?.model ?? null,
+      }),
+    );
     return this.#legacy;
   }
 

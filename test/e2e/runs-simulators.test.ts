@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildAndWait } from '../support/builds.js';
+import { buildAndWait, events } from '../support/builds.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import {
   catalogWorkspace,
@@ -89,6 +89,8 @@ describe('runs: pinned customer and judge', function () {
       verdicts.every((j: any) => j.model.startsWith('gpt-4o-mini')),
       JSON.stringify(verdicts),
     ).to.equal(true);
+    const started = (await events(cw.admin, run.run_id)).find((e) => e.type === 'run.started');
+    expect(started.data.simulators).to.deep.equal({ customer: 'builtin:scripted', judge: 'gpt-4o-mini' });
     judged = run.run_id;
   });
 
