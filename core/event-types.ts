@@ -119,6 +119,11 @@ export const EVENT_TYPES = {
       episodes: int('episodes planned'),
       shards: int('shard jobs the run is split into'),
       starts_at: str('when the run waits for quiet hours, the UTC start time', orNull),
+      simulators: {
+        type: 'object',
+        meaning:
+          'the pinned simulators: `{customer, judge}` model chains (`builtin:scripted`; null for no judge; docs/runs.md, Pinned simulators)',
+      },
     },
   },
   'run.finished': {

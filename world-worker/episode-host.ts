@@ -200,8 +200,8 @@ export class EpisodeHost {
       try {
         const deps = { config: this.#opts.config, store: this.#opts.adapters.store };
         policy = await policyFor(p.profile, p.project_id, deps);
-        customer = await customerFor(p.world.manifest, p.project_id, deps);
-        judge = await judgeFor(p.world.manifest, p.project_id, deps);
+        customer = await customerFor(p.world.manifest, p.project_id, deps, p.simulators);
+        judge = await judgeFor(p.world.manifest, p.project_id, deps, p.simulators);
       } catch (err) {
         return this.#notStarted(
           p,

@@ -57,7 +57,19 @@ export interface EpisodeRunPayload {
   images: Record<string, string>;
   scenario: Scenario;
   profile: EpisodeProfile;
+  /**
+   * The customer and judge model chains the run pinned (docs/runs.md, Pinned simulators):
+   * `builtin:scripted` for the scripted customer, a null judge for none. Absent from older
+   * schedulers: the world's manifest, else this worker's defaults.
+   */
+  simulators?: PinnedSimulatorModels;
   options: EpisodeOptions;
+}
+
+/** Model chains of an episode's simulators, as the run pinned them. */
+export interface PinnedSimulatorModels {
+  customer_model: string;
+  judge_model: string | null;
 }
 
 export interface EpisodeTarget {

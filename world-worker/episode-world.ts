@@ -19,7 +19,7 @@ import {
 import { SourceCache } from './builds/index.js';
 import { ApplicationClient, type WorldManifest } from '../world/index.js';
 import type { SandboxHandle, Sandboxes } from './sandboxes/index.js';
-import type { EpisodeRunPayload } from './episode-work.js';
+import type { EpisodeRunPayload, PinnedSimulatorModels } from './episode-work.js';
 
 /** A running copy of an episode's application: its sandbox, a client of it, and where its data lives. */
 export interface EpisodeWorldHandle {
@@ -98,17 +98,19 @@ export class EpisodeWorlds {
 }
 
 /**
- * The customer of an episode: the model customer over the world's customer model chain
- * (`customer.simulator.model` of its manifest, set by the build option `customer_model`),
- * else the server's default (SERVICE_CUSTOMER_MODEL), through the project's model provider;
- * the scripted customer when neither names one, or when the chain is `builtin:scripted`.
+ * The customer of an episode: the model customer over the chain its run pinned (`pinned`,
+ * docs/runs.md, Pinned simulators), through the project's model provider; the scripted
+ * customer when that is `builtin:scripted`. Without a pinned chain (a payload from an older
+ * scheduler): the world's (`customer.simulator.model` of its manifest), else this worker's
+ * default (SERVICE_CUSTOMER_MODEL).
  */
 export async function customerFor(
   manifest: WorldManifest,
   projectId: string,
   deps: { config: Config; store: DocumentStore },
+  pinned?: PinnedSimulatorModels,
 ): Promise<CustomerFactory> {
-  const spec = manifest.customer.simulator?.model ?? deps.config.customerModel;
+  const spec = pinned ? pinned.customer_model : (manifest.customer.simulator?.model ?? deps.config.customerModel);
   if (!spec || spec.trim() === SCRIPTED_CUSTOMER_MODEL) return scriptedCustomer;
   const { apiKey } = await resolveModelApiKey(deps.store, projectId, deps.config);
   const chain = new ModelChain(new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey }), spec, {
@@ -118,16 +120,18 @@ export async function customerFor(
 }
 
 /**
- * The judge of an episode's told and policy checks: the world's judge model chain
- * (`judge.model` of its manifest, set by the build option `judge_model`), else the server's
- * default (SERVICE_JUDGE_MODEL); none when neither names one (strings decide told checks).
+ * The judge of an episode's told and policy checks: the chain its run pinned (`pinned`;
+ * null: no judge, strings decide told checks). Without a pinned chain (an older
+ * scheduler's payload): the world's (`judge.model` of its manifest), else this worker's
+ * default (SERVICE_JUDGE_MODEL).
  */
 export async function judgeFor(
   manifest: WorldManifest,
   projectId: string,
   deps: { config: Config; store: DocumentStore },
+  pinned?: PinnedSimulatorModels,
 ): Promise<Judge | null> {
-  const spec = manifest.judge?.model ?? deps.config.judgeModel;
+  const spec = pinned ? pinned.judge_model : (manifest.judge?.model ?? deps.config.judgeModel);
   if (!spec) return null;
   const { apiKey } = await resolveModelApiKey(deps.store, projectId, deps.config);
   const chain = new ModelChain(new OpenAiModelClient({ baseUrl: deps.config.openaiBaseUrl, apiKey }), spec, {

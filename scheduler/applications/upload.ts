@@ -19,8 +19,10 @@ export function schedulerSourceCache(deps: SchedulerDeps): SourceCache {
 /**
  * Accepts a source archive: refuses it beyond SERVICE_MAX_UPLOAD_BYTES (413), when it is
  * not gzip (415) or not tar (400), or when an entry could escape the folder it is unpacked
- * in or world.yaml is missing (422); otherwise unpacks it safely, digests the source, keeps
- * the archive under that digest and records it on the application.
+ * in or it holds no file (422); otherwise unpacks it safely, digests the source, keeps the
+ * archive under that digest and records it on the application. An archive without
+ * world.yaml is an application's plain source: a build with a model writes its world
+ * (docs/worlds.md, From an application), and one without a model says what to add.
  *
  * A world bundle (a .tar.gz from `GET /v1/world-versions/{id}/bundle`) is an import: its
  * `source.tar.gz` is the source, and its image archives, when the installation runs

@@ -3,7 +3,14 @@ import { conflict } from '../../core/index.js';
 import type { DocumentStore } from '../../core/index.js';
 import { ok, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { requirePrincipal } from '../../core/index.js';
-import { pinScenarios, scenarioSetHash, type PinnedScenario, type ScenarioDoc } from '../worlds/index.js';
+import {
+  describeSimulators,
+  pinScenarios,
+  scenarioSetHash,
+  simulatorDifference,
+  type PinnedScenario,
+  type ScenarioDoc,
+} from '../worlds/index.js';
 import { pairedTest } from './statistics.js';
 import { computeSummary, finalAttempts, runEpisodes } from './summary.js';
 import { countsAgainstAgent } from './summary-stats.js';
@@ -140,6 +147,46 @@ export function splitScenarioSets(
 }
 
 /**
+ * The simulators part of a comparison (docs/runs.md, Compare): two runs whose customer or
+ * judge models differ are refused (409), since their rewards were given by different
+ * simulated customers or judges; runs whose models agree and whose prices differ are
+ * compared and flagged (`same: false`, `difference: "prices"`, `note`); a run stored before
+ * simulators were pinned is flagged as unknown (`same: null`).
+ */
+function compareSimulators(a: RunDoc, b: RunDoc | null): Record<string, unknown> {
+  const sa = a.simulators ?? null;
+  if (!b) return sa ? { same: true, customer: sa.customer, judge: sa.judge } : { same: true };
+  const sb = b.simulators ?? null;
+  const byRun = { [a._id]: sa, [b._id]: sb };
+  if (!sa || !sb) {
+    const old = [sa ? null : a._id, sb ? null : b._id].filter(Boolean).join(' and ');
+    return {
+      same: null,
+      difference: 'unknown',
+      by_run: byRun,
+      note: `run ${old} was stored before runs pinned their customer and judge, so whether both runs met the same simulators is not known`,
+    };
+  }
+  const diff = simulatorDifference(sa, sb);
+  if (diff === 'models') {
+    throw conflict(
+      `runs ${a._id} and ${b._id} used different simulators (${a._id}: ${describeSimulators(sa)}; ${b._id}: ${describeSimulators(sb)}); ` +
+        'rewards given by different simulated customers or judges are not comparable: compare runs with the same customer and judge, or the profiles within one run',
+    );
+  }
+  if (diff === 'prices')
+    return {
+      same: false,
+      difference: 'prices',
+      customer: sa.customer,
+      judge: sa.judge,
+      by_run: byRun,
+      note: "both runs used the same customer and judge models at different prices: rewards compare, the simulators' costs do not",
+    };
+  return { same: true, customer: sa.customer, judge: sa.judge };
+}
+
+/**
  * GET /v1/compare: one run's profiles side by side, or two runs on the same world content
  * (`world_content_hash`, else 409). Runs on different pinned scenario sets are compared over
  * the scenarios both ran with equal digests; `scenario_set` names the ones left out (docs/runs.md,
@@ -160,6 +207,7 @@ export const compareRuns: OperationHandler = async (ctx, deps: SchedulerDeps) =>
         'only runs on the same pinned world version can be compared, or compare the profiles within one run',
     );
   }
+  const simulators = compareSimulators(a, b);
   const epA = await runEpisodes(store, a._id);
   const epB = b ? await runEpisodes(store, b._id) : [];
   const setA = await runScenarioSet(store, a, epA);
@@ -212,6 +260,7 @@ export const compareRuns: OperationHandler = async (ctx, deps: SchedulerDeps) =>
     world_version_id: a.world_version_id,
     world_content_hash: a.world_content_hash,
     scenario_set: scenarioSet,
+    simulators,
     runs,
     comparisons,
     ...(b && b.world_version_id !== a.world_version_id

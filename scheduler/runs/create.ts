@@ -45,7 +45,10 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
   const p = requirePrincipal(ctx);
   const plan = await planRun(deps, p.projectId, body<EvaluationBody>(ctx));
   const slots = slotsOf(plan, plan.config.repeats);
-  const spends = plan.profiles.some((pr) => pr.driver === 'llm' && !(pr.model ?? '').startsWith('builtin:'));
+  const spends =
+    plan.profiles.some((pr) => pr.driver === 'llm' && !(pr.model ?? '').startsWith('builtin:')) ||
+    plan.simulators.customer.prices.length > 0 ||
+    plan.simulators.judge.prices.length > 0;
   await checkRunAllowed(deps.adapters.store, p.projectId, slots.length);
   if (spends) await assertAllowanceLeft(deps, p.organizationId);
   const startsAt = await runStartTime(deps.adapters.store, p.projectId, deps.config.quietHoursUtc);
@@ -61,6 +64,7 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
       episodes: run.episodes,
       shards: run.shard_ids.length,
       starts_at: startsAt,
+      simulators: { customer: plan.simulators.customer.model, judge: plan.simulators.judge.model },
     },
   });
   const jobs = jobsOf(deps);
@@ -110,6 +114,7 @@ async function storeRun(
     world_version_id: wv._id,
     world_content_hash: wv.world_content_hash!,
     profiles: plan.profiles,
+    simulators: plan.simulators,
     job_id: newId('job'),
     shard_ids: shardIds,
     episodes: slots.length,

@@ -7,7 +7,13 @@ import type { Split } from '../../world/index.js';
 import { assertSomeWorkerRuns, codeOfVersion } from '../code-trust.js';
 import type { SchedulerDeps } from '../context.js';
 import { loadProfile, profileLabel } from '../profiles/index.js';
-import { loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from '../worlds/index.js';
+import {
+  loadWorldVersion,
+  pinSimulators,
+  type RunSimulators,
+  type ScenarioDoc,
+  type WorldVersionDoc,
+} from '../worlds/index.js';
 import type { RunConfig, RunProfile } from './types.js';
 
 /** Largest number of episodes one run may plan. */
@@ -31,6 +37,8 @@ export interface RunPlan {
   worldVersion: WorldVersionDoc;
   profiles: RunProfile[];
   scenarios: ScenarioDoc[];
+  /** The customer and judge every episode uses, with their prices (pinSimulators). */
+  simulators: RunSimulators;
 }
 
 /**
@@ -42,7 +50,9 @@ export interface RunPlan {
  * - `scenario_ids` (doc ids or scenario names of the version) are scenarios of that world
  *   version and approved (422 naming each wrong item); without them, the approved
  *   scenarios of `splits` (422 when there are none);
- * - scenarios x profiles x repeats stays within MAX_RUN_EPISODES (422).
+ * - scenarios x profiles x repeats stays within MAX_RUN_EPISODES (422);
+ * - the world version's customer and judge can run for the project (422 on
+ *   `world_version_id`: a model without a usable credential or a price), and are pinned.
  */
 export async function planRun(deps: SchedulerDeps, projectId: string, b: EvaluationBody): Promise<RunPlan> {
   const store = deps.adapters.store;
@@ -70,6 +80,7 @@ export async function planRun(deps: SchedulerDeps, projectId: string, b: Evaluat
   }
   // the code the version pinned when it was built, whatever its application holds now
   await assertSomeWorkerRuns(deps, codeOfVersion(worldVersion));
+  const simulators = await pinSimulators(deps.config, store, projectId, worldVersion.compiled.manifest);
   const profiles = await pinProfiles(deps, projectId, config.profile_ids);
   const scenarios = config.scenario_ids
     ? await chosenScenarios(store, worldVersion, config.scenario_ids)
@@ -81,7 +92,7 @@ export async function planRun(deps: SchedulerDeps, projectId: string, b: Evaluat
       `the run would hold ${episodes} episodes (${scenarios.length} scenarios x ${profiles.length} profiles x ${config.repeats} repeats); at most ${MAX_RUN_EPISODES} fit in one run`,
     );
   }
-  return { config, worldVersion, profiles, scenarios };
+  return { config, worldVersion, profiles, scenarios, simulators };
 }
 
 async function pinProfiles(deps: SchedulerDeps, projectId: string, ids: string[]): Promise<RunProfile[]> {

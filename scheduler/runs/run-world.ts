@@ -1,11 +1,11 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
-import type { EpisodeWorld } from '../../episode-actor/index.js';
+import { SCRIPTED_CUSTOMER_MODEL, type EpisodeWorld } from '../../episode-actor/index.js';
 import type { CodeRef, EpisodeRunPayload, SourceTrust } from '../../world-worker/index.js';
 import { codeOfVersion, codeTrust } from '../code-trust.js';
 import { getArchive } from '../applications/index.js';
 import type { SchedulerDeps } from '../context.js';
-import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';
+import { pinSimulators, simulatorModels, type ScenarioDoc, type WorldVersionDoc } from '../worlds/index.js';
 import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
 
 /**
@@ -22,6 +22,7 @@ export class RunWorld {
   readonly #scenarios: Map<string, ScenarioDoc>;
   readonly #deps: SchedulerDeps;
   #archive: string | null = null;
+  #legacy: Promise<NonNullable<EpisodeRunPayload['simulators']>> | null = null;
 
   private constructor(
     deps: SchedulerDeps,
@@ -93,12 +94,32 @@ export class RunWorld {
       images: this.version.compiled!.images ?? {},
       scenario: this.scenario(ep.scenario_doc_id).specification,
       profile: { ...profile, label },
+      simulators: await this.#simulators(),
       options: {
         default_stress: this.run.config.default_stress,
         max_episode_cost_usd: await this.#episodeCap(ep),
         external_turn_timeout_ms: this.#deps.config.externalTurnTimeoutMs,
       },
     };
+  }
+
+  /**
+   * The run's pinned customer and judge (docs/runs.md, Pinned simulators). A run stored
+   * before they were pinned gets them resolved once per shard run, as its plan would now.
+   */
+  async #simulators(): Promise<EpisodeRunPayload['simulators']> {
+    if (this.run.simulators) return simulatorModels(this.run.simulators);
+    const manifest = this.version.compiled!.manifest;
+    this.#legacy ??= pinSimulators(this.#deps.config, this.#deps.adapters.store, this.run.project_id, manifest).then(
+      simulatorModels,
+      // a model the version names that the project cannot run: the episodes meet it and fail
+      // at set-up saying why, as they did before runs pinned their simulators
+      () => ({
+        customer_model: manifest.customer.simulator?.model ?? SCRIPTED_CUSTOMER_MODEL,
+        judge_model: manifest.judge?.model ?? null,
+      }),
+    );
+    return this.#legacy;
   }
 
   /**

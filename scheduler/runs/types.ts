@@ -1,7 +1,7 @@
 import type { Doc } from '../../core/index.js';
 import type { CostBreakdown, EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
-import type { PinnedScenario } from '../worlds/index.js';
+import type { PinnedScenario, RunSimulators } from '../worlds/index.js';
 import type { BlockStatistics, ScenarioCounts } from './summary-stats.js';
 
 /**
@@ -43,6 +43,12 @@ export interface RunDoc extends Doc {
   world_version_id: string;
   world_content_hash: string;
   profiles: RunProfile[];
+  /**
+   * The customer and judge models every episode of the run uses, with their prices, pinned
+   * when the run was created (docs/runs.md, Pinned simulators). Absent on runs stored before
+   * simulators were pinned: their episodes used each worker's defaults.
+   */
+  simulators?: RunSimulators;
   /** The coordinator job (`job_id` of the start answer). */
   job_id: string;
   shard_ids: string[];

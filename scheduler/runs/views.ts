@@ -22,6 +22,7 @@ export function runView(run: RunDoc, summary: RunSummary = run.summary): Record<
     world_version_id: run.world_version_id,
     world_content_hash: run.world_content_hash,
     profiles: run.profiles.map((p) => ({ id: p.id, label: p.label, driver: p.driver, model: p.model })),
+    simulators: run.simulators ?? null,
     job_id: run.job_id,
     shard_ids: run.shard_ids,
     episodes: run.episodes,

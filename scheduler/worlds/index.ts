@@ -29,6 +29,16 @@ export {
   type WorldVersionStatus,
 } from './types.js';
 export type { BuildInput, BuildState } from './build-state.js';
+export {
+  describeSimulators,
+  pinSimulators,
+  simulatorDifference,
+  simulatorModels,
+  type PinnedPrice,
+  type PinnedSimulator,
+  type RunSimulators,
+  type SimulatorModels,
+} from './simulators.js';
 
 /** The job kinds of this area, for `startJobEngine`. */
 export const worldJobKinds: readonly JobKind[] = [worldBuildKind, worldValidationKind];

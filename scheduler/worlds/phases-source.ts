@@ -1,12 +1,13 @@
 import { ServiceError } from '../../core/index.js';
-import { deriveTools, type AppTool } from '../../world/index.js';
+import { deriveTools, type AppTool, type WorldManifest } from '../../world/index.js';
 import { BUILD_WORK, type FetchAnswer, type FetchPayload } from '../../world-worker/index.js';
 import { getArchive, putArchive } from '../applications/index.js';
-import { describeFailure, type JobPhase } from '../jobs/index.js';
+import { describeFailure, type JobPhase, type PhaseContext } from '../jobs/index.js';
 import { need, type BuildInput, type BuildState } from './build-state.js';
 import { codeOfSource, originOf } from '../code-trust.js';
 import { callWorker } from './worker-calls.js';
 import { authorWorld } from './authoring.js';
+import { runnableServerDefaults } from './simulators.js';
 import { isBuiltinModel, parseModelChain } from '../../core/index.js';
 
 /**
@@ -66,7 +67,11 @@ export const analysePhase: JobPhase<BuildInput> = {
         if (models.length === 0)
           throw new ServiceError(
             'validation_failed',
-            `world.yaml: file not found in the application source; build with a model (option model) to have a world proposed from the application, or write one (docs/worlds.md)`,
+            'world.yaml: file not found in the application source. Add world.yaml at the root of the source ' +
+              '(name, services with their start command and OpenAPI document, roles with their tools, customer, scenarios), ' +
+              'an OpenAPI document for each service and at least one scenario template under the scenarios glob (docs/worlds.md); ' +
+              'or build with a model (option model: a priced provider model, paid by a model_provider credential of the project) ' +
+              'to have the world written from the source',
           );
         const authored = await authorWorld(ctx, models, codeOfSource(source), survey, options.max_repair_rounds);
         analysis = authored.analysis;
@@ -97,6 +102,7 @@ export const analysePhase: JobPhase<BuildInput> = {
         },
       };
     }
+    analysis = { ...analysis, manifest: await pinDefaultSimulators(ctx, analysis.manifest) };
     await ctx.save({ analysis });
     await ctx.emit(
       'job.progress',
@@ -110,6 +116,21 @@ export const analysePhase: JobPhase<BuildInput> = {
     );
   },
 };
+
+/**
+ * The server's default customer and judge (SERVICE_CUSTOMER_MODEL, SERVICE_JUDGE_MODEL),
+ * when set and runnable for the project, written into a manifest that names none: so the
+ * version's content hash and its runs carry them, and a later change of the server's
+ * settings does not change what the version's episodes meet (docs/runs.md, Pinned simulators).
+ */
+async function pinDefaultSimulators(ctx: PhaseContext<BuildInput>, manifest: WorldManifest): Promise<WorldManifest> {
+  const defaults = await runnableServerDefaults(ctx.deps.config, ctx.deps.adapters.store, ctx.job.project_id);
+  let out = manifest;
+  if (!out.judge?.model && defaults.judge) out = { ...out, judge: { model: defaults.judge } };
+  if (!out.customer.simulator?.model && defaults.customer)
+    out = { ...out, customer: { ...out.customer, simulator: { model: defaults.customer } } };
+  return out;
+}
 
 /** derive_tools: one tool per OpenAPI operation of every service (docs/worlds.md, Tools). */
 export const deriveToolsPhase: JobPhase<BuildInput> = {

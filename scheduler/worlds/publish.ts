@@ -64,6 +64,8 @@ export function manifestView(manifest: WorldManifest, tools: AppTool[], policies
     })),
     roles: manifest.roles,
     customer: manifest.customer,
+    // the judge the version pinned (world.yaml, the build's judge_model or the server's default)
+    ...(manifest.judge ? { judge: manifest.judge } : {}),
     policies,
     tools: tools.map((t) => ({
       name: t.name,

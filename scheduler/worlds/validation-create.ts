@@ -112,17 +112,58 @@ interface ValidateBody {
   budget_usd?: number;
 }
 
+/** Where a validation's model agent came from (the 202 answer's `model_from`). */
+type ModelFrom = 'request' | 'server_validation_model' | 'world_version' | 'server_default_model' | null;
+
 /**
- * The model agent of a validation: the request's `model` (null: none), else the server's
- * SERVICE_VALIDATION_MODEL when the project has a usable model credential. A named chain
- * must be provider models with prices and the project's credential (422 on `model`).
+ * The model agent of a validation: the request's `model` (null: none); absent, the first
+ * model configured for the project that can play without the key: the server's
+ * SERVICE_VALIDATION_MODEL, else the model the version was built with, its judge, its
+ * customer, else the server's SERVICE_DEFAULT_MODEL, each when a provider chain with prices
+ * and the project has a usable model credential (without one the validation runs without a
+ * model agent). A named chain must be provider models with prices and the project's
+ * credential (422 on `model`).
  */
-async function validationModel(deps: SchedulerDeps, projectId: string, b: ValidateBody): Promise<string | null> {
-  if (b.model === null) return null;
+async function validationModel(
+  deps: SchedulerDeps,
+  projectId: string,
+  b: ValidateBody,
+  wv: WorldVersionDoc,
+): Promise<{ model: string | null; from: ModelFrom }> {
+  if (b.model === null) return { model: null, from: null };
   const asked = b.model !== undefined;
   if (asked && !b.model!.trim()) throw invalid('model', 'names no model');
-  const spec = asked ? b.model!.trim() : deps.config.validationModel;
-  if (!spec) return null;
+  const prices = priceTable(deps.config.modelPricesFile);
+  if (!asked) {
+    const manifest = wv.compiled?.manifest;
+    const candidates: Array<[string | null | undefined, Exclude<ModelFrom, 'request' | null>]> = [
+      [deps.config.validationModel, 'server_validation_model'],
+      [wv.options?.model, 'world_version'],
+      [manifest?.judge?.model, 'world_version'],
+      [manifest?.customer.simulator?.model, 'world_version'],
+      [deps.config.defaultModel, 'server_default_model'],
+    ];
+    const playable = (spec: string | null | undefined): string[] | null => {
+      if (!spec?.trim()) return null;
+      let chain: string[];
+      try {
+        chain = parseModelChain(spec);
+      } catch {
+        return null;
+      }
+      return chain.length > 0 && !chain.some(isBuiltinModel) && chain.every((m) => prices.has(m)) ? chain : null;
+    };
+    const found = candidates.map(([spec, from]) => [playable(spec), from] as const).find(([chain]) => chain);
+    if (!found) return { model: null, from: null };
+    try {
+      await resolveModelApiKey(deps.adapters.store, projectId, deps.config);
+    } catch {
+      // a configured model needs the project's own credential; without one the validation runs without it
+      return { model: null, from: null };
+    }
+    return { model: found[0]!.join(','), from: found[1] };
+  }
+  const spec = b.model!.trim();
   let chain: string[];
   try {
     chain = parseModelChain(spec);
@@ -134,22 +175,21 @@ async function validationModel(deps: SchedulerDeps, projectId: string, b: Valida
       'model',
       `the model agent plays without the answer key through a model provider; built-in agents (${chain.filter(isBuiltinModel).join(', ')}) already run in every validation`,
     );
-  const unpriced = chain.find((m) => !priceTable(deps.config.modelPricesFile).has(m));
+  const unpriced = chain.find((m) => !prices.has(m));
   if (unpriced !== undefined)
     throw invalid('model', `"${unpriced}" has no price in the price file; the operator adds it to MODEL_PRICES_FILE`);
   try {
     await resolveModelApiKey(deps.adapters.store, projectId, deps.config);
   } catch (err) {
-    // the server's default needs the project's own credential; without one the validation runs without it
-    if (!asked) return null;
     throw invalid('model', `${spec} needs a model endpoint, and none is usable: ${(err as Error).message}`);
   }
-  return chain.join(',');
+  return { model: chain.join(','), from: 'request' };
 }
 
 /**
  * POST /v1/world-versions/{wv_id}/validate: replays every approved or waiting scenario and
- * withdraws unfair ones; with a model agent (body `model`, or SERVICE_VALIDATION_MODEL) it
+ * withdraws unfair ones; with a model agent (body `model`, else by default the model
+ * configured for the project: validationModel) it
  * also plays each fair scenario without the answer key and flags those it could not solve
  * (docs/scoring.md, The model agent). A model agent spends: refused with 402 when the
  * organization's monthly allowance is used up, and the job's budget is `budget_usd` or
@@ -162,7 +202,7 @@ export const validateWorldVersion: OperationHandler = async (ctx, deps) => {
   const wv = await loadWorldVersion(store, p.projectId, param(ctx, 'wv_id'));
   published(wv);
   await assertSomeWorkerRuns(deps, codeOfVersion(wv));
-  const model = await validationModel(deps, p.projectId, b);
+  const { model, from } = await validationModel(deps, p.projectId, b, wv);
   let budget = b.budget_usd ?? null;
   if (model) {
     await assertAllowanceLeft(deps, p.organizationId);
@@ -186,5 +226,12 @@ export const validateWorldVersion: OperationHandler = async (ctx, deps) => {
     input,
     ...(budget !== null ? { budgetUsd: budget } : {}),
   });
-  return accepted({ job_id: job._id, world_version_id: wv._id, scenarios: docs.length, model, budget_usd: budget });
+  return accepted({
+    job_id: job._id,
+    world_version_id: wv._id,
+    scenarios: docs.length,
+    model,
+    model_from: from,
+    budget_usd: budget,
+  });
 };

@@ -158,7 +158,7 @@ export const worldValidationKind: JobKind<ValidationInput> = {
         const { verdicts = {}, trials = {}, model_trials = {} } = ctx.checkpoint<ValidationState>();
         const store = ctx.deps.adapters.store;
         const withdrawn: Array<{ scenario_id: string; reasons: string[] }> = [];
-        const unsolved: Array<{ scenario_id: string; reason: string }> = [];
+        const unsolved: UnsolvedForReview[] = [];
         const outcome: Array<{ id: string; scenario_id: string; status: ScenarioStatus }> = [];
         for (const id of scenario_ids) {
           const sc = await store.get<ScenarioDoc>(Collections.scenarios, id);
@@ -175,7 +175,8 @@ export const worldValidationKind: JobKind<ValidationInput> = {
           // flagged, not withdrawn: a model's failure does not prove the scenario unfair
           const modelTried = reasons.length === 0 ? model_trials[id] : undefined;
           const unsolvedReason = unsolvedWithoutKey(modelTried);
-          if (unsolvedReason) unsolved.push({ scenario_id: sc.scenario_id, reason: unsolvedReason });
+          if (unsolvedReason && modelTried && trial)
+            unsolved.push(forReview(sc.scenario_id, unsolvedReason, modelTried as TrialResult, trial));
           const report = {
             ...reportOf(verdict, trial ? { agent_trial: { ...trial } } : {}),
             ...modelReport(modelTried),
@@ -217,6 +218,30 @@ export const worldValidationKind: JobKind<ValidationInput> = {
     },
   ],
 };
+
+/**
+ * A scenario no agent without the answer key solved, listed for the owner's review: why, the
+ * model agent's transcript and result, and beside it the reference agent's result (which
+ * solved it with the key) with its transcript (docs/scoring.md, The model agent).
+ */
+interface UnsolvedForReview {
+  scenario_id: string;
+  reason: string;
+  transcript: TrialResult['transcript'] | null;
+  model_agent: Omit<TrialResult, 'transcript'>;
+  reference_agent: Omit<TrialResult, 'transcript'> & { transcript: TrialResult['transcript'] | null };
+}
+
+function forReview(scenarioId: string, reason: string, model: TrialResult, reference: TrialResult): UnsolvedForReview {
+  const { transcript, ...modelResult } = model;
+  return {
+    scenario_id: scenarioId,
+    reason,
+    transcript: transcript ?? null,
+    model_agent: modelResult,
+    reference_agent: { ...reference, transcript: reference.transcript ?? null },
+  };
+}
 
 /**
  * The model agent's try of a scenario the reference agent completed (validation-model.ts),

@@ -3,6 +3,7 @@ import { BUILD_WORK, type TrialResult } from '../../world-worker/index.js';
 import type { ScenarioDoc, WorldVersionDoc } from './types.js';
 import type { ValidationInput } from './validation-kind.js';
 import { codeOfVersion } from '../code-trust.js';
+import { pinSimulators, simulatorModels } from './simulators.js';
 import { callWorker } from './worker-calls.js';
 
 /** A scenario the validation's model agent did not play, and why. */
@@ -34,6 +35,18 @@ export async function playWithModel(
   if (left !== null && left <= 0)
     return { scenario_id: sc.scenario_id, skipped: `the validation's budget of $${ctx.job.budget_usd} was spent` };
   const { manifest, tools, policies, seed, images } = wv.compiled!;
+  // the customer and judge a run of this version would pin now (docs/runs.md, Pinned simulators)
+  let simulators;
+  try {
+    simulators = simulatorModels(
+      await pinSimulators(ctx.deps.config, ctx.deps.adapters.store, ctx.job.project_id, manifest),
+    );
+  } catch (err) {
+    return {
+      scenario_id: sc.scenario_id,
+      skipped: `the world version's simulators cannot run: ${(err as Error).message}`,
+    };
+  }
   const { trials } = await callWorker(
     ctx,
     BUILD_WORK.trial,
@@ -45,6 +58,7 @@ export async function playWithModel(
         project_id: ctx.job.project_id,
         max_cost_usd: left,
         world: { manifest, tools, policies, seed },
+        simulators,
       },
     },
     codeOfVersion(wv),

@@ -99,7 +99,7 @@ describe('applications: source archive upload (multipart part "file", .tar.gz)',
     ],
     ['a device file', [WORLD, { path: 'null', type: 'CharacterDevice' }], /CharacterDevice/],
     ['a FIFO', [WORLD, { path: 'pipe', type: 'FIFO' }], /FIFO/],
-    ['no world.yaml', [{ path: 'readme.md', body: 'hello' }], /no world\.yaml/],
+    ['an archive holding no file', [{ path: 'empty', type: 'Directory' }], /holds no files/],
   ];
   for (const [what, entries, why] of hostile) {
     it(`422 for ${what}, and nothing is written`, async () => {
@@ -116,6 +116,21 @@ describe('applications: source archive upload (multipart part "file", .tar.gz)',
       expect((await admin.get(`/v1/applications/${appId}`)).body.source_digest).to.equal(shopDigest);
     });
   }
+
+  it('accepts a source without world.yaml (a build with a model writes its world), from its root or one top folder', async () => {
+    const id = (await admin.post('/v1/applications', { name: 'plain source', source: { kind: 'upload' } })).body.id;
+    const files = [
+      { path: 'package.json', body: '{"scripts":{"start":"node server.mjs"}}' },
+      { path: 'server.mjs', body: 'export {};' },
+    ];
+    const flat = await uploadSource(t.url, key, id, rawTarGz(files));
+    expect(flat.status, JSON.stringify(flat.body)).to.equal(201);
+    expect(flat.body.file_count).to.equal(2);
+    const nested = await uploadSource(t.url, key, id, rawTarGz(files.map((f) => ({ ...f, path: `myapp/${f.path}` }))));
+    expect(nested.status).to.equal(201);
+    expect(nested.body.source_digest).to.equal(flat.body.source_digest);
+    expect((await admin.get(`/v1/applications/${id}`)).body).to.include({ source_digest: flat.body.source_digest });
+  });
 
   it('409 when the application does not take uploads; 404 for a foreign application', async () => {
     const git = await admin.post('/v1/applications', {

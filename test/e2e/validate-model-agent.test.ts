@@ -11,7 +11,7 @@ import {
   type ScriptedReply,
 } from '../support/model-server.js';
 import { catalogWorkspace, type CatalogWorkspace } from '../support/runs.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { client, startTestService, type TestService } from '../support/service.js';
 import { catalogApp } from '../support/sources.js';
 
 const template = (name: string): any =>
@@ -154,10 +154,11 @@ describe('validate: the model agent without the answer key', function () {
     expect(models.requests).to.have.length(0);
   });
 
-  it('plays each fair scenario without the key, charges its spend, and flags the one it could not solve', async () => {
-    const r = await validate({ model: 'gpt-4o-mini', budget_usd: 5 });
+  it('by default plays each fair scenario without the key, charges its spend, and lists the one it could not solve for review', async () => {
+    // no model named: the project has a model credential now, so the configured model plays by default
+    const r = await validate({ budget_usd: 5 });
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
-    expect(r.body).to.include({ model: 'gpt-4o-mini', scenarios: 2 });
+    expect(r.body).to.include({ model: 'gpt-4o-mini', model_from: 'server_validation_model', scenarios: 2 });
     const job = await waitJob(cw.admin, r.body.job_id);
     expect(job.status, JSON.stringify(job.error)).to.equal('succeeded');
 
@@ -179,6 +180,22 @@ describe('validate: the model agent without the answer key', function () {
     );
     expect(cancel.validation_report.agent_trial).to.include({ agent: 'builtin:reference', success: true });
     expect(job.result.unsolved_without_key.map((u: any) => u.scenario_id)).to.deep.equal([cancel.scenario_id]);
+    // listed for review: the keyless agent's transcript and result, beside the reference agent's
+    const review = job.result.unsolved_without_key[0];
+    expect(review.reason).to.equal(cancel.validation_report.unsolved_reason);
+    expect(review.model_agent).to.include({ agent: 'gpt-4o-mini', success: false, termination: 'completed' });
+    expect(review.transcript.map((x: any) => x.kind)).to.include.members(['message', 'action']);
+    expect(review.transcript.find((x: any) => x.kind === 'message').from).to.equal('customer');
+    expect(review.transcript.filter((x: any) => x.kind === 'action').map((x: any) => x.tool)).to.deep.equal([
+      'complete',
+    ]);
+    expect(review.reference_agent).to.include({ agent: 'builtin:reference', success: true });
+    const refTools = review.reference_agent.transcript.filter((x: any) => x.kind === 'action').map((x: any) => x.tool);
+    expect(refTools).to.include('cancel_order');
+    expect(refTools[refTools.length - 1]).to.equal('complete');
+    expect(cancel.validation_report.model_trial.transcript).to.deep.equal(review.transcript);
+    const last = (await cw.admin.get(`/v1/world-versions/${wv}`)).body.validation_report.last_validation;
+    expect(last.unsolved_without_key[0].transcript).to.deep.equal(review.transcript);
     expect(job.result.withdrawn).to.deep.equal([]);
 
     // the spend: every model call at the price the pricing page lists, on the job and the usage
@@ -228,5 +245,53 @@ describe('validate: the model agent without the answer key', function () {
     expect(reports.map((x) => x.unsolved_without_key)).to.deep.equal([null, null]);
     expect(job.result).to.include({ model_played: 1, model_skipped: 1 });
     expect(job.result.unsolved_without_key).to.deep.equal([]);
+  });
+});
+
+/**
+ * Without SERVICE_VALIDATION_MODEL, the model configured for the project plays by default:
+ * here the judge its world version pinned (the server's SERVICE_JUDGE_MODEL, pinned by the
+ * build because the project has a model credential).
+ */
+describe('validate: the model configured for the project plays by default', function () {
+  this.timeout(900_000);
+  let t: TestService;
+  let models: ModelServer;
+  let cw: CatalogWorkspace;
+  const KEY = 'CRUCIBLE_TEST_VALIDATE_PROJECT_MODEL_KEY';
+
+  before(async () => {
+    models = await startModelServer((b) => frontlineModel(b));
+    process.env[KEY] = 'sk-project-model';
+    t = await startTestService({ OPENAI_BASE_URL: models.baseUrl, SERVICE_JUDGE_MODEL: 'gpt-4o-mini' });
+    const ws = await t.workspace('Project model');
+    const c = client(t.url, ws.key);
+    const made = await c.post('/v1/credentials', { name: 'provider', kind: 'model_provider', env_var: KEY });
+    expect(made.status).to.equal(201);
+    cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 1, workspace: ws });
+  });
+  after(async () => {
+    await t?.close();
+    await models?.close();
+    delete process.env[KEY];
+  });
+
+  it('names the world version judge as the model agent, runs it, and a null model still turns it off', async () => {
+    const wv = cw.worlds.get('shop-support')!;
+    expect((await cw.admin.get(`/v1/world-versions/${wv}`)).body.manifest.judge).to.deep.equal({
+      model: 'gpt-4o-mini',
+    });
+    const off = await cw.admin.post(`/v1/world-versions/${wv}/validate`, { model: null });
+    expect(off.body).to.include({ model: null, model_from: null });
+    expect((await waitJob(cw.admin, off.body.job_id)).status).to.equal('succeeded');
+    expect(models.requests).to.have.length(0);
+    const r = await cw.admin.post(`/v1/world-versions/${wv}/validate`, { budget_usd: 1 });
+    expect(r.status, JSON.stringify(r.body)).to.equal(202);
+    expect(r.body).to.include({ model: 'gpt-4o-mini', model_from: 'world_version' });
+    const job = await waitJob(cw.admin, r.body.job_id);
+    expect(job.status, JSON.stringify(job.error)).to.equal('succeeded');
+    expect(job.result.model).to.equal('gpt-4o-mini');
+    expect(job.result.model_played + job.result.model_skipped).to.be.greaterThan(0);
+    expect(models.requests.length).to.be.greaterThan(0);
   });
 });

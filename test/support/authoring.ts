@@ -12,6 +12,8 @@ export const NOTES_FIXTURE = path.resolve(import.meta.dirname, '../fixtures/note
 export interface AuthoringSetup {
   t: TestService;
   admin: ReturnType<typeof client>;
+  /** The workspace's API key (for raw requests such as source uploads). */
+  key: string;
   model: ModelServer;
   appId: string;
   close(): Promise<void>;
@@ -26,6 +28,7 @@ export async function startAuthoring(
   reply: (body: ChatRequestBody) => ScriptedReply,
   keyVar: string,
   workspace: string,
+  env: Record<string, string> = {},
 ): Promise<AuthoringSetup> {
   const model = await startModelServer(reply);
   const roots = mkdtempSync(path.join(tmpdir(), 'crucible-authoring-'));
@@ -37,6 +40,7 @@ export async function startAuthoring(
     OPENAI_BASE_URL: model.baseUrl,
     MODEL_PRICES_FILE: prices,
     SERVICE_SOURCE_ROOTS: roots,
+    ...env,
   });
   const ws = await t.workspace(workspace);
   await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
@@ -47,6 +51,7 @@ export async function startAuthoring(
   return {
     t,
     admin,
+    key: ws.key,
     model,
     appId,
     async close() {

@@ -24,9 +24,9 @@ export interface CatalogWorkspace {
  */
 export async function catalogWorkspace(
   t: TestService,
-  opts: { apps?: string[]; scenarioTarget?: number; name?: string } = {},
+  opts: { apps?: string[]; scenarioTarget?: number; name?: string; workspace?: CatalogWorkspace['ws'] } = {},
 ): Promise<CatalogWorkspace> {
-  const ws = await t.workspace(opts.name);
+  const ws = opts.workspace ?? (await t.workspace(opts.name));
   await t.svc.adapters.store.update(Collections.organizations, ws.organizationId, { plan_override: 'team' });
   const admin = client(t.url, ws.key);
   const imported = await admin.post('/v1/applications/import-catalog');

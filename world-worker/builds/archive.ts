@@ -17,8 +17,8 @@ export interface ArchiveSummary {
   entries: number;
   unpackedBytes: number;
   /**
-   * Where world.yaml is: '' when at the archive's root, else the single top folder
-   * (`myapp/`) that holds everything, whose contents become the source.
+   * Where the source is: '' for the archive's root (always when world.yaml is there), else
+   * the single top folder (`myapp/`) that holds everything, whose contents become the source.
    */
   root: string;
 }
@@ -35,7 +35,8 @@ const refuse = (message: string): ServiceError => invalid('file', message);
  * outside the folder it is unpacked in: an absolute path, a `..` segment, a symbolic
  * link whose target leaves the archive, a hard link to anything but an earlier file of
  * the archive, a path through a link, a device, FIFO or other special entry (422). Also
- * refuses archives beyond the limits and archives without `world.yaml`.
+ * refuses archives beyond the limits and archives holding no file. An archive without
+ * `world.yaml` is a source a build with a model turns into a world.
  */
 export async function inspectArchive(bytes: Buffer, limits: ArchiveLimits = {}): Promise<ArchiveSummary> {
   const maxEntries = limits.maxEntries ?? 20_000;
@@ -122,12 +123,11 @@ export async function inspectArchive(bytes: Buffer, limits: ArchiveLimits = {}):
   });
   if (problem) throw problem;
   if (entries === 0 || files.size === 0) throw refuse('the archive holds no files');
+  // the source is the archive's root, or the single top folder holding everything (`myapp/`);
+  // world.yaml is optional: without it a build with a model writes the world (docs/worlds.md)
   let root = '';
-  if (!files.has('world.yaml')) {
-    const [top] = [...tops];
-    if (tops.size === 1 && top && files.has(`${top}/world.yaml`)) root = `${top}/`;
-    else throw refuse('the archive has no world.yaml at its root (nor in a single top folder holding everything)');
-  }
+  const [top] = [...tops];
+  if (!files.has('world.yaml') && tops.size === 1 && top && !files.has(top) && !links.has(top)) root = `${top}/`;
   return { files: [...files].filter((f) => f.startsWith(root)).length, entries, unpackedBytes, root };
 }
 
@@ -143,7 +143,7 @@ function entryPath(raw: string, what = `entry "${raw}"`): string {
  * Unpacks an archive that {@link inspectArchive} accepted into the empty folder `dest`,
  * with node-tar's own protections on too (strict, no absolute paths, no owner changes),
  * then re-checks the written tree (`listTree` refuses links leaving `dest` and special
- * files). Returns the folder holding world.yaml (`dest`, or its single top folder).
+ * files). Returns the source's folder (`dest`, or its single top folder).
  */
 export async function extractArchive(bytes: Buffer, dest: string, summary: ArchiveSummary): Promise<string> {
   await new Promise<void>((resolve, reject) => {

@@ -43,6 +43,53 @@ export interface TrialResult {
   /** Agent actions taken. */
   turns: number;
   duration_ms: number;
+  /**
+   * What happened, in order: every message (the customer's, the agent's to the customer and
+   * between roles) and every action with its answer, cut to TRANSCRIPT_TEXT_CHARS a text.
+   * For the owner's review of a scenario the model agent could not solve (docs/scoring.md,
+   * The model agent). Absent in older trials and when the world did not start.
+   */
+  transcript?: TrialTranscriptEntry[];
+}
+
+/** One line of a trial's transcript. */
+export type TrialTranscriptEntry =
+  | { kind: 'message'; from: string; to: string; text: string }
+  | { kind: 'action'; actor: string; tool: string; args: unknown; status: number | null; result: string };
+
+/** The longest text (message, arguments, answer) a transcript line keeps. */
+export const TRANSCRIPT_TEXT_CHARS = 2_000;
+
+const cut = (s: string): string =>
+  s.length <= TRANSCRIPT_TEXT_CHARS
+    ? s
+    : `${s.slice(0, TRANSCRIPT_TEXT_CHARS)}… (${s.length - TRANSCRIPT_TEXT_CHARS} more characters)`;
+
+/** The episode's messages and actions in the order they happened. */
+export function trialTranscript(st: ReturnType<EpisodeActor['snapshot']>): TrialTranscriptEntry[] {
+  const out: TrialTranscriptEntry[] = [];
+  const messages = [...st.messages].sort((a, b) => a.index - b.index);
+  let m = 0;
+  const flush = (upTo: number) => {
+    while (m < messages.length && messages[m]!.after_action <= upTo) {
+      const x = messages[m++]!;
+      out.push({ kind: 'message', from: x.from, to: x.to, text: cut(x.text) });
+    }
+  };
+  for (const a of [...st.actions].sort((x, y) => x.index - y.index)) {
+    flush(a.index);
+    const args = JSON.stringify(a.args);
+    out.push({
+      kind: 'action',
+      actor: a.actor,
+      tool: a.tool,
+      args: args.length <= TRANSCRIPT_TEXT_CHARS ? a.args : cut(args),
+      status: a.result?.status ?? null,
+      result: cut(a.result?.content ?? '(no answer)'),
+    });
+  }
+  flush(Number.POSITIVE_INFINITY);
+  return out;
 }
 
 /**
@@ -150,6 +197,7 @@ export async function trialScenario(
       spent_usd: summary.cost_usd,
       turns: actor.snapshot().actions.length,
       duration_ms: Date.now() - t0,
+      transcript: trialTranscript(actor.snapshot()),
     };
   } finally {
     app.close();

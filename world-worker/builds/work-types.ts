@@ -1,3 +1,4 @@
+import type { PinnedSimulatorModels } from '../episode-work.js';
 import type { EpisodeWorld } from '../../episode-actor/index.js';
 import type { ApplicationSource, Scenario } from '../../world/index.js';
 import type { CodeOrigin } from '../sandboxes/index.js';
@@ -45,6 +46,8 @@ export interface TrialModelAgent {
   max_cost_usd: number | null;
   /** The world version as its episodes run it (manifest with its customer and judge models, tools, policies, seed). */
   world: EpisodeWorld;
+  /** The customer and judge the scheduler pinned for the project (as a run's); absent: the manifest's, else this worker's defaults. */
+  simulators?: PinnedSimulatorModels;
 }
 
 /** What `build.analyse` reads out of a source with the world compiler. */

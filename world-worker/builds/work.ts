@@ -176,8 +176,8 @@ export function registerBuildWork(
       model: a.model,
       world: a.world,
       policy: policy!,
-      customer: await customerFor(a.world.manifest, a.project_id, deps),
-      judge: await judgeFor(a.world.manifest, a.project_id, deps),
+      customer: await customerFor(a.world.manifest, a.project_id, deps, a.simulators),
+      judge: await judgeFor(a.world.manifest, a.project_id, deps, a.simulators),
       max_cost_usd: a.max_cost_usd,
     };
   };
