@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { ApiClient } from './api-client.js';
-import { refusal } from './api-error.js';
+import { ApiError, refusal } from './api-error.js';
 
 /** One event of a job or run stream (spec section 6), as the API sends it. */
 export interface StreamEvent {
@@ -25,7 +25,9 @@ const MAX_PAUSE_MS = 10_000;
  * Reads the server-sent event stream at `path` after `cursor`, yielding each event up to
  * and including `stream.end`. After a lost connection (an error, an idle minute, or a
  * close before `stream.end`) it connects again with `cursor=<last event_id>`, so nothing is
- * lost or repeated. A refused request (ApiError) ends it at once.
+ * lost or repeated. A refused request (ApiError) ends it at once, and so does the server's
+ * final `unauthenticated` frame (the key was revoked or the session ended while the stream
+ * was open, docs/events.md): it throws ApiError 401 and never reconnects.
  */
 export async function* followStream(
   api: ApiClient,
@@ -57,9 +59,14 @@ export async function* followStream(
         throw Object.assign(new Error(`cannot reach ${api.baseUrl}`), { cause: err, network: true });
       }
       if (res.status >= 400) throw await refusal(res, 'GET', path); // a refusal is not a lost connection
-      const queue: StreamEvent[] = [];
+      const queue: Array<StreamEvent | ApiError> = [];
       const parser = createParser({
-        onEvent: (m) => queue.push(JSON.parse(m.data) as StreamEvent),
+        onEvent: (m) => {
+          if (m.event === 'unauthenticated') {
+            const ended = JSON.parse(m.data) as { status?: number; detail?: unknown };
+            queue.push(new ApiError(ended.status ?? 401, ended.detail ?? 'the credential ended', 'GET', path));
+          } else queue.push(JSON.parse(m.data) as StreamEvent);
+        },
         onRetry: (ms) => {
           pauseMs = Math.min(ms, MAX_PAUSE_MS);
         },
@@ -71,6 +78,7 @@ export async function* followStream(
         parser.feed(decoder.decode(chunk, { stream: true }));
         while (queue.length > 0) {
           const event = queue.shift()!;
+          if (event instanceof ApiError) throw event; // the credential ended: reconnecting would answer 401
           if (typeof event.event_id === 'number') {
             if (event.event_id <= last && event.type !== 'stream.end') continue; // seen before the reconnect
             last = Math.max(last, event.event_id);

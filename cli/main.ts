@@ -52,6 +52,9 @@ program
         `  API            ${base}/v1`,
         `  API reference  ${base}/api/docs   (machine-readable: ${base}/openapi.json)`,
         `  Health         ${base}/v1/health`,
+        ...(svc.gateway.opsUrl
+          ? [`  Operator       ${svc.gateway.opsUrl}/metrics and /readyz   (OPS_PORT; not on the API port)`]
+          : []),
         `  Engines        store=${e.store} bus=${e.bus} leases=${e.leases}; data in ${config.dataDir}`,
         '',
         'Next: create a workspace and its first admin key (in another terminal):',

@@ -50,7 +50,7 @@ export async function startEmbedded(
     localWorkers: local,
     controlPlane: plane('gateway'),
   });
-  // one process, one /metrics: the gateway's port serves every role's figures
+  // one process, one /metrics: the gateway's operator listener (OPS_PORT) serves every role's figures
   gateway.opsRegistries.push(scheduler.metrics.registry, worker.metrics.registry);
   return {
     adapters,

@@ -81,6 +81,6 @@ export type { Role } from './metrics.js';
 export { answerOps, readiness, startOpsServer } from './ops-server.js';
 export type { OpsEndpoints, OpsServer, Readiness, ReadinessCheck } from './ops-server.js';
 export type { HandlerDeps, HandlerTable, OperationContext, OperationHandler, Reply } from './operations.js';
-export type { Adapters, BusSubscription, Doc, DocumentStore, Filter, LeaseStore } from './ports.js';
+export type { Adapters, BusSubscription, Doc, DocumentStore, EventBus, Filter, LeaseStore } from './ports.js';
 export { ACCESS_RULES, scopesAllow } from './principal.js';
 export type { AccessRule, Principal, Scope } from './principal.js';

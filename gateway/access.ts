@@ -38,6 +38,13 @@ export function authorize(rule: AccessRule, principal: Principal | null): void {
     throw new ServiceError('forbidden', 'create your workspace first (POST /v1/onboarding/workspace)');
   }
   if (!scopesAllow(rule, principal.scopes)) {
+    // `any` refuses only keys whose scopes are all `agent`: name what would do, not "an API key"
+    if (rule === 'any')
+      throw new ServiceError(
+        'forbidden',
+        'this operation needs a console session or an API key with the read, write, evaluator or admin scope; ' +
+          'this key has only the agent scope, which takes agent turns and nothing else',
+      );
     throw new ServiceError(
       'forbidden',
       `this operation needs ${NEEDS[rule]}; this key has: ${principal.scopes.join(', ') || 'no scopes'}`,

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Registry } from 'prom-client';
 import { Collections, RoleMetrics, answerOps, readiness } from '../core/index.js';
-import type { Config, ControlPlane } from '../core/index.js';
+import type { Config, ControlPlane, OpsEndpoints } from '../core/index.js';
 import { ServiceError, toServiceError } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
@@ -22,6 +22,8 @@ import type { SchedulerClient } from './scheduler-client.js';
 import { localBillingPages } from '../billing/index.js';
 import { publicUrlOf } from '../billing/index.js';
 import { downloadsDir } from '../core/index.js';
+import { CredentialWatch } from './credential-watch.js';
+import { healthView } from './health-view.js';
 
 export interface GatewayParts {
   app: Express;
@@ -31,6 +33,10 @@ export interface GatewayParts {
   /** The gateway's metrics; `opsRegistries` are what `/metrics` serves (the embedded shape adds the other roles'). */
   metrics: RoleMetrics;
   opsRegistries: Registry[];
+  /** `/metrics` and `/readyz`, served on the operator listener (OPS_HOST:OPS_PORT), never on the API port. */
+  ops: OpsEndpoints;
+  /** Ends open event streams whose key is revoked or whose console session ends. */
+  watch: CredentialWatch;
   /** Closes what the app holds (world-worker connections). */
   close(): void;
 }
@@ -53,7 +59,10 @@ export async function createGatewayApp(opts: {
   const local = new Map<string, LocalHandler>();
   const metrics = new RoleMetrics('gateway', { processMetrics: true });
   const opsRegistries: Registry[] = [metrics.registry];
-  const hub = registerEventStreams(local, { adapters, config, logger });
+  const watch = new CredentialWatch(adapters.store, adapters.bus, logger);
+  await watch.start();
+  const hub = registerEventStreams(local, { adapters, config, logger, watch });
+  local.set('get_health', healthView(scheduler));
   metrics.gauge('crucible_sse_clients', 'Event stream (SSE) clients connected to this gateway', [], (g) =>
     g.set(hub.clients),
   );
@@ -68,21 +77,20 @@ export async function createGatewayApp(opts: {
   app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.set('etag', false);
 
-  // operator endpoints (docs/operations.md): liveness, readiness (store and scheduler answer), metrics
-  app.get(['/healthz', '/readyz', '/metrics'], (req, res, next) => {
-    answerOps(
-      {
-        registries: () => opsRegistries,
-        ready: () =>
-          readiness({
-            store: async () => (await adapters.store.get(Collections.organizations, '_readiness'), 'ok'),
-            leases: async () => (await adapters.leases.get('crucible:readiness'), 'ok'),
-            scheduler: async () => (await scheduler.health(), 'ok'),
-          }),
-      },
-      req.path,
-      res,
-    ).catch(next);
+  // Operator endpoints (docs/operations.md): readiness touches the store, leases and scheduler and
+  // metrics describe the installation, so both are served on the operator listener only
+  // (startGateway, OPS_PORT). Liveness costs nothing and stays here for load balancers.
+  const ops: OpsEndpoints = {
+    registries: () => opsRegistries,
+    ready: () =>
+      readiness({
+        store: async () => (await adapters.store.get(Collections.organizations, '_readiness'), 'ok'),
+        leases: async () => (await adapters.leases.get('crucible:readiness'), 'ok'),
+        scheduler: async () => (await scheduler.health(), 'ok'),
+      }),
+  };
+  app.get('/healthz', (req, res, next) => {
+    answerOps(ops, req.path, res).catch(next);
   });
 
   // The payment provider signs the exact bytes it sends, so billing_webhook gets its body as raw text plus the signature header.
@@ -103,7 +111,19 @@ export async function createGatewayApp(opts: {
       verify: verifyJsonBounds,
     }),
     bindIdpRequest,
-    apiPipeline({ api, auth, scheduler, config, local, metrics }),
+    apiPipeline({
+      api,
+      auth,
+      scheduler,
+      config,
+      local,
+      metrics,
+      // sign-out ends the session's open streams on every gateway at once
+      signedOut: (sessionId) =>
+        watch
+          .announceSessionEnded(sessionId)
+          .catch((err: unknown) => logger.warn({ err }, 'cannot announce a sign-out; the re-check ends its streams')),
+    }),
   );
 
   // After /v1, so the API's requests (nearly all of them) do not walk these layers first.
@@ -138,7 +158,19 @@ export async function createGatewayApp(opts: {
   );
   app.use((req, _res, next) => next(new ServiceError('not_found', `nothing at ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
-  return { app, auth, local, metrics, opsRegistries, close: () => externalAgents.close() };
+  return {
+    app,
+    auth,
+    local,
+    metrics,
+    opsRegistries,
+    ops,
+    watch,
+    close: () => {
+      watch.close();
+      externalAgents.close();
+    },
+  };
 }
 
 /** The one place errors become HTTP answers: `{detail}` with the status of the error table. */

@@ -207,6 +207,25 @@ export class EventStreamSession {
     this.#close();
   }
 
+  /**
+   * Ends the connection because the credential it was opened with stopped being valid
+   * (docs/events.md): a final `event: unauthenticated` frame whose data is
+   * `{"status":401,"detail":...}`, then close. It has no `id:`, so a client's Last-Event-ID
+   * stays on the last real event; a reconnect with the same credential answers 401.
+   */
+  revoke(detail: string): void {
+    if (this.#closed) return;
+    this.#write(`event: unauthenticated\ndata: ${JSON.stringify({ status: 401, detail })}\n\n`);
+    if (this.#closed) return;
+    this.#res.end();
+    this.#close();
+  }
+
+  /** Whether the connection has ended. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   #tick(): void {
     if (this.#closed) return;
     this.#write(': heartbeat\n\n');

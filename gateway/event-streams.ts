@@ -8,6 +8,7 @@ import type { Adapters, Doc } from '../core/index.js';
 import type { Principal } from '../core/index.js';
 import { EventStreamHub } from './event-stream-hub.js';
 import { EventStreamSession, type StreamTarget } from './event-stream-session.js';
+import type { CredentialWatch } from './credential-watch.js';
 import type { LocalHandler } from './pipeline.js';
 import { nextLink } from '../core/index.js';
 
@@ -27,11 +28,13 @@ const COLLECTIONS = { job: Collections.jobs, run: Collections.runs } as const;
  *   `cursor`, at most `limit` (the pipeline already applied the defaults 0 and 500 and the
  *   maximum 1000 of gateway/openapi.yaml).
  *
- * A stream of an unknown job or run, or of another project, answers 404.
+ * A stream of an unknown job or run, or of another project, answers 404. An open stream
+ * ends with an `unauthenticated` frame once its key is revoked or its console session
+ * ends (CredentialWatch).
  */
 export function registerEventStreams(
   local: Map<string, LocalHandler>,
-  deps: { adapters: Adapters; config: Config; logger: Logger },
+  deps: { adapters: Adapters; config: Config; logger: Logger; watch: CredentialWatch },
 ): EventStreamHub {
   const logger = deps.logger.child({ component: 'event-streams' });
   const store = deps.adapters.store;
@@ -65,12 +68,17 @@ export function registerEventStreams(
       const found = await target(kind, id, call.principal);
       if (!found) throw new ServiceError('not_found', `${kind} ${id} not found in this project`);
       const cursor = Math.max(Number(call.query.cursor ?? 0), lastEventId(req));
-      await new EventStreamSession(
+      const session = new EventStreamSession(
         found,
         { log, hub, logger, heartbeatMs: deps.config.sseHeartbeatMs },
         res,
         cursor,
-      ).open(req);
+      );
+      await session.open(req);
+      // Watched once open: a revocation announced before this is caught by the watch's re-check.
+      if (session.closed || !call.principal) return;
+      const unwatch = deps.watch.watch(call.principal, (detail) => session.revoke(detail));
+      res.once('close', unwatch);
     };
 
   local.set('stream_job_events', stream('job', 'job_id'));

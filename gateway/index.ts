@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config, ControlPlane } from '../core/index.js';
+import { startOpsServer } from '../core/index.js';
+import type { Config, ControlPlane, OpsServer } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { createGatewayApp, type GatewayParts } from './app.js';
@@ -15,6 +16,8 @@ export interface RunningGateway extends GatewayParts {
   server: http.Server;
   port: number;
   url: string;
+  /** The operator listener (`/metrics`, `/healthz`, `/readyz`) when OPS_PORT is set; null otherwise. */
+  opsUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -53,12 +56,28 @@ export async function startGateway(opts: {
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
   logger.info({ url }, 'gateway listening');
+  let opsServer: OpsServer | null = null;
+  try {
+    opsServer =
+      opts.config.opsPort === null
+        ? null
+        : await startOpsServer(parts.ops, opts.config.opsHost, opts.config.opsPort, logger);
+  } catch (err) {
+    server.closeAllConnections();
+    server.close();
+    scheduler.close();
+    parts.close();
+    throw err;
+  }
+  const opsHost = ['0.0.0.0', '::'].includes(opts.config.opsHost) ? '127.0.0.1' : opts.config.opsHost;
   return {
     ...parts,
     server,
     port,
     url,
+    opsUrl: opsServer ? `http://${opsHost.includes(':') ? `[${opsHost}]` : opsHost}:${opsServer.port}` : null,
     async close() {
+      await opsServer?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       scheduler.close();

@@ -37,6 +37,8 @@ export function apiPipeline(opts: {
   config: Config;
   local: Map<string, LocalHandler>;
   metrics: RoleMetrics;
+  /** Called after a console session was signed out (`delete_session` answered), with its id. */
+  signedOut?: (sessionId: string) => Promise<void>;
 }): RequestHandler {
   const { api, auth, scheduler, config, local } = opts;
   const latency = opts.metrics.histogram(
@@ -154,6 +156,8 @@ export function apiPipeline(opts: {
         else if (k.toLowerCase() === 'set-cookie') res.append('set-cookie', secureOver(req, v));
         else res.setHeader(k, v);
       }
+      if (operation.operationId === 'delete_session' && principal?.sessionId && (reply.status || 200) < 400)
+        await opts.signedOut?.(principal.sessionId);
       res.status(reply.status || 200);
       if (reply.body_bytes.length > 0 || reply.content_type) {
         res.type(reply.content_type || 'application/octet-stream');

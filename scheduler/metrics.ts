@@ -1,5 +1,5 @@
 import type { Counter, Histogram } from 'prom-client';
-import { Collections, RoleMetrics, type Doc } from '../core/index.js';
+import { RoleMetrics } from '../core/index.js';
 import type { SchedulerDeps } from './context.js';
 
 /** What a shard driver reports about its episodes when scraped. */
@@ -17,6 +17,11 @@ export interface SchedulerMetrics {
   episodesEnded: Counter<'status'>;
   /** The shards this scheduler drives now; their queues are summed when scraped. */
   queues: Set<EpisodeQueue>;
+  /**
+   * Server jobs queued or running, by kind and status, as the job engine's last sweep read
+   * them (JobEngine.sweep calls `countLiveJobs`): a scrape reads no job document.
+   */
+  countLiveJobs(jobs: ReadonlyArray<{ kind: string; status: string }>): void;
 }
 
 /** The metrics per scheduler deps object (a scheduler's deps, made once by its composition root). */
@@ -31,17 +36,16 @@ function perScheduler(
   if (!m) map.set(deps, (m = create()));
   return m;
 }
-const LIVE_JOB = ['queued', 'running', 'paused'];
-
 /**
  * The metrics of the scheduler `deps` belongs to, made the first time: gauges read what
- * they show when scraped (shard queues, the worker registry, live jobs), so nothing has to
- * keep them in step.
+ * they show when scraped from memory (shard queues), the worker registry, or the job
+ * engine's last sweep (live jobs), never from job documents.
  */
 export function schedulerMetrics(deps: SchedulerDeps): SchedulerMetrics {
   return perScheduler(states, deps, () => {
     const metrics = new RoleMetrics('scheduler');
     const queues = new Set<EpisodeQueue>();
+    let liveJobs = new Map<string, number>();
     metrics.gauge(
       'crucible_episodes',
       'Episode attempts of the shards this scheduler drives, by state',
@@ -81,17 +85,11 @@ export function schedulerMetrics(deps: SchedulerDeps): SchedulerMetrics {
     );
     metrics.gauge(
       'crucible_jobs',
-      'Server jobs that have not ended, by kind and status',
+      "Server jobs queued or running, by kind and status (as of the job engine's last sweep)",
       ['kind', 'status'],
-      async (g) => {
+      (g) => {
         g.reset();
-        const counts = new Map<string, number>();
-        const live = await deps.adapters.store.find<Doc & { kind: string; status: string }>(Collections.jobs, {
-          status: { $in: LIVE_JOB },
-        });
-        for (const j of live)
-          counts.set(`${j.kind}\u0000${j.status}`, (counts.get(`${j.kind}\u0000${j.status}`) ?? 0) + 1);
-        for (const [key, n] of counts) {
+        for (const [key, n] of liveJobs) {
           const [kind, status] = key.split('\u0000') as [string, string];
           g.set({ kind, status }, n);
         }
@@ -100,6 +98,12 @@ export function schedulerMetrics(deps: SchedulerDeps): SchedulerMetrics {
     return {
       metrics,
       queues,
+      countLiveJobs(jobs) {
+        const counts = new Map<string, number>();
+        for (const j of jobs)
+          counts.set(`${j.kind}\u0000${j.status}`, (counts.get(`${j.kind}\u0000${j.status}`) ?? 0) + 1);
+        liveJobs = counts;
+      },
       placementWait: metrics.histogram(
         'crucible_placement_wait_seconds',
         'Seconds an episode attempt waited in the queue before a world-worker took it',

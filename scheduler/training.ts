@@ -1,11 +1,13 @@
-import { notFound } from '../core/index.js';
+import { body, notFound, requirePrincipal } from '../core/index.js';
 import { accepted, ok, type HandlerTable } from './context.js';
 import { param } from '../core/index.js';
+import { loadWorldVersion } from './worlds/index.js';
 import { decodeCursor, pageRequest } from '../core/index.js';
 
 /**
  * Training jobs are announced but not built (spec section 1): creating one answers that
- * training is coming soon, and none can exist.
+ * training is coming soon, and none can exist. The world version it names is still looked
+ * up in the caller's project first: another project's id answers 404, as it does everywhere.
  */
 export const trainingHandlers: HandlerTable = {
   async list_training_jobs(ctx) {
@@ -13,7 +15,9 @@ export const trainingHandlers: HandlerTable = {
     if (req.cursor !== null) decodeCursor(req.cursor, 1); // none can be valid, but a malformed one is still 422
     return ok([]);
   },
-  async create_training_job() {
+  async create_training_job(ctx, { adapters }) {
+    const p = requirePrincipal(ctx);
+    await loadWorldVersion(adapters.store, p.projectId, body<{ world_version_id: string }>(ctx).world_version_id);
     return accepted({
       status: 'coming_soon',
       detail:

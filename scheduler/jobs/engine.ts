@@ -6,6 +6,7 @@ import { JobRun, type RunHost } from './runner.js';
 import { changeStatus, emitJobEvent, notifyKind } from './status.js';
 import type { JobDoc, JobKind } from './types.js';
 import { listenForCommands } from './wakes.js';
+import { schedulerMetrics } from '../metrics.js';
 
 export interface JobEngineOptions {
   /** Lease time of `job:<id>`; renewed every third of it while the job runs (default 15 s). */
@@ -153,6 +154,8 @@ export class JobEngine implements RunHost {
       { status: { $in: ['queued', 'running'] } },
       { limit: 500 },
     );
+    // what /metrics shows as live jobs: scrapes read no job document
+    schedulerMetrics(this.deps).countLiveJobs(jobs);
     for (const job of jobs) {
       if (this.#active.has(job._id) || !this.#kinds.has(job.kind)) continue;
       if ((await this.deps.adapters.leases.holder(`job:${job._id}`)) === null) this.kick(job._id);

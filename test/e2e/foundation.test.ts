@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { Collections } from '../../core/collections.js';
+import { newId } from '../../core/ids.js';
 import { startTestService, client, type TestService } from '../support/service.js';
 
 describe('foundation over HTTP (embedded service)', function () {
@@ -16,14 +18,17 @@ describe('foundation over HTTP (embedded service)', function () {
   });
   after(async () => t?.close());
 
-  it('GET /v1/health needs no key and reports every registered worker, pinged through the scheduler', async () => {
+  it('GET /v1/health needs no key and counts the registered workers, pinged through the scheduler, naming none', async () => {
     const r = await client(t.url).get('/v1/health');
     expect(r.status).to.equal(200);
     expect(r.body).to.include.keys('status', 'signup', 'idp_client_id', 'client_wheel');
     expect(r.body.status).to.equal('ok');
     expect(r.body.signup).to.equal('open');
-    expect(r.body.workers).to.have.length(1);
-    expect(r.body.workers[0]).to.include({ id: t.svc.worker.id, status: 'up' });
+    expect(r.body).to.include({ workers_up: 1, workers_total: 1 });
+    expect(r.body).not.to.have.property('workers');
+    expect(JSON.stringify(r.body)).not.to.include(t.svc.worker.id);
+    // a tenant's key sees no more than that
+    expect((await client(t.url, key).get('/v1/health')).body).not.to.have.property('workers');
   });
 
   it('health turns degraded when the only worker stops answering', async () => {
@@ -33,7 +38,7 @@ describe('foundation over HTTP (embedded service)', function () {
       const r = await client(extra.url).get('/v1/health');
       expect(r.status).to.equal(200);
       expect(r.body.status).to.equal('degraded');
-      expect(r.body.workers[0].status).to.be.oneOf(['unreachable', 'lost']);
+      expect(r.body).to.include({ workers_up: 0, workers_total: 1 });
     } finally {
       await extra.svc.gateway.close();
       await extra.svc.scheduler.close();
@@ -179,7 +184,13 @@ describe('foundation over HTTP (embedded service)', function () {
   it('training endpoints answer as the spec says: coming soon, none can exist', async () => {
     const admin = client(t.url, key);
     expect((await admin.get('/v1/training-jobs')).body).to.deep.equal([]);
-    const made = await admin.post('/v1/training-jobs', { world_version_id: 'wv_x' });
+    expect((await admin.post('/v1/training-jobs', { world_version_id: 'wv_x' })).status).to.equal(404);
+    const wv = await t.svc.adapters.store.insert(Collections.worldVersions, {
+      _id: newId('wv'),
+      project_id: projectId,
+      status: 'published',
+    });
+    const made = await admin.post('/v1/training-jobs', { world_version_id: wv._id });
     expect(made.status).to.equal(202);
     expect(made.body.detail).to.match(/coming soon/i);
     expect((await admin.get('/v1/training-jobs')).body).to.deep.equal([]);

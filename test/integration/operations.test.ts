@@ -54,16 +54,23 @@ describe('operations: health, readiness, metrics, drain', function () {
 
   describe('the embedded service', () => {
     let t: TestService;
+    let ops: string;
     before(async () => {
-      t = await startTestService();
+      t = await startTestService({ OPS_PORT: '0' });
+      ops = t.svc.gateway.opsUrl!;
     });
     after(async () => t?.close());
 
-    it('answers /healthz and /readyz (store, leases and scheduler checked) on the gateway port', async () => {
-      const live = await fetch(`${t.url}/healthz`);
-      expect(live.status).to.equal(200);
-      expect(await live.json()).to.deep.equal({ status: 'ok' });
-      const ready = await fetch(`${t.url}/readyz`);
+    it('answers /healthz on both ports, /readyz (store, leases and scheduler checked) on the operator port only', async () => {
+      expect(new URL(ops).hostname).to.equal('127.0.0.1');
+      expect(new URL(ops).port).not.to.equal(new URL(t.url).port);
+      for (const base of [t.url, ops]) {
+        const live = await fetch(`${base}/healthz`);
+        expect(live.status).to.equal(200);
+        expect(await live.json()).to.deep.equal({ status: 'ok' });
+      }
+      for (const p of ['/readyz', '/metrics']) expect((await fetch(`${t.url}${p}`)).status, p).to.equal(404);
+      const ready = await fetch(`${ops}/readyz`);
       expect(ready.status).to.equal(200);
       expect(await ready.json()).to.deep.equal({
         status: 'ready',
@@ -95,7 +102,7 @@ describe('operations: health, readiness, metrics, drain', function () {
       expect(seen.length).to.equal(run.summary.episodes.attempts);
       expect(new Set(seen).size).to.equal(seen.length);
 
-      const res = await fetch(`${t.url}/metrics`);
+      const res = await fetch(`${ops}/metrics`);
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/plain/);
       const text = await res.text();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -95,6 +96,8 @@ export async function distributedEnv(dataDir: string): Promise<{ env: Record<str
     SERVICE_DATA_DIR: dataDir,
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // this installation's own worker registry and leases on the shared Redis
+    REDIS_PREFIX: `crucible-roles-${randomUUID()}:`,
     SCHEDULER_PORT: String(schedulerPort),
     SCHEDULER_ADDR: `127.0.0.1:${schedulerPort}`,
     PORT: String(gatewayPort),
@@ -118,21 +121,22 @@ export async function stopRoles(children: ChildProcess[]): Promise<void> {
 }
 
 /**
- * Waits until `count` workers of this test process (ids ending in `-<pid>`) report `up` in
- * the gateway's health; answers that health body.
+ * Waits until `count` workers report `up` in the gateway's health (`workers_up`: anonymous
+ * callers see counts, not worker ids); answers that health body. The installation must have
+ * a worker registry of its own (a REDIS_PREFIX of its own, as distributedEnv gives it).
  */
 export async function workersUp(
   gatewayUrl: string,
   count: number,
   timeoutMs = 120_000,
-): Promise<{ workers: Array<{ id: string; status: string }> }> {
+): Promise<{ workers_up: number; workers_total: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const body = await fetch(`${gatewayUrl}/v1/health`)
-      .then((r) => r.json() as Promise<{ workers?: Array<{ id: string; status: string }> }>)
+      .then((r) => r.json() as Promise<{ workers_up?: number; workers_total?: number }>)
       .catch(() => null);
-    const mine = (body?.workers ?? []).filter((w) => w.id.endsWith(`-${process.pid}`) && w.status === 'up');
-    if (body && mine.length >= count) return { ...body, workers: body.workers ?? [] };
+    if (body && (body.workers_up ?? 0) >= count)
+      return { workers_up: body.workers_up!, workers_total: body.workers_total ?? 0 };
     if (Date.now() > deadline) throw new Error(`${count} workers did not come up`);
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -6,6 +6,8 @@ import type { ServiceEvent } from '../../core/event-log.js';
 export interface SseItem {
   /** The SSE `id:` field. */
   id: string | undefined;
+  /** The SSE `event:` field: undefined for an event of the stream, `unauthenticated` for the final frame of an ended credential. */
+  name?: string;
   /** The JSON object of the `data:` line. */
   event: ServiceEvent;
   /** performance.now() when it was parsed (for latency measurements). */
@@ -30,7 +32,8 @@ export interface SseConnection extends AsyncIterable<SseItem> {
 }
 
 /**
- * Opens `url` as a server-sent event stream with `Authorization: Bearer <key>`, resuming
+ * Opens `url` as a server-sent event stream with `Authorization: Bearer <key>` (none when
+ * `key` is empty; `options.headers` adds others, e.g. a session cookie), resuming
  * after `cursor` (query) and/or `lastEventId` (the `Last-Event-ID` header). Parsing is
  * done by eventsource-parser over the real HTTP body, so tests see exactly what a client
  * sees. Resolves once the answer's headers arrived.
@@ -38,11 +41,12 @@ export interface SseConnection extends AsyncIterable<SseItem> {
 export async function connect(
   url: string,
   key: string,
-  options: { cursor?: number; lastEventId?: number | string } = {},
+  options: { cursor?: number; lastEventId?: number | string; headers?: Record<string, string> } = {},
 ): Promise<SseConnection> {
   const target = new URL(url);
   if (options.cursor !== undefined) target.searchParams.set('cursor', String(options.cursor));
-  const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers };
+  if (key) headers.authorization = `Bearer ${key}`;
   if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId);
   const abort = new AbortController();
   const res = await fetch(target, { headers, signal: abort.signal });
@@ -65,7 +69,7 @@ export async function connect(
   } else {
     const parser = createParser({
       onEvent: (m) => {
-        items.push({ id: m.id, event: JSON.parse(m.data) as ServiceEvent, at: performance.now() });
+        items.push({ id: m.id, name: m.event, event: JSON.parse(m.data) as ServiceEvent, at: performance.now() });
         notify();
       },
       onComment: (c) => {

@@ -49,11 +49,13 @@ describe('compose.yaml', () => {
       expect(doc.services[name]!.restart, name).to.equal('unless-stopped');
   });
 
-  it('schedulers and workers serve the operator endpoints on OPS_PORT, the port their health check asks', () => {
-    for (const [name, s] of [...roles('scheduler'), ...roles('worker')]) {
+  it('every role serves the operator endpoints on OPS_PORT, the port its health check asks, published nowhere', () => {
+    for (const [name, s] of [...roles('scheduler'), ...roles('worker'), ...roles('gateway')]) {
       const port = s.environment?.OPS_PORT;
       expect(port, name).to.be.a('string');
+      expect(port, name).not.to.equal(s.environment?.PORT);
       expect(s.healthcheck!.test.join(' '), name).to.include(`:${port}/readyz`);
+      for (const published of s.ports ?? []) expect(String(published), name).not.to.match(new RegExp(`:${port}$`));
     }
   });
 

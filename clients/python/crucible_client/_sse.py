@@ -4,6 +4,11 @@ Each event is one JSON object on a ``data:`` line. The iterator remembers the la
 ``event_id`` it yielded and, when the connection drops before ``stream.end``, opens the
 stream again with ``cursor=<last event_id>``: the server continues after it, so nothing is
 lost and nothing is repeated.
+
+When the key is revoked (or the console session ends) while the stream is open, the
+server sends a final ``event: unauthenticated`` frame with ``{"status": 401, "detail": ...}``
+and closes; the iterator raises ApiError 401 and does not reconnect, as it does for a 401
+answer to a reconnect.
 """
 
 from __future__ import annotations
@@ -21,11 +26,13 @@ MAX_RECONNECTS = 8
 MAX_PAUSE_S = 10.0
 
 
-def parse(body: IO[bytes]) -> Iterator[tuple[str | None, str | None, int | None]]:
-    """Yields ``(id, data, retry_ms)`` per dispatched SSE message of a byte stream."""
+def parse(body: IO[bytes]) -> Iterator[tuple[str | None, str | None, int | None, str | None]]:
+    """Yields ``(id, data, retry_ms, event)`` per dispatched SSE message of a byte stream;
+    ``event`` is the ``event:`` field (None for a plain message)."""
     data: list[str] = []
     event_id: str | None = None
     retry: int | None = None
+    name: str | None = None
     while True:
         raw = body.readline()
         if not raw:
@@ -33,8 +40,8 @@ def parse(body: IO[bytes]) -> Iterator[tuple[str | None, str | None, int | None]
         line = raw.decode("utf-8").rstrip("\r\n")
         if line == "":
             if data or retry is not None:
-                yield event_id, "\n".join(data) if data else None, retry
-            data, event_id, retry = [], None, None
+                yield event_id, "\n".join(data) if data else None, retry, name
+            data, event_id, retry, name = [], None, None, None
             continue
         if line.startswith(":"):
             continue  # a comment: `connected`, `heartbeat`
@@ -45,6 +52,8 @@ def parse(body: IO[bytes]) -> Iterator[tuple[str | None, str | None, int | None]
             data.append(value)
         elif field == "id":
             event_id = value
+        elif field == "event":
+            name = value
         elif field == "retry" and value.isdigit():
             retry = int(value)
 
@@ -62,12 +71,15 @@ def events(transport: Transport, path: str, cursor: int = 0) -> Iterator[dict]:
         error: BaseException | None = None
         try:
             res = transport.open("GET", path, {"cursor": last}, headers={"Accept": "text/event-stream"})
-            for _id, data, retry in parse(res):
+            for _id, data, retry, name in parse(res):
                 if retry is not None:
                     pause_s = min(retry / 1000.0, MAX_PAUSE_S)
                 if data is None:
                     continue
                 event = json.loads(data)
+                if name == "unauthenticated":
+                    # the key was revoked or the session ended: a reconnect would answer 401
+                    raise ApiError(int(event.get("status", 401)), event.get("detail", ""), "GET", path)
                 event_id = event.get("event_id")
                 if isinstance(event_id, int):
                     if event_id <= last and event.get("type") != "stream.end":

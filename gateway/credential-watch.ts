@@ -1,0 +1,225 @@
+import { Collections } from '../core/index.js';
+import type { Doc, DocumentStore, EventBus, BusSubscription } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Principal } from '../core/index.js';
+
+/** Announced (by accounts/api-keys.ts) when a key is revoked: `{key_id}`. */
+export const KEY_REVOKED_SUBJECT = 'crucible.keys.revoked';
+/** Announced (by the gateway that signed it out) when a console session ends: `{session_id}`. */
+export const SESSION_ENDED_SUBJECT = 'crucible.sessions.revoked';
+
+/** The `detail` of the final frame when the credential of a connection stops being valid. */
+export const ENDED_DETAIL = {
+  key: 'this API key was revoked',
+  session: 'the console session has ended (signed out or expired); sign in again',
+} as const;
+
+/** Called once when the credential a connection was opened with stops being valid. */
+export type CredentialEnded = (detail: string) => void;
+
+interface Watcher {
+  ended: CredentialEnded;
+  done: boolean;
+}
+
+interface KeyRecord extends Doc {
+  revoked_at?: string | null;
+}
+
+interface SessionRecord extends Doc {
+  revoked_at?: string | null;
+  expires_at?: string;
+}
+
+/** Ids per store query of the re-check. */
+const CHUNK = 200;
+/** setTimeout's longest delay; a session expiring later than this is caught by a later re-check. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Ends long-lived connections (event streams) whose credential stops being valid, on
+ * every gateway (spec section 5 rule 4: a revoked key answers 401 at once, everywhere).
+ *
+ * Two paths, so that neither a lost bus message nor a missed store write keeps a stream open:
+ * - the bus: `crucible.keys.revoked` (the scheduler announces every key it revokes) and
+ *   `crucible.sessions.revoked` (the gateway that signed a session out announces it) reach
+ *   every gateway sharing the bus at once;
+ * - a re-check every `recheckMs` (1 s) while any connection is watched: one store query
+ *   for the keys and one for the sessions behind every watched connection of this gateway,
+ *   ending those whose key is revoked or gone and whose session is revoked, expired or
+ *   gone. A session about to expire gets a timer for its exact expiry.
+ */
+export class CredentialWatch {
+  readonly #store: DocumentStore;
+  readonly #bus: EventBus;
+  readonly #logger: Logger;
+  readonly #recheckMs: number;
+  readonly #keys = new Map<string, Set<Watcher>>();
+  readonly #sessions = new Map<string, Set<Watcher>>();
+  readonly #expiryTimers = new Map<string, NodeJS.Timeout>();
+  #subscriptions: BusSubscription[] = [];
+  #started: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #checking = false;
+  #closed = false;
+
+  constructor(store: DocumentStore, bus: EventBus, logger: Logger, opts: { recheckMs?: number } = {}) {
+    this.#store = store;
+    this.#bus = bus;
+    this.#logger = logger.child({ component: 'credential-watch' });
+    this.#recheckMs = opts.recheckMs ?? 1_000;
+  }
+
+  /** Subscribes to the announcements (once); a failing bus leaves the re-check to do the work. */
+  start(): Promise<void> {
+    this.#started ??= (async () => {
+      const on = (subject: string, field: string, kind: 'key' | 'session') =>
+        this.#bus
+          .subscribe(subject, (m) => {
+            const id = (m.data as Record<string, unknown> | null)?.[field];
+            if (typeof id === 'string') this.#end(kind, id);
+          })
+          .then((s) => {
+            if (this.#closed) void s.unsubscribe();
+            else this.#subscriptions.push(s);
+          })
+          .catch((err: unknown) =>
+            this.#logger.warn(
+              { err, subject },
+              'cannot subscribe to credential announcements; relying on the re-check',
+            ),
+          );
+      await Promise.all([on(KEY_REVOKED_SUBJECT, 'key_id', 'key'), on(SESSION_ENDED_SUBJECT, 'session_id', 'session')]);
+    })();
+    return this.#started;
+  }
+
+  /**
+   * Watches the credential of `principal` (its key, or its console session); `ended` is
+   * called once, when it stops being valid. The returned function stops watching.
+   */
+  watch(principal: Principal, ended: CredentialEnded): () => void {
+    const watcher: Watcher = { ended, done: false };
+    const entries: Array<[Map<string, Set<Watcher>>, string]> = [];
+    if (principal.keyId) entries.push([this.#keys, principal.keyId]);
+    if (principal.sessionId) entries.push([this.#sessions, principal.sessionId]);
+    for (const [map, id] of entries) {
+      let set = map.get(id);
+      if (!set) map.set(id, (set = new Set()));
+      set.add(watcher);
+    }
+    this.#schedule();
+    return () => {
+      watcher.done = true;
+      for (const [map, id] of entries) {
+        const set = map.get(id);
+        if (!set) continue;
+        set.delete(watcher);
+        if (set.size === 0) {
+          map.delete(id);
+          if (map === this.#sessions) this.#clearExpiry(id);
+        }
+      }
+      if (this.#keys.size === 0 && this.#sessions.size === 0 && this.#timer) {
+        clearInterval(this.#timer);
+        this.#timer = null;
+      }
+    };
+  }
+
+  /** Tells every gateway (this one included) that a console session ended. */
+  async announceSessionEnded(sessionId: string): Promise<void> {
+    this.#end('session', sessionId);
+    await this.#bus.publish(SESSION_ENDED_SUBJECT, { session_id: sessionId });
+  }
+
+  /** Connections watched now (tests, diagnostics). */
+  get watched(): number {
+    const all = new Set<Watcher>();
+    for (const map of [this.#keys, this.#sessions]) for (const set of map.values()) for (const w of set) all.add(w);
+    return all.size;
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    for (const t of this.#expiryTimers.values()) clearTimeout(t);
+    this.#expiryTimers.clear();
+    for (const s of this.#subscriptions) void s.unsubscribe().catch(() => undefined);
+    this.#subscriptions = [];
+  }
+
+  #schedule(): void {
+    if (this.#timer || this.#closed) return;
+    this.#timer = setInterval(() => void this.recheck(), this.#recheckMs);
+    this.#timer.unref();
+  }
+
+  /** One pass of the re-check (also run by the timer). */
+  async recheck(): Promise<void> {
+    if (this.#checking || this.#closed) return;
+    if (this.#keys.size === 0 && this.#sessions.size === 0) {
+      if (this.#timer) clearInterval(this.#timer);
+      this.#timer = null;
+      return;
+    }
+    this.#checking = true;
+    try {
+      const now = Date.now();
+      const keys = await this.#read<KeyRecord>(Collections.apiKeys, [...this.#keys.keys()]);
+      for (const id of [...this.#keys.keys()]) {
+        const key = keys.get(id);
+        if (!key || key.revoked_at) this.#end('key', id);
+      }
+      const sessions = await this.#read<SessionRecord>(Collections.sessions, [...this.#sessions.keys()]);
+      for (const id of [...this.#sessions.keys()]) {
+        const s = sessions.get(id);
+        const expires = s?.expires_at ? Date.parse(s.expires_at) : Number.NaN;
+        if (!s || s.revoked_at || !(expires > now)) this.#end('session', id);
+        else if (expires - now <= this.#recheckMs * 2 && !this.#expiryTimers.has(id))
+          this.#expiryTimers.set(
+            id,
+            setTimeout(() => this.#end('session', id), Math.min(expires - now, MAX_TIMER_MS)).unref(),
+          );
+      }
+    } catch (err) {
+      this.#logger.warn({ err }, 'cannot re-check the credentials of open event streams; trying again');
+    } finally {
+      this.#checking = false;
+    }
+  }
+
+  async #read<T extends Doc>(collection: string, ids: string[]): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      for (const doc of await this.#store.find<T>(collection, { _id: { $in: chunk } }, { limit: chunk.length }))
+        out.set(doc._id, doc);
+    }
+    return out;
+  }
+
+  #end(kind: 'key' | 'session', id: string): void {
+    const map = kind === 'key' ? this.#keys : this.#sessions;
+    const set = map.get(id);
+    if (kind === 'session') this.#clearExpiry(id);
+    if (!set) return;
+    map.delete(id);
+    for (const w of set) {
+      if (w.done) continue;
+      w.done = true;
+      try {
+        w.ended(ENDED_DETAIL[kind]);
+      } catch (err) {
+        this.#logger.error({ err }, 'ending a connection whose credential ended failed');
+      }
+    }
+  }
+
+  #clearExpiry(id: string): void {
+    const t = this.#expiryTimers.get(id);
+    if (t) clearTimeout(t);
+    this.#expiryTimers.delete(id);
+  }
+}
