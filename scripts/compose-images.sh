@@ -69,7 +69,15 @@ put() {
     cp -L "$f" "$root$f"
   done
 }
-hash_of() { (for f in "$@"; do sha256sum "$(readlink -f "$f")"; done) | sha256sum | cut -c1-16; }
+# a tag from the contents of the files (not their paths: the entrypoint is written to a temporary folder)
+hash_of() { (for f in "$@"; do sha256sum <"$(readlink -f "$f")"; done) | sha256sum | cut -c1-16; }
+# removes the other tags of a repository of ours (older builds); an image a container still uses stays
+prune_others() {
+  local keep=$1 repo=${1%:*} ref
+  for ref in $(podman images --format '{{.Repository}}:{{.Tag}}' --filter "reference=$repo"); do
+    [ "$ref" = "$keep" ] || podman rmi "$ref" >/dev/null 2>&1 || true
+  done
+}
 exists() { podman image exists "$1"; }
 # a root filesystem with the accounts every image here uses
 skeleton() {
@@ -188,10 +196,21 @@ fi
 # the file system allows.
 CTX="$WORK/context"
 mkdir -p "$CTX"
+# .dockerignore's names (top-level names and globs, as that file holds), so that an edit to a
+# file the image leaves out (a test, a doc) does not make a new image
+mapfile -t IGNORE < <(grep -v '^\s*\(#\|$\)' "$CHECKOUT/.dockerignore" 2>/dev/null || true)
+ignored() {
+  local top=${1%%/*} pattern
+  for pattern in "${IGNORE[@]}"; do
+    # shellcheck disable=SC2053 # a glob on purpose
+    [[ $top == $pattern ]] && return 0
+  done
+  return 1
+}
 link=()
 [ "$(stat -c %d "$CHECKOUT")" = "$(stat -c %d "$CTX")" ] && link=(-l)
 (cd "$CHECKOUT" && git ls-files -z --cached --others --exclude-standard |
-  while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done |
+  while IFS= read -r -d '' f; do [ -f "$f" ] && ! ignored "$f" && printf '%s\0' "$f"; done |
   xargs -0 cp --parents "${link[@]}" -t "$CTX")
 NM=$(readlink -f "$CHECKOUT/node_modules")
 cp -a "${link[@]}" "$NM" "$CTX/node_modules"
@@ -202,6 +221,8 @@ SERVICE="localhost/crucible:$TAG"
 if ! exists "$SERVICE"; then
   podman build --quiet --pull=never --network=none --build-arg "BASE=$BASE" -f "$CTX/Dockerfile" -t "$SERVICE" "$CTX" >/dev/null
 fi
+
+for ref in "$SERVICE" "$BASE" "$NATS" "$REDIS" "$POSTGRES"; do prune_others "$ref"; done
 
 {
   echo "CRUCIBLE_IMAGE=$SERVICE"
