@@ -191,11 +191,9 @@ if ! exists "$POSTGRES"; then
 fi
 
 # --- the service, from the Dockerfile, on the base above. The build context is the checkout's
-# files (tracked and new, .dockerignore's exclusions left out) with node_modules resolved (in a
+# files (tracked and new, .dockerignore's names left out) with node_modules resolved (in a
 # worktree it may be a symbolic link, which a build context cannot follow), hard-linked where
 # the file system allows.
-CTX="$WORK/context"
-mkdir -p "$CTX"
 # .dockerignore's names (top-level names and globs, as that file holds), so that an edit to a
 # file the image leaves out (a test, a doc) does not make a new image
 mapfile -t IGNORE < <(grep -v '^\s*\(#\|$\)' "$CHECKOUT/.dockerignore" 2>/dev/null || true)
@@ -207,18 +205,20 @@ ignored() {
   done
   return 1
 }
-link=()
-[ "$(stat -c %d "$CHECKOUT")" = "$(stat -c %d "$CTX")" ] && link=(-l)
 (cd "$CHECKOUT" && git ls-files -z --cached --others --exclude-standard |
-  while IFS= read -r -d '' f; do [ -f "$f" ] && ! ignored "$f" && printf '%s\0' "$f"; done |
-  xargs -0 cp --parents "${link[@]}" -t "$CTX")
+  while IFS= read -r -d '' f; do [ -f "$f" ] && ! ignored "$f" && printf '%s\0' "$f"; done) >"$WORK/files"
 NM=$(readlink -f "$CHECKOUT/node_modules")
-cp -a "${link[@]}" "$NM" "$CTX/node_modules"
-# the tag: the base and every file of the context (names, sizes, times: cheap, and any edit changes it)
-TAG=$( (echo "$BASE"; cd "$CTX" && find . -path ./node_modules -prune -o -type f -printf '%p %s %T@\n' | sort;
-  find -L node_modules -maxdepth 2 -printf '%p %s\n' | sort) | sha256sum | cut -c1-16)
+# the tag: the base, every file's contents, and node_modules' packages (names and sizes: cheap)
+TAG=$( (echo "$BASE"; cd "$CHECKOUT" && xargs -0 -a "$WORK/files" sha256sum;
+  cd "$NM" && find -L . -maxdepth 2 -printf '%p %s\n' | sort) | sha256sum | cut -c1-16)
 SERVICE="localhost/crucible:$TAG"
 if ! exists "$SERVICE"; then
+  CTX="$WORK/context"
+  mkdir -p "$CTX"
+  link=()
+  [ "$(stat -c %d "$CHECKOUT")" = "$(stat -c %d "$CTX")" ] && link=(-l)
+  (cd "$CHECKOUT" && xargs -0 -a "$WORK/files" cp --parents "${link[@]}" -t "$CTX")
+  cp -a "${link[@]}" "$NM" "$CTX/node_modules"
   podman build --quiet --pull=never --network=none --build-arg "BASE=$BASE" -f "$CTX/Dockerfile" -t "$SERVICE" "$CTX" >/dev/null
 fi
 

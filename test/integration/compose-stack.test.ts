@@ -26,7 +26,8 @@ const until = async (what: string, fn: () => Promise<boolean>, ms: number): Prom
 /**
  * compose.yaml as it is, brought up with Debian's podman-compose on images built here with no
  * network (scripts/compose-images.sh: the service from the Dockerfile, PostgreSQL, NATS and
- * Redis from this machine's packaged binaries; nothing is pulled): two schedulers, two workers
+ * Redis from this machine's packaged binaries; nothing is pulled), with compose.podman.yaml
+ * (one network: CNI resolves no name on an internal one): two schedulers, two workers
  * and two gateways on PostgreSQL, NATS and Redis. A world is built and a 20-episode evaluation
  * runs through the first gateway; the first scheduler container is killed (SIGKILL) while the
  * run is under way, and the run still finishes with every planned episode scored exactly once.
@@ -42,11 +43,15 @@ const until = async (what: string, fn: () => Promise<boolean>, ms: number): Prom
     let env: NodeJS.ProcessEnv;
     let gateway: string;
     const compose = (...args: string[]) =>
-      run('podman-compose', ['-f', path.join(ROOT, 'compose.yaml'), '-p', project, ...args], {
-        cwd: ROOT,
-        env,
-        maxBuffer: 64 << 20,
-      });
+      run(
+        'podman-compose',
+        ['-f', path.join(ROOT, 'compose.yaml'), '-f', path.join(ROOT, 'compose.podman.yaml'), '-p', project, ...args],
+        {
+          cwd: ROOT,
+          env,
+          maxBuffer: 64 << 20,
+        },
+      );
     const podman = (...args: string[]) => run('podman', args, { env, maxBuffer: 64 << 20 });
     const container = (service: string) => `${project}_${service}_1`;
 
@@ -81,6 +86,8 @@ const until = async (what: string, fn: () => Promise<boolean>, ms: number): Prom
         CRUCIBLE_GATEWAY_PUBLISH: `127.0.0.1:${p1}`,
         CRUCIBLE_GATEWAY_2_PUBLISH: `127.0.0.1:${p2}`,
         CONTROL_PLANE_DIR: path.join(dir, 'control-plane'),
+        // compose.podman.yaml: one network of the project's own, where every service name resolves
+        CRUCIBLE_PODMAN_NETWORK: `${project}_net`,
       };
       gateway = `http://127.0.0.1:${p1}`;
       // --no-build: the images are there; `build: .` would otherwise start from the default BASE
@@ -147,11 +154,7 @@ const until = async (what: string, fn: () => Promise<boolean>, ms: number): Prom
       expect(started.episodes).to.equal(20);
 
       // the first scheduler dies while the run is under way; scheduler-2 takes its shards over
-      await until(
-        'episodes under way',
-        async () => (await runEpisodes(admin, started.run_id)).length >= 2,
-        240_000,
-      );
+      await until('episodes under way', async () => (await runEpisodes(admin, started.run_id)).length >= 2, 240_000);
       await podman('kill', '--signal', 'KILL', container('scheduler'));
       const state = await podman('inspect', '--format', '{{.State.Running}}', container('scheduler'));
       expect(state.stdout.trim()).to.equal('false');
