@@ -188,7 +188,7 @@ try {
   const profiles = [];
   for (let i = 0; i < profileCount; i++)
     profiles.push(
-      (await makeProfile(cw.admin, { name: `agent-${i}`, driver: 'external', max_turns_per_actor: 10_000 })).id,
+      (await makeProfile(cw.admin, { name: `agent-${i}`, driver: 'external', max_turns_per_actor: 1000 })).id,
     );
   const t0 = performance.now();
   const run = await evaluate(cw.admin, {
@@ -296,7 +296,7 @@ const section = [
   `## External actions (bench/actions.ts${WORKER_PROCESS ? ', world-worker as its own process' : ''})`,
   '',
   `\`node --import tsx bench/actions.ts --episodes ${EPISODES} --actions ${ACTIONS} --think-ms ${THINKS.join(',')} --poll-ms ${POLLS.join(',')} --fast-poll-ms ${FAST_POLL_MS}${WORKER_PROCESS ? ' --worker-process' : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-  `${WORKER_PROCESS ? `Gateway and scheduler in the bench process, the world-worker (capacity ${EPISODES + 8}, every episode actor) as its own process (\`--worker-process\`), SQLite shared` : `Embedded service (SQLite, in-process bus, one world-worker with capacity ${EPISODES + 8})`}, one child-process sandbox per episode; ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation. Observation, actions and results take the gateway's fast path (gateway -> world-worker). Load average when it finished: ${os
+  `${WORKER_PROCESS ? `Gateway and scheduler in the bench process, the world-worker (capacity ${EPISODES + 8}, every episode actor) as its own process (\`--worker-process\`), SQLite shared` : `Embedded service (${t.svc.adapters.engines.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}, in-process bus, one world-worker with capacity ${EPISODES + 8})`}, one child-process sandbox per episode; ${EPISODES} external shop-support episodes live at once (all ${EPISODES} sandboxes up after ${(liveStart / 1000).toFixed(0)} s); each HTTP agent (a worker thread of the same process) sends ${ACTIONS} \`list_orders\` actions, reading its next turn by polling the observation. Observation, actions and results take the gateway's fast path (gateway -> world-worker). Load average when it finished: ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(' / ')} (1/5/15 min).`,

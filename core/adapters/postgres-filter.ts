@@ -22,6 +22,14 @@ export function pgFieldSql(field: string): PgField {
   return { value: `(doc #> '{${pathSegments(field).join(',')}}')`, id: false };
 }
 
+/**
+ * A literal as the JSON text of a JSONB parameter: U+0000, which JSONB cannot hold, as U+FFFD,
+ * as the store's `doc` column reads it (postgres-store.ts).
+ */
+export function jsonbText(value: string | number | boolean): string {
+  return JSON.stringify(value).replaceAll('\\u0000', '\\ufffd');
+}
+
 const postgres: SqlDialect<PgField> = {
   field: pgFieldSql,
   never: 'false',
@@ -29,13 +37,13 @@ const postgres: SqlDialect<PgField> = {
   equals(f, value: Literal, bind, negatable) {
     if (f.id) return typeof value === 'string' ? `(_id = ${bind(value)})` : 'false';
     if (value === null) return `(${f.value} IS NULL OR ${f.value} = 'null'::jsonb)`;
-    const eq = `${f.value} = ${bind(JSON.stringify(value))}::jsonb`;
+    const eq = `${f.value} = ${bind(jsonbText(value))}::jsonb`;
     return negatable ? `coalesce(${eq}, false)` : `(${eq})`;
   },
   range(f, op, bound, bind) {
     if (f.id) return typeof bound === 'string' ? `(_id ${op} ${bind(bound)})` : 'false';
     const type = typeof bound === 'number' ? 'number' : 'string';
-    return `(${f.value} ${op} ${bind(JSON.stringify(bound))}::jsonb AND jsonb_typeof(${f.value}) = '${type}')`;
+    return `(${f.value} ${op} ${bind(jsonbText(bound))}::jsonb AND jsonb_typeof(${f.value}) = '${type}')`;
   },
 };
 

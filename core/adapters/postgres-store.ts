@@ -8,22 +8,29 @@ import { FIELD_SEGMENT } from './sql-filter.js';
 
 /** Options of {@link PostgresStore.connect}. */
 export interface PostgresStoreOptions {
-  /** Connections the store keeps open at most (10). */
+  /** Connections the store keeps open at most (20: a world-worker runs 8 or more episodes at once). */
   maxConnections?: number;
   /** How long to wait for a connection before failing with `unavailable` (10000 ms). */
   connectTimeoutMs?: number;
 }
 
 const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
+/**
+ * How `doc` is generated from `body`. JSONB holds no U+0000 (`\u0000` in JSON text), which
+ * `body` keeps as written: `doc` reads it as U+FFFD, and so do filter values
+ * (postgres-filter.ts, `jsonbText`), so equality on such text still matches.
+ */
+const JSONB_OF_BODY = "replace(body, '\\u0000', '\\ufffd')::jsonb";
 /** PostgreSQL cuts identifiers at 63 bytes; longer index names end in a hash instead. */
 const MAX_IDENTIFIER = 63;
 
 /**
  * The networked {@link DocumentStore} on PostgreSQL (node-postgres), chosen by
  * `DATABASE_URL=postgres://…`. One table per collection holding `_id text COLLATE "C"
- * PRIMARY KEY`, `body json` (the whole document as its JSON text, `_id` included, so it reads
+ * PRIMARY KEY`, `body text` (the whole document as its JSON text, `_id` included, so it reads
  * back with its fields in their order, as from the other stores) and `doc jsonb`, a stored
- * column generated from `body` that every filter, sort and index reads.
+ * column generated from `body` that every filter, sort and index reads (and that refuses
+ * text that is not JSON).
  *
  * Filters compile to `doc #> '{…}'` JSONB comparisons, typed the way MongoDB compares
  * (postgres-filter.ts, sharing its operators with SQLite), and indexes are expression
@@ -36,12 +43,13 @@ const MAX_IDENTIFIER = 63;
  * `INSERT … ON CONFLICT DO UPDATE` upsert on `_sequences`.
  *
  * Strings compare (ranges, sorts) in the database's collation: create the database with a
- * byte-order one (`LOCALE 'C'` or `C.UTF-8`) to order like the other stores. JSONB holds no
- * `\u0000` in text (refused with `bad_request`).
+ * byte-order one (`LOCALE 'C'` or `C.UTF-8`) to order like the other stores.
  */
 export class PostgresStore implements DocumentStore {
   readonly #pool: pg.Pool;
   readonly #tables = new Map<string, Promise<string>>();
+  /** ` COMPRESSION lz4` where the server has it (PostgreSQL 14+ built with lz4): large documents cost less CPU to store. */
+  #compression = '';
   #closing: Promise<void> | null = null;
 
   private constructor(pool: pg.Pool) {
@@ -52,7 +60,7 @@ export class PostgresStore implements DocumentStore {
   static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const pool = new pg.Pool({
       connectionString: url,
-      max: options.maxConnections ?? 10,
+      max: options.maxConnections ?? 20,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     });
     // An idle connection that breaks (server restart) is dropped by the pool; the next query opens another.
@@ -62,6 +70,10 @@ export class PostgresStore implements DocumentStore {
       await store.#ddl(
         'CREATE TABLE IF NOT EXISTS _sequences (name text COLLATE "C" PRIMARY KEY, value bigint NOT NULL)',
       );
+      const lz4 = await pool.query(
+        "SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)",
+      );
+      if (lz4.rowCount) store.#compression = ' COMPRESSION lz4';
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw new ServiceError(
@@ -91,10 +103,7 @@ export class PostgresStore implements DocumentStore {
 
   async insert<T extends Doc>(collection: string, doc: T): Promise<T> {
     const json = docJson(doc);
-    await this.#query(`INSERT INTO ${await this.#table(collection)} (_id, body) VALUES ($1, $2::json)`, [
-      doc._id,
-      json,
-    ]);
+    await this.#query(`INSERT INTO ${await this.#table(collection)} (_id, body) VALUES ($1, $2)`, [doc._id, json]);
     return JSON.parse(json) as T;
   }
 
@@ -105,7 +114,7 @@ export class PostgresStore implements DocumentStore {
     const table = await this.#table(collection);
     try {
       // the usual case, nothing taken: one statement, all or nothing
-      await this.#query(`INSERT INTO ${table} (_id, body) SELECT * FROM unnest($1::text[], $2::json[])`, [ids, texts]);
+      await this.#query(`INSERT INTO ${table} (_id, body) SELECT * FROM unnest($1::text[], $2::text[])`, [ids, texts]);
       return docs.length;
     } catch (err) {
       if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
@@ -114,10 +123,10 @@ export class PostgresStore implements DocumentStore {
     return this.#transaction(async (client) => {
       let n = 0;
       for (let i = 0; i < docs.length; i++) {
-        const result = await client.query(
-          `INSERT INTO ${table} (_id, body) VALUES ($1, $2::json) ON CONFLICT DO NOTHING`,
-          [ids[i], texts[i]],
-        );
+        const result = await client.query(`INSERT INTO ${table} (_id, body) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+          ids[i],
+          texts[i],
+        ]);
         if (result.rowCount === 0) break;
         n++;
       }
@@ -127,14 +136,14 @@ export class PostgresStore implements DocumentStore {
 
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
     const rows = await this.#rows(`SELECT body FROM ${await this.#table(collection)} WHERE _id = $1`, [id]);
-    return (rows[0]?.body as T | undefined) ?? null;
+    return bodyOf<T>(rows[0]);
   }
 
   async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
     const params: unknown[] = [];
     const where = compilePgFilter(filter, params);
     const rows = await this.#rows(`SELECT body FROM ${await this.#table(collection)} WHERE ${where} LIMIT 1`, params);
-    return (rows[0]?.body as T | undefined) ?? null;
+    return bodyOf<T>(rows[0]);
   }
 
   async find<T extends Doc = Doc>(collection: string, filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -155,7 +164,7 @@ export class PostgresStore implements DocumentStore {
     if (options.limit !== undefined) sql += ` LIMIT $${params.push(options.limit)}`;
     if (options.skip) sql += ` OFFSET $${params.push(options.skip)}`;
     const rows = await this.#rows(sql, params);
-    return rows.map((r) => r.body as T);
+    return rows.map((r) => bodyOf<T>(r)!);
   }
 
   async count(collection: string, filter: Filter): Promise<number> {
@@ -192,27 +201,59 @@ export class PostgresStore implements DocumentStore {
     if (!hasSets && removes.length === 0) {
       const cond = compilePgFilter(where, params);
       const rows = await this.#rows(`SELECT body FROM ${table} WHERE _id = $1 AND ${cond}`, params);
-      return (rows[0]?.body as T | undefined) ?? null;
+      return bodyOf<T>(rows[0]);
     }
     // The new text keeps the document's field order (changed fields where they were, new ones
     // last), as SQLite's json_set and MongoDB's $set do; JSONB alone would reorder every key.
     const patchParam = `$${params.push(JSON.stringify(sets))}::json`;
     const removeParam = `$${params.push(removes)}::text[]`;
     const cond = compilePgFilter(where, params);
-    const body = `(SELECT json_object_agg(k, v ORDER BY o) FROM (
+    const body = `(SELECT json_object_agg(k, v ORDER BY o)::text FROM (
         SELECT e.key AS k, coalesce(p.value, e.value) AS v, e.o AS o
-          FROM json_each(t.body) WITH ORDINALITY AS e(key, value, o)
+          FROM json_each(t.body::json) WITH ORDINALITY AS e(key, value, o)
           LEFT JOIN json_each(${patchParam}) AS p(key, value) ON p.key = e.key
          WHERE e.key <> ALL(${removeParam})
         UNION ALL
         SELECT p.key, p.value, 1000000000 + p.o FROM json_each(${patchParam}) WITH ORDINALITY AS p(key, value, o)
          WHERE NOT (t.doc ? p.key)
       ) AS fields)`;
-    const rows = await this.#rows(
-      `UPDATE ${table} AS t SET body = ${body} WHERE _id = $1 AND ${cond} RETURNING body`,
-      params,
-    );
-    return (rows[0]?.body as T | undefined) ?? null;
+    try {
+      const rows = await this.#rows(
+        `UPDATE ${table} AS t SET body = ${body} WHERE _id = $1 AND ${cond} RETURNING body`,
+        params,
+      );
+      return bodyOf<T>(rows[0]);
+    } catch (err) {
+      // PostgreSQL's JSON functions refuse text holding U+0000; such a document is merged here instead
+      if (!(err instanceof ServiceError && (err.cause as { code?: unknown })?.code === '22P05')) throw err;
+      return this.#updateHere<T>(table, id, sets, removes, where);
+    }
+  }
+
+  /**
+   * `update` for documents PostgreSQL's JSON functions cannot read (text with U+0000): the row
+   * is locked (`FOR UPDATE`, which re-checks `where` once a concurrent writer is done), merged
+   * here in the same field order, and written back in one transaction.
+   */
+  async #updateHere<T>(
+    table: string,
+    id: string,
+    sets: Record<string, unknown>,
+    removes: string[],
+    where: Filter,
+  ): Promise<T | null> {
+    return this.#transaction(async (client) => {
+      const params: unknown[] = [id];
+      const cond = compilePgFilter(where, params);
+      const found = await client.query(`SELECT body FROM ${table} WHERE _id = $1 AND ${cond} FOR UPDATE`, params);
+      const doc = bodyOf<Record<string, unknown>>(found.rows[0]);
+      if (!doc) return null;
+      Object.assign(doc, JSON.parse(JSON.stringify(sets)));
+      for (const key of removes) delete doc[key];
+      const json = JSON.stringify(doc);
+      await client.query(`UPDATE ${table} SET body = $2 WHERE _id = $1`, [id, json]);
+      return JSON.parse(json) as T;
+    });
   }
 
   async replace<T extends Doc>(collection: string, doc: T, where: Filter = {}): Promise<T | null> {
@@ -231,7 +272,7 @@ export class PostgresStore implements DocumentStore {
     const params: unknown[] = [id, json];
     const cond = compilePgFilter(where, params);
     const result = await this.#query(
-      `UPDATE ${await this.#table(collection)} SET body = $2::json WHERE _id = $1 AND ${cond}`,
+      `UPDATE ${await this.#table(collection)} SET body = $2 WHERE _id = $1 AND ${cond}`,
       params,
     );
     return (result.rowCount ?? 0) > 0;
@@ -268,8 +309,8 @@ export class PostgresStore implements DocumentStore {
     if (!table) {
       const quoted = `"${collection}"`;
       table = this.#ddl(
-        `CREATE TABLE IF NOT EXISTS ${quoted} (_id text COLLATE "C" PRIMARY KEY, body json NOT NULL, ` +
-          'doc jsonb GENERATED ALWAYS AS (body::jsonb) STORED)',
+        `CREATE TABLE IF NOT EXISTS ${quoted} (_id text COLLATE "C" PRIMARY KEY, body text${this.#compression} NOT NULL, ` +
+          `doc jsonb${this.#compression} GENERATED ALWAYS AS (${JSONB_OF_BODY}) STORED)`,
       ).then(() => quoted);
       this.#tables.set(collection, table);
       table.catch(() => this.#tables.delete(collection));
@@ -322,6 +363,11 @@ export class PostgresStore implements DocumentStore {
       client.release();
     }
   }
+}
+
+/** The document of a row read back: its stored JSON text parsed, or null for no row. */
+function bodyOf<T>(row: Record<string, unknown> | undefined): T | null {
+  return row ? (JSON.parse(row.body as string) as T) : null;
 }
 
 function checkCollection(collection: string): void {

@@ -76,6 +76,18 @@ export function documentStoreContract(
         expect(back).to.deep.equal({ _id: 'u', keep: 1 });
         expect(await store.get(c, 'u')).to.deep.equal({ _id: 'u', keep: 1 });
       });
+      it('keeps any text, U+0000 and escapes included, and finds it by equality', async function () {
+        const c = coll();
+        const odd = ['nul\u0000byte', 'slash\\u0000text', '\u0000', 'tab\tquote"'];
+        for (const [i, t] of odd.entries()) await store.insert(c, { _id: `t${i}`, t, nested: { t } });
+        for (const [i, t] of odd.entries()) {
+          expect(await store.get(c, `t${i}`)).to.deep.equal({ _id: `t${i}`, t, nested: { t } });
+          expect((await store.find(c, { t })).map((d) => d._id)).to.deep.equal([`t${i}`]);
+          expect(await store.count(c, { 'nested.t': t })).to.equal(1);
+        }
+        expect(await store.update(c, 't0', { t: 'x\u0000y' })).to.deep.include({ t: 'x\u0000y' });
+        expect(await store.count(c, { t: 'x\u0000y' })).to.equal(1);
+      });
       it("fails with 'conflict' on a duplicate _id and keeps the first document", async function () {
         const c = coll();
         await store.insert(c, { _id: 'dup', v: 1 });

@@ -49,10 +49,16 @@ describe('PostgresStore beyond the contract', function () {
       .to.contain('DATABASE_URL')
       .and.not.contain('s3cret');
   });
-  it("refuses text JSONB cannot hold (\\u0000) with 'bad_request', storing nothing", async function () {
+  it('refuses field paths that would leave the path literal, and keeps SQL in values as plain text', async function () {
     const store = await connect();
-    await expectError(store.insert('nul_text', { _id: 'n', t: 'a\u0000b' }), 'bad_request');
-    expect(await store.get('nul_text', 'n')).to.equal(null);
+    await store.insert('inject', { _id: "x'); DROP TABLE inject; --", v: "' OR 1=1 --", w: '$1' });
+    for (const path of ["v'}", 'v,w', 'v}', 'a b', "v') OR ('1"])
+      await expectError(store.find('inject', { [path]: 1 }), 'bad_request');
+    await expectError(store.find('inject', {}, { sort: { field: "v' DESC", direction: 'asc' } }), 'bad_request');
+    await expectError(store.update('inject', 'x', { "v'": 1 }), 'bad_request');
+    expect(await store.count('inject', { v: "' OR 1=1 --" })).to.equal(1);
+    expect(await store.count('inject', { v: 'anything' })).to.equal(0);
+    expect((await store.get('inject', "x'); DROP TABLE inject; --"))?.w).to.equal('$1');
   });
   it('several processes making the same collection and indexes at once all succeed', async function () {
     const stores = await Promise.all([connect(), connect(), connect(), connect()]);

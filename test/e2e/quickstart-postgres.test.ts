@@ -50,7 +50,7 @@ describe('quickstart on PostgreSQL: crucible start with DATABASE_URL', function 
   };
 
   it('builds a catalog world and finishes an evaluation, every document in PostgreSQL', async function () {
-    const health = await (await fetch(`${env.SERVICE_URL}/v1/health`)).json();
+    const health = (await (await fetch(`${env.SERVICE_URL}/v1/health`)).json()) as { engines: { store: string } };
     expect(health.engines.store).to.equal('postgres');
 
     const created = await run(['admin', 'create-workspace', '--organization', 'My team', '--email', 'you@example.com']);
