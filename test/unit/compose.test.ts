@@ -10,6 +10,7 @@ import type { ControlPlaneRole } from '../../core/control-plane.js';
 import { roleControlPlane } from '../../core/control-plane-role.js';
 
 type Service = {
+  image?: string;
   command?: string[];
   restart?: string;
   healthcheck?: { test: string[] };
@@ -175,6 +176,15 @@ describe('compose.yaml', () => {
       expect(loadConfig({ DATABASE_URL: env.DATABASE_URL!, MONGODB_URL: 'mongodb://m:27017' }).databaseUrl).to.equal(
         null,
       );
+    }
+  });
+
+  it('every image can be named by a variable that scripts/compose-images.sh prints, so nothing needs pulling', () => {
+    const script = read('scripts/compose-images.sh');
+    for (const [name, s] of Object.entries(doc.services)) {
+      const m = /^\$\{(CRUCIBLE_[A-Z_]*IMAGE):-[^}]+\}$/.exec(s.image ?? '');
+      expect(m, `${name}: ${s.image}`).to.not.equal(null);
+      expect(script, name).to.include(`echo "${m![1]}=`);
     }
   });
 
