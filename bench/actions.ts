@@ -135,10 +135,9 @@ async function startWithWorkerProcess(env: Record<string, string>): Promise<Test
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; ; i++) {
-    const h = await fetch(`${gateway.url}/v1/health`).then(
-      (r) => r.json() as Promise<{ workers: Array<{ id: string; status: string }> }>,
-    );
-    if (h.workers.some((w) => w.id === `bench-${process.pid}` && w.status === 'up')) break;
+    // the scheduler's own probe: /v1/health names no worker to anonymous callers
+    const probed = await scheduler.deps.workers.probe();
+    if (probed.some((w) => w.id === `bench-${process.pid}` && w.status === 'up')) break;
     if (i > 300) throw new Error('the worker process did not register');
     await new Promise((r) => setTimeout(r, 200));
   }
