@@ -12,7 +12,7 @@ export type OperatorsAction = { kind: 'list' } | { kind: 'add' | 'remove'; who: 
 
 /**
  * `crucible admin operators [add|remove <email-or-user-id>]`, run on the server with its
- * environment (SERVICE_DATA_DIR or MONGODB_URL): names operators by user id in the store.
+ * environment (SERVICE_DATA_DIR, DATABASE_URL or MONGODB_URL): names operators by user id in the store.
  * Access to the server's store is the proof of authority; the user must have an account
  * already (sign up, or `crucible admin add-user`). A change applies to the user's next
  * request, on every gateway.
