@@ -24,6 +24,23 @@ export interface SchedulerMetrics {
   countLiveJobs(jobs: ReadonlyArray<{ kind: string; status: string }>): void;
 }
 
+/**
+ * The worker autoscaling signal (docs/operations.md, "Scaling workers"): the episodes this
+ * scheduler's shards have queued, divided by the free places (capacity less hosted episodes)
+ * of the live workers that take work (not draining), counted as at least 1 so a full or empty
+ * fleet gives the queue itself. Each scheduler divides its own queue by the same fleet-wide
+ * figure, so summed over schedulers it is the installation's queued episodes per free place:
+ * above 1, queued work waits for places no worker has.
+ */
+export function queuedPerFreePlace(
+  queued: number,
+  workers: ReadonlyArray<{ capacity: number; active: number; draining?: boolean }>,
+): number {
+  let free = 0;
+  for (const w of workers) if (!w.draining) free += Math.max(0, w.capacity - w.active);
+  return queued / Math.max(1, free);
+}
+
 /** The metrics per scheduler deps object (a scheduler's deps, made once by its composition root). */
 const states = new WeakMap<SchedulerDeps, SchedulerMetrics>();
 
@@ -59,6 +76,16 @@ export function schedulerMetrics(deps: SchedulerDeps): SchedulerMetrics {
         }
         g.set({ state: 'queued' }, queued);
         g.set({ state: 'running' }, running);
+      },
+    );
+    metrics.gauge(
+      'crucible_episodes_queued_per_free_place',
+      "Episodes this scheduler's shards have queued, per free place on the live workers that take work; summed over schedulers, the worker autoscaling signal",
+      [],
+      async (g) => {
+        let queued = 0;
+        for (const q of queues) queued += q.queued;
+        g.set(queuedPerFreePlace(queued, await deps.workers.live()));
       },
     );
     metrics.gauge('crucible_workers', 'Registered world-workers, by state', ['state'], async (g) => {

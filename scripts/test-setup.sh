@@ -5,7 +5,8 @@
 # - Debian packages: Chromium (the console's browser tests), NATS, Redis and PostgreSQL (their
 #   adapters are tested against real servers), python3 (the Python client's suite) and podman
 #   with runc, docker-registry, bubblewrap, uidmap, slirp4netns, curl and podman-compose (the
-#   container sandboxes). As root, what is missing is installed (`apt-get update` at most once).
+#   container sandboxes), and CNI's dnsname plugin (service names in the compose stack). As
+#   root, what is missing is installed (`apt-get update` at most once).
 # - Services on loopback: NATS with JetStream (127.0.0.1:4222), Redis (127.0.0.1:6379) and
 #   PostgreSQL (127.0.0.1:5432, user postgres). As root, those that are installed but down are
 #   started. A PostgreSQL this script installs is set to trust loopback connections, as the
@@ -41,6 +42,8 @@ find_missing() {
       slirp4netns:slirp4netns curl:curl podman-compose:podman-compose; do
       have "${pair%%:*}" || missing+=("${pair#*:}")
     done
+    # podman's CNI networks resolve service names only with this plugin (the compose stack's test)
+    [ -x /usr/lib/cni/dnsname ] || missing+=(golang-github-containernetworking-plugin-dnsname)
   fi
 }
 find_missing

@@ -116,6 +116,8 @@ describe('operations: health, readiness, metrics, drain', function () {
       expect(sample(text, 'crucible_sse_clients', { role: 'gateway' })).to.equal(0);
       expect(sample(text, 'crucible_episodes', { state: 'queued', role: 'scheduler' })).to.equal(0);
       expect(sample(text, 'crucible_episodes', { state: 'running', role: 'scheduler' })).to.equal(0);
+      // the worker autoscaling signal (deploy/kubernetes): nothing queued once the run ended
+      expect(sample(text, 'crucible_episodes_queued_per_free_place', { role: 'scheduler' })).to.equal(0);
       expect(sample(text, 'crucible_placement_wait_seconds_count')).to.be.at.least(started.episodes);
       expect(sample(text, 'crucible_episodes_ended_total', { status: 'finished' })).to.be.at.least(started.episodes);
       expect(sample(text, 'crucible_workers', { state: 'live' })).to.equal(1);
