@@ -7,6 +7,10 @@
  * Prints requests/s, p50/p99 latency and the ratio; `--write` puts them in BENCHMARKS.md.
  *
  *   npm run build && node --import tsx bench/gateway.ts [--seconds 5] [--rounds 3] [--connections 32] [--write]
+ *   node --import tsx bench/gateway.ts --smoke
+ *
+ * `--smoke` (bench/support/smoke.ts): the service from its sources (`cli/main.ts` under tsx, no
+ * build needed), one round of 1 s per side, 4 connections; writes nothing.
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -15,18 +19,23 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
+    smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
-const duration = Number(values.seconds);
-const rounds = Number(values.rounds);
-const connections = Number(values.connections);
+const SMOKE = values.smoke;
+const duration = SMOKE ? 1 : Number(values.seconds);
+const rounds = SMOKE ? 1 : Number(values.rounds);
+const connections = SMOKE ? 4 : Number(values.connections);
+/** How the service's CLI is started: the build, or (smoke) its sources under tsx. */
+const cli = SMOKE ? ['--import', 'tsx', 'cli/main.ts'] : ['dist/cli/main.js'];
 
 interface Figures {
   rps: number;
@@ -72,12 +81,12 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-bench-'));
   const env = { SERVICE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1' };
   const bare = await launch(['bench/support/bare-server.mjs'], {}, /listening (\d+)/);
-  const svc = await launch(['dist/cli/main.js', 'start'], env, /API\s+http:\/\/localhost:(\d+)\/v1/);
+  const svc = await launch([...cli, 'start'], env, /API\s+http:\/\/localhost:(\d+)\/v1/);
   try {
     const ws = JSON.parse(
       execFileSync(
         process.execPath,
-        ['dist/cli/main.js', 'admin', 'create-workspace', '--organization', 'bench', '--json'],
+        [...cli, 'admin', 'create-workspace', '--organization', 'bench', '--json'],
         { env: { ...process.env, ...env } },
       ).toString(),
     );
@@ -93,7 +102,7 @@ async function main(): Promise<void> {
         rows: [] as Figures[],
       },
     };
-    for (const side of Object.values(sides)) await load(side.url, side.headers, 2); // warm-up: JIT, connections
+    for (const side of Object.values(sides)) await load(side.url, side.headers, SMOKE ? 1 : 2); // warm-up: JIT, connections
     for (let round = 1; round <= rounds; round++) {
       for (const [name, side] of Object.entries(sides)) {
         const f = await load(side.url, side.headers, duration);
@@ -136,7 +145,8 @@ async function main(): Promise<void> {
       `Ratio gateway/bare (median round): **${ratio.toFixed(2)}** (target at least 0.50: ${ratio >= 0.5 ? 'met' : 'not met'}); per round: ${perRound.join(', ')}.`,
       '<!-- bench:gateway end -->',
     ].join('\n');
-    if (values.write) writeBenchSection('gateway', section);
+    if (SMOKE) smokeFigures('gateway', { bare_rps: base.rps, gateway_rps: gw.rps, ratio });
+    else if (values.write) writeBenchSection('gateway', section);
   } finally {
     bare.child.kill();
     svc.child.kill('SIGTERM');
