@@ -233,7 +233,8 @@ try {
     const done = server ? await serverLatency(phase) : [];
     if (server) p99s.push(quantile(done, 0.99));
     const n = phase.samples.length;
-    if (n !== episodes.length * ACTIONS) throw new Error(`${label}: ${n} actions answered, expected ${episodes.length * ACTIONS}`);
+    if (n !== episodes.length * ACTIONS)
+      throw new Error(`${label}: ${n} actions answered, expected ${episodes.length * ACTIONS}`);
     rates.push(n / (phase.wall_ms / 1000));
     const f = (xs: number[]) =>
       xs.length === 0 ? '-' : `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} ms`;
