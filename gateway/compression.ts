@@ -11,8 +11,16 @@ import type { RequestHandler } from 'express';
  * Request bodies are untouched: their Content-Encoding is express.json's business.
  */
 export function compressAnswers(): RequestHandler {
-  return compression({
+  const compress = compression({
     filter: (req, res) =>
       !/^text\/event-stream/i.test(String(res.getHeader('content-type') ?? '')) && compression.filter(req, res),
   });
+  // A client that accepts no encoding gets the answer as it is: the compressor's wrapping of the
+  // response (its write, end and header hooks) is skipped, which was a measurable part of a small
+  // answer's cost (BENCHMARKS.md, bench/gateway). Vary still says the answer depends on the header.
+  return (req, res, next) => {
+    if (req.headers['accept-encoding']) return compress(req, res, next);
+    res.vary('Accept-Encoding');
+    next();
+  };
 }
