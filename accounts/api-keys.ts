@@ -111,8 +111,8 @@ export const apiKeyHandlers: HandlerTable = {
     const key = await adapters.store.get<ApiKeyDoc>(Collections.apiKeys, id);
     if (!key || key.project_id !== p.projectId || key.revoked_at) throw notFound('API key');
     await adapters.store.update(Collections.apiKeys, id, { revoked_at: nowIso() });
-    // Gateways check the store on every request, so the key is refused from now on; the
-    // bus message lets them drop anything they keep about it.
+    // Gateways keep a checked key in memory for up to a second while they hear this
+    // announcement (gateway/auth.ts): it is what makes them refuse the key at once.
     await adapters.bus.publish('crucible.keys.revoked', { key_id: id });
     return ok({ id, revoked: true });
   },

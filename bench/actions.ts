@@ -1,9 +1,9 @@
 /**
  * External-action benchmark: N concurrent external episodes of the shop-support world, each
- * played by an HTTP agent (bench/actions-agents.ts, in a worker thread) that reads its turn,
+ * played by an HTTP agent (bench/support/actions-agents.ts, in a worker thread) that reads its turn,
  * sends an application read (`list_orders`) and reads its next turn.
  *
- *   node --import tsx bench/actions.ts [--episodes 200] [--actions 10] [--think-ms 3000,1000] [--poll-ms 1500,500] [--fast-poll-ms 20] [--worker-process] [--write]
+ *   node --import tsx bench/actions.ts [--episodes 200] [--actions 10] [--think-ms 3000,1000] [--poll-ms 1500,500] [--fast-poll-ms 20] [--worker-process] [--smoke] [--write]
  *
  * Reported per phase: actions/s; POST -> 202 (client); accepted -> done on the server (the
  * `created_at` of the action's `action.accepted` and `action.succeeded` events: the result
@@ -15,6 +15,8 @@
  * (polling every --fast-poll-ms): the throughput the service saturates at.
  * Baseline in the same run: the same agents' POSTs against a bare Express handler answering
  * 202 (bench/support/bare-actions.mjs, own process), same concurrency and pacing.
+ * `--smoke` (bench/support/smoke.ts): 2 episodes of 2 actions, one paced phase (50 ms think, 20 ms
+ * polls) and the back-to-back one, both baselines; writes nothing.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -37,6 +39,7 @@ import { controlPlaneFiles } from '../test/support/roles.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes } from '../test/support/runs.js';
 import { serviceOver, startTestService, type TestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
   options: {
@@ -46,14 +49,19 @@ const { values } = parseArgs({
     'poll-ms': { type: 'string', default: '1500,500' },
     'fast-poll-ms': { type: 'string', default: '20' },
     'worker-process': { type: 'boolean', default: false },
+    smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
-const EPISODES = Number(values.episodes);
-const ACTIONS = Number(values.actions);
-const THINKS = values['think-ms'].split(',').map(Number);
-const POLLS = values['poll-ms'].split(',').map(Number);
-const FAST_POLL_MS = Number(values['fast-poll-ms']);
+const SMOKE = values.smoke;
+const EPISODES = SMOKE ? 2 : Number(values.episodes);
+const ACTIONS = SMOKE ? 2 : Number(values.actions);
+const THINKS = (SMOKE ? '50' : values['think-ms']).split(',').map(Number);
+const POLLS = (SMOKE ? '20' : values['poll-ms']).split(',').map(Number);
+const FAST_POLL_MS = SMOKE ? 20 : Number(values['fast-poll-ms']);
+/** The most turns a profile may give an actor (gateway/openapi.yaml's bound); each action takes one. */
+const MAX_TURNS = 1000;
+if (!(ACTIONS >= 1 && ACTIONS < MAX_TURNS)) throw new Error(`--actions must be from 1 to ${MAX_TURNS - 1}`);
 const WORKER_PROCESS = values['worker-process'];
 /** Each shape keeps its own section of BENCHMARKS.md. */
 const SECTION = WORKER_PROCESS ? 'actions-worker-process' : 'actions';
@@ -73,7 +81,7 @@ async function agents(
   job: Record<string, unknown>,
   onReady?: () => void,
 ): Promise<Phase & { elu: number; delay: { p99: number; max: number } }> {
-  const entry = new URL('./actions-agents.ts', import.meta.url).href;
+  const entry = new URL('./support/actions-agents.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: job });
   const label = `${job.bareUrl ? 'baseline' : 'service'}, think ${job.thinkMs} ms, poll ${job.pollMs} ms`;
@@ -175,6 +183,8 @@ const SERVICE_ENV = { WORKER_CAPACITY: String(EPISODES + 8), SERVICE_EXTERNAL_TU
 const t = WORKER_PROCESS ? await startWithWorkerProcess(SERVICE_ENV) : await startTestService(SERVICE_ENV);
 const rows: string[] = [];
 const p99s: number[] = [];
+/** actions/s per phase, in order (the smoke check reads them). */
+const rates: number[] = [];
 let liveStart = 0;
 
 try {
@@ -187,7 +197,7 @@ try {
   const profiles = [];
   for (let i = 0; i < profileCount; i++)
     profiles.push(
-      (await makeProfile(cw.admin, { name: `agent-${i}`, driver: 'external', max_turns_per_actor: 1000 })).id,
+      (await makeProfile(cw.admin, { name: `agent-${i}`, driver: 'external', max_turns_per_actor: MAX_TURNS })).id,
     );
   const t0 = performance.now();
   const run = await evaluate(cw.admin, {
@@ -224,6 +234,9 @@ try {
     const done = server ? await serverLatency(phase) : [];
     if (server) p99s.push(quantile(done, 0.99));
     const n = phase.samples.length;
+    if (n !== episodes.length * ACTIONS)
+      throw new Error(`${label}: ${n} actions answered, expected ${episodes.length * ACTIONS}`);
+    rates.push(n / (phase.wall_ms / 1000));
     const f = (xs: number[]) =>
       xs.length === 0 ? '-' : `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} ms`;
     rows.push(
@@ -311,5 +324,12 @@ const section = [
 ].join('\n');
 console.log(section);
 
-if (values.write) writeBenchSection(SECTION, section);
+if (SMOKE)
+  smokeFigures('actions', {
+    paced_actions_per_s: rates[0]!,
+    back_to_back_actions_per_s: rates[1]!,
+    bare_back_to_back_per_s: rates[3]!,
+    accepted_to_done_p99_ms: p99s[0]!,
+  });
+else if (values.write) writeBenchSection(SECTION, section);
 process.exit(0);

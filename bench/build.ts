@@ -2,7 +2,7 @@
  * World build benchmark: how long a build of each catalog world takes, and how long a
  * sandbox (the application's services as child processes) takes to start.
  *
- *   node --import tsx bench/build.ts [--target 8] [--starts 10] [--write]
+ *   node --import tsx bench/build.ts [--target 8] [--starts 10] [--smoke] [--write]
  *
  * - builds: an embedded service imports the catalog and builds each application once with
  *   `scenario_target` = --target and the defaults (two replays per scenario); reported: wall
@@ -13,6 +13,8 @@
  *   Baseline in the same run: a bare `node` process serving a one-line HTTP server, spawned
  *   and polled the same way (40 ms health polling, like the sandbox), so the ratio shows what
  *   the sandbox adds over starting Node itself.
+ * `--smoke` (bench/support/smoke.ts): the first catalog world only, scenario_target 1, one start
+ * each; writes nothing.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { spawn } from 'node:child_process';
@@ -28,16 +30,21 @@ import { ChildProcessSandboxes, freePort } from '../world-worker/sandboxes/index
 import { buildAndWait, events } from '../test/support/builds.js';
 import { client, startTestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
   options: {
     target: { type: 'string', default: '8' },
     starts: { type: 'string', default: '10' },
+    smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
-const TARGET = Number(values.target);
-const STARTS = Number(values.starts);
+const SMOKE = values.smoke;
+const TARGET = SMOKE ? 1 : Number(values.target);
+const STARTS = SMOKE ? 1 : Number(values.starts);
+/** How many catalog worlds are measured: all of them, or (smoke) the first. */
+const WORLDS = SMOKE ? 1 : Infinity;
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -63,7 +70,7 @@ async function measureBuilds(): Promise<BuildFigure[]> {
       name: string;
     }>;
     const out: BuildFigure[] = [];
-    for (const app of apps) {
+    for (const app of apps.slice(0, WORLDS)) {
       const t0 = performance.now();
       const { build, job } = await buildAndWait(c, { application_id: app.id, scenario_target: TARGET });
       const total = performance.now() - t0;
@@ -90,7 +97,7 @@ async function measureBuilds(): Promise<BuildFigure[]> {
 async function measureSandboxStarts(): Promise<Array<{ world: string; starts: number[] }>> {
   const sandboxes = new ChildProcessSandboxes();
   const out: Array<{ world: string; starts: number[] }> = [];
-  for (const entry of await readCatalogIndex()) {
+  for (const entry of (await readCatalogIndex()).slice(0, WORLDS)) {
     const source = await loadApplicationSource(entryDir(entry));
     const starts: number[] = [];
     for (let i = 0; i < STARTS; i++) {
@@ -174,5 +181,12 @@ const section = [
 ].join('\n');
 console.log(section);
 
-if (values.write) writeBenchSection('build', section);
+if (SMOKE)
+  smokeFigures('build', {
+    build_ms: builds[0]!.total_ms,
+    replays: builds[0]!.replays,
+    sandbox_start_ms: quantile(sandboxStarts[0]!.starts, 0.5),
+    bare_node_start_ms: bareP50,
+  });
+else if (values.write) writeBenchSection('build', section);
 process.exit(0);

@@ -1,7 +1,7 @@
 /**
  * Console benchmark: time to interactive of the run page, and the bytes the first load moves.
  *
- *   node --import tsx bench/console.ts [--passes 3] [--write]
+ *   node --import tsx bench/console.ts [--passes 3] [--smoke] [--write]
  *
  * An embedded service on loopback; a person signs up (session cookie), the catalog's
  * shop-support is built with 10 scenarios, and builtin:reference and builtin:naive run 5
@@ -16,6 +16,8 @@
  * the same run: Node's fetch of every page of GET /v1/runs/<id>/episodes (the data the
  * page must read), so the page's own cost is the ratio of the second time to it. First load: encoded (brotli) bytes of every response of the first load of the run
  * page, the console's files and the API's answers counted apart.
+ * `--smoke` (bench/support/smoke.ts): a real run of 4 episodes (2 scenarios, 1 repeat) and a copied
+ * run of 200, one pass each; writes nothing.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import os from 'node:os';
@@ -28,11 +30,21 @@ import { ensureConsoleBuilt, launchChromium } from '../test/support/console-brow
 import { RUN_ENDED } from '../test/support/runs.js';
 import { startTestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
-  options: { passes: { type: 'string', default: '3' }, write: { type: 'boolean', default: false } },
+  options: {
+    passes: { type: 'string', default: '3' },
+    smoke: { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+  },
 });
-const passes = Number(values.passes);
+const SMOKE = values.smoke;
+const passes = SMOKE ? 1 : Number(values.passes);
+/** The real run: scenarios of the build x 2 profiles x repeats; the large run copies it to about LARGE episodes. */
+const SCENARIOS = SMOKE ? 2 : 10;
+const REPEATS = SMOKE ? 1 : 5;
+const LARGE = SMOKE ? 200 : 10_000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number) => `${Math.round(x)} ms`;
 const kb = (x: number) => `${(x / 1024).toFixed(1)} KB`;
@@ -54,7 +66,7 @@ try {
   await t.svc.adapters.store.update(Collections.organizations, ws.organization_id, { plan_override: 'team' });
   const imported = await must(me.post('/v1/applications/import-catalog'), 201);
   const shop = imported.registered.find((a: any) => a.name === 'shop-support');
-  const { build, job } = await buildAndWait(me as any, { application_id: shop.id, scenario_target: 10 });
+  const { build, job } = await buildAndWait(me as any, { application_id: shop.id, scenario_target: SCENARIOS });
   if (job.status !== 'succeeded') throw new Error(`build ${job.status}: ${job.error}`);
   const ref = await must(me.post('/v1/agent-profiles', { name: 'reference', model: 'builtin:reference' }), 201);
   const naive = await must(me.post('/v1/agent-profiles', { name: 'naive', model: 'builtin:naive' }), 201);
@@ -62,7 +74,7 @@ try {
     me.post('/v1/evaluations', {
       world_version_id: build.world_version_id,
       profile_ids: [ref.id, naive.id],
-      repeats: 5,
+      repeats: REPEATS,
     }),
     202,
   );
@@ -73,12 +85,12 @@ try {
     await new Promise((res) => setTimeout(res, 250));
   }
 
-  // the 10,000-episode run: the real run's stored records, 100 times over
+  // the 10,000-episode run: the real run's stored records, 100 times over (smoke: 200, 50 times)
   const store = t.svc.adapters.store;
   const runDoc = (await store.get<any>(Collections.runs, small))!;
   const eps = await store.find<any>(Collections.runEpisodes, { run_id: small });
   const big = newId('run');
-  const copies = Math.ceil(10_000 / eps.length);
+  const copies = Math.ceil(LARGE / eps.length);
   await store.insert(Collections.runs, { ...runDoc, _id: big, episodes: eps.length * copies });
   for (let c = 0; c < copies; c++) {
     await store.insertMany(
@@ -196,7 +208,7 @@ try {
   const section = `<!-- bench:console start -->
 ## Console: run page time to interactive and first-load bytes
 
-\`node --import tsx bench/console.ts --passes ${passes} --write\` on ${os.cpus().length} cores, Node ${process.version},
+\`node --import tsx bench/console.ts --passes ${passes} --write\` on ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version},
 ${new Date().toISOString().slice(0, 10)}; load average when it finished: ${load} (1/5/15 min; the machine is shared
 with other work, so passes vary by a few hundred milliseconds). Loopback, embedded service, Debian's Chromium
 headless, a fresh browser context per pass so nothing is cached. The 100-episode run is a real run (shop-support,
@@ -210,7 +222,17 @@ and under 2 s (10,000), first load under 500 KB compressed.
 
 ${table}
 <!-- bench:console end -->`;
-  if (values.write) writeBenchSection('console', section);
+  if (SMOKE)
+    smokeFigures('console', {
+      small_tti_ms: figures[small]!.tti,
+      small_all_ms: figures[small]!.all,
+      large_tti_ms: figures[big]!.tti,
+      large_all_ms: figures[big]!.all,
+      large_baseline_ms: figures[big]!.base,
+      console_bytes: figures[big]!.bytes.console,
+      api_bytes: figures[big]!.bytes.api,
+    });
+  else if (values.write) writeBenchSection('console', section);
 } finally {
   await chromium.close();
   await t.close();

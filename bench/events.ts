@@ -1,16 +1,17 @@
 /**
  * Event fan-out benchmark: one run watched by many SSE clients of an embedded service.
  *
- *   node --import tsx bench/events.ts [--clients 100] [--events 2000] [--rate 100] [--write]
+ *   node --import tsx bench/events.ts [--clients 100] [--events 2000] [--rate 100] [--smoke] [--write]
  *
  * Two phases on the same stream set-up:
  * - burst: `--events` appended back to back; reports deliveries per second (events x
  *   clients / time from the first append to the last delivery) and publish-to-delivery
  *   latency (append called -> event parsed by the client) p50/p99;
  * - paced: `--rate` events per second for a fifth of `--events`; latency when not saturated.
- * The clients run in a worker thread (bench/events-clients.ts), so parsing their streams
+ * The clients run in a worker thread (bench/support/events-clients.ts), so parsing their streams
  * does not share the service's event loop. The baseline is the same fan-out through the bare in-process bus (MemoryBus, one
  * subscriber per client, no store, no HTTP), measured in the same process and run.
+ * `--smoke`: 5 clients, 50 events, paced at 200/s (bench/support/smoke.ts); writes nothing.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import os from 'node:os';
@@ -22,18 +23,21 @@ import { EventLog, eventSubject } from '../core/event-log.js';
 import { appendMessage, finish, insertStreamOwner } from '../test/support/event-producer.js';
 import { startTestService, type TestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
   options: {
     clients: { type: 'string', default: '100' },
     events: { type: 'string', default: '2000' },
     rate: { type: 'string', default: '100' },
+    smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
-const CLIENTS = Number(values.clients);
-const EVENTS = Number(values.events);
-const RATE = Number(values.rate);
+const SMOKE = values.smoke;
+const CLIENTS = SMOKE ? 5 : Number(values.clients);
+const EVENTS = SMOKE ? 50 : Number(values.events);
+const RATE = SMOKE ? 200 : Number(values.rate);
 const PACED = Math.max(10, Math.floor(EVENTS / 5));
 
 interface Result {
@@ -89,10 +93,10 @@ async function produce(
   }
 }
 
-/** Runs the clients in a worker thread (bench/events-clients.ts) and talks to it. */
+/** Runs the clients in a worker thread (bench/support/events-clients.ts) and talks to it. */
 async function startClients(url: string, key: string) {
   // a worker does not get the parent's tsx loader in time for a .ts entry: register it first, then import
-  const entry = new URL('./events-clients.ts', import.meta.url).href;
+  const entry = new URL('./support/events-clients.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: { url, key, clients: CLIENTS } });
   const messages: Array<Record<string, unknown>> = [];
@@ -198,7 +202,7 @@ const section = [
   '## Event fan-out (bench/events.ts)',
   '',
   `\`node --import tsx bench/events.ts --clients ${CLIENTS} --events ${EVENTS} --rate ${RATE}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-  `Embedded service (SQLite store, in-process bus); ${CLIENTS} SSE clients on one run, in a worker thread of the same process (bench/events-clients.ts). Latency: \`EventLog.append\` called -> event parsed by the client. Load average when it finished: ${os
+  `Embedded service (SQLite store, in-process bus); ${CLIENTS} SSE clients on one run, in a worker thread of the same process (bench/support/events-clients.ts). Latency: \`EventLog.append\` called -> event parsed by the client. Load average when it finished: ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(' / ')} (1/5/15 min).`,
@@ -215,5 +219,12 @@ const section = [
 ].join('\n');
 console.log(section);
 
-if (values.write) writeBenchSection('events', section);
+if (SMOKE)
+  smokeFigures('events', {
+    sse_burst_per_s: sse.burst.perSecond,
+    sse_paced_per_s: sse.paced.perSecond,
+    bare_bus_per_s: bare.perSecond,
+    ratio: sse.burst.perSecond / bare.perSecond,
+  });
+else if (values.write) writeBenchSection('events', section);
 process.exit(0);

@@ -2,7 +2,7 @@
  * LLM-driver benchmark: what the episode harness costs per turn when an `llm` profile plays
  * through the `openai` package against an instant model on loopback.
  *
- *   node --import tsx bench/llm-turn.ts [--episodes 30] [--write]
+ *   node --import tsx bench/llm-turn.ts [--episodes 30] [--smoke] [--write]
  *
  * A scripted OpenAI-compatible server (test/support/model-server.ts) answers at once like a
  * model solving the notes-desk scenario (ask the code, find the item, add the note, read it,
@@ -13,6 +13,7 @@
  * `chat.completions.create` calls of the `openai` package to the same server (the floor any
  * peer harness pays per call on this model); no other agent harness is installed here to
  * measure beside it.
+ * `--smoke` (bench/support/smoke.ts): one warm-up episode and 2 measured; writes nothing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -34,11 +35,17 @@ import {
 import { DESK_WORLD, DeskApp, deskScenario } from '../test/support/episode-fixture.js';
 import { startModelServer, type ChatRequestBody, type ScriptedReply } from '../test/support/model-server.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
-  options: { episodes: { type: 'string', default: '30' }, write: { type: 'boolean', default: false } },
+  options: {
+    episodes: { type: 'string', default: '30' },
+    smoke: { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+  },
 });
-const EPISODES = Number(values.episodes);
+const SMOKE = values.smoke;
+const EPISODES = SMOKE ? 2 : Number(values.episodes);
 
 /** An instant "model" that plays the notes desk from the conversation it is sent. */
 function deskModel(b: ChatRequestBody): ScriptedReply {
@@ -134,7 +141,7 @@ async function bareCalls(n: number): Promise<number> {
   return (performance.now() - a) / n;
 }
 
-await episodes(3); // warm-up: JIT, SQLite pages, HTTP keep-alive
+await episodes(SMOKE ? 1 : 3); // warm-up: JIT, SQLite pages, HTTP keep-alive
 modelMs = 0;
 modelCalls = 0;
 const run = await episodes(EPISODES);
@@ -170,5 +177,9 @@ const section = [
   '<!-- bench:llm-turn end -->',
 ].join('\n');
 console.log(section);
-if (values.write) writeBenchSection('llm-turn', section);
+if (SMOKE) {
+  if (run.rewards.some((r) => r !== 1))
+    throw new Error(`llm-turn --smoke: rewards ${run.rewards.join(', ')}, expected 1`);
+  smokeFigures('llm-turn', { per_turn_ms: perTurn, in_model_ms: inModel, harness_ms: harness, bare_call_ms: bare });
+} else if (values.write) writeBenchSection('llm-turn', section);
 process.exit(0);

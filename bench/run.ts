@@ -2,7 +2,7 @@
  * Run benchmark: how fast the service runs episodes with the built-in models, what the
  * episode harness costs per turn, and how much memory a live episode holds.
  *
- *   node --import tsx bench/run.ts [--repeats 5] [--capacity 20] [--live 20] [--passes 3] [--write]
+ *   node --import tsx bench/run.ts [--repeats 5] [--capacity 20] [--live 20] [--passes 3] [--smoke] [--write]
  *
  * 1. Episodes/s: an embedded service (one world-worker, WORKER_CAPACITY = --capacity) runs
  *    builtin:reference and builtin:naive over the 6 scenarios of a shop-support build,
@@ -17,6 +17,8 @@
  *    (replayReferencePlan), per application call.
  * 3. Memory per live episode: --live (at most 20) external episodes waiting for their agents in the
  *    service of step 1; the service process's RSS and heap growth, and the sandboxes' RSS.
+ * `--smoke` (bench/support/smoke.ts): 2 scenarios, 1 repeat, capacity 4, 2 live episodes, one pass,
+ * no warm-up pass; writes nothing.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -52,6 +54,7 @@ import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun } from '.
 import { AgentClient } from '../test/support/http-agent.js';
 import { startTestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
   options: {
@@ -60,13 +63,19 @@ const { values } = parseArgs({
     live: { type: 'string', default: '20' },
     passes: { type: 'string', default: '3' },
     'harness-only': { type: 'boolean', default: false },
+    smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
-const REPEATS = Number(values.repeats);
-const CAPACITY = Number(values.capacity);
-const LIVE = Math.min(20, Number(values.live), CAPACITY);
-const PASSES = Number(values.passes);
+const SMOKE = values.smoke;
+const REPEATS = SMOKE ? 1 : Number(values.repeats);
+const CAPACITY = SMOKE ? 4 : Number(values.capacity);
+const LIVE = SMOKE ? 2 : Math.min(20, Number(values.live), CAPACITY);
+const PASSES = SMOKE ? 1 : Number(values.passes);
+/** Scenarios of the build (step 1) and played in this process (step 2). */
+const SCENARIOS = SMOKE ? 2 : 6;
+/** Figures the smoke check reads. */
+const smoke: Record<string, number> = {};
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 /** A growth in MB; a shrink (the process gave memory back meanwhile) reads as none, saying so. */
 const mb = (bytes: number) =>
@@ -97,7 +106,7 @@ let memory = '';
 async function serviceFigures(): Promise<void> {
   const t = await startTestService({ WORKER_CAPACITY: String(CAPACITY), SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000' });
   try {
-    const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 6 });
+    const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: SCENARIOS });
     // room for any --capacity (the team plan runs at most 128 episodes at once)
     await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
     const wv = cw.worlds.get('shop-support')!;
@@ -114,6 +123,9 @@ async function serviceFigures(): Promise<void> {
     const items = await runEpisodes(cw.admin, started.run_id);
     const turns = items.reduce((a, e) => a + e.turns, 0);
     const busy = items.reduce((a, e) => a + (Date.parse(e.ended_at) - Date.parse(e.started_at)), 0);
+    if (run.status !== 'finished') throw new Error(`the run ended ${run.status}`);
+    smoke.episodes_per_s = started.episodes / wall;
+    smoke.turns_per_episode = turns / items.length;
     throughput = [
       `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY} | ${wall.toFixed(1)} s | ${(started.episodes / wall).toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${(busy / turns).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
     ].join('\n');
@@ -136,6 +148,7 @@ async function serviceFigures(): Promise<void> {
     const m1 = process.memoryUsage();
     const sandboxes = sandboxRss(t.dataDir);
     const n = liveRun.episodes;
+    smoke.live_sandbox_processes = sandboxes.count - beforeSandboxes.count;
     memory = [
       `| service process RSS | ${mb((m1.rss - m0.rss) / n)} |`,
       `| service process JS heap | ${mb((m1.heapUsed - m0.heapUsed) / n)} |`,
@@ -153,7 +166,7 @@ if (!values['harness-only']) await serviceFigures();
 const source = await loadApplicationSource(
   entryDir((await readCatalogIndex()).find((e) => e.name === 'shop-support')!),
 );
-const scenarios = expandScenarios(source.templates, 6, source.manifest.name);
+const scenarios = expandScenarios(source.templates, SCENARIOS, source.manifest.name);
 const world = { manifest: source.manifest, tools: source.tools, policies: source.policies, seed: source.seed };
 const sandboxes = new ChildProcessSandboxes();
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-run-'));
@@ -311,7 +324,7 @@ async function bareLoop(): Promise<{ total: number; calls: number }> {
   return { total, calls };
 }
 
-await harness(true); // warm-up: JIT, SQLite, sandboxes
+if (!SMOKE) await harness(true); // warm-up: JIT, SQLite, sandboxes
 // the machine is shared: passes alternate, and the median pass of each kind is reported
 const passes: { durable: Timed[]; bare: Timed[]; loop: Array<{ total: number; calls: number }> } = {
   durable: [],
@@ -352,13 +365,13 @@ const section = [
     .map((x) => x.toFixed(1))
     .join(' / ')} (1/5/15 min).`,
   '',
-  `Episodes/s: embedded service, builtin:reference and builtin:naive on the 6 scenarios of a shop-support build, ${REPEATS} repeats, default stress; POST /v1/evaluations -> run finished, each episode with its own sandbox (started and stopped) and its checks.`,
+  `Episodes/s: embedded service, builtin:reference and builtin:naive on the ${SCENARIOS} scenarios of a shop-support build, ${REPEATS} repeats, default stress; POST /v1/evaluations -> run finished, each episode with its own sandbox (started and stopped) and its checks.`,
   '',
   '| run | wall | episodes/s | turns per episode | episode time per turn (sandbox start, seeding and checks included) | turns/s |',
   '|---|---|---|---|---|---|',
   throughput,
   '',
-  `Per-turn overhead of the episode harness, builtin:reference on the same 6 scenarios in this process, timers around the application client and the policy (harness = episode time - application calls - policy); the median of ${PASSES} alternating passes of each kind:`,
+  `Per-turn overhead of the episode harness, builtin:reference on the same ${SCENARIOS} scenarios in this process, timers around the application client and the policy (harness = episode time - application calls - policy); the median of ${PASSES} alternating passes of each kind:`,
   '',
   '| episode actor | turns | time per turn | application per turn | policy per turn | harness per turn |',
   '|---|---|---|---|---|---|',
@@ -377,5 +390,12 @@ const section = [
 ].join('\n');
 console.log(section);
 
-if (values.write) writeBenchSection('run', section);
+if (SMOKE)
+  smokeFigures('run', {
+    ...smoke,
+    harness_ms_per_turn: perTurn(durable),
+    actor_logic_ms_per_turn: perTurn(bare),
+    bare_loop_ms_per_call: loop.total / loop.calls,
+  });
+else if (values.write) writeBenchSection('run', section);
 process.exit(0);

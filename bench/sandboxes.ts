@@ -2,7 +2,7 @@
  * Sandbox benchmark: how long the two drivers take to start a catalog world's services
  * and to run one episode's worth of work on them, in the same run.
  *
- *   node --import tsx bench/sandboxes.ts [--starts 8] [--write]
+ *   node --import tsx bench/sandboxes.ts [--starts 8] [--smoke] [--write]
  *
  * For each catalog world and each driver, --starts rounds of: start on a fresh data folder
  * (resolves when every service answers its health path), replay the first scenario's
@@ -10,6 +10,8 @@
  * stop (every process or container gone). Baseline: the child-process driver, measured
  * in the same run; the container driver is podman's Docker-compatible API started by
  * scripts/podman-up.sh (each service in its own container plus a relay sidecar).
+ * `--smoke` (bench/support/smoke.ts): the first catalog world, one round per driver; writes nothing;
+ * skipped (said so) when CRUCIBLE_SKIP_CONTAINERS=1 leaves no container engine.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,15 +24,22 @@ import { ApplicationClient, expandScenarios, loadApplicationSource, replayRefere
 import { ChildProcessSandboxes, DockerSandboxes, type Sandboxes } from '../world-worker/sandboxes/index.js';
 import { containerEngine } from '../test/support/containers.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures, smokeSkip } from './support/smoke.js';
 
 const { values } = parseArgs({
-  options: { starts: { type: 'string', default: '8' }, write: { type: 'boolean', default: false } },
+  options: {
+    starts: { type: 'string', default: '8' },
+    smoke: { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+  },
 });
-const STARTS = Number(values.starts);
+const SMOKE = values.smoke;
+const STARTS = SMOKE ? 1 : Number(values.starts);
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number) => `${Math.round(x)} ms`;
 
 const engine = containerEngine();
+if (!engine && SMOKE) smokeSkip('sandboxes', 'no container engine: CRUCIBLE_SKIP_CONTAINERS=1');
 if (!engine) throw new Error('bench/sandboxes needs a container engine (scripts/podman-up.sh)');
 const drivers: Array<[string, Sandboxes]> = [
   ['child process', new ChildProcessSandboxes()],
@@ -49,7 +58,7 @@ interface Figure {
   stop: number;
 }
 const figures: Figure[] = [];
-for (const entry of await readCatalogIndex()) {
+for (const entry of (await readCatalogIndex()).slice(0, SMOKE ? 1 : Infinity)) {
   const source = await loadApplicationSource(entryDir(entry));
   const scenario = expandScenarios(source.templates, 3, source.manifest.name)[0]!;
   const images = await catalogImages(entry, engine.runtimeImage);
@@ -103,7 +112,7 @@ const load = os
 const section = `<!-- bench:sandboxes start -->
 ## Sandbox drivers: start and episode time (bench/sandboxes.ts)
 
-\`node --import tsx bench/sandboxes.ts --starts ${STARTS}\` on ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Container driver: podman ${'4.3'} (runc, cgroupfs) through its Docker-compatible API, started by scripts/podman-up.sh. Load average when it finished: ${load} (1/5/15 min).
+\`node --import tsx bench/sandboxes.ts --starts ${STARTS}\` on ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Container driver: podman ${'4.3'} (runc, cgroupfs) through its Docker-compatible API, started by scripts/podman-up.sh. Load average when it finished: ${load} (1/5/15 min).
 
 Median of ${STARTS} rounds per row. Start: until every service answers its health path. Episode: the first scenario's reference plan and checks replayed through the application's API (what an episode asks of the sandbox, without a model). Stop: until every process or container is gone. Baseline: the child-process driver in the same run.
 
@@ -114,5 +123,12 @@ ${rows.join('\n')}
 A container service costs two containers (the service, with no network, and its relay sidecar) created and started through the engine's API; most of the difference is there, not in the calls, which cross one extra unix-socket hop.
 <!-- bench:sandboxes end -->`;
 console.log(section);
-if (values.write) writeBenchSection('sandboxes', section);
 await Promise.all(drivers.map(([, s]) => s.stopAll()));
+if (SMOKE) {
+  const [child, container] = figures;
+  smokeFigures('sandboxes', {
+    child_process_total_ms: total(child!),
+    container_total_ms: total(container!),
+    container_vs_child_process: total(container!) / total(child!),
+  });
+} else if (values.write) writeBenchSection('sandboxes', section);

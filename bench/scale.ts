@@ -1,7 +1,7 @@
 /**
  * Scale benchmark: large runs with built-in models, and runs that lose a world-worker.
  *
- *   node --import tsx --expose-gc bench/scale.ts [--sizes 1000,5000,10000] [--trials 10] [--capacity 20] [--write]
+ *   node --import tsx --expose-gc bench/scale.ts [--sizes 1000,5000,10000] [--trials 10] [--capacity 20] [--smoke] [--write]
  *
  * 1. Large runs (--sizes): one embedded service (one world-worker, WORKER_CAPACITY =
  *    --capacity) runs about N episodes of builtin:reference and builtin:naive profiles over
@@ -19,6 +19,8 @@
  *    event, attempts failed over, and sandbox processes of the killed worker left alive
  *    after its restart (target: 0 lost in every trial).
  * BENCH_HEAP_SNAPSHOTS=<folder> writes a heap snapshot at 20% and at 100% finished of each size.
+ * `--smoke` (bench/support/smoke.ts): one run of 8 episodes over a build of 2 scenarios, capacity 4,
+ * no kill trial (a trial waits out a worker's lease and runs 36 episodes); writes nothing.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -40,21 +42,26 @@ import {
 import { controlPlaneFiles, role } from '../test/support/roles.js';
 import { client, startTestService, type TestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
   options: {
     sizes: { type: 'string', default: '1000,5000,10000' },
     trials: { type: 'string', default: '10' },
     capacity: { type: 'string', default: '20' },
+    smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
-const SIZES = values.sizes
+const SMOKE = values.smoke;
+const SIZES = (SMOKE ? '8' : values.sizes)
   .split(',')
   .map(Number)
   .filter((n) => n > 0);
-const TRIALS = Number(values.trials);
-const CAPACITY = Number(values.capacity);
+const TRIALS = SMOKE ? 0 : Number(values.trials);
+const CAPACITY = SMOKE ? 4 : Number(values.capacity);
+/** Scenarios of the build the large runs use. */
+const SCENARIO_TARGET = SMOKE ? 2 : SIZES.length > 0 ? 30 : 6;
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -319,7 +326,7 @@ let sizeRows: SizeRow[] = [];
 let trialRows: TrialRow[] = [];
 let paged = false;
 try {
-  const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: SIZES.length > 0 ? 30 : 6 });
+  const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: SCENARIO_TARGET });
   await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
   const wv = cw.worlds.get('shop-support')!;
   const spec = (await client(t.url).get('/openapi.json')).body;
@@ -334,6 +341,17 @@ try {
   await t.close();
 }
 report(sizeRows, trialRows);
+if (SMOKE) {
+  const r = sizeRows[0];
+  if (!r || r.status !== 'finished') throw new Error(`scale --smoke: the run ended ${r?.status ?? 'without a row'}`);
+  smokeFigures('scale', {
+    episodes: r.planned,
+    episodes_per_s: r.planned / r.wall,
+    run_read_p50_ms: pct(r.run, 50),
+    page_read_p50_ms: pct(r.page, 50),
+    rss_end_mb: r.rssEnd / MB,
+  });
+}
 
 /** Prints the tables and, with --write, puts them into BENCHMARKS.md (after every size, so a run cut short keeps what finished). */
 function report(sizeRows: SizeRow[], trialRows: TrialRow[]): void {
@@ -358,12 +376,12 @@ function report(sizeRows: SizeRow[], trialRows: TrialRow[]): void {
   if (sizeRows.length > 0) console.log(sizeTable);
   if (trialRows.length > 0) console.log(trialTable);
 
-  if (values.write) {
+  if (values.write && !SMOKE) {
     const load = os
       .loadavg()
       .map((x) => x.toFixed(1))
       .join(' / ');
-    const run = `\`node --import tsx --expose-gc bench/scale.ts --sizes ${values.sizes} --trials ${TRIALS} --capacity ${CAPACITY}\` on ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${load} (1/5/15 min; the machine was shared).`;
+    const run = `\`node --import tsx --expose-gc bench/scale.ts --sizes ${values.sizes} --trials ${TRIALS} --capacity ${CAPACITY}\` on ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${load} (1/5/15 min; the machine was shared).`;
     if (sizeRows.length > 0)
       writeBenchSection(
         'scale',

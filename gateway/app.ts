@@ -55,6 +55,8 @@ export async function createGatewayApp(opts: {
   const { config, adapters, logger, scheduler } = opts;
   const api = await createApiBackend();
   const auth = new Authenticator(adapters.store);
+  // checked keys are kept in memory only while revocations are heard (gateway/auth.ts)
+  await auth.listen(adapters.bus, logger);
   auth.useSessions(sessionResolver(adapters.store, config));
   const local = new Map<string, LocalHandler>();
   const metrics = new RoleMetrics('gateway', { processMetrics: true });
@@ -167,6 +169,7 @@ export async function createGatewayApp(opts: {
     ops,
     watch,
     close: () => {
+      auth.close();
       watch.close();
       externalAgents.close();
     },

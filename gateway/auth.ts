@@ -3,7 +3,7 @@ import { hashKeyText, hashesEqual, keyPrefix } from '../core/index.js';
 import { Collections } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import { nowIso } from '../core/index.js';
-import type { Doc, DocumentStore } from '../core/index.js';
+import type { BusSubscription, Doc, DocumentStore, EventBus, Logger } from '../core/index.js';
 import type { Principal, Scope } from '../core/index.js';
 
 import { SESSION_COOKIE, type SessionResolver } from '../accounts/index.js';
@@ -21,18 +21,88 @@ interface KeyRecord extends Doc {
 
 /** How often a key's `last_used_at` is written at most; the listing needs minutes, not requests. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** Announced (accounts/api-keys.ts) when a key is revoked: `{key_id}` (also read by credential-watch.ts). */
+const KEY_REVOKED = 'crucible.keys.revoked';
+/**
+ * How long a checked key is answered from memory at most. The revocation announcement drops it at
+ * once; this bounds what a lost announcement (a bus that dropped its connection) could leave, like
+ * the 1 s re-check of open streams (credential-watch.ts).
+ */
+export const KEY_CACHE_MS = 1_000;
+/** Checked keys kept at most (only keys whose hash matched are kept, so this bounds real keys, not guesses). */
+const KEY_CACHE_ENTRIES = 10_000;
+
+interface CachedKey {
+  /** sha256 of the key's full text, as stored: the text a request brings must hash to it. */
+  hash: string;
+  keyId: string;
+  principal: Principal;
+  until: number;
+}
 
 /**
- * Turns a request's credentials into a principal. API keys are checked against the store
- * on every request, so a revoked key is refused at once by every gateway.
+ * Turns a request's credentials into a principal.
+ *
+ * API keys are checked against the store, and a key that passed is then answered from memory
+ * for up to KEY_CACHE_MS while this gateway hears revocations: every revocation is announced
+ * on the bus (`crucible.keys.revoked`, before the DELETE answers) and drops the key here at
+ * once, on every gateway. Without a live subscription (`listen` not called or failed) nothing
+ * is kept and every request reads the store. Unknown, malformed and revoked keys are never kept.
  */
 export class Authenticator {
   readonly #store: DocumentStore;
   readonly #lastUsedWritten = new Map<string, number>();
   #sessions: SessionResolver | null = null;
+  /** Checked keys by prefix. */
+  readonly #keys = new Map<string, CachedKey>();
+  /** Bumped by every revocation heard: a store read that started before one does not fill the cache. */
+  #revocations = 0;
+  #subscription: BusSubscription | null = null;
+  readonly #keyCacheMs: number;
 
-  constructor(store: DocumentStore) {
+  constructor(store: DocumentStore, opts: { keyCacheMs?: number } = {}) {
     this.#store = store;
+    this.#keyCacheMs = opts.keyCacheMs ?? KEY_CACHE_MS;
+  }
+
+  /**
+   * Hears key revocations on the bus, and only then keeps checked keys in memory. A bus that
+   * cannot subscribe leaves the authenticator reading the store on every request.
+   */
+  async listen(bus: EventBus, logger: Logger): Promise<void> {
+    if (this.#subscription) return;
+    try {
+      this.#subscription = await bus.subscribe(KEY_REVOKED, (m) => {
+        const id = (m.data as Record<string, unknown> | null)?.key_id;
+        this.forget(typeof id === 'string' ? id : null);
+      });
+    } catch (err) {
+      logger.warn({ err }, 'cannot hear key revocations; every request reads its key from the store');
+    }
+  }
+
+  /**
+   * Drops a key from memory (null: every key), and keeps a store read already under way from
+   * putting it back. Called for each announcement, and by the gateway that revoked the key
+   * before it answers the DELETE, so that gateway refuses the key without waiting for the bus.
+   */
+  forget(keyId: string | null): void {
+    this.#revocations++;
+    if (keyId === null) this.#keys.clear();
+    else for (const [prefix, k] of this.#keys) if (k.keyId === keyId) this.#keys.delete(prefix);
+  }
+
+  /** Checked keys kept now (tests, diagnostics). */
+  get keptKeys(): number {
+    return this.#keys.size;
+  }
+
+  /** Stops hearing revocations and forgets every kept key. */
+  close(): void {
+    const s = this.#subscription;
+    this.#subscription = null;
+    this.#keys.clear();
+    if (s) void s.unsubscribe().catch(() => undefined);
   }
 
   useSessions(resolver: SessionResolver): void {
@@ -62,11 +132,21 @@ export class Authenticator {
   async #fromKey(text: string): Promise<Principal> {
     const prefix = keyPrefix(text);
     if (!prefix) throw new ServiceError('unauthenticated', 'invalid API key');
+    const hash = hashKeyText(text);
+    const kept = this.#keys.get(prefix);
+    if (kept) {
+      if (kept.until > Date.now() && this.#subscription && hashesEqual(kept.hash, hash)) {
+        this.#touch(kept.keyId);
+        return { ...kept.principal, scopes: [...kept.principal.scopes] };
+      }
+      this.#keys.delete(prefix);
+    }
+    const revocations = this.#revocations;
     const key = await this.#store.findOne<KeyRecord>(Collections.apiKeys, { prefix });
-    if (!key || !hashesEqual(key.hash, hashKeyText(text))) throw new ServiceError('unauthenticated', 'invalid API key');
+    if (!key || !hashesEqual(key.hash, hash)) throw new ServiceError('unauthenticated', 'invalid API key');
     if (key.revoked_at) throw new ServiceError('unauthenticated', 'this API key was revoked');
     this.#touch(key._id);
-    return {
+    const principal: Principal = {
       projectId: key.project_id,
       organizationId: key.organization_id,
       keyId: key._id,
@@ -75,6 +155,17 @@ export class Authenticator {
       scopes: key.scopes,
       isOperator: false,
     };
+    // kept only if no revocation was heard while the store was read (it may have been this key's)
+    if (this.#subscription && revocations === this.#revocations) {
+      if (this.#keys.size >= KEY_CACHE_ENTRIES) this.#keys.clear();
+      this.#keys.set(prefix, {
+        hash: key.hash,
+        keyId: key._id,
+        principal: { ...principal, scopes: [...key.scopes] },
+        until: Date.now() + this.#keyCacheMs,
+      });
+    }
+    return principal;
   }
 
   #touch(keyId: string): void {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 import { ACCESS_RULES, type AccessRule } from '../core/index.js';
 import { OPENAPI_BACKEND_OPTIONS } from './validation-errors.js';
@@ -40,12 +40,18 @@ export function accessOf(op: ApiOperation): AccessRule {
  * document, so a gateway would start and then answer requests by rules nobody wrote.
  * openapi-backend checks against the OpenAPI 3.0 schema only; test/unit/openapi-schema.test.ts
  * checks the document by 3.1's rules.
+ *
+ * Only the request validators are compiled (all of them, at start): the gateway never validates
+ * its answers, and openapi-backend's default also compiles a response and a response-header
+ * validator per operation, which was most of a gateway's start-up time (several seconds of CPU,
+ * paid by every service, test and bench that starts one).
  */
 export async function createApiBackend(document: Document = loadOpenApiDocument()): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     // openapi-backend dereferences the document in place; /openapi.json must serve it as written.
     definition: structuredClone(document),
-    validate: true,
+    // the validator is built below, with the request validators only
+    validate: false,
     // The gateway calls validateRequest itself, so strict changes only init and registration here.
     strict: true,
     ...OPENAPI_BACKEND_OPTIONS,
@@ -58,6 +64,15 @@ export async function createApiBackend(document: Document = loadOpenApiDocument(
       cause: err,
     });
   }
+  const validator = new OpenAPIValidator({
+    definition: api.definition,
+    router: api.router,
+    ...OPENAPI_BACKEND_OPTIONS,
+    lazyCompileValidators: true,
+  });
+  validator.preCompileRequestValidators();
+  api.validator = validator;
+  api.validate = true;
   for (const op of api.getOperations()) accessOf(op as ApiOperation);
   return api;
 }

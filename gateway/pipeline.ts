@@ -158,6 +158,9 @@ export function apiPipeline(opts: {
       }
       if (operation.operationId === 'delete_session' && principal?.sessionId && (reply.status || 200) < 400)
         await opts.signedOut?.(principal.sessionId);
+      // this gateway refuses a key it revoked before answering; the others drop it on the announcement
+      if (operation.operationId === 'delete_api_key' && (reply.status || 200) < 400)
+        auth.forget(typeof params?.key_id === 'string' ? params.key_id : null);
       res.status(reply.status || 200);
       if (reply.body_bytes.length > 0 || reply.content_type) {
         res.type(reply.content_type || 'application/octet-stream');

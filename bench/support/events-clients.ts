@@ -8,7 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { connect } from '../test/support/sse.js';
+import { connect } from '../../test/support/sse.js';
 
 const { url, key, clients } = workerData as { url: string; key: string; clients: number };
 const port = parentPort!;

@@ -12,7 +12,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { AgentClient } from '../test/support/http-agent.js';
+import { AgentClient } from '../../test/support/http-agent.js';
 
 interface Job {
   url: string;
