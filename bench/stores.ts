@@ -37,6 +37,7 @@ import { createTestDatabase, postgresAnswers, POSTGRES_SKIPPED } from '../test/s
 import { catalogWorkspace, evaluate, makeProfile, waitRun } from '../test/support/runs.js';
 import { startTestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
   options: {
@@ -252,6 +253,11 @@ if (SMOKE) {
     if (!(rates[store][0]! > 0.05 && rates[store][0]! < 1000))
       throw new Error(`bench/stores --smoke: ${store} ran ${rates[store][0]} episodes/s`);
   console.log(`bench/stores --smoke: ${episodesPerRun} episodes per store, ratio ${runRatio.toFixed(2)}x`);
+  smokeFigures('stores', {
+    sqlite_episodes_s: rates.sqlite[0]!,
+    postgres_episodes_s: rates.postgres[0]!,
+    ratio: runRatio,
+  });
   process.exit(0);
 }
 
