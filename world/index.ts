@@ -62,6 +62,20 @@ export {
   type CalibrationAgent,
   type CalibrationScore,
 } from './calibration.js';
+export {
+  ADVERSARIAL_AGENTS,
+  ADVERSARY_NAMES,
+  MAX_PROBE_CALLS,
+  adversarialCalibration,
+  adversaryFlags,
+  adversaryHackability,
+  WITHDRAWING_ADVERSARIES,
+  adversaryHolds,
+  idsIn,
+  playAdversary,
+  type AdversarialAgent,
+  type AdversaryScore,
+} from './adversaries.js';
 export { scenarioContext, disclosedFacts, customerSendArgs, customerTexts } from './customer.js';
 export {
   replayReferencePlan,

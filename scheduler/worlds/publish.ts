@@ -89,6 +89,7 @@ export function reportOf(v: ScenarioVerdict, extra: Partial<ScenarioReport> = {}
     problems: v.problems,
     replays: v.replays,
     ...(v.calibration ? { calibration: v.calibration, hackable: v.hackable ?? false } : {}),
+    ...(v.adversaries ? { adversaries: v.adversaries, adversary_flags: v.adversary_flags ?? [] } : {}),
     validated_at: nowIso(),
     ...extra,
   };
