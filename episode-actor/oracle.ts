@@ -58,7 +58,7 @@ function repeatedMessages(st: EpisodeState, world: EpisodeWorld): DuplicateEffec
     const text = m.text.trim();
     if (text !== '' && text === last) {
       const args = c.channel === 'notifications' ? { [c.via.reply_text_arg]: text } : { text };
-      const g = out.get(text) ?? { tool, args, times: 1, actors: [], action_indexes: [] };
+      const g: DuplicateEffect = out.get(text) ?? { tool, args, times: 1, actors: [], action_indexes: [] };
       g.times++;
       if (!g.actors.includes(m.from)) g.actors.push(m.from);
       g.action_indexes.push(Math.max(0, m.after_action - 1));

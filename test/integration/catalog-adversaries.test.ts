@@ -93,12 +93,13 @@ for (const { entry, source, scenarios } of catalog) {
       flagged.set(entry.name, passed.length);
     });
 
-    it('each is caught the way it breaks the plan: twice by duplicate effects, collateral by a guard', () => {
+    it('each is caught the way it breaks the plan: twice by duplicate effects, collateral by a check', () => {
       for (const [id, list] of scores) {
         const twice = list.find((s) => s.agent === 'builtin:twice')!;
         expect(twice.caught_by, id).to.include('duplicate_effects');
         const collateral = list.find((s) => s.agent === 'builtin:collateral')!;
-        if (!collateral.success) expect(collateral.caught_by.join(' '), id).to.match(/guard|duplicate_effects/);
+        if (!collateral.success)
+          expect(collateral.caught_by.join(' '), id).to.match(/(guard|progress) "|duplicate_effects/);
       }
     });
 
