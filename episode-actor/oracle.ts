@@ -27,7 +27,9 @@ export function checksFor(scenario: Scenario, goalVersion: number): { version: n
 /**
  * Writes carried out (answered below 400) more than once with the same effective arguments
  * by the agent's actors, e.g. two refunds of one order. Customer-visible replies through the
- * application's reply tool are judged as contacts instead.
+ * application's reply tool are judged as contacts instead, except that the same customer
+ * message sent again with no customer message between (a repeat, never an answer to
+ * anything new) is a duplicate effect too: the customer got it twice.
  */
 export function duplicateEffects(st: EpisodeState, world: EpisodeWorld): DuplicateEffect[] {
   const replyTool = world.manifest.customer.channel === 'notifications' ? world.manifest.customer.via.reply_tool : null;
@@ -41,7 +43,30 @@ export function duplicateEffects(st: EpisodeState, world: EpisodeWorld): Duplica
     g.action_indexes.push(w.action_index);
     groups.set(key, g);
   }
-  return [...groups.values()].filter((g) => g.times > 1);
+  return [...[...groups.values()].filter((g) => g.times > 1), ...repeatedMessages(st, world)];
+}
+
+/** Customer-visible messages sent twice in a row (no customer message between), with the same text. */
+function repeatedMessages(st: EpisodeState, world: EpisodeWorld): DuplicateEffect[] {
+  const c = world.manifest.customer;
+  const tool = c.channel === 'notifications' ? c.via.reply_tool : 'reply_to_customer';
+  const out = new Map<string, DuplicateEffect>();
+  let last: string | null = null;
+  for (const m of st.messages) {
+    if (m.from === 'customer') last = null;
+    if (m.to !== 'customer' || m.kind !== 'agent') continue;
+    const text = m.text.trim();
+    if (text !== '' && text === last) {
+      const args = c.channel === 'notifications' ? { [c.via.reply_text_arg]: text } : { text };
+      const g: DuplicateEffect = out.get(text) ?? { tool, args, times: 1, actors: [], action_indexes: [] };
+      g.times++;
+      if (!g.actors.includes(m.from)) g.actors.push(m.from);
+      g.action_indexes.push(Math.max(0, m.after_action - 1));
+      out.set(text, g);
+    }
+    last = text;
+  }
+  return [...out.values()];
 }
 
 /** What the `refused` and `told` checks read: the write ledger and the customer-visible texts. */

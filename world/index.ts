@@ -9,7 +9,17 @@ export { BUILTIN_TOOLS, isBuiltinTool, roleToolNames, toFunctionTool, toolsForRo
 export { deriveTools } from './derive-tools.js';
 export { crossCheck } from './cross-check.js';
 export { loadApplicationSource, globFiles, globToRegExp } from './load.js';
-export { expandScenarios, instantiate, splitFor, MAX_SCENARIO_TARGET, MIN_SCENARIO_TARGET } from './expand.js';
+export {
+  assignFamilySplits,
+  expandScenarios,
+  familiesBySplit,
+  familyRank,
+  instantiate,
+  splitFor,
+  MAX_SCENARIO_TARGET,
+  MIN_SCENARIO_TARGET,
+  SPLIT_SHARES,
+} from './expand.js';
 export { canonicalJson, contentHash, sha256Hex, type ContentHashInput } from './content-hash.js';
 export { substitute, collectRefs, getPath, type SubstituteOptions, type VarRef } from './substitute.js';
 export {
@@ -52,6 +62,20 @@ export {
   type CalibrationAgent,
   type CalibrationScore,
 } from './calibration.js';
+export {
+  ADVERSARIAL_AGENTS,
+  ADVERSARY_NAMES,
+  MAX_PROBE_CALLS,
+  adversarialCalibration,
+  adversaryFlags,
+  adversaryHackability,
+  WITHDRAWING_ADVERSARIES,
+  adversaryHolds,
+  idsIn,
+  playAdversary,
+  type AdversarialAgent,
+  type AdversaryScore,
+} from './adversaries.js';
 export { scenarioContext, disclosedFacts, customerSendArgs, customerTexts } from './customer.js';
 export {
   replayReferencePlan,

@@ -7,9 +7,15 @@ import { engineOf, saveImage, type SavedImage } from '../../world-worker/index.j
 import { ServiceError } from '../../core/index.js';
 import { getArchive } from '../applications/index.js';
 import type { JobKind } from '../jobs/index.js';
-import type { ScenarioDoc, WorldVersionDoc } from '../worlds/index.js';
+import {
+  holdoutFamilies,
+  holdoutFamiliesOf,
+  type HoldoutFamilies,
+  type ScenarioDoc,
+  type WorldVersionDoc,
+} from '../worlds/index.js';
 import { mirrorJobStatus, storeArtifact } from './finish.js';
-import { REDACTED_FIELDS, redactSource, redactedSpecification } from './holdout-redaction.js';
+import { redactNamed, redactSource } from './holdout-redaction.js';
 import { BUNDLE_JOB, type BundleSource, type ExportInput } from './types.js';
 
 /** What a bundle says about images: in manifest.json (`images`) and images.json. */
@@ -28,12 +34,12 @@ const README = (
 ): string => `# World bundle: ${String((wv.manifest as { name?: unknown } | null)?.name ?? wv.world_id)} v${wv.version}
 
 - manifest.json: the world version's manifest, tools, validation report, provenance and world_content_hash.
-- scenarios/<scenario_id>.json: every approved scenario with its split and specification.
-  Held-out scenarios are included and marked \`"holdout": true\`, without their reference plan
-  and checks (\`"redacted"\` lists what was left out): keep them away from training data.
+- scenarios/<scenario_id>.json: every approved train and dev scenario with its split and specification.
+  Nothing of a holdout family (a template with a held-out scenario, and all its variants) is in the
+  bundle: no scenario, plan, check or text; manifest.json (\`holdout_withheld\`) only counts them.
 - source.tar.gz: the application source the version was built from (digest ${wv.source_digest ?? 'unknown'}),
-  without the scenario templates held-out scenarios were expanded from (manifest.json,
-  \`source_redacted\`, lists them); then its own digest differs from the version's.
+  without the scenario templates of holdout families (manifest.json, \`source_redacted\`, counts
+  them); then its own digest differs from the version's.
 ${
   !images
     ? ''
@@ -56,12 +62,13 @@ export async function bundleFiles(
   scenarios: ScenarioDoc[],
   original: Buffer,
   images: BundleImages | null,
+  family: HoldoutFamilies = holdoutFamiliesOf(scenarios),
 ): Promise<Map<string, Buffer>> {
-  const holdout = (s: ScenarioDoc) => s.split === 'holdout';
-  const { bytes: archive, removed } = await redactSource(
-    original,
-    new Set(scenarios.filter(holdout).map((s) => s.template)),
-  );
+  // a family with one held-out scenario is held out whole (docs/worlds.md, Expansion and splits)
+  const heldOut = scenarios.filter((s) => family.covers(s.scenario_id));
+  const shown = scenarios.filter((s) => !family.covers(s.scenario_id));
+  const names = new Set([...family.templates, ...heldOut.map((s) => s.scenario_id)]);
+  const { bytes: archive, removed } = await redactSource(original, family.templates);
   const json = (v: unknown): Buffer => Buffer.from(`${JSON.stringify(v, null, 2)}\n`, 'utf8');
   const files = new Map<string, Buffer>();
   files.set('README.md', Buffer.from(README(wv, images), 'utf8'));
@@ -77,21 +84,21 @@ export async function bundleFiles(
       published_at: wv.published_at,
       manifest: wv.manifest,
       tools: wv.compiled?.tools ?? [],
-      validation_report: wv.validation_report,
+      validation_report: redactNamed(wv.validation_report, names),
       provenance: wv.provenance,
-      source_redacted: removed,
+      source_redacted: removed.length,
+      holdout_withheld: { families: family.templates.size, scenarios: heldOut.length },
       images: images
         ? { included: images.included, reason: images.reason, file: 'images.json' }
         : { included: false, reason: 'not asked for (include_images=false)', file: null },
-      scenarios: scenarios.map((s) => ({
+      scenarios: shown.map((s) => ({
         scenario_id: s.scenario_id,
         split: s.split,
-        holdout: s.split === 'holdout',
         file: `scenarios/${s.scenario_id}.json`,
       })),
     }),
   );
-  for (const s of scenarios) {
+  for (const s of shown) {
     files.set(
       `scenarios/${s.scenario_id}.json`,
       json({
@@ -99,11 +106,9 @@ export async function bundleFiles(
         scenario_id: s.scenario_id,
         template: s.template,
         split: s.split,
-        holdout: holdout(s),
         origin: s.origin,
-        ...(holdout(s)
-          ? { specification: redactedSpecification(s), redacted: [...REDACTED_FIELDS] }
-          : { specification: s.specification, validation_report: s.validation_report }),
+        specification: s.specification,
+        validation_report: s.validation_report,
       }),
     );
   }
@@ -221,15 +226,17 @@ export const bundleKind: JobKind<ExportInput> = {
           const root = path.join(dir, 'bundle');
           await mkdir(root);
           const saved = source.include_images ? await saveBundleImages(ctx.deps.config, wv, root) : null;
-          const files = await bundleFiles(source, wv, scenarios, archive, saved?.images ?? null);
+          // the families of every scenario the version had, withdrawn ones included: their templates are in the source
+          const family = await holdoutFamilies(store, wv._id);
+          const files = await bundleFiles(source, wv, scenarios, archive, saved?.images ?? null, family);
           const out = path.join(dir, 'bundle.tar.gz');
           await tarGzTo(root, files, saved?.files ?? [], out);
           await storeArtifact(
             ctx,
             { file: out },
             {
-              scenarios: scenarios.length,
-              holdout_scenarios: scenarios.filter((s) => s.split === 'holdout').length,
+              scenarios: scenarios.filter((s) => !family.covers(s.scenario_id)).length,
+              holdout_scenarios: scenarios.filter((s) => family.covers(s.scenario_id)).length,
               images: saved?.files.length ?? 0,
               images_reason: saved ? saved.images.reason : null,
             },

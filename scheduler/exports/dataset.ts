@@ -4,7 +4,7 @@ import { Collections } from '../../core/index.js';
 import type { EpisodeState, MemoryEntry, Oracle } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
 import type { RunDoc, RunEpisodeDoc } from '../runs/index.js';
-import type { WorldVersionDoc } from '../worlds/index.js';
+import { holdoutFamilies, type WorldVersionDoc } from '../worlds/index.js';
 import { mirrorJobStatus, storeArtifact } from './finish.js';
 import { openaiChatExamples } from './openai-chat.js';
 import { actorsInRoleOrder, transcriptTurns, type ToolCalls } from './transcript.js';
@@ -81,7 +81,8 @@ export function datasetLine(run: RunDoc, e: RunEpisodeDoc, state: EpisodeState |
 
 /**
  * The `dataset_export` job: every finished, final attempt of the runs' episodes in the
- * asked splits (never holdout), only clean successes when `verified_only`, written as
+ * asked splits (never holdout, nor any scenario of a holdout family of the run's world
+ * version, whatever split the episode recorded), only clean successes when `verified_only`, written as
  * gzipped JSON Lines (one line per episode, or per actor of each episode in the
  * `openai_chat` format). Episodes still queued or running, environment errors and re-queued
  * attempts are left out; runs that have not ended export what has finished so far.
@@ -98,12 +99,15 @@ export const datasetExportKind: JobKind<ExportInput> = {
         const lines: string[] = [];
         let skipped = 0;
         let episodes = 0;
+        let holdoutFamily = 0;
         const openai = source.format === 'openai_chat';
         for (const runId of source.run_ids) {
           await ctx.stopIfRequested();
           const run = await store.get<RunDoc>(Collections.runs, runId);
           if (!run) continue;
           const wv = openai ? await store.get<WorldVersionDoc>(Collections.worldVersions, run.world_version_id) : null;
+          // a train or dev episode of a template with a holdout sibling would teach the holdout's answer
+          const holdout = await holdoutFamilies(store, run.world_version_id);
           const eps = await store.find<RunEpisodeDoc>(
             Collections.runEpisodes,
             { run_id: runId, status: 'finished', replaced_by: null, split: { $in: splits } },
@@ -111,6 +115,10 @@ export const datasetExportKind: JobKind<ExportInput> = {
           );
           for (const e of eps) {
             if (e.environment_error) continue;
+            if (holdout.covers(e.scenario_id)) {
+              holdoutFamily++;
+              continue;
+            }
             if (source.verified_only && !verified(e.oracle, e.success)) {
               skipped++;
               continue;
@@ -127,6 +135,7 @@ export const datasetExportKind: JobKind<ExportInput> = {
           episodes,
           ...(openai ? { format: 'openai_chat', examples: lines.length } : {}),
           skipped_unverified: skipped,
+          skipped_holdout_family: holdoutFamily,
         });
       },
     },

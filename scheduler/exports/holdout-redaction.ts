@@ -3,16 +3,40 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { extractArchive, inspectArchive, packFolder } from '../../world-worker/index.js';
-import type { ScenarioDoc } from '../worlds/index.js';
 
-/** Scenario fields a bundle leaves out of held-out scenarios: the answer key. */
-export const REDACTED_FIELDS = ['reference_plan', 'checks'] as const;
+/** What replaces a text that names a holdout family in what a bundle carries. */
+export const WITHHELD = '[withheld: holdout family]';
 
-/** A held-out scenario's specification without its reference plan and checks. */
-export function redactedSpecification(s: ScenarioDoc): Record<string, unknown> {
-  const spec = { ...(s.specification as unknown as Record<string, unknown>) };
-  for (const f of REDACTED_FIELDS) delete spec[f];
-  return spec;
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Whether a text names one of `names` (template or scenario ids) as a whole id: a name is
+ * not matched inside a longer id (`reschedule` in `reschedule-revision`), but is in its
+ * scenario ids (`reschedule--v2`).
+ */
+export function namesAny(text: string, names: Set<string>): boolean {
+  for (const n of names)
+    if (new RegExp(`(^|[^A-Za-z0-9_-])${escapeRe(n)}($|--|[^A-Za-z0-9_-])`).test(text)) return true;
+  return false;
+}
+
+/**
+ * A copy of `value` (a validation report) with nothing of a holdout family: an array item
+ * or an object key that names one of `names` is dropped (a withdrawal, a model repair, an
+ * authored file), a string that names one becomes {@link WITHHELD}.
+ */
+export function redactNamed(value: unknown, names: Set<string>): unknown {
+  if (names.size === 0) return value;
+  if (typeof value === 'string') return namesAny(value, names) ? WITHHELD : value;
+  if (Array.isArray(value))
+    return value.filter((v) => !namesAny(JSON.stringify(v) ?? '', names)).map((v) => redactNamed(v, names));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !namesAny(k, names))
+        .map(([k, v]) => [k, redactNamed(v, names)]),
+    );
+  return value;
 }
 
 async function yamlFiles(dir: string, rel = ''): Promise<string[]> {

@@ -1,4 +1,5 @@
 import type { RunEpisodeDoc } from '../runs/index.js';
+import type { HoldoutFamilies } from '../worlds/index.js';
 import { finalAttempts } from '../runs/index.js';
 
 /** Splits an improvement may learn from. Holdout is never read: it would leak the held-out set. */
@@ -47,12 +48,18 @@ function addKeyed(map: Record<string, Evidence>, key: string, episodeId: string)
 /**
  * The episodes an improvement of `profileId` may use: the latest attempt of each of the
  * profile's train and dev slots that finished with an oracle record and no environment
- * error (the world's fault says nothing about the agent).
+ * error (the world's fault says nothing about the agent), and never one of a holdout family
+ * (`holdout`, the run's world version's): a sibling of a holdout scenario teaches its answer.
  */
-export function learningEpisodes(all: RunEpisodeDoc[], profileId: string): RunEpisodeDoc[] {
+export function learningEpisodes(
+  all: RunEpisodeDoc[],
+  profileId: string,
+  holdout: Pick<HoldoutFamilies, 'covers'>,
+): RunEpisodeDoc[] {
   return finalAttempts(all.filter((e) => e.profile_id === profileId)).filter(
     (e) =>
       (LEARNING_SPLITS as readonly string[]).includes(e.split) &&
+      !holdout.covers(e.scenario_id) &&
       e.status === 'finished' &&
       e.oracle !== null &&
       !e.environment_error &&

@@ -6,7 +6,7 @@ import { jobsOf } from '../jobs/index.js';
 import { body, requirePrincipal } from '../../core/index.js';
 import { loadProfile } from '../profiles/index.js';
 import { loadRun, runEpisodes } from '../runs/index.js';
-import { loadWorldVersion } from '../worlds/index.js';
+import { holdoutFamilies, loadWorldVersion } from '../worlds/index.js';
 import { assertSomeWorkerRuns, codeOfVersion } from '../code-trust.js';
 import { learningEpisodes } from './evidence.js';
 import { IMPROVEMENT_JOB, type ImprovementInput } from './kind.js';
@@ -46,11 +46,11 @@ export const improvementHandlers: HandlerTable = {
     if (!run.profiles.some((rp) => rp.id === profile._id))
       throw invalid('profile_id', `run ${run._id} did not evaluate profile ${profile._id}`);
     const episodes = await runEpisodes(store, run._id);
-    const usable = learningEpisodes(episodes, profile._id);
+    const usable = learningEpisodes(episodes, profile._id, await holdoutFamilies(store, run.world_version_id));
     if (usable.length === 0)
       throw invalid(
         'run_id',
-        `run ${run._id} has no finished train or dev episodes of profile ${profile._id} (holdout episodes are never used)`,
+        `run ${run._id} has no finished train or dev episodes of profile ${profile._id} (holdout episodes, and those of a holdout scenario's template, are never used)`,
       );
     const model = await improvementModel(deps, p.projectId, b.model);
     const checkOnDev = b.check_on_dev ?? false;

@@ -2,7 +2,7 @@ import { Collections } from '../../core/index.js';
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { createProfile, loadProfile, profileLabel, type ProfileDoc } from '../profiles/index.js';
 import { loadRun, runEpisodes } from '../runs/index.js';
-import { loadWorldVersion } from '../worlds/index.js';
+import { holdoutFamilies, loadWorldVersion } from '../worlds/index.js';
 import { finishCheck, startCheckRun, type DevCheck } from './dev-check.js';
 import { collectFindings, learningEpisodes, type Findings } from './evidence.js';
 import { episodeBriefs, proposeWithModel, sameText, type ModelProposal } from './model.js';
@@ -58,7 +58,10 @@ const inputOf = (ctx: PhaseContext<ImprovementInput>): ImprovementInput => ctx.i
 /** collect: tallies the oracle records of the profile's train and dev episodes of the run. */
 async function collect(ctx: PhaseContext<ImprovementInput>): Promise<void> {
   const { run_id, profile_id } = inputOf(ctx);
-  const episodes = learningEpisodes(await runEpisodes(ctx.deps.adapters.store, run_id), profile_id);
+  const store = ctx.deps.adapters.store;
+  const run = await loadRun(store, ctx.job.project_id, run_id);
+  const holdout = await holdoutFamilies(store, run.world_version_id);
+  const episodes = learningEpisodes(await runEpisodes(store, run_id), profile_id, holdout);
   const findings = collectFindings(episodes);
   await ctx.save({ findings });
   await ctx.emit('job.progress', `read ${findings.episodes.total} train/dev episodes of run ${run_id}`, {
@@ -84,7 +87,8 @@ async function analyse(ctx: PhaseContext<ImprovementInput>): Promise<void> {
     return;
   }
   const run = await loadRun(store, ctx.job.project_id, run_id);
-  const episodes = learningEpisodes(await runEpisodes(store, run_id), profile_id);
+  const holdout = await holdoutFamilies(store, run.world_version_id);
+  const episodes = learningEpisodes(await runEpisodes(store, run_id), profile_id, holdout);
   const proposal = await proposeWithModel(ctx, {
     models: model,
     profile: {

@@ -13,6 +13,7 @@ export { worldBuildKind } from './build-kind.js';
 export { worldValidationKind, type ValidationInput } from './validation-kind.js';
 export { callWorker } from './worker-calls.js';
 export { coverSplits, scenarioDocId } from './publish.js';
+export { holdoutFamilies, holdoutFamiliesOf, type HoldoutFamilies } from './holdout-families.js';
 export { approvedSetHash, pinScenarios, scenarioDigest, scenarioSetHash, type PinnedScenario } from './scenario-set.js';
 export {
   ensureWorldIndexes,

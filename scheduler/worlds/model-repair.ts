@@ -78,7 +78,8 @@ export async function repairWithModel(
       // a scenario of a source template keeps its variant: its repairs stay distinct scenarios
       const b = failing[i]!.build;
       const index = b.origin === 'build' && t.variants[b.scenario.variant - 1] ? b.scenario.variant - 1 : 0;
-      const replacement = instantiate(t, index, t.variants[index] ?? {}, manifest.name);
+      // the repair stands in for the failing scenario: it keeps that scenario's family split
+      const replacement = instantiate(t, index, t.variants[index] ?? {}, manifest.name, b.scenario.split);
       if (used.has(replacement.id)) throw new Error(`the repair repeats scenario id ${replacement.id}`);
       used.add(replacement.id);
       return { scenario_id: c.scenario_id, replacement, problems: [] };

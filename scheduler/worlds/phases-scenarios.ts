@@ -87,7 +87,7 @@ export const repairPhase: JobPhase<BuildInput> = {
         const idx = next[b.scenario.template] ?? 0;
         const vars = b.origin === 'build' ? t?.variants[idx] : undefined;
         if (t && vars) {
-          const replacement = instantiate(t, idx, vars, manifest.name);
+          const replacement = instantiate(t, idx, vars, manifest.name, b.scenario.split);
           next[t.id] = idx + 1;
           scenarios.push({ scenario: replacement, origin: 'build' });
           withdrawn.push(withdraw(b, verdict, replacement.id));

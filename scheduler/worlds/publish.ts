@@ -3,6 +3,7 @@ import { ServiceError } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import {
   contentHash,
+  familiesBySplit,
   sha256Hex,
   type AppTool,
   type Scenario,
@@ -17,21 +18,25 @@ import type { ScenarioDoc, ScenarioReport, WorldVersionDoc } from './types.js';
 const SPLITS: Split[] = ['train', 'dev', 'holdout'];
 
 /**
- * The coverage rule of docs/worlds.md (Expansion and splits, rule 4), applied again to
- * the published set, since repair may have withdrawn the only scenario of a split: with 3
- * or more scenarios, every empty split (train, dev, holdout order) takes the greatest-id
- * scenario of the currently largest split. Deterministic.
+ * The coverage rule of docs/worlds.md (Expansion and splits), applied again to the
+ * published set, since repair may have withdrawn a split's only family: with 3 or more
+ * families, every empty split (train, dev, holdout order) takes the whole family of the
+ * greatest-id scenario of the currently largest split (a family never straddles two
+ * splits). Deterministic.
  */
 export function coverSplits(scenarios: Scenario[]): Scenario[] {
   const out = scenarios.map((s) => ({ ...s })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  if (out.length < SPLITS.length) return out;
+  if (new Set(out.map((s) => s.template)).size < SPLITS.length) return out;
   for (const missing of SPLITS) {
     const count = (s: Split) => out.filter((x) => x.split === s).length;
     if (count(missing) > 0) continue;
     let largest: Split = 'train';
     for (const s of SPLITS) if (count(s) > count(largest)) largest = s;
-    const donor = out.filter((x) => x.split === largest).reduce((a, b) => (b.id > a.id ? b : a));
-    donor.split = missing;
+    const inLargest = out.filter((x) => x.split === largest);
+    // a split whose every scenario is one family cannot give it away without emptying itself
+    if (new Set(inLargest.map((x) => x.template)).size < 2) continue;
+    const donor = inLargest.reduce((a, b) => (b.id > a.id ? b : a));
+    for (const x of out) if (x.template === donor.template) x.split = missing;
   }
   return out;
 }
@@ -86,6 +91,7 @@ export function reportOf(v: ScenarioVerdict, extra: Partial<ScenarioReport> = {}
     problems: v.problems,
     replays: v.replays,
     ...(v.calibration ? { calibration: v.calibration, hackable: v.hackable ?? false } : {}),
+    ...(v.adversaries ? { adversaries: v.adversaries, adversary_flags: v.adversary_flags ?? [] } : {}),
     validated_at: nowIso(),
     ...extra,
   };
@@ -183,6 +189,7 @@ export const publishPhase: JobPhase<BuildInput> = {
         passed: scenarios.length,
         withdrawn: withdrawn.length,
         splits,
+        families: familiesBySplit(scenarios),
         determinism_checked: input.options.check_determinism,
         replays_per_scenario: input.options.check_determinism ? 2 : 1,
         repair_rounds: state.repair_rounds ?? 0,

@@ -89,6 +89,9 @@ export interface ScenarioReport {
   replays: ScenarioVerdict['replays'];
   /** The calibration agents' scores and whether they found the scenario hackable (docs/scoring.md). */
   calibration?: ScenarioVerdict['calibration'];
+  /** The adversarial agents' scores, each naming what caught it (`caught_by`). */
+  adversaries?: ScenarioVerdict['adversaries'];
+  adversary_flags?: string[];
   hackable?: boolean;
   validated_at: string;
   /** Set when a repair replaced this scenario by another variant of its template. */

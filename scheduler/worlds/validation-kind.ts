@@ -1,6 +1,7 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
+import { familiesBySplit } from '../../world/index.js';
 import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-worker/index.js';
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { reportOf } from './publish.js';
@@ -195,8 +196,14 @@ export const worldValidationKind: JobKind<ValidationInput> = {
               spent_usd: ctx.job.spent_usd,
             }
           : {};
+        // scenarios added since the build bring families of their own
+        const live = await store.find<ScenarioDoc>(Collections.scenarios, {
+          world_version_id: wv._id,
+          status: { $in: ['approved', 'pending_approval', 'validating'] },
+        });
         const report = {
           ...(wv.validation_report ?? {}),
+          families: familiesBySplit(live),
           last_validation: {
             job_id: ctx.job._id,
             mode,

@@ -186,7 +186,7 @@ describe('exports: datasets, bundles and artifacts', function () {
     await store.delete('artifacts', 'art_failed_test');
   });
 
-  it('bundles the published world version: manifest with its content hash, every approved scenario (holdout marked), source and images', async () => {
+  it('bundles the published world version: manifest with its content hash, every approved train and dev scenario (nothing of a holdout family), source and images', async () => {
     const version = (await cw.admin.get(`/v1/world-versions/${wv}`)).body;
     const scenarios = ((await cw.admin.get(`/v1/world-versions/${wv}/scenarios`)).body as any[]).filter(
       (s) => s.status === 'approved',
@@ -207,24 +207,25 @@ describe('exports: datasets, bundles and artifacts', function () {
         .and.to.match(/^[0-9a-f]{64}$/);
       expect(manifest.manifest).to.deep.equal(version.manifest);
       expect(manifest.tools.length).to.be.greaterThan(0);
+      // nothing of a holdout family travels: not its scenarios, not their text (docs/exports.md)
+      const held = scenarios.filter((s) => s.split === 'holdout');
+      expect(held.length).to.be.greaterThan(0);
+      const heldTemplates = [...new Set(held.map((s) => s.template))].sort();
+      const shown = scenarios.filter((s) => !heldTemplates.includes(s.template));
       const files = (await readdir(path.join(dir, 'scenarios'))).sort();
-      expect(files).to.deep.equal(scenarios.map((s) => `${s.scenario_id}.json`).sort());
-      for (const s of scenarios) {
+      expect(files).to.deep.equal(shown.map((s) => `${s.scenario_id}.json`).sort());
+      for (const s of shown) {
         const saved = JSON.parse(await readFile(path.join(dir, 'scenarios', `${s.scenario_id}.json`), 'utf8'));
-        expect(saved).to.include({ split: s.split, holdout: s.split === 'holdout' });
-        if (s.split !== 'holdout') expect(saved.specification).to.deep.equal(s.specification);
-        else {
-          // held-out scenarios travel without their answer key (docs/exports.md)
-          const { reference_plan: _plan, checks: _checks, ...rest } = s.specification;
-          expect(saved.specification).to.deep.equal(rest);
-          expect(saved.redacted).to.deep.equal(['reference_plan', 'checks']);
-          expect(saved).to.not.have.property('validation_report');
-        }
+        expect(saved).to.include({ split: s.split });
+        expect(saved.split).to.not.equal('holdout');
+        expect(saved.specification).to.deep.equal(s.specification);
       }
-      expect(scenarios.some((s) => s.split === 'holdout')).to.equal(true);
-      // the source leaves out the templates held-out scenarios were expanded from
-      const heldTemplates = [...new Set(scenarios.filter((s) => s.split === 'holdout').map((s) => s.template))].sort();
-      expect(manifest.source_redacted).to.deep.equal(heldTemplates.map((id) => `scenarios/${id}.yaml`));
+      expect(manifest.holdout_withheld).to.deep.equal({ families: heldTemplates.length, scenarios: held.length });
+      expect(manifest.scenarios.map((x: any) => x.scenario_id).sort()).to.deep.equal(
+        shown.map((s) => s.scenario_id).sort(),
+      );
+      // the source leaves out the templates of holdout families
+      expect(manifest.source_redacted).to.equal(heldTemplates.length);
       const src = path.join(dir, 'src');
       await mkdir(src);
       await extract({ file: path.join(dir, 'source.tar.gz'), cwd: src });

@@ -175,6 +175,54 @@ describe('world builds from git repositories and local folders, repair, and fail
     expect(fair.validation_report.calibration.map((c: any) => c.reward)).to.deep.equal([0, 0, 0]);
   });
 
+  it('plays the adversarial agents: names what caught each, and flags (not withdraws) a scenario collateral writes pass', async () => {
+    const dir = path.join(roots, 'shop-collateral');
+    copyDir(catalogApp('shop-support'), dir);
+    // refund-damaged without its guard on the customer's other order: a refund of it, or a
+    // change of the profile's address, goes unseen
+    const damaged = readFileSync(path.join(dir, 'scenarios', 'refund-damaged.yaml'), 'utf8');
+    const guard =
+      '    - { name: the other order is untouched, kind: unchanged, tool: get_order, args: { order_id: "${other.id}" } }\n';
+    expect(damaged).to.contain(guard);
+    writeFileSync(
+      path.join(dir, 'scenarios', 'aa-collateral.yaml'),
+      damaged.replace('id: refund-damaged', 'id: aa-collateral').replace(guard, ''),
+    );
+    const built = await buildAndWait(admin, {
+      application_id: await app('shop collateral', { kind: 'local_path', path: 'shop-collateral' }),
+      scenario_target: 2,
+      max_repair_rounds: 0,
+    });
+    expect(built.job.status, JSON.stringify(built.job.error)).to.equal('succeeded');
+    expect(built.job.result).to.include({ scenarios: 2, withdrawn: 0 });
+    const list = (await admin.get(`/v1/world-versions/${built.build.world_version_id}/scenarios`)).body;
+    const weak = list.find((s: any) => s.scenario_id === 'aa-collateral--v1');
+    expect(weak.status).to.equal('approved');
+    const collateral = weak.validation_report.adversaries.find((a: any) => a.agent === 'builtin:collateral');
+    expect(collateral).to.include({ success: true, reward: 1 });
+    expect(collateral.caught_by).to.deep.equal([]);
+    expect(weak.validation_report.adversary_flags).to.include(
+      'flagged: the collateral-writes agent (builtin:collateral) succeeds (reward 1): no check catches it; add a guard on what it touched (docs/scoring.md, Adversarial calibration)',
+    );
+    const twice = weak.validation_report.adversaries.find((a: any) => a.agent === 'builtin:twice');
+    expect(twice.success).to.equal(false);
+    expect(twice.caught_by).to.include('duplicate_effects');
+    // the catalog's address-change guards the profile: every adversary fails, and says what caught it
+    const fair = list.find((s: any) => s.scenario_id === 'address-change--v1');
+    expect(fair.validation_report.adversaries.map((a: any) => a.agent)).to.deep.equal([
+      'builtin:collateral',
+      'builtin:every-id',
+      'builtin:twice',
+    ]);
+    for (const a of fair.validation_report.adversaries) {
+      expect(a.success, a.agent).to.equal(false);
+      expect(a.reward, a.agent).to.be.below(1);
+    }
+    const byAgent = Object.fromEntries(fair.validation_report.adversaries.map((a: any) => [a.agent, a.caught_by]));
+    expect(byAgent['builtin:collateral']).to.include('guard "the profile address is untouched"');
+    expect(fair.validation_report.adversary_flags).to.deep.equal([]);
+  });
+
   it('a build that cannot be done fails, and says why in the job error and on the world version', async () => {
     const missingCommit = await buildAndWait(admin, {
       application_id: await app('no such commit', {

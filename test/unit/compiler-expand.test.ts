@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { ServiceError } from '../../core/errors.js';
-import { expandScenarios, splitFor, type JsonObject, type ScenarioTemplate } from '../../world/index.js';
+import {
+  assignFamilySplits,
+  expandScenarios,
+  familiesBySplit,
+  familyRank,
+  splitFor,
+  type JsonObject,
+  type ScenarioTemplate,
+} from '../../world/index.js';
 
 function template(id: string, variants: JsonObject[]): ScenarioTemplate {
   return {
@@ -77,16 +85,33 @@ describe('compiler: expandScenarios and splitFor', () => {
     );
   });
 
-  it('splits by a stable hash, roughly 60/20/20', () => {
-    expect(splitFor('shop-support', 'refund-late--v1')).to.equal(splitFor('shop-support', 'refund-late--v1'));
+  it('gives a family met on its own a split by a stable hash of its template, roughly 60/20/20', () => {
+    expect(splitFor('shop-support', 'refund-late')).to.equal(splitFor('shop-support', 'refund-late'));
     const counts = { train: 0, dev: 0, holdout: 0 };
-    for (let i = 0; i < 3000; i++) counts[splitFor('w', `s${i}`)]++;
+    for (let i = 0; i < 3000; i++) counts[splitFor('w', `t${i}`)]++;
     expect(counts.train / 3000).to.be.within(0.55, 0.65);
     expect(counts.dev / 3000).to.be.within(0.16, 0.24);
     expect(counts.holdout / 3000).to.be.within(0.16, 0.24);
   });
 
-  it('puts at least one scenario in every split when there are 3 or more', () => {
+  it('puts every variant of a template in one split: no holdout scenario has a sibling in train or dev', () => {
+    const many = Array.from({ length: 10 }, (_, i) => template(`t${String(i).padStart(2, '0')}`, people(3, `p${i}`)));
+    for (const world of ['w1', 'w2', 'w3', 'shop', 'clinic', 'tracker']) {
+      for (let target = 1; target <= 30; target++) {
+        const out = expandScenarios(many, target, world);
+        for (const s of out)
+          expect(
+            out.filter((x) => x.template === s.template).map((x) => x.split),
+            `${world} target ${target} ${s.id}`,
+          ).to.deep.equal(out.filter((x) => x.template === s.template).map(() => s.split));
+        const fam = familiesBySplit(out);
+        const all = [...fam.train, ...fam.dev, ...fam.holdout];
+        expect(all).to.have.length(new Set(all).size);
+      }
+    }
+  });
+
+  it('puts at least one family in every split when there are 3 or more families', () => {
     const many = Array.from({ length: 10 }, (_, i) => template(`t${String(i).padStart(2, '0')}`, people(3, `p${i}`)));
     for (const world of ['w1', 'w2', 'w3', 'w4', 'w5', 'shop', 'clinic', 'tracker']) {
       for (let target = 3; target <= 30; target++) {
@@ -98,11 +123,31 @@ describe('compiler: expandScenarios and splitFor', () => {
     }
   });
 
-  it('keeps the hash split of every scenario when all splits are covered anyway', () => {
-    const many = Array.from({ length: 10 }, (_, i) => template(`t${i}`, people(3, `p${i}`)));
-    const out = expandScenarios(many, 30, 'w');
-    const moved = out.filter((s) => s.split !== splitFor('w', s.id));
-    expect(moved.length).to.be.lessThan(3);
+  it('keeps the proportions near 60/20/20 of the scenarios, counting whole families', () => {
+    const many = Array.from({ length: 18 }, (_, i) =>
+      template(`t${String(i).padStart(2, '0')}`, people(1 + (i % 3), `p${i}`)),
+    );
+    for (const world of ['w1', 'w2', 'w3', 'shop', 'clinic', 'tracker']) {
+      const out = expandScenarios(many, 30, world);
+      const n = (sp: string) => out.filter((s) => s.split === sp).length;
+      expect(n('train'), world).to.be.within(15, 21);
+      expect(n('dev'), world).to.be.within(4, 9);
+      expect(n('holdout'), world).to.be.within(4, 9);
+    }
+  });
+
+  it('assigns families in rank order, each to the split furthest below its share', () => {
+    const sizes = new Map([
+      ['a', 2],
+      ['b', 2],
+      ['c', 1],
+      ['d', 1],
+      ['e', 2],
+    ]);
+    const got = assignFamilySplits(sizes, 'w');
+    expect([...got.keys()]).to.deep.equal([...sizes.keys()].sort((x, y) => familyRank('w', x) - familyRank('w', y)));
+    expect(new Set(got.values())).to.deep.equal(new Set(['train', 'dev', 'holdout']));
+    expect(assignFamilySplits(new Map([['only', 30]]), 'w').get('only')).to.equal('train');
   });
 
   it('refuses a target outside 1..30', () => {

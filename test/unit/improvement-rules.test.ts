@@ -7,6 +7,7 @@ import {
   proposeChanges,
 } from '../../scheduler/improvements/index.js';
 import type { RunEpisodeDoc } from '../../scheduler/runs/index.js';
+import { holdoutFamiliesOf } from '../../scheduler/worlds/index.js';
 
 const pass = { passed: true, violations: [] };
 
@@ -29,6 +30,7 @@ function ep(
     slot: Number(id.replace(/\D/g, '')),
     attempt: 1,
     profile_id: 'prof_a',
+    scenario_id: `t${id}--v1`,
     split,
     status: 'finished',
     environment_error: null,
@@ -73,10 +75,30 @@ describe('improvement rules', () => {
       ep('ep4', 'dev', { falseCompletion: true }, { profile_id: 'prof_b' }),
       ep('ep5', 'train', {}, { slot: 1, attempt: 2 }),
     ];
-    expect(learningEpisodes(eps, 'prof_a').map((e) => e._id)).to.deep.equal(['ep5']);
+    const none = holdoutFamiliesOf(
+      eps.map((e) => ({ scenario_id: e.scenario_id, template: `t${e._id}`, split: e.split })),
+    );
+    expect(learningEpisodes(eps, 'prof_a', none).map((e) => e._id)).to.deep.equal(['ep5']);
     const f = collectFindings([ep('ep1', 'train', { dup: ['refund'] }), ep('ep2', 'holdout', { dup: ['refund'] })]);
     expect(f.episodes).to.deep.equal({ total: 1, train: 1, dev: 0 });
     expect(f.duplicate_effects).to.deep.equal({ refund: { episodes: ['ep1'], count: 1 } });
+  });
+
+  it('never learns from a train or dev episode of a holdout family, nor from a scenario the version does not know', () => {
+    const eps = [
+      ep('ep1', 'train', {}, { scenario_id: 'refund--v1' }),
+      ep('ep2', 'dev', {}, { scenario_id: 'cancel--v2' }),
+      ep('ep3', 'train', {}, { scenario_id: 'address--v1' }),
+      ep('ep4', 'train', {}, { scenario_id: 'unknown--v1' }),
+    ];
+    const families = holdoutFamiliesOf([
+      { scenario_id: 'refund--v1', template: 'refund', split: 'train' },
+      { scenario_id: 'cancel--v1', template: 'cancel', split: 'holdout' },
+      { scenario_id: 'cancel--v2', template: 'cancel', split: 'dev' },
+      { scenario_id: 'address--v1', template: 'address', split: 'train' },
+    ]);
+    expect([...families.templates]).to.deep.equal(['cancel']);
+    expect(learningEpisodes(eps, 'prof_a', families).map((e) => e._id)).to.deep.equal(['ep1', 'ep3']);
   });
 
   it('turns each recorded problem into one change with its evidence', () => {

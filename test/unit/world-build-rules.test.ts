@@ -6,7 +6,7 @@ import { unfairness } from '../../scheduler/worlds/validation-kind.js';
 import type { Scenario, Split } from '../../world/index.js';
 import type { ScenarioVerdict, TrialResult } from '../../world-worker/builds/index.js';
 
-const sc = (id: string, split: Split): Scenario => ({ id, split }) as unknown as Scenario;
+const sc = (id: string, split: Split): Scenario => ({ id, split, template: id.split('--')[0] }) as unknown as Scenario;
 const verdict = (passed: boolean, problems: string[] = []): ScenarioVerdict => ({
   scenario_id: 'x',
   passed,
@@ -37,6 +37,19 @@ describe('world build rules', () => {
     const all = coverSplits([sc('a', 'train'), sc('b', 'train'), sc('c', 'train')]);
     expect(all.map((s) => s.split)).to.deep.equal(['train', 'holdout', 'dev']);
     expect(coverSplits([sc('a', 'train'), sc('b', 'train')]).map((s) => s.split)).to.deep.equal(['train', 'train']);
+  });
+
+  it('coverSplits moves whole families: a sibling never stays behind in train or dev', () => {
+    const out = coverSplits([sc('a--v1', 'train'), sc('c--v1', 'train'), sc('c--v2', 'train'), sc('b--v1', 'dev')]);
+    expect(out.map((s) => `${s.id}:${s.split}`)).to.deep.equal([
+      'a--v1:train',
+      'b--v1:dev',
+      'c--v1:holdout',
+      'c--v2:holdout',
+    ]);
+    // two families cannot cover three splits; a split made of one family keeps it
+    const two = coverSplits([sc('a--v1', 'train'), sc('a--v2', 'train'), sc('b--v1', 'train')]);
+    expect(two.map((s) => s.split)).to.deep.equal(['train', 'train', 'train']);
   });
 
   it('unfairness: replay problems first, then a live agent that could not complete it; fair otherwise', () => {

@@ -3,12 +3,16 @@ import path from 'node:path';
 import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import {
   ApplicationClient,
+  adversarialCalibration,
+  adversaryFlags,
+  adversaryHackability,
   calibrateScenario,
   canonicalJson,
   hackability,
   replayReferencePlan,
   sha256Hex,
   type ApplicationSource,
+  type AdversaryScore,
   type CalibrationScore,
   type CheckResult,
   type RefusedCheck,
@@ -45,7 +49,15 @@ export interface ScenarioVerdict {
    * flagged false) is hackable: `problems` says so and it does not pass.
    */
   calibration?: CalibrationScore[];
-  /** Whether the calibration found the scenario hackable. */
+  /**
+   * The adversarial agents' scores (docs/scoring.md, Adversarial calibration): collateral
+   * writes, every tool with every id, every action twice. Absent when the replays or the
+   * do-nothing calibration failed first. One that succeeds makes the scenario hackable.
+   */
+  adversaries?: AdversaryScore[];
+  /** Adversaries that succeeded but only flag the scenario (`WITHDRAWING_ADVERSARIES`), one sentence each. */
+  adversary_flags?: string[];
+  /** Whether the calibration (do-nothing or adversarial) found the scenario hackable. */
   hackable?: boolean;
 }
 
@@ -81,6 +93,8 @@ async function withSandbox<T>(
  * impossible under its own policy). A scenario whose replays pass is then calibrated on
  * one more fresh sandbox: the do-nothing, complete-at-once and claims-done agents must each
  * score 0 and the last two be flagged `false_completion`, else it is hackable and fails.
+ * Then the adversarial agents (collateral writes, every tool with every id, every action
+ * twice) each play on a fresh sandbox of their own and must not succeed.
  */
 export async function judgeScenario(
   source: ApplicationSource,
@@ -147,6 +161,7 @@ export async function judgeScenario(
     times < 2 ? null : replays.every((r) => r.fingerprint !== null && r.fingerprint === replays[0]!.fingerprint);
   if (deterministic === false) problems.push('replaying the reference plan twice on fresh data gave different results');
   let calibration: CalibrationScore[] | undefined;
+  let adversaries: AdversaryScore[] | undefined;
   if (problems.length === 0) {
     try {
       calibration = await withSandbox(source, env, (client) =>
@@ -157,13 +172,30 @@ export async function judgeScenario(
       problems.push(`the calibration agents could not run: ${(err as Error).message}`);
     }
   }
+  if (problems.length === 0) {
+    // they write, so each plays on a fresh sandbox of its own
+    try {
+      adversaries = await adversarialCalibration(scenario, (fn) => withSandbox(source, env, fn), {
+        worldSeed: source.seed,
+        customer: source.manifest.customer,
+        manifest: source.manifest,
+      });
+      problems.push(...adversaryHackability(adversaries));
+    } catch (err) {
+      problems.push(`the adversarial calibration agents could not run: ${(err as Error).message}`);
+    }
+  }
+  const hackable =
+    (calibration ? hackability(calibration).length > 0 : false) ||
+    (adversaries ? adversaryHackability(adversaries).length > 0 : false);
   return {
     scenario_id: scenario.id,
     passed: problems.length === 0,
     deterministic,
     problems,
     replays,
-    ...(calibration ? { calibration, hackable: hackability(calibration).length > 0 } : {}),
+    ...(calibration ? { calibration, hackable } : {}),
+    ...(adversaries ? { adversaries, adversary_flags: adversaryFlags(adversaries) } : {}),
   };
 }
 
