@@ -18,18 +18,23 @@ import {
 import { ChildProcessSandboxes } from '../../world-worker/sandboxes/index.js';
 
 /**
- * Adversarial calibration (docs/scoring.md): on every catalog world, 30 expanded scenarios
- * each, the does-everything-twice agent never succeeds, so no catalog scenario is withdrawn;
+ * Adversarial calibration (docs/scoring.md): on every catalog world, PER_WORLD expanded
+ * scenarios each (30 for the docs' table), the does-everything-twice agent never succeeds, so no catalog scenario is withdrawn;
  * the collateral-writes and every-tool-every-id agents succeed only where they are flagged;
  * every failure names the check that caught it, and each agent's mean reward per world is
  * far below the reference's (1 on all of them, test/integration/catalog-replay.test.ts).
  * The table this prints is the one in docs/scoring.md.
  */
 const sandboxes = new ChildProcessSandboxes();
+/**
+ * Scenarios per world: `npm test` plays 10 (all three worlds' templates appear; about a third
+ * of the 30-scenario time), the docs' table comes from `CRUCIBLE_ADVERSARY_SCENARIOS=30`.
+ */
+const PER_WORLD = Number(process.env.CRUCIBLE_ADVERSARY_SCENARIOS ?? 10);
 const catalog = await Promise.all(
   (await readCatalogIndex()).map(async (entry) => {
     const source = await loadApplicationSource(entryDir(entry));
-    return { entry, source, scenarios: expandScenarios(source.templates, 30, source.manifest.name) };
+    return { entry, source, scenarios: expandScenarios(source.templates, PER_WORLD, source.manifest.name) };
   }),
 );
 
@@ -59,7 +64,7 @@ after(() => {
   for (const agent of ADVERSARIAL_AGENTS)
     lines.push(`| \`${agent}\` | ${worlds.map((w) => table.get(w)!.get(agent)!.toFixed(3)).join(' | ')} |`);
   lines.push(`| flagged (agent, scenario) pairs | ${worlds.map((w) => flagged.get(w) ?? '?').join(' | ')} |`);
-  console.log(`\n  mean reward per catalog world (30 scenarios each):\n${lines.join('\n')}\n`);
+  console.log(`\n  mean reward per catalog world (${PER_WORLD} scenarios each):\n${lines.join('\n')}\n`);
 });
 
 for (const { entry, source, scenarios } of catalog) {
