@@ -1,6 +1,6 @@
 import type { Split } from '../../world/index.js';
 import { countsAgainstAgent, type FailureCounts, type ScenarioCounts } from './summary-stats.js';
-import { clusterBootstrapMeanOfSums, wilson } from './statistics.js';
+import { clusteredWilson } from './statistics.js';
 import type { EpisodeStatus, RunEpisodeDoc, ScoreBlock } from './types.js';
 
 /**
@@ -221,9 +221,10 @@ export function scoreOf(t: BlockTally, k: number): ScoreBlock {
     cost_usd: round(t.cost_usd, 6),
     tokens: t.tokens,
     mean_turns: t.scored === 0 ? null : round(t.turns_sum / t.scored),
-    mean_reward_ci: clusterBootstrapMeanOfSums(scenarios.map((s) => ({ sum: s.reward_sum, count: s.scored }))),
-    success_rate_ci: wilson(t.successes, t.scored),
-    pass_at_k_ci: wilson(allPassed, complete.length),
+    mean_reward_ci: clusteredWilson(scenarios.map((s) => ({ sum: s.reward_sum, count: s.scored }))),
+    success_rate_ci: clusteredWilson(scenarios.map((s) => ({ sum: s.successes, count: s.scored }))),
+    // one value per scenario (all k passed or not): the same interval as a success rate over scenarios
+    pass_at_k_ci: clusteredWilson(complete.map((s) => ({ sum: s.successes === s.scored ? 1 : 0, count: 1 }))),
     pass_at_k_scenarios: complete.length,
     failures: { ...t.failures },
   };
