@@ -67,8 +67,13 @@ export { PLATFORM_DEFAULT_PROMPT, introMessage } from './agents/prompt.js';
 export type { AgentDecision, AgentPolicy, AgentTurn, AgentTurnInput, EpisodeView } from './agents/policy.js';
 export type { DuplicateEffect, Habits, HabitResult, HabitViolation, Judgement, Oracle } from './oracle-types.js';
 export {
+  MASTER_KEYS,
   ModelJudge,
+  agentSaidSomething,
+  frameMarkers,
+  isUnjudged,
   judgeChecks,
+  judgeQuestionText,
   toldRubric,
   transcriptOf,
   type Judge,

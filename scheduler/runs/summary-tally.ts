@@ -68,7 +68,7 @@ const emptyBlock = (): BlockTally => ({
   environment_errors: 0,
   cost_usd: 0,
   tokens: 0,
-  failures: { agent: 0, environment: 0, customer: 0, checks: 0 },
+  failures: { agent: 0, environment: 0, judge: 0, customer: 0, checks: 0 },
   scenarios: {},
 });
 
@@ -158,7 +158,7 @@ export function addBlocks(a: BlockTally, b: BlockTally): BlockTally {
     if (typeof out[k] === 'number') (out[k] as number) = (a[k] as number) + (b[k] as number);
   }
   for (const c of Object.keys(out.failures) as Array<keyof FailureCounts>)
-    out.failures[c] = a.failures[c] + b.failures[c];
+    out.failures[c] = (a.failures[c] ?? 0) + (b.failures[c] ?? 0); // tallies stored before `judge` lack it
   for (const src of [a.scenarios, b.scenarios]) {
     for (const [id, s] of Object.entries(src)) {
       const into = (out.scenarios[id] ??= { ...s, scored: 0, successes: 0, reward_sum: 0 });

@@ -64,7 +64,7 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     // --wide: every field, past 100 columns; --json: the whole run
     const wide = await cli(['runs', 'status', runId, '--wide'], env);
     expect(wide.stdout).to.match(/^profile\s+episodes\s+.*mean_reward.*pass\^k/m);
-    expect(wide.stdout).to.contain('95% intervals (bootstrap over scenarios for the mean, Wilson for rates)');
+    expect(wide.stdout).to.contain('95% intervals (Wilson clustered by scenario: repeats are not independent)');
     expect(Math.max(...wide.stdout.split('\n').map((l) => l.length))).to.be.greaterThan(100);
     const all = await json(['runs', 'status', runId]);
     expect(all.summary.profiles['reference@v1']).to.include.keys('pass_at_k', 'tokens', 'failures', 'by_split');

@@ -150,7 +150,7 @@ describe('runs: pinned scenario sets and compare across them', function () {
     expect(s.success_rate_ci[1]).to.equal(1);
     // every reward 1: the mean reward's interval is the same Wilson interval over the 4 scenarios
     expect(s.mean_reward_ci).to.deep.equal(s.success_rate_ci);
-    expect(s.failures).to.deep.equal({ agent: 0, environment: 0, customer: 0, checks: 0 });
+    expect(s.failures).to.deep.equal({ agent: 0, environment: 0, judge: 0, customer: 0, checks: 0 });
     expect(Object.keys(s.scenarios)).to.have.length(4);
     expect(Object.values<any>(s.scenarios).every((c) => c.successes === 1 && c.scored === 1)).to.equal(true);
   });

@@ -231,7 +231,7 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     ).profiles['agent@v1']!;
     // the customer's failure is counted, not scored: 5 scored, 3 successes
     expect(s).to.include({ scored: 5, mean_reward: 0.75, success_rate: 0.6, pass_at_k: 0.5, pass_at_k_scenarios: 2 });
-    expect(s.failures).to.deep.equal({ agent: 2, environment: 0, customer: 1, checks: 0 });
+    expect(s.failures).to.deep.equal({ agent: 2, environment: 0, judge: 0, customer: 1, checks: 0 });
     // intervals clustered by scenario (repeats are not independent); pass^k has one value per scenario: plain Wilson
     expect(s.success_rate_ci).to.deep.equal(
       clusteredWilson([
