@@ -80,4 +80,5 @@ export {
   type JudgeQuestion,
   type JudgeVerdict,
 } from './judge.js';
+export { rejudgeEpisode, type Rejudged } from './rejudge.js';
 export * from './types.js';

@@ -71,6 +71,8 @@ export interface EffectiveSize {
   clusters: number;
   /** mean x (1 - mean) / (cluster-robust variance of the mean), within [clusters - 1, count]. */
   n_eff: number;
+  /** Whether n_eff came from the between-cluster variance (false: one of the fallbacks). */
+  estimated: boolean;
 }
 
 /**
@@ -93,10 +95,10 @@ export function effectiveSize(clusters: Array<{ sum: number; count: number }>): 
   const count = usable.reduce((s, x) => s + x.count, 0);
   const mean = Math.min(1, Math.max(0, usable.reduce((s, x) => s + x.sum, 0) / count));
   const spread = mean * (1 - mean);
-  if (c === 1 || spread < 1e-12) return { mean, count, clusters: c, n_eff: c };
+  if (c === 1 || spread < 1e-12) return { mean, count, clusters: c, n_eff: c, estimated: false };
   const v = usable.reduce((s, x) => s + (x.sum - mean * x.count) ** 2, 0) / count ** 2;
-  const nEff = v < 1e-15 ? count : Math.min(count, Math.max(c - 1, spread / v));
-  return { mean, count, clusters: c, n_eff: nEff };
+  if (v < 1e-15) return { mean, count, clusters: c, n_eff: count, estimated: false };
+  return { mean, count, clusters: c, n_eff: Math.min(count, Math.max(c - 1, spread / v)), estimated: true };
 }
 
 /**
@@ -104,7 +106,8 @@ export function effectiveSize(clusters: Array<{ sum: number; count: number }>): 
  * the Wilson score interval at the mean with the effective sample size of
  * {@link effectiveSize} in place of n, and z widened by t(clusters - 1) / t(values - 1)
  * (Korn and Graubard's degrees-of-freedom adjustment: the variance was estimated from the
- * clusters, not from the values). With one 0/1 value per scenario (no repeats) this is
+ * clusters, not from the values); when n_eff is a fallback of {@link effectiveSize} (every
+ * value 0 or 1, one cluster, equal cluster means) nothing was estimated, and z stays. With one 0/1 value per scenario (no repeats) this is
  * exactly the Wilson interval. Used for the mean reward (rewards in [0, 1]), the success rate
  * and pass^k (one 0/1 value per scenario); null with no value. Why not a bootstrap: with few
  * scenarios the percentile bootstrap covers the truth too rarely (78-88% at 6 to 10
@@ -114,7 +117,8 @@ export function effectiveSize(clusters: Array<{ sum: number; count: number }>): 
 export function clusteredWilson(clusters: Array<{ sum: number; count: number }>): [number, number] | null {
   const e = effectiveSize(clusters);
   if (!e) return null;
-  const z = (Z_95 * t975(Math.max(1, e.clusters - 1))) / t975(Math.max(1, e.count - 1));
+  // the df adjustment applies to an estimated variance; a fallback is the plain Wilson interval
+  const z = e.estimated ? (Z_95 * t975(Math.max(1, e.clusters - 1))) / t975(Math.max(1, e.count - 1)) : Z_95;
   return wilsonAt(e.mean, e.n_eff, z);
 }
 
