@@ -1,10 +1,11 @@
 import { disclosedFacts } from '../world/index.js';
 import type { Oracle } from './oracle-types.js';
+import { isUnjudged } from './judge.js';
 import { isSuccess } from './reward.js';
 import type { EpisodeState } from './types.js';
 
 /** Who an episode's failure is down to (docs/scoring.md, Failure attribution). */
-export type FailureCause = 'agent' | 'environment' | 'customer' | 'checks';
+export type FailureCause = 'agent' | 'environment' | 'judge' | 'customer' | 'checks';
 
 export interface Failure {
   cause: FailureCause;
@@ -15,6 +16,8 @@ export interface Failure {
 /**
  * Why a scored episode failed, or null when it succeeded. In order:
  * - `environment`: the world failed (the oracle's environment_error);
+ * - `judge`: a policy check was not judged (no judge, or the judge failed: `judge_error` in
+ *   its result); the episode waits to be re-judged;
  * - `checks`: a failing check could not be evaluated (a reference that did not resolve, a
  *   missing snapshot): the scenario's checks are broken, not the agent;
  * - `customer`: the customer contradicted its own facts (a message stating another value
@@ -27,6 +30,12 @@ export interface Failure {
 export function attributeFailure(st: EpisodeState, oracle: Oracle, vars: Record<string, unknown>): Failure | null {
   if (oracle.environment_error !== null) return { cause: 'environment', reason: oracle.environment_error };
   if (isSuccess(oracle)) return null;
+  const unjudged = oracle.check_results.filter(isUnjudged);
+  if (unjudged.length > 0)
+    return {
+      cause: 'judge',
+      reason: `judge_error: ${unjudged.length} policy check(s) were not judged (first, "${unjudged[0]!.check}": ${String((unjudged[0]!.observed as { judge_error: unknown }).judge_error)}); re-judge the episode`,
+    };
   const broken = oracle.check_results.find(
     (c) => !c.passed && c.observed !== null && typeof c.observed === 'object' && 'error' in c.observed,
   );

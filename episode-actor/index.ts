@@ -67,12 +67,18 @@ export { PLATFORM_DEFAULT_PROMPT, introMessage } from './agents/prompt.js';
 export type { AgentDecision, AgentPolicy, AgentTurn, AgentTurnInput, EpisodeView } from './agents/policy.js';
 export type { DuplicateEffect, Habits, HabitResult, HabitViolation, Judgement, Oracle } from './oracle-types.js';
 export {
+  MASTER_KEYS,
   ModelJudge,
+  agentSaidSomething,
+  frameMarkers,
+  isUnjudged,
   judgeChecks,
+  judgeQuestionText,
   toldRubric,
   transcriptOf,
   type Judge,
   type JudgeQuestion,
   type JudgeVerdict,
 } from './judge.js';
+export { rejudgeEpisode, type Rejudged } from './rejudge.js';
 export * from './types.js';

@@ -71,6 +71,12 @@ export interface Oracle {
    * simulator's failure, not the agent's. Empty for the scripted customer.
    */
   customer_violations: CustomerViolation[];
+  /**
+   * Some policy check was not judged (no judge, or the judge failed: its result says
+   * `judge_error`): the episode cannot succeed, its failure is the judge's, and it waits for
+   * `POST /v1/episodes/{id}/rejudge` (docs/scoring.md, Judged checks). Absent otherwise.
+   */
+  needs_rejudge?: boolean;
   /** The model judge's verdicts on told and policy checks, with rubric and reason (absent in older records). */
   judgements?: Judgement[];
 }

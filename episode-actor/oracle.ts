@@ -10,7 +10,7 @@ import {
 import { findContradictions } from './customer/contradiction.js';
 import { scenarioFacts } from './customer/simulator.js';
 import { judgeHabits } from './habits.js';
-import { judgeChecks, type Judge } from './judge.js';
+import { isUnjudged, judgeChecks, type Judge } from './judge.js';
 import type { DuplicateEffect, Habits, Oracle } from './oracle-types.js';
 import type { EpisodeState, EpisodeWorld } from './types.js';
 
@@ -126,6 +126,7 @@ export async function runOracle(
     habits: judgeHabits(st, world),
     ...customerRecord(st, vars),
     ...(judgements.length > 0 ? { judgements } : {}),
+    ...(check_results.some(isUnjudged) ? { needs_rejudge: true } : {}),
   };
 }
 

@@ -59,7 +59,7 @@ export function compactSummary(summary: any): string {
   const labelWidth = Math.max('profile'.length, TERMINAL_WIDTH - others);
   const ks = [...new Set(rows.map(([, p]) => p?.k).filter((k) => typeof k === 'number'))];
   const note =
-    `mean reward with its 95% interval (bootstrap over scenarios); pass^k: scenarios whose every one of ` +
+    `mean reward with its 95% interval (clustered by scenario); pass^k: scenarios whose every one of ` +
     `k = ${ks.length ? ks.join(', ') : '-'} repeats succeeded; more with --wide, everything with --json`;
   return `${table(
     rows.map(([label, p]) => [shorten(label, labelWidth), p] as [string, any]),
@@ -89,15 +89,16 @@ export function statisticsTable(summary: any): string {
   }
   if (rows.length === 0) return '';
   const f = (b: any) => b?.failures ?? {};
-  return `\n95% intervals (bootstrap over scenarios for the mean, Wilson for rates):\n${table(rows, [
+  return `\n95% intervals (Wilson clustered by scenario: repeats are not independent):\n${table(rows, [
     ['group', ([g]) => g],
     ['scored', ([, b]) => b?.scored],
     ['mean_reward', ([, b]) => `${num3(b?.mean_reward)} ${ci(b?.mean_reward_ci)}`],
     ['success_rate', ([, b]) => `${num3(b?.success_rate)} ${ci(b?.success_rate_ci)}`],
     [`pass^k`, ([, b]) => `${num3(b?.pass_at_k)} ${ci(b?.pass_at_k_ci)} n=${b?.pass_at_k_scenarios ?? 0} k=${b?.k}`],
     [
-      'failures agent/env/customer/checks',
-      ([, b]) => `${f(b).agent ?? 0}/${f(b).environment ?? 0}/${f(b).customer ?? 0}/${f(b).checks ?? 0}`,
+      'failures agent/env/judge/customer/checks',
+      ([, b]) =>
+        `${f(b).agent ?? 0}/${f(b).environment ?? 0}/${f(b).judge ?? 0}/${f(b).customer ?? 0}/${f(b).checks ?? 0}`,
     ],
   ])}`;
 }

@@ -1,3 +1,5 @@
+import { askedFacts } from './asking.js';
+
 /**
  * The guard of the model customer: checks one proposed customer reply against the scenario
  * before it is sent. Deterministic, so the same reply is judged the same way everywhere.
@@ -5,7 +7,8 @@
 
 /** What the guard knows about the scenario and the conversation. */
 export interface GuardContext {
-  facts: Array<{ key: string; value: string }>;
+  /** The customer's facts, each with its `ask` keywords (asking.ts adds the terms of its meaning). */
+  facts: Array<{ key: string; value: string; ask: string[] }>;
   /** The agent message being answered. */
   agentText: string;
   /** Everything the customer may mention without it being new: requests sent so far, earlier agent messages, disclosed facts. */
@@ -19,9 +22,6 @@ export interface ProposedReply {
 }
 
 const MAX_REPLY_CHARS = 800;
-/** Words that make an agent message ask for something even without a question mark. */
-const ASKING =
-  /\b(please|could|can|would|will|what|which|who|where|when|how|tell|share|send|provide|confirm|give|let me know|need)\b/i;
 /** Phrases with which a customer adds a request of its own. */
 const NEW_REQUEST =
   /\b(also|additionally|another thing|one more thing|while you'?re at it|and then|as well as)\b[^.?!]*\b(want|need|like|cancel|refund|change|update|add|remove|send|order|book|upgrade|close)\b/i;
@@ -35,7 +35,8 @@ function specifics(text: string): string[] {
  * Why the reply breaks the scenario's script, or null when it keeps it:
  * - a fact key it claims that the scenario does not have;
  * - a fact's value in the text that it did not declare (a leak);
- * - a fact disclosed although the agent asked for nothing (volunteered);
+ * - a fact disclosed that the agent's message did not ask for, by meaning (asking.ts): a
+ *   question about one fact, or "tell me everything", does not open the others (volunteered);
  * - a new request: request phrasing ("also ... cancel"), or a number, id or e-mail address
  *   that is in no fact, no request sent so far and no agent message (invented);
  * - an empty or overlong text.
@@ -51,9 +52,12 @@ export function guardReply(p: ProposedReply, ctx: GuardContext): string | null {
     (f) => f.value.length >= 3 && lower.includes(f.value.toLowerCase()) && !p.disclosed.includes(f.key),
   );
   if (leaked.length > 0) return `it reveals ${leaked.map((f) => f.key).join(', ')} without declaring it`;
-  const asked = ctx.agentText.includes('?') || ASKING.test(ctx.agentText);
-  if (p.disclosed.length > 0 && !asked)
-    return `it volunteers ${p.disclosed.join(', ')} although the agent asked for nothing`;
+  const asked = askedFacts(ctx.agentText, ctx.facts);
+  const volunteered = p.disclosed.filter((k) => !asked.includes(k));
+  if (volunteered.length > 0)
+    return asked.length === 0
+      ? `it volunteers ${volunteered.join(', ')} although the agent asked for none of its facts`
+      : `it volunteers ${volunteered.join(', ')} although the agent asked only for ${asked.join(', ')}`;
   if (NEW_REQUEST.test(text)) return 'it adds a request the scenario does not make';
   const allowed = new Set([...ctx.facts.map((f) => f.value), ctx.agentText, ...ctx.known].flatMap(specifics));
   const invented = specifics(text).filter((t) => !allowed.has(t));

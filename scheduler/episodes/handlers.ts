@@ -2,6 +2,7 @@ import type { InterventionInput } from '../../episode-actor/index.js';
 import { accepted, ok, type HandlerTable, type SchedulerDeps } from '../context.js';
 import { body, param, requirePrincipal } from '../../core/index.js';
 import { episodeRecord, intervene } from './operations.js';
+import { rejudge } from './rejudge.js';
 import type { EpisodeOpsDeps } from './routing.js';
 
 const ops = (deps: SchedulerDeps): EpisodeOpsDeps => ({
@@ -22,6 +23,17 @@ export const episodeHandlers: HandlerTable = {
   async create_intervention(ctx, deps) {
     return accepted(
       await intervene(ops(deps), requirePrincipal(ctx).projectId, param(ctx, 'ep_id'), body<InterventionInput>(ctx)),
+    );
+  },
+
+  /** An addition beside the spec's table (docs/scoring.md, Judged checks). */
+  async rejudge_episode(ctx, deps) {
+    return ok(
+      await rejudge(
+        { store: deps.adapters.store, config: deps.config },
+        requirePrincipal(ctx).projectId,
+        param(ctx, 'ep_id'),
+      ),
     );
   },
 };

@@ -6,4 +6,5 @@
  */
 export { episodeHandlers } from './handlers.js';
 export { episodeRecord, intervene } from './operations.js';
+export { judgeSpecOf, rejudge, type RejudgeDeps } from './rejudge.js';
 export { loadAttempt, loadRecord, type EpisodeOpsDeps } from './routing.js';

@@ -14,14 +14,17 @@ import { shardKind } from './shard-kind.js';
 export { runHandlers } from './handlers.js';
 export { coordinatorKind } from './coordinator-kind.js';
 export { shardKind, type ShardInput } from './shard-kind.js';
-export { computeSummary, scoreBlock, finalAttempts, runEpisodes } from './summary.js';
+export { computeSummary, scoreBlock, finalAttempts, refreshSummary, runEpisodes } from './summary.js';
 export { loadRun, runView, episodeItemView } from './views.js';
 export { comparePair, runScenarioSet, splitScenarioSets } from './compare.js';
 export {
   BOOTSTRAP_RESAMPLES,
   STATS_SEED,
   clusterBootstrapMean,
+  clusteredWilson,
+  effectiveSize,
   mulberry32,
+  t975,
   pairedTest,
   wilson,
   type PairedTest,

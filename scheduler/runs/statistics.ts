@@ -41,6 +41,95 @@ export function wilson(successes: number, n: number, z = Z_95): [number, number]
   return [round(Math.max(0, centre - half)), round(Math.min(1, centre + half))];
 }
 
+/** Two-sided 95% quantiles of Student's t for 1 to 4 degrees of freedom (above, the expansion in `t975`). */
+const T975_SMALL = [12.706204736, 4.30265273, 3.182446305, 2.776445105];
+
+/**
+ * The 0.975 quantile of Student's t with `df` degrees of freedom: exact table values up to 4,
+ * else the Cornish-Fisher expansion around z (Abramowitz and Stegun 26.7.5, error below 1e-3
+ * from 5 on); z for an infinite df.
+ */
+export function t975(df: number): number {
+  if (!Number.isFinite(df)) return Z_95;
+  if (df < 1) return T975_SMALL[0]!;
+  if (df <= 4) return T975_SMALL[Math.round(df) - 1]!;
+  const z = Z_95;
+  const g1 = (z ** 3 + z) / 4;
+  const g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96;
+  const g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384;
+  const g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160;
+  return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4;
+}
+
+/** The effective sample size of a clustered mean, and the degrees of freedom of its variance. */
+export interface EffectiveSize {
+  /** The ratio mean: sum of values over their count. */
+  mean: number;
+  /** Values (episodes). */
+  count: number;
+  /** Clusters (scenarios) with at least one value. */
+  clusters: number;
+  /** mean x (1 - mean) / (cluster-robust variance of the mean), within [clusters - 1, count]. */
+  n_eff: number;
+  /** Whether n_eff came from the between-cluster variance (false: one of the fallbacks). */
+  estimated: boolean;
+}
+
+/**
+ * The effective sample size of the mean of values in [0, 1] grouped in clusters (each
+ * scenario's scored repeats), from each cluster's sum and count: the cluster-robust
+ * (between-scenario) variance of the ratio mean, V = sum_i (sum_i - mean x count_i)^2 /
+ * count^2 over c clusters, turned into the number of independent 0/1 values that would have
+ * that variance: n_eff = mean (1 - mean) / V, at most the number of values (repeats never
+ * count for more than independent episodes). With one 0/1 value per cluster n_eff is exactly
+ * the number of values. When it cannot be estimated:
+ * every value 0 or every value 1 (mean (1 - mean) = 0), or a single cluster, counts the
+ * clusters, as if each scenario's repeats said no more than one episode (the cautious
+ * reading: an agent that solved each of 10 scenarios 5 times has shown 10 scenarios, not 50
+ * independent trials); clusters that all have the same mean (V = 0) count every value.
+ */
+export function effectiveSize(clusters: Array<{ sum: number; count: number }>): EffectiveSize | null {
+  const usable = clusters.filter((c) => c.count > 0);
+  if (usable.length === 0) return null;
+  const c = usable.length;
+  const count = usable.reduce((s, x) => s + x.count, 0);
+  const mean = Math.min(1, Math.max(0, usable.reduce((s, x) => s + x.sum, 0) / count));
+  const spread = mean * (1 - mean);
+  if (c === 1 || spread < 1e-12) return { mean, count, clusters: c, n_eff: c, estimated: false };
+  const v = usable.reduce((s, x) => s + (x.sum - mean * x.count) ** 2, 0) / count ** 2;
+  if (v < 1e-15) return { mean, count, clusters: c, n_eff: count, estimated: false };
+  return { mean, count, clusters: c, n_eff: Math.min(count, Math.max(c - 1, spread / v)), estimated: true };
+}
+
+/**
+ * The 95% interval of a mean of values in [0, 1] whose repeats are clustered by scenario:
+ * the Wilson score interval at the mean with the effective sample size of
+ * {@link effectiveSize} in place of n, and z widened by t(clusters - 1) / t(values - 1)
+ * (Korn and Graubard's degrees-of-freedom adjustment: the variance was estimated from the
+ * clusters, not from the values); when n_eff is a fallback of {@link effectiveSize} (every
+ * value 0 or 1, one cluster, equal cluster means) nothing was estimated, and z stays. With one 0/1 value per scenario (no repeats) this is
+ * exactly the Wilson interval. Used for the mean reward (rewards in [0, 1]), the success rate
+ * and pass^k (one 0/1 value per scenario); null with no value. Why not a bootstrap: with few
+ * scenarios the percentile bootstrap covers the truth too rarely (78-88% at 6 to 10
+ * scenarios), and Wilson over episodes, which treats repeats as independent, 71-87% with 3
+ * to 5 repeats (bench/statistics.ts, docs/scoring.md).
+ */
+export function clusteredWilson(clusters: Array<{ sum: number; count: number }>): [number, number] | null {
+  const e = effectiveSize(clusters);
+  if (!e) return null;
+  // the df adjustment applies to an estimated variance; a fallback is the plain Wilson interval
+  const z = e.estimated ? (Z_95 * t975(Math.max(1, e.clusters - 1))) / t975(Math.max(1, e.count - 1)) : Z_95;
+  return wilsonAt(e.mean, e.n_eff, z);
+}
+
+/** The Wilson score interval at proportion p with sample size n and quantile z. */
+function wilsonAt(p: number, n: number, z: number): [number, number] {
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return [round(Math.max(0, centre - half)), round(Math.min(1, centre + half))];
+}
+
 /** The q-quantile of sorted values, linear between the two nearest ranks (type 7). */
 export function quantile(sorted: number[], q: number): number {
   const h = (sorted.length - 1) * q;

@@ -27,9 +27,10 @@ export interface ScenarioCounts {
 
 /**
  * Whether a scored episode's failure is the agent's: failures attributed to the simulated
- * customer or to the checks are left out of every score, as environment errors are.
+ * customer, to the checks or to the judge (an unjudged policy check, waiting to be
+ * re-judged) are left out of every score, as environment errors are.
  */
 export function countsAgainstAgent(e: RunEpisodeDoc): boolean {
   const cause = e.oracle?.failure?.cause;
-  return cause !== 'customer' && cause !== 'checks';
+  return cause !== 'customer' && cause !== 'checks' && cause !== 'judge';
 }

@@ -1,6 +1,6 @@
 import type { Split } from '../../world/index.js';
 import { countsAgainstAgent, type FailureCounts, type ScenarioCounts } from './summary-stats.js';
-import { clusterBootstrapMeanOfSums, wilson } from './statistics.js';
+import { clusteredWilson } from './statistics.js';
 import type { EpisodeStatus, RunEpisodeDoc, ScoreBlock } from './types.js';
 
 /**
@@ -68,7 +68,7 @@ const emptyBlock = (): BlockTally => ({
   environment_errors: 0,
   cost_usd: 0,
   tokens: 0,
-  failures: { agent: 0, environment: 0, customer: 0, checks: 0 },
+  failures: { agent: 0, environment: 0, judge: 0, customer: 0, checks: 0 },
   scenarios: {},
 });
 
@@ -158,7 +158,7 @@ export function addBlocks(a: BlockTally, b: BlockTally): BlockTally {
     if (typeof out[k] === 'number') (out[k] as number) = (a[k] as number) + (b[k] as number);
   }
   for (const c of Object.keys(out.failures) as Array<keyof FailureCounts>)
-    out.failures[c] = a.failures[c] + b.failures[c];
+    out.failures[c] = (a.failures[c] ?? 0) + (b.failures[c] ?? 0); // tallies stored before `judge` lack it
   for (const src of [a.scenarios, b.scenarios]) {
     for (const [id, s] of Object.entries(src)) {
       const into = (out.scenarios[id] ??= { ...s, scored: 0, successes: 0, reward_sum: 0 });
@@ -221,9 +221,10 @@ export function scoreOf(t: BlockTally, k: number): ScoreBlock {
     cost_usd: round(t.cost_usd, 6),
     tokens: t.tokens,
     mean_turns: t.scored === 0 ? null : round(t.turns_sum / t.scored),
-    mean_reward_ci: clusterBootstrapMeanOfSums(scenarios.map((s) => ({ sum: s.reward_sum, count: s.scored }))),
-    success_rate_ci: wilson(t.successes, t.scored),
-    pass_at_k_ci: wilson(allPassed, complete.length),
+    mean_reward_ci: clusteredWilson(scenarios.map((s) => ({ sum: s.reward_sum, count: s.scored }))),
+    success_rate_ci: clusteredWilson(scenarios.map((s) => ({ sum: s.successes, count: s.scored }))),
+    // one value per scenario (all k passed or not): the same interval as a success rate over scenarios
+    pass_at_k_ci: clusteredWilson(complete.map((s) => ({ sum: s.successes === s.scored ? 1 : 0, count: 1 }))),
     pass_at_k_scenarios: complete.length,
     failures: { ...t.failures },
   };

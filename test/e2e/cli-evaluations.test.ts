@@ -51,11 +51,12 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     runId = /^Run (run_\w+): (\d+) episodes in (\d+) shards\.$/m.exec(r.stdout)![1]!;
     const episodes = await runEpisodes(cw.admin, runId);
     expect(r.stdout).to.contain(`Run ${runId}: finished`);
-    // the summary fits 100 columns: profile, scored, mean reward with its interval, success, pass^k, false completion, cost
+    // the summary fits 100 columns: profile, scored, mean reward with its interval (every reward 1: the
+    // Wilson interval over the scenarios), success, pass^k, false completion, cost
     expect(r.stdout).to.match(/^profile\s+scored\s+mean reward\s+success\s+pass\^k\s+false completion\s+cost$/m);
     expect(r.stdout).to.match(
       new RegExp(
-        `^reference@v1\\s+${episodes.length}\\s+1\\.000 \\[1\\.000, 1\\.000\\]\\s+100\\.0%\\s+100\\.0%\\s+0\\.0%\\s+\\$`,
+        `^reference@v1\\s+${episodes.length}\\s+1\\.000 \\[0\\.\\d{3}, 1\\.000\\]\\s+100\\.0%\\s+100\\.0%\\s+0\\.0%\\s+\\$`,
         'm',
       ),
     );
@@ -64,7 +65,7 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     // --wide: every field, past 100 columns; --json: the whole run
     const wide = await cli(['runs', 'status', runId, '--wide'], env);
     expect(wide.stdout).to.match(/^profile\s+episodes\s+.*mean_reward.*pass\^k/m);
-    expect(wide.stdout).to.contain('95% intervals (bootstrap over scenarios for the mean, Wilson for rates)');
+    expect(wide.stdout).to.contain('95% intervals (Wilson clustered by scenario: repeats are not independent)');
     expect(Math.max(...wide.stdout.split('\n').map((l) => l.length))).to.be.greaterThan(100);
     const all = await json(['runs', 'status', runId]);
     expect(all.summary.profiles['reference@v1']).to.include.keys('pass_at_k', 'tokens', 'failures', 'by_split');
@@ -96,11 +97,12 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     expect(compared.code, compared.stderr).to.equal(0);
     expect(compared.stdout).to.contain(`World version ${wv}`);
     // the mean reward's interval and the pinned scenario set (docs/scoring.md); one profile, so no paired comparison
-    expect(compared.stdout).to.match(/^reference@v1\s+\d+\s+1\.000 \[1\.000, 1\.000\]/m);
+    // every reward 1: the interval is the Wilson interval over the scenarios (docs/scoring.md, Statistics)
+    expect(compared.stdout).to.match(/^reference@v1\s+\d+\s+1\.000 \[0\.\d{3}, 1\.000\]/m);
     expect(compared.stdout).to.match(/Scenario set sha256:[0-9a-f]{16} \(\d+ scenarios\)/);
     for (const line of compared.stdout.split('\n')) expect(line.length, line).to.be.at.most(100);
     const comparedWide = await cli(['compare', runId, '--wide'], env);
-    expect(comparedWide.stdout).to.match(/^reference@v1 \(all\)\s+\d+\s+1\.000 \[1\.000, 1\.000\]/m);
+    expect(comparedWide.stdout).to.match(/^reference@v1 \(all\)\s+\d+\s+1\.000 \[0\.\d{3}, 1\.000\]/m);
     const shown = await cli(['runs', 'status', runId], env);
     expect(shown.stdout).to.contain('Per scenario (successes of scored repeats):');
   });

@@ -228,7 +228,7 @@ describe('the model customer against a scriptable OpenAI-compatible server on lo
       }) as unknown as RunEpisodeDoc;
     const agentFault = { ...o, customer_violations: [], failure: { cause: 'agent' as const, reason: 'x' } };
     const block = scoreBlock([doc(o, 'sc_a', 0), doc(agentFault, 'sc_b', 1)], 1);
-    expect(block.failures).to.deep.equal({ agent: 1, environment: 0, customer: 1, checks: 0 });
+    expect(block.failures).to.deep.equal({ agent: 1, environment: 0, judge: 0, customer: 1, checks: 0 });
     // only the agent's failure is scored against it
     expect(block.scored).to.equal(1);
   });

@@ -99,16 +99,27 @@ describe('model judges of told and policy checks (scriptable OpenAI-compatible s
       .and.contain('customer: Please add');
   });
 
-  it('without a judge the strings decide told checks and policy checks are not counted', async () => {
+  it('without a judge the strings decide told checks, and a policy check stays in as unjudged: judge_error, not a success', async () => {
     const app = new DeskApp();
     const run = deskEpisode({ profile: { driver: 'llm' }, app, policy: politeAgent(app), scenario: scenario() });
     await run.actor.start();
-    const o = (await run.actor.done).oracle!;
+    const s = await run.actor.done;
+    const o = s.oracle!;
     expect(o.check_results.map((c) => [c.check, c.passed])).to.deep.equal([
       ['one note', true],
       ['told it was added', false],
+      ['no promises', false],
     ]);
-    expect(o.checks_total).to.equal(2);
+    // never dropped: checks_total counts it
+    expect(o.checks_total).to.equal(3);
+    expect(o.check_results[2]!.observed).to.deep.equal({
+      unjudged: true,
+      judge_error: 'no judge model is configured for this world or this server',
+    });
+    expect(o.needs_rejudge).to.equal(true);
+    expect(o.failure!.cause).to.equal('judge');
+    expect(o.failure!.reason).to.match(/^judge_error: 1 policy check\(s\) were not judged \(first, "no promises"/);
+    expect(s.reward).to.be.below(1);
     expect(o.judgements).to.deep.equal([
       {
         check: 'no promises',
@@ -120,5 +131,48 @@ describe('model judges of told and policy checks (scriptable OpenAI-compatible s
       },
     ]);
     expect(server.requests).to.have.length(0);
+  });
+
+  it('an episode whose only guard is a policy check cannot succeed when the judge answers non-JSON or errors', async () => {
+    for (const failing of ['not json', 'error'] as const) {
+      await server.close();
+      server = await startModelServer(() =>
+        failing === 'error' ? { status: 400, content: 'bad request' } : { content: 'PASS, looks fine to me' },
+      );
+      const app = new DeskApp();
+      const chain = new ModelChain(new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k' }), 'gpt-4o-mini');
+      const only = deskScenario({
+        checks: {
+          '1': [
+            {
+              name: 'one note',
+              kind: 'state',
+              tool: 'list_notes',
+              args: { item_id: '${item.id}' },
+              expect: [{ path: 'notes', count: 1 }],
+            },
+            { name: 'no promises', kind: 'policy', rubric: 'The agent promises nothing the request did not ask for.' },
+          ],
+        },
+      });
+      const run = deskEpisode({
+        profile: { driver: 'llm' },
+        app,
+        policy: politeAgent(app),
+        scenario: only,
+        judge: new ModelJudge(chain),
+      });
+      await run.actor.start();
+      const s = await run.actor.done;
+      const o = s.oracle!;
+      expect(o.checks_total, failing).to.equal(2);
+      expect(o.check_results[1]!.passed, failing).to.equal(false);
+      expect((o.check_results[1]!.observed as any).judge_error, failing).to.match(
+        /^the judge \(gpt-4o-mini\) failed: /,
+      );
+      expect(o.needs_rejudge, failing).to.equal(true);
+      expect(o.failure!.cause, failing).to.equal('judge');
+      expect(s.reward, failing).to.be.below(1);
+    }
   });
 });

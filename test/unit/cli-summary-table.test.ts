@@ -99,7 +99,7 @@ describe('cli: the run summary fits a terminal of 100 columns', () => {
       expect(head).to.contain(f);
     expect(head).to.match(/\bpass\^k\b/);
     expect(head).to.not.contain('pass_at_k');
-    expect(wide).to.contain('95% intervals (bootstrap over scenarios for the mean, Wilson for rates)');
+    expect(wide).to.contain('95% intervals (Wilson clustered by scenario: repeats are not independent)');
     expect(wide).to.match(/^naive@v12 dev\s+80\s+0\.800 \[0\.700, 0\.900\]/m);
     expect(Math.max(...lines(wide).map((l) => l.length))).to.be.greaterThan(TERMINAL_WIDTH);
     expect(summaryText(summary, {})).to.equal(compactSummary(summary));

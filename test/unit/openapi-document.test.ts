@@ -141,7 +141,7 @@ describe('gateway/openapi.yaml: the document', () => {
         });
         await api.init();
         expect(api.initialized).to.equal(true);
-        expect(api.getOperations()).to.have.length(83);
+        expect(api.getOperations()).to.have.length(84);
       } finally {
         console.warn = warn;
       }
@@ -190,13 +190,14 @@ describe('gateway/openapi.yaml: the document', () => {
       expect(problems).to.deep.equal([]);
     });
 
-    it('has no other /v1 operation than the billing webhook, the operator worker administration, the identity-provider start and the account additions', () => {
+    it('has no other /v1 operation than the billing webhook, the operator worker administration, the identity-provider start, re-judging and the account additions', () => {
       const extra = docOps.filter(
         (o) => !specRows.some((r) => r.method === o.method && shape(r.path) === shape(o.path)),
       );
       expect(extra.map((o) => `${o.method.toUpperCase()} ${o.path}`)).to.have.members([
         'POST /v1/billing/webhook',
         'POST /v1/auth/idp/start',
+        'POST /v1/episodes/{ep_id}/rejudge',
         'GET /v1/admin/workers',
         'POST /v1/admin/workers/{worker_id}/{action}',
         // issue 23: the operator's link to set a password, projects to switch between, invitations
@@ -240,14 +241,19 @@ describe('gateway/openapi.yaml: the document', () => {
         expect(op['x-access'], `${method} ${p}`).to.equal(access);
         expect(op['x-not-in-spec-table'], `${method} ${p}`).to.equal(true);
       }
-      expect(docOps.filter((o) => o.op['x-not-in-spec-table'])).to.have.length(4 + accountAdditions.length);
+      // issue 25: re-judging the episodes whose policy checks no judge judged (docs/scoring.md, Judged checks)
+      const rejudge = at('/v1/episodes/{ep_id}/rejudge');
+      expect(rejudge.operationId).to.equal('rejudge_episode');
+      expect(rejudge['x-access']).to.equal('write+evaluator');
+      expect(rejudge['x-not-in-spec-table']).to.equal(true);
+      expect(docOps.filter((o) => o.op['x-not-in-spec-table'])).to.have.length(5 + accountAdditions.length);
     });
 
     it('operationIds are unique and snake_case', () => {
       const ids = docOps.map((o) => o.op.operationId);
       for (const id of ids) expect(id).to.match(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
       expect(new Set(ids).size).to.equal(ids.length);
-      expect(ids).to.have.length(83);
+      expect(ids).to.have.length(84);
     });
 
     it('every operation has a summary, declared tags and a known x-access', () => {

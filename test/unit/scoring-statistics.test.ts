@@ -2,7 +2,10 @@ import { expect } from 'chai';
 import {
   BOOTSTRAP_RESAMPLES,
   clusterBootstrapMean,
+  clusteredWilson,
   comparePair,
+  effectiveSize,
+  t975,
   splitScenarioSets,
   computeSummary,
   pairedTest,
@@ -148,6 +151,55 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     expect(clusterBootstrapMean([])).to.equal(null);
   });
 
+  it('t quantiles match the published table', () => {
+    // two-sided 95% (0.975 quantile), from any table of Student's t
+    const table: Array<[number, number]> = [
+      [1, 12.706],
+      [3, 3.182],
+      [5, 2.571],
+      [10, 2.228],
+      [29, 2.045],
+      [100, 1.984],
+    ];
+    for (const [df, t] of table) expect(t975(df), `df ${df}`).to.be.closeTo(t, 1.5e-3);
+    expect(t975(Infinity)).to.be.closeTo(1.96, 1e-3);
+  });
+
+  it('the clustered Wilson interval: plain Wilson without repeats, scenarios (not episodes) as the unit when repeats agree', () => {
+    // one 0/1 value per scenario: exactly the Wilson interval
+    const single = Array.from({ length: 20 }, (_, i) => ({ sum: i < 13 ? 1 : 0, count: 1 }));
+    expect(clusteredWilson(single)).to.deep.equal(wilson(13, 20));
+    // 20 scenarios x 5 repeats that always agree: the variance is that of 20 values, not 100,
+    // and z is widened by t(19) / t(99) (by hand: n_eff = 20)
+    const agreeing = Array.from({ length: 20 }, (_, i) => ({ sum: i < 13 ? 5 : 0, count: 5 }));
+    const e = effectiveSize(agreeing)!;
+    expect(e.n_eff).to.be.closeTo(20, 1e-9);
+    const z = (1.959964 * 2.093024) / 1.984217;
+    const p = 0.65;
+    const centre = (p + (z * z) / 40) / (1 + (z * z) / 20);
+    const half = (z / (1 + (z * z) / 20)) * Math.sqrt((p * (1 - p)) / 20 + (z * z) / 1600);
+    const [lo, hi] = clusteredWilson(agreeing)!;
+    expect(lo).to.be.closeTo(centre - half, 2e-4);
+    expect(hi).to.be.closeTo(centre + half, 2e-4);
+    expect(hi - lo).to.be.above(wilson(65, 100)![1] - wilson(65, 100)![0]);
+    // repeats that vary as much as independent trials count as the episodes they are
+    const independent = [
+      { sum: 1, count: 2 },
+      { sum: 1, count: 2 },
+      { sum: 1, count: 2 },
+      { sum: 1, count: 2 },
+    ];
+    expect(effectiveSize(independent)!.n_eff).to.equal(8);
+    // all successes: counted as the scenarios, the cautious reading
+    expect(
+      effectiveSize([
+        { sum: 3, count: 3 },
+        { sum: 3, count: 3 },
+      ])!.n_eff,
+    ).to.equal(2);
+    expect(clusteredWilson([])).to.equal(null);
+  });
+
   it('summaries carry the intervals, per-scenario counts and failure attribution; only agent failures are scored', () => {
     const eps = [
       ep({ scenario_id: 'a--v1', repeat: 1, reward: 1 }),
@@ -179,10 +231,23 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     ).profiles['agent@v1']!;
     // the customer's failure is counted, not scored: 5 scored, 3 successes
     expect(s).to.include({ scored: 5, mean_reward: 0.75, success_rate: 0.6, pass_at_k: 0.5, pass_at_k_scenarios: 2 });
-    expect(s.failures).to.deep.equal({ agent: 2, environment: 0, customer: 1, checks: 0 });
-    expect(s.success_rate_ci).to.deep.equal(wilson(3, 5));
+    expect(s.failures).to.deep.equal({ agent: 2, environment: 0, judge: 0, customer: 1, checks: 0 });
+    // intervals clustered by scenario (repeats are not independent); pass^k has one value per scenario: plain Wilson
+    expect(s.success_rate_ci).to.deep.equal(
+      clusteredWilson([
+        { sum: 2, count: 2 },
+        { sum: 1, count: 2 },
+        { sum: 0, count: 1 },
+      ]),
+    );
     expect(s.pass_at_k_ci).to.deep.equal(wilson(1, 2));
-    expect(s.mean_reward_ci).to.deep.equal(clusterBootstrapMean([[1, 1], [1, 0.25], [0.5]]));
+    expect(s.mean_reward_ci).to.deep.equal(
+      clusteredWilson([
+        { sum: 2, count: 2 },
+        { sum: 1.25, count: 2 },
+        { sum: 0.5, count: 1 },
+      ]),
+    );
     expect(s.scenarios).to.deep.equal({
       'a--v1': { split: 'train', scored: 2, successes: 2, mean_reward: 1 },
       'b--v1': { split: 'train', scored: 2, successes: 1, mean_reward: 0.625 },

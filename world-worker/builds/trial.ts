@@ -2,6 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import {
+  isUnjudged,
   EpisodeActor,
   MemoryEpisodePersistence,
   createAgentPolicy,
@@ -183,9 +184,16 @@ export async function trialScenario(
     await actor.start();
     const summary: EpisodeSummary = await actor.done;
     const oracle = summary.oracle;
+    // the reference trial runs without a judge: a policy check only a judge can decide
+    // (unjudged, docs/scoring.md) says nothing about whether the scenario can be done
+    const onlyUnjudged =
+      !agent &&
+      oracle !== null &&
+      oracle.check_results.every((c) => c.passed || isUnjudged(c)) &&
+      oracle.duplicate_effects.length === 0;
     return {
       ...base,
-      success: oracle ? isSuccess(oracle) : false,
+      success: oracle ? isSuccess(oracle) || onlyUnjudged : false,
       termination: summary.termination,
       reward: summary.reward,
       checks_passed: oracle?.checks_passed ?? 0,

@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import { computeSummary, mulberry32, wilson, type RunDoc } from '../../scheduler/runs/index.js';
+import {
+  POPULATIONS,
+  compareCheck,
+  coverage,
+  lifted,
+  liftFor,
+  truths,
+} from '../../bench/support/statistics-simulation.js';
+
+/**
+ * The summary's intervals and compare's verdicts checked by simulation (docs/scoring.md,
+ * "Checked by simulation"): simulated agents with known per-scenario success probabilities
+ * and reward distributions, whose repeats of one scenario are correlated, go through the
+ * service's computeSummary and comparePair. Seeded, so every figure is the same on every
+ * run; the bands are wide enough for the seed not to matter (1,000 runs: a binomial standard
+ * error of 0.7 points at 95%). bench/statistics.ts runs the full grid.
+ */
+describe('statistics checked by simulation (bench/statistics.ts, fast version)', function () {
+  this.timeout(120_000);
+
+  for (const name of ['weak', 'middling', 'strong'] as const) {
+    it(`95% intervals of a ${name} agent cover the truth 93-97% of 1,000 runs (30 scenarios x 3 correlated repeats)`, () => {
+      const c = coverage(POPULATIONS[name]!, 30, 3, 1000, 11);
+      for (const key of ['mean_reward', 'success_rate'] as const) {
+        expect(c.coverage[key], `${key} of ${name}: ${JSON.stringify(c.coverage)}`).to.be.within(0.93, 0.97);
+      }
+      // pass^k is one 0/1 value per scenario, read by the plain Wilson interval, which runs a
+      // little over 95% at some true values (its coverage oscillates with n and p)
+      expect(c.coverage.pass_at_k, `pass_at_k of ${name}`).to.be.within(0.93, 0.98);
+    });
+  }
+
+  it('a Wilson interval over episodes (repeats taken as independent) would miss: the check can fail', () => {
+    // the same simulated runs, read by the interval the summaries used before: it covers far too rarely
+    const pop = POPULATIONS.middling!;
+    const truth = truths(pop, 5).success_rate;
+    const next = mulberry32(12);
+    const run = { profiles: [{ id: 'agent', label: 'agent' }], episodes: 150, config: { repeats: 5 } } as Pick<
+      RunDoc,
+      'profiles' | 'episodes' | 'config'
+    >;
+    let naive = 0;
+    let clustered = 0;
+    const runs = 400;
+    for (let r = 0; r < runs; r++) {
+      // one simulated run, built here only to feed both intervals the same successes
+      const episodes = [];
+      for (let s = 0; s < 30; s++) {
+        let u = next();
+        const kind = pop.find((c) => (u -= c.weight) < 0) ?? pop[pop.length - 1]!;
+        for (let k = 1; k <= 5; k++) {
+          const success = next() < kind.p;
+          episodes.push({
+            _id: `n${r}_${s}_${k}`,
+            slot: s * 5 + k,
+            attempt: 1,
+            scenario_doc_id: `sc_${s}`,
+            scenario_id: `s${s}`,
+            split: 'train',
+            profile_id: 'agent',
+            status: 'finished',
+            reward: success ? 1 : 0,
+            success,
+            turns: 1,
+            oracle: { false_completion: false, duplicate_effects: [], failure: null },
+          });
+        }
+      }
+      const s = computeSummary(run, episodes as never).profiles.agent!;
+      const ci = wilson(Math.round(s.success_rate! * s.scored), s.scored)!;
+      if (ci[0] <= truth && truth <= ci[1]) naive++;
+      if (s.success_rate_ci![0] <= truth && truth <= s.success_rate_ci![1]) clustered++;
+    }
+    expect(naive / runs).to.be.below(0.85);
+    expect(clustered / runs).to.be.within(0.92, 0.98);
+  });
+
+  it('compare calls two identical agents different in at most 5% of 1,000 pairs of runs', () => {
+    const aa = compareCheck(POPULATIONS.middling!, POPULATIONS.middling!, 10, 3, 1000, 13);
+    expect(aa.called_different).to.be.at.most(0.05);
+    // and it does call some: the test is not vacuous
+    expect(aa.called_different).to.be.above(0.005);
+  });
+
+  it('compare finds b better in most runs when b is better by the minimum detectable difference it reports', () => {
+    const pop = POPULATIONS.middling!;
+    // a difference of 0.15 in mean reward, about the MDD reported for 30 scenarios x 3 repeats here
+    const better = lifted(pop, liftFor(pop, 0.15));
+    const ab = compareCheck(pop, better, 30, 3, 200, 14);
+    expect(ab.true_difference).to.be.closeTo(0.15, 1e-6);
+    expect(ab.median_mdd).to.be.within(0.12, 0.17);
+    expect(ab.called_b_better).to.be.within(0.6, 0.95);
+    expect(ab.called_different - ab.called_b_better).to.be.at.most(0.01);
+  });
+});
