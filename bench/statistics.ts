@@ -23,6 +23,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures } from './support/smoke.js';
 import {
   POPULATIONS,
   compareCheck,
@@ -128,3 +129,9 @@ const section = [
 ].join('\n');
 if (values.write) writeBenchSection('statistics', section);
 console.log(`\n${section}`);
+if (values.smoke)
+  smokeFigures('statistics', {
+    min_coverage: Math.min(...all),
+    runs_per_cell: RUNS,
+    seconds: Math.max(Number(seconds), 0.1),
+  });
