@@ -127,6 +127,7 @@ async function startWithWorkerProcess(env: Record<string, string>): Promise<Test
       ...env,
       ...certs.env('worker'),
       SERVICE_DATA_DIR: dataDir,
+      SERVICE_STORE_SHARED_SQLITE: '1',
       SCHEDULER_ADDR: scheduler.address,
       WORKER_ID: `bench-${process.pid}`,
       LOG_LEVEL: 'warn',

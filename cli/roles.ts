@@ -1,4 +1,5 @@
 import { ControlPlane, RoleMetrics, chooseAdapters, controlPlaneCerts, createLogger } from '../core/index.js';
+import { requireShareableStore } from '../core/index.js';
 import { grpcMessageLimit, roleControlPlane, startOpsServer, type OpsEndpoints } from '../core/index.js';
 import type { Adapters, Config, ControlPlanePems, ControlPlaneRole, Logger } from '../core/index.js';
 import { startGateway, type RunningGateway } from '../gateway/index.js';
@@ -95,6 +96,7 @@ async function opsListener(
 export async function runSchedulerRole(config: Config): Promise<() => Promise<void>> {
   const logger = createLogger(config.logLevel);
   const controlPlane = await roleControlPlane(config, 'scheduler', { logger });
+  requireShareableStore(config, 'scheduler');
   const adapters = await adaptersWhenReachable(config, logger);
   const scheduler = await startScheduler({
     config: { ...config, schedulerPort: config.schedulerPort || 7070 },
@@ -120,6 +122,7 @@ export async function runWorkerRole(config: Config): Promise<() => Promise<void>
   if (!config.schedulerAddr) throw new Error('crucible worker needs SCHEDULER_ADDR (host:port of a scheduler)');
   const logger = createLogger(config.logLevel);
   const controlPlane = await roleControlPlane(config, 'worker', { logger });
+  requireShareableStore(config, 'worker');
   const adapters = await adaptersWhenReachable(config, logger);
   const worker = await startWorker({
     config,
@@ -146,6 +149,7 @@ export async function runGatewayRole(config: Config): Promise<() => Promise<void
   if (!config.schedulerAddr) throw new Error('crucible gateway needs SCHEDULER_ADDR (host:port of a scheduler)');
   const logger = createLogger(config.logLevel);
   const controlPlane = await roleControlPlane(config, 'gateway', { logger });
+  requireShareableStore(config, 'gateway');
   const adapters = await adaptersWhenReachable(config, logger);
   const gateway = await startGateway({
     config,

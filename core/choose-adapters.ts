@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { Config } from './config.js';
+import { ServiceError } from './errors.js';
 import type { Logger } from './log.js';
 import type { Adapters, DocumentStore, EventBus, LeaseStore } from './ports.js';
 import { MemoryBus } from './adapters/memory-bus.js';
 import { MemoryLeases } from './adapters/memory-leases.js';
 import { MongoStore } from './adapters/mongo-store.js';
 import { NatsBus } from './adapters/nats-bus.js';
+import { PostgresStore } from './adapters/postgres-store.js';
 import { RedisLeases } from './adapters/redis-leases.js';
 import { SqliteStore } from './adapters/sqlite-store.js';
 import { makePrivateDir, openToOthers, touchPrivateFile } from './private-files.js';
@@ -15,8 +17,8 @@ export const SQLITE_FILE = 'crucible.db';
 
 /**
  * Picks and opens the adapters of one process: each engine when its URL is set, the
- * embedded default otherwise (MongoDB or SQLite at `config.sqliteFile`, NATS or the
- * in-process bus, Redis or in-process leases). Engines are reached before this resolves,
+ * embedded default otherwise (PostgreSQL at DATABASE_URL, MongoDB at MONGODB_URL, or else
+ * SQLite at `config.sqliteFile`; NATS or the in-process bus; Redis or in-process leases). Engines are reached before this resolves,
  * so a wrong URL fails at start with `ServiceError('unavailable')` naming the variable;
  * whatever was already opened is closed again. `close()` closes all three, once.
  */
@@ -35,7 +37,7 @@ export async function chooseAdapters(config: Config, logger?: Logger): Promise<A
     opened.push(leases);
 
     const engines: Adapters['engines'] = {
-      store: config.mongodbUrl ? 'mongodb' : 'sqlite',
+      store: storeEngine(config),
       bus: config.natsUrl ? 'nats' : 'memory',
       leases: config.redisUrl ? 'redis' : 'memory',
     };
@@ -57,7 +59,30 @@ export async function chooseAdapters(config: Config, logger?: Logger): Promise<A
   }
 }
 
+/**
+ * Refuses, for a gateway, scheduler or worker started on its own, a store the other roles
+ * cannot share: a SQLite file is private to one machine (each role with a data folder of its
+ * own would open a file of its own, and nothing would say they no longer see the same data).
+ * SERVICE_STORE_SHARED_SQLITE=1 declares that every role opens this one file on one machine.
+ */
+export function requireShareableStore(config: Config, role: 'gateway' | 'scheduler' | 'worker'): void {
+  if (storeEngine(config) !== 'sqlite' || config.storeSharedSqlite) return;
+  throw new ServiceError(
+    'bad_request',
+    `crucible ${role} runs beside other roles, which must all use one document store: set DATABASE_URL ` +
+      `(postgres://…) or MONGODB_URL. Without them it would open the SQLite file ${config.sqliteFile}, which ` +
+      'only processes on this machine can share; if every role runs here and opens that same file ' +
+      '(SERVICE_SQLITE_FILE), set SERVICE_STORE_SHARED_SQLITE=1. `crucible start` runs every role in one process on SQLite.',
+  );
+}
+
+/** The document store's engine: PostgreSQL with DATABASE_URL, MongoDB with MONGODB_URL, else SQLite. */
+export function storeEngine(config: Config): Adapters['engines']['store'] {
+  return config.databaseUrl ? 'postgres' : config.mongodbUrl ? 'mongodb' : 'sqlite';
+}
+
 async function openStore(config: Config): Promise<DocumentStore> {
+  if (config.databaseUrl) return PostgresStore.connect(config.databaseUrl);
   if (config.mongodbUrl) return MongoStore.connect(config.mongodbUrl, config.mongodbDb);
   makePrivateDir(config.dataDir);
   makePrivateDir(path.dirname(config.sqliteFile));
@@ -68,7 +93,10 @@ async function openStore(config: Config): Promise<DocumentStore> {
 
 /** Warns about the data folder or the SQLite file when other users can reach them (they keep their mode). */
 function warnIfOpen(config: Config, logger: Logger | undefined): void {
-  const paths = [config.dataDir, ...(config.mongodbUrl ? [] : [path.dirname(config.sqliteFile), config.sqliteFile])];
+  const paths = [
+    config.dataDir,
+    ...(storeEngine(config) !== 'sqlite' ? [] : [path.dirname(config.sqliteFile), config.sqliteFile]),
+  ];
   for (const { path: p, mode } of openToOthers([...new Set(paths)])) {
     logger?.warn(
       { path: p, mode },

@@ -61,11 +61,23 @@ export interface Config {
    */
   readonly operatorSubjects: readonly string[];
   /**
-   * SERVICE_SQLITE_FILE (`${SERVICE_DATA_DIR}/crucible.db`): the SQLite store when no MONGODB_URL
-   * is set. Roles on one machine each with a data folder of their own share the store here.
+   * SERVICE_SQLITE_FILE (`${SERVICE_DATA_DIR}/crucible.db`): the SQLite store when neither
+   * DATABASE_URL nor MONGODB_URL is set. Roles on one machine each with a data folder of their
+   * own share the store here (with SERVICE_STORE_SHARED_SQLITE).
    */
   readonly sqliteFile: string;
-  /** MONGODB_URL (unset: SQLite file in the data dir). */
+  /**
+   * SERVICE_STORE_SHARED_SQLITE (false): lets a gateway, scheduler or worker started on its own
+   * (not `crucible start`) use the SQLite file, declaring that every role shares that one file
+   * on one machine. Without it such a role refuses SQLite and asks for DATABASE_URL or MONGODB_URL.
+   */
+  readonly storeSharedSqlite: boolean;
+  /**
+   * DATABASE_URL (unset): a `postgres://` (or `postgresql://`) URL; the document store is then
+   * PostgreSQL. Exclusive with MONGODB_URL.
+   */
+  readonly databaseUrl: string | null;
+  /** MONGODB_URL (unset: SQLite file in the data dir, or PostgreSQL with DATABASE_URL). */
   readonly mongodbUrl: string | null;
   /** MONGODB_DB (crucible): database name on MongoDB. */
   readonly mongodbDb: string;
@@ -237,6 +249,14 @@ export function loadConfig(env: Env = process.env): Config {
       'bad_request',
       'CONTROL_PLANE_INSECURE=true and CONTROL_PLANE_CERT are both set: choose certificates or (loopback only) none',
     );
+  const databaseUrl = url(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//i.test(databaseUrl))
+    throw new ServiceError(
+      'bad_request',
+      'DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database)',
+    );
+  if (databaseUrl && url(env, 'MONGODB_URL'))
+    throw new ServiceError('bad_request', 'DATABASE_URL and MONGODB_URL are both set: choose one document store');
   const config: Config = {
     port,
     host: env.HOST?.trim() || '0.0.0.0',
@@ -252,6 +272,8 @@ export function loadConfig(env: Env = process.env): Config {
     idpAuthorizationUrl: webUrl(env, 'SERVICE_IDP_AUTHORIZATION_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
     operatorSubjects: operatorSubjects(env),
     sqliteFile: path.resolve(env.SERVICE_SQLITE_FILE?.trim() || path.join(dataDir, 'crucible.db')),
+    storeSharedSqlite: flag(env, 'SERVICE_STORE_SHARED_SQLITE'),
+    databaseUrl,
     mongodbUrl: url(env, 'MONGODB_URL'),
     mongodbDb: env.MONGODB_DB?.trim() || 'crucible',
     natsUrl: url(env, 'NATS_URL'),

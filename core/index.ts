@@ -1,7 +1,7 @@
 /** The public surface of core/: other folders import only from here. */
 export { closingController, sleepUnlessAborted, untilAborted } from './abortable.js';
 export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-text.js';
-export { chooseAdapters } from './choose-adapters.js';
+export { chooseAdapters, requireShareableStore } from './choose-adapters.js';
 export { Collections } from './collections.js';
 export { loadConfig, readEnvVar } from './config.js';
 export {

@@ -148,6 +148,6 @@ export interface Adapters {
   bus: EventBus;
   leases: LeaseStore;
   /** Names of the engines in use, for logs and /v1/health. */
-  engines: { store: 'sqlite' | 'mongodb'; bus: 'memory' | 'nats'; leases: 'memory' | 'redis' };
+  engines: { store: 'sqlite' | 'postgres' | 'mongodb'; bus: 'memory' | 'nats'; leases: 'memory' | 'redis' };
   close(): Promise<void>;
 }

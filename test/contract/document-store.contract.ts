@@ -16,8 +16,18 @@ export interface StoreHarness {
 
 const ids = (docs: Doc[]) => docs.map((d) => d._id);
 
+/** An engine the suite needs running: when `answers` says no, the suite prints `skipped` and skips. */
+export interface EngineCheck {
+  answers(): Promise<boolean>;
+  skipped: string;
+}
+
 /** The promises of `DocumentStore` (core/ports.ts), checked against one adapter. */
-export function documentStoreContract(name: string, makeStore: () => Promise<StoreHarness>): void {
+export function documentStoreContract(
+  name: string,
+  makeStore: () => Promise<StoreHarness>,
+  engine?: EngineCheck,
+): void {
   describe(`DocumentStore contract: ${name}`, function () {
     let h: StoreHarness;
     let store: DocumentStore;
@@ -27,6 +37,10 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
     const coll = () => `c${run}_${++n}`;
 
     before(async function () {
+      if (engine && !(await engine.answers())) {
+        console.log(`    ${name} contract suite ${engine.skipped}`);
+        this.skip();
+      }
       h = await makeStore();
       store = h.store;
     });
@@ -92,6 +106,17 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Sto
         const expected = { _id: 'u', a: 2, b: { x: 9 }, d: 'keep', e: null, f: [1, 2] };
         expect(after).to.deep.equal(expected);
         expect(await store.get(c, 'u')).to.deep.equal(expected);
+      });
+      it('keeps the order of fields: as written, changed ones in place, new ones last (tables and JSON read in it)', async function () {
+        const c = coll();
+        await store.insert(c, { _id: 'o', zeta: 1, alpha: { z: 1, a: 2 }, mid: 'x', gone: true });
+        expect(Object.keys((await store.get(c, 'o'))!)).to.deep.equal(['_id', 'zeta', 'alpha', 'mid', 'gone']);
+        const after = await store.update(c, 'o', { omega: 0, alpha: { y: 1, b: 2 }, gone: undefined, beta: null });
+        for (const doc of [after!, (await store.get(c, 'o'))!]) {
+          expect(Object.keys(doc)).to.deep.equal(['_id', 'zeta', 'alpha', 'mid', 'omega', 'beta']);
+          expect(Object.keys(doc.alpha as object)).to.deep.equal(['y', 'b']);
+        }
+        expect(Object.keys((await store.find(c, { mid: 'x' }))[0]!)).to.deep.equal(Object.keys(after!));
       });
       it('answers null for a missing document and creates nothing', async function () {
         const c = coll();

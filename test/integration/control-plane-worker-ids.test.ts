@@ -176,6 +176,7 @@ describe('control plane: one live process per worker id, and a worker bound to i
       ...process.env,
       LOG_LEVEL: 'warn',
       SERVICE_DATA_DIR: path.join(dir, 'crashed'),
+      SERVICE_STORE_SHARED_SQLITE: '1',
       WORKER_ID: A,
       SCHEDULER_ADDR: scheduler.address,
       ...certs.env(A),

@@ -60,7 +60,8 @@ export function freePort(): Promise<number> {
  * Starts one role of the distributed shape (`crucible scheduler | worker | gateway`) as its
  * own process from the TypeScript sources. Set DEBUG_ROLES=1 to see its log. With
  * TEST_CONTROL_PLANE_DIR in `env` (a folder of {@link controlPlaneFiles}), the role gets the
- * CA and the certificate of its kind from there.
+ * CA and the certificate of its kind from there. SERVICE_STORE_SHARED_SQLITE is set (the
+ * roles of a test share one SQLite file on this machine) unless `env` says otherwise.
  */
 export function role(name: string, env: Record<string, string>): ChildProcess {
   const { TEST_CONTROL_PLANE_DIR: dir, ...rest } = env;
@@ -72,7 +73,8 @@ export function role(name: string, env: Record<string, string>): ChildProcess {
       }
     : {};
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', name], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...rest, ...certs },
+    // roles of a test share one SQLite file (SERVICE_SQLITE_FILE) unless the test gives DATABASE_URL
+    env: { ...process.env, LOG_LEVEL: 'warn', SERVICE_STORE_SHARED_SQLITE: '1', ...rest, ...certs },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr!.on('data', (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${name}] ${d}`));

@@ -7,6 +7,7 @@ import { startEmbedded, type EmbeddedService } from '../../cli/roles.js';
 import { createApiKey, createWorkspace } from '../../scheduler/index.js';
 import type { Scope } from '../../core/principal.js';
 import type { ControlPlanePems, ControlPlaneRole } from '../../core/control-plane.js';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
 
 /** A whole embedded service on a free port with its own data folder, as `npm start` runs it. */
 export interface TestService {
@@ -31,11 +32,32 @@ export interface TestService {
  * `certificates`: the roles' control-plane certificates (default: a CA made in memory), for
  * tests that add a role process of their own (test/support/roles.ts controlPlaneFiles).
  * `dataDir`: an existing data folder (a restart).
+ *
+ * With CRUCIBLE_TEST_STORE=postgres in the test run's environment, each service (unless `env`
+ * names a store) gets a PostgreSQL database of its own (test/support/postgres.ts) instead of
+ * the SQLite file, kept across `restart` and dropped by `close`: any suite built on this
+ * helper then runs on PostgreSQL.
  */
 export async function startTestService(
   env: Record<string, string> = {},
   certificates?: Record<ControlPlaneRole, ControlPlanePems>,
   dataDir = mkdtempSync(path.join(tmpdir(), 'crucible-test-')),
+): Promise<TestService> {
+  const named = env.DATABASE_URL !== undefined || env.MONGODB_URL !== undefined;
+  const db = process.env.CRUCIBLE_TEST_STORE === 'postgres' && !named ? await createTestDatabase() : null;
+  try {
+    return await startOn(db ? { ...env, DATABASE_URL: db.url } : env, certificates, dataDir, db);
+  } catch (err) {
+    await db?.drop();
+    throw err;
+  }
+}
+
+async function startOn(
+  env: Record<string, string>,
+  certificates: Record<ControlPlaneRole, ControlPlanePems> | undefined,
+  dataDir: string,
+  db: TestDatabase | null,
 ): Promise<TestService> {
   const config = loadConfig({
     PORT: '0',
@@ -56,10 +78,11 @@ export async function startTestService(
     dataDir,
     async restart(more = {}) {
       await svc.close();
-      return startTestService({ ...env, ...more }, certificates, dataDir);
+      return startOn({ ...env, ...more }, certificates, dataDir, db);
     },
     async close() {
       await svc.close();
+      await db?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   });

@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { MongoStore } from '../../core/adapters/mongo-store.js';
-import { chooseAdapters, SQLITE_FILE } from '../../core/choose-adapters.js';
+import { chooseAdapters, requireShareableStore, SQLITE_FILE } from '../../core/choose-adapters.js';
 import { loadConfig } from '../../core/config.js';
 import { ServiceError } from '../../core/errors.js';
 import { createLogger } from '../../core/log.js';
 import type { Adapters, BusMessage } from '../../core/ports.js';
+import { createTestDatabase, postgresAnswers, POSTGRES_SKIPPED } from '../support/postgres.js';
 
 const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -85,6 +86,7 @@ describe('chooseAdapters', function () {
     for (const [variable, env] of [
       ['REDIS_URL', { REDIS_URL: 'redis://127.0.0.1:1' }],
       ['NATS_URL', { NATS_URL: 'nats://127.0.0.1:1' }],
+      ['DATABASE_URL', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/crucible' }],
     ] as const) {
       const err = await chooseAdapters(loadConfig({ SERVICE_DATA_DIR: dir, ...env }), logger).then(
         () => null,
@@ -115,5 +117,61 @@ describe('chooseAdapters', function () {
       await (adapters.store as MongoStore).dropDatabase();
       await adapters.close();
     }
+  });
+
+  it('picks PostgreSQL when DATABASE_URL is set, and opens no SQLite file', async function () {
+    if (!(await postgresAnswers())) {
+      console.log(`      ${POSTGRES_SKIPPED}`);
+      this.skip();
+    }
+    const db = await createTestDatabase();
+    try {
+      const adapters = await chooseAdapters(loadConfig({ SERVICE_DATA_DIR: dir, DATABASE_URL: db.url }), logger);
+      try {
+        expect(adapters.engines).to.deep.equal({ store: 'postgres', bus: 'memory', leases: 'memory' });
+        expect(existsSync(path.join(dir, SQLITE_FILE))).to.equal(false);
+        await exercise(adapters);
+      } finally {
+        await adapters.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('refuses a DATABASE_URL that is not PostgreSQL, and DATABASE_URL with MONGODB_URL', function () {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://root@db/crucible' })).to.throw(
+      /DATABASE_URL must be a PostgreSQL URL/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/crucible', MONGODB_URL: 'mongodb://mongo:27017' })).to.throw(
+      /both set: choose one document store/,
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u:p@db:5432/crucible' }).databaseUrl).to.equal(
+      'postgresql://u:p@db:5432/crucible',
+    );
+  });
+
+  it('a role started on its own refuses SQLite, naming DATABASE_URL and MONGODB_URL, unless the file is declared shared', function () {
+    for (const role of ['gateway', 'scheduler', 'worker'] as const) {
+      let err: unknown = null;
+      try {
+        requireShareableStore(loadConfig({ SERVICE_DATA_DIR: dir }), role);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).to.be.instanceOf(ServiceError);
+      expect((err as ServiceError).message)
+        .to.contain(`crucible ${role}`)
+        .and.contain('DATABASE_URL')
+        .and.contain('MONGODB_URL')
+        .and.contain('SERVICE_STORE_SHARED_SQLITE=1')
+        .and.contain(path.join(dir, SQLITE_FILE));
+      requireShareableStore(loadConfig({ SERVICE_DATA_DIR: dir, SERVICE_STORE_SHARED_SQLITE: '1' }), role);
+      requireShareableStore(loadConfig({ SERVICE_DATA_DIR: dir, DATABASE_URL: 'postgres://db/crucible' }), role);
+      requireShareableStore(loadConfig({ SERVICE_DATA_DIR: dir, MONGODB_URL: 'mongodb://mongo:27017' }), role);
+    }
+    expect(() => loadConfig({ SERVICE_STORE_SHARED_SQLITE: 'maybe' })).to.throw(
+      /SERVICE_STORE_SHARED_SQLITE must be true or false/,
+    );
   });
 });

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -8,25 +9,29 @@ import { loadConfig } from '../../core/config.js';
 import type { ControlPlaneRole } from '../../core/control-plane.js';
 import { roleControlPlane } from '../../core/control-plane-role.js';
 
-/** compose.yaml runs the shape docs/operations.md describes (issue 14, item 7). */
+type Service = {
+  command?: string[];
+  restart?: string;
+  healthcheck?: { test: string[] };
+  environment?: Record<string, string>;
+  networks?: string[];
+  secrets?: string[];
+  ports?: string[];
+  volumes?: string[];
+  depends_on?: string[];
+};
+type ComposeFile = {
+  services: Record<string, Service>;
+  networks: Record<string, { internal?: boolean } | null>;
+  secrets: Record<string, { file: string }>;
+  volumes: Record<string, unknown>;
+};
+const read = (name: string) => readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8');
+
+/** compose.yaml runs the shape docs/operations.md describes (issue 14, item 7; issue 24, item 4). */
 describe('compose.yaml', () => {
-  const text = readFileSync(new URL('../../compose.yaml', import.meta.url), 'utf8');
-  const doc = parse(text, { merge: true }) as {
-    services: Record<
-      string,
-      {
-        command?: string[];
-        restart?: string;
-        healthcheck?: { test: string[] };
-        environment?: Record<string, string>;
-        networks?: string[];
-        secrets?: string[];
-        ports?: string[];
-      }
-    >;
-    networks: Record<string, { internal?: boolean } | null>;
-    secrets: Record<string, { file: string }>;
-  };
+  const text = read('compose.yaml');
+  const doc = parse(text, { merge: true }) as ComposeFile;
   const roles = (name: string) => Object.entries(doc.services).filter(([, s]) => s.command?.[0] === name);
 
   it('has two schedulers, two gateways and two world-workers', () => {
@@ -40,7 +45,8 @@ describe('compose.yaml', () => {
       expect(s.restart, name).to.equal('unless-stopped');
       expect(s.healthcheck?.test.join(' '), name).to.match(/\/readyz/);
     }
-    for (const name of ['mongo', 'nats', 'redis']) expect(doc.services[name]!.restart, name).to.equal('unless-stopped');
+    for (const name of ['postgres', 'nats', 'redis'])
+      expect(doc.services[name]!.restart, name).to.equal('unless-stopped');
   });
 
   it('schedulers and workers serve the operator endpoints on OPS_PORT, the port their health check asks', () => {
@@ -55,19 +61,21 @@ describe('compose.yaml', () => {
   /** `${NAME:?message}`: compose refuses to start while the variable is unset. */
   const required = (name: string) => `\\$\\{${name}:\\?[^}]+\\}`;
 
-  it('MongoDB, NATS and Redis demand a password, and every role reaches them with it', () => {
-    const mongo = doc.services.mongo!.environment!;
-    expect(mongo.MONGO_INITDB_ROOT_USERNAME).to.equal('crucible');
-    expect(mongo.MONGO_INITDB_ROOT_PASSWORD).to.match(new RegExp(`^${required('MONGO_PASSWORD')}$`));
+  it('PostgreSQL, NATS and Redis demand a password, and every role reaches them with it', () => {
+    const postgres = doc.services.postgres!.environment!;
+    expect(postgres.POSTGRES_USER).to.equal('crucible');
+    expect(postgres.POSTGRES_PASSWORD).to.match(new RegExp(`^${required('POSTGRES_PASSWORD')}$`));
+    expect(postgres.POSTGRES_INITDB_ARGS).to.contain('--locale=C');
     const nats = doc.services.nats!.command!.join(' ');
     expect(nats).to.match(new RegExp(`--user crucible --pass ${required('NATS_PASSWORD')}`));
     const redis = doc.services.redis!.command!.join(' ');
     expect(redis).to.match(new RegExp(`--requirepass ${required('REDIS_PASSWORD')}`));
     for (const [name, s] of all()) {
       const env = s.environment!;
-      expect(env.MONGODB_URL, name).to.match(
-        new RegExp(`^mongodb://crucible:${required('MONGO_PASSWORD')}@mongo:27017/`),
+      expect(env.DATABASE_URL, name).to.match(
+        new RegExp(`^postgres://crucible:${required('POSTGRES_PASSWORD')}@postgres:5432/crucible$`),
       );
+      expect(env.MONGODB_URL, name).to.equal(undefined);
       expect(env.NATS_URL, name).to.match(new RegExp(`^nats://crucible:${required('NATS_PASSWORD')}@nats:4222$`));
       expect(env.REDIS_URL, name).to.match(new RegExp(`^redis://:${required('REDIS_PASSWORD')}@redis:6379$`));
     }
@@ -75,7 +83,7 @@ describe('compose.yaml', () => {
 
   it('the data stores, schedulers and workers are on an internal network; only gateways publish a port', () => {
     expect(doc.networks.control).to.deep.include({ internal: true });
-    for (const name of ['mongo', 'nats', 'redis'])
+    for (const name of ['postgres', 'nats', 'redis'])
       expect(doc.services[name]!.networks, name).to.deep.equal(['control']);
     for (const [name, s] of [...roles('scheduler'), ...roles('worker')]) {
       expect(s.networks, name).to.include('control');
@@ -122,6 +130,100 @@ describe('compose.yaml', () => {
           plane.close();
           expect(plane.self?.role, name).to.equal(kind);
         }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('every worker and gateway lists every scheduler, so any one scheduler may be down', () => {
+    const schedulers = roles('scheduler').map(([name, s]) => `${name}:${s.environment!.SCHEDULER_PORT}`);
+    expect(schedulers).to.have.length(2);
+    for (const [name, s] of [...roles('worker'), ...roles('gateway')]) {
+      expect(s.environment!.SCHEDULER_ADDR!.split(','), name).to.have.members(schedulers);
+      expect(s.depends_on, name).to.include.members(roles('scheduler').map(([n]) => n));
+    }
+  });
+
+  it('no two services share a volume (YAML merges included), and every volume is declared', () => {
+    const owner = new Map<string, string>();
+    for (const [name, s] of Object.entries(doc.services))
+      for (const v of s.volumes ?? []) {
+        const volume = v.split(':')[0]!;
+        expect(owner.get(volume), `${volume} of ${name}`).to.equal(undefined);
+        owner.set(volume, name);
+        expect(doc.volumes, volume).to.have.property(volume);
+      }
+    for (const [name] of all()) expect([...owner.values()], name).to.include(name);
+  });
+
+  it('compose.mongodb.yaml switches every role to MongoDB, with a password, and nothing to PostgreSQL', () => {
+    const mongo = parse(read('compose.mongodb.yaml'), { merge: true }) as ComposeFile;
+    expect(mongo.services.mongo!.environment!.MONGO_INITDB_ROOT_PASSWORD).to.match(
+      new RegExp(`^${required('MONGO_PASSWORD')}$`),
+    );
+    expect(mongo.services.mongo!.networks).to.deep.equal(['control']);
+    for (const [name] of all()) {
+      const env = { ...doc.services[name]!.environment, ...mongo.services[name]?.environment };
+      expect(env.MONGODB_URL, name).to.match(
+        new RegExp(`^mongodb://crucible:${required('MONGO_PASSWORD')}@mongo:27017/`),
+      );
+      expect(env.DATABASE_URL, name).to.equal('');
+      // what the role itself reads: MongoDB, the empty DATABASE_URL being unset
+      expect(loadConfig({ DATABASE_URL: env.DATABASE_URL!, MONGODB_URL: 'mongodb://m:27017' }).databaseUrl).to.equal(
+        null,
+      );
+    }
+  });
+
+  it('podman-compose (Debian) reads both files, merged, without starting anything', async function () {
+    this.timeout(60_000);
+    const dir = mkdtempSync(path.join(tmpdir(), 'crucible-compose-'));
+    try {
+      for (const f of ['compose.yaml', 'compose.mongodb.yaml'])
+        copyFileSync(new URL(`../../${f}`, import.meta.url), path.join(dir, f));
+      // --dry-run with a podman that does not exist: the files are parsed and merged, nothing runs
+      const out = await new Promise<string | null>((resolve, reject) =>
+        execFile(
+          'podman-compose',
+          [
+            '--dry-run',
+            '--podman-path',
+            '/nonexistent/podman',
+            '-f',
+            'compose.yaml',
+            '-f',
+            'compose.mongodb.yaml',
+            'ps',
+          ],
+          {
+            cwd: dir,
+            env: {
+              PATH: process.env.PATH,
+              POSTGRES_PASSWORD: 'p',
+              NATS_PASSWORD: 'n',
+              REDIS_PASSWORD: 'r',
+              MONGO_PASSWORD: 'm',
+            },
+          },
+          (err, stdout, stderr) =>
+            (err as NodeJS.ErrnoException | null)?.code === 'ENOENT'
+              ? resolve(null)
+              : err
+                ? reject(new Error(`${err.message}: ${stderr}`))
+                : resolve(stdout),
+        ),
+      );
+      if (out === null) {
+        console.log('      skipped: podman-compose is not installed (apt-get install podman-compose)');
+        this.skip();
+      }
+      const merged = JSON.parse(out!.slice(out!.indexOf('{'), out!.lastIndexOf('}') + 1)) as ComposeFile;
+      expect(Object.keys(merged.services)).to.include.members(['postgres', 'mongo', 'scheduler-2', 'gateway-2']);
+      expect(merged.services['worker-2']!.environment!.MONGODB_URL).to.equal(
+        'mongodb://crucible:m@mongo:27017/?authSource=admin',
+      );
+      expect(merged.services['gateway-2']!.environment!.SCHEDULER_ADDR).to.equal('scheduler:7070,scheduler-2:7070');
+      expect(merged.services['gateway-2']!.volumes).to.deep.equal(['gateway-2-data:/data']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

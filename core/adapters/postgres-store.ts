@@ -1,0 +1,388 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { ServiceError } from '../errors.js';
+import type { Doc, DocumentStore, Filter, FindOptions, IndexSpec } from '../ports.js';
+import { redactUrl } from './nats-bus.js';
+import { compilePgFilter, pgFieldSql } from './postgres-filter.js';
+import { FIELD_SEGMENT } from './sql-filter.js';
+
+/** Options of {@link PostgresStore.connect}. */
+export interface PostgresStoreOptions {
+  /** Connections the store keeps open at most (10). */
+  maxConnections?: number;
+  /** How long to wait for a connection before failing with `unavailable` (10000 ms). */
+  connectTimeoutMs?: number;
+}
+
+const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
+/** PostgreSQL cuts identifiers at 63 bytes; longer index names end in a hash instead. */
+const MAX_IDENTIFIER = 63;
+
+/**
+ * The networked {@link DocumentStore} on PostgreSQL (node-postgres), chosen by
+ * `DATABASE_URL=postgres://…`. One table per collection holding `_id text COLLATE "C"
+ * PRIMARY KEY`, `body json` (the whole document as its JSON text, `_id` included, so it reads
+ * back with its fields in their order, as from the other stores) and `doc jsonb`, a stored
+ * column generated from `body` that every filter, sort and index reads.
+ *
+ * Filters compile to `doc #> '{…}'` JSONB comparisons, typed the way MongoDB compares
+ * (postgres-filter.ts, sharing its operators with SQLite), and indexes are expression
+ * indexes over the same expressions (`NULLS FIRST`, so an ascending sort with missing
+ * fields first, and its reverse, read them in order). A unique index leaves documents
+ * missing a field unconstrained (SQL NULLs are distinct). Every method is one statement,
+ * hence atomic, and a compare-and-set is `UPDATE … WHERE _id = $1 AND <where>`: under READ
+ * COMMITTED a concurrent writer waits for the row and re-checks the condition on the new
+ * version, so of many writers on one version exactly one matches. `nextSequence` is one
+ * `INSERT … ON CONFLICT DO UPDATE` upsert on `_sequences`.
+ *
+ * Strings compare (ranges, sorts) in the database's collation: create the database with a
+ * byte-order one (`LOCALE 'C'` or `C.UTF-8`) to order like the other stores. JSONB holds no
+ * `\u0000` in text (refused with `bad_request`).
+ */
+export class PostgresStore implements DocumentStore {
+  readonly #pool: pg.Pool;
+  readonly #tables = new Map<string, Promise<string>>();
+  #closing: Promise<void> | null = null;
+
+  private constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /** Connects to `url` (a `postgres://` URL) and makes the sequences table; `unavailable` when unreachable. */
+  static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    });
+    // An idle connection that breaks (server restart) is dropped by the pool; the next query opens another.
+    pool.on('error', () => undefined);
+    const store = new PostgresStore(pool);
+    try {
+      await store.#ddl(
+        'CREATE TABLE IF NOT EXISTS _sequences (name text COLLATE "C" PRIMARY KEY, value bigint NOT NULL)',
+      );
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw new ServiceError(
+        'unavailable',
+        `cannot reach PostgreSQL at ${redactUrl(url)} (DATABASE_URL): ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
+    return store;
+  }
+
+  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+    const table = await this.#table(collection);
+    for (const index of indexes) {
+      if (index.fields.length === 0) throw new ServiceError('bad_request', `an index of ${collection} names no fields`);
+      const keys = index.fields.map((f) => `${pgFieldSql(f).value} NULLS FIRST`);
+      await this.#ddl(
+        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${indexName(collection, index)}" ON ${table} (${keys.join(', ')})`,
+      );
+    }
+  }
+
+  async dropIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+    checkCollection(collection);
+    for (const index of indexes) await this.#ddl(`DROP INDEX IF EXISTS "${indexName(collection, index)}"`);
+  }
+
+  async insert<T extends Doc>(collection: string, doc: T): Promise<T> {
+    const json = docJson(doc);
+    await this.#query(`INSERT INTO ${await this.#table(collection)} (_id, body) VALUES ($1, $2::json)`, [
+      doc._id,
+      json,
+    ]);
+    return JSON.parse(json) as T;
+  }
+
+  async insertMany(collection: string, docs: Doc[]): Promise<number> {
+    if (docs.length === 0) return 0;
+    const ids = docs.map((d) => d._id);
+    const texts = docs.map(docJson);
+    const table = await this.#table(collection);
+    try {
+      // the usual case, nothing taken: one statement, all or nothing
+      await this.#query(`INSERT INTO ${table} (_id, body) SELECT * FROM unnest($1::text[], $2::json[])`, [ids, texts]);
+      return docs.length;
+    } catch (err) {
+      if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
+    }
+    // something is taken: one by one in one transaction, up to the first taken value
+    return this.#transaction(async (client) => {
+      let n = 0;
+      for (let i = 0; i < docs.length; i++) {
+        const result = await client.query(
+          `INSERT INTO ${table} (_id, body) VALUES ($1, $2::json) ON CONFLICT DO NOTHING`,
+          [ids[i], texts[i]],
+        );
+        if (result.rowCount === 0) break;
+        n++;
+      }
+      return n;
+    });
+  }
+
+  async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
+    const rows = await this.#rows(`SELECT body FROM ${await this.#table(collection)} WHERE _id = $1`, [id]);
+    return (rows[0]?.body as T | undefined) ?? null;
+  }
+
+  async findOne<T extends Doc = Doc>(collection: string, filter: Filter): Promise<T | null> {
+    const params: unknown[] = [];
+    const where = compilePgFilter(filter, params);
+    const rows = await this.#rows(`SELECT body FROM ${await this.#table(collection)} WHERE ${where} LIMIT 1`, params);
+    return (rows[0]?.body as T | undefined) ?? null;
+  }
+
+  async find<T extends Doc = Doc>(collection: string, filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    checkPaging(options);
+    if (options.limit === 0) return [];
+    const params: unknown[] = [];
+    let sql = `SELECT body FROM ${await this.#table(collection)} WHERE ${compilePgFilter(filter, params)}`;
+    if (options.sort) {
+      const key = (field: string, direction: 'asc' | 'desc') =>
+        `${pgFieldSql(field).value} ${direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`;
+      sql +=
+        options.sort.field === '_id'
+          ? ` ORDER BY _id ${options.sort.direction === 'desc' ? 'DESC' : 'ASC'}`
+          : ` ORDER BY ${key(options.sort.field, options.sort.direction)}${
+              options.then ? `, ${key(options.then.field, options.then.direction)}` : ''
+            }, _id ASC`;
+    }
+    if (options.limit !== undefined) sql += ` LIMIT $${params.push(options.limit)}`;
+    if (options.skip) sql += ` OFFSET $${params.push(options.skip)}`;
+    const rows = await this.#rows(sql, params);
+    return rows.map((r) => r.body as T);
+  }
+
+  async count(collection: string, filter: Filter): Promise<number> {
+    const params: unknown[] = [];
+    const where = compilePgFilter(filter, params);
+    const rows = await this.#rows(
+      `SELECT count(*)::int AS n FROM ${await this.#table(collection)} WHERE ${where}`,
+      params,
+    );
+    return rows[0]!.n as number;
+  }
+
+  async update<T extends Doc = Doc>(
+    collection: string,
+    id: string,
+    patch: Record<string, unknown>,
+    where: Filter = {},
+  ): Promise<T | null> {
+    const sets: Record<string, unknown> = {};
+    const removes: string[] = [];
+    for (const [key, value] of Object.entries(patch)) {
+      if (key === '_id') {
+        if (value !== id) throw new ServiceError('bad_request', 'update cannot change _id');
+        continue;
+      }
+      if (!FIELD_SEGMENT.test(key)) throw new ServiceError('bad_request', `invalid top-level field name "${key}"`);
+      // a value JSON has no text for (undefined) is removed, as in the other stores
+      if (JSON.stringify(value) === undefined) removes.push(key);
+      else sets[key] = value;
+    }
+    const table = await this.#table(collection);
+    const params: unknown[] = [id];
+    const hasSets = Object.keys(sets).length > 0;
+    if (!hasSets && removes.length === 0) {
+      const cond = compilePgFilter(where, params);
+      const rows = await this.#rows(`SELECT body FROM ${table} WHERE _id = $1 AND ${cond}`, params);
+      return (rows[0]?.body as T | undefined) ?? null;
+    }
+    // The new text keeps the document's field order (changed fields where they were, new ones
+    // last), as SQLite's json_set and MongoDB's $set do; JSONB alone would reorder every key.
+    const patchParam = `$${params.push(JSON.stringify(sets))}::json`;
+    const removeParam = `$${params.push(removes)}::text[]`;
+    const cond = compilePgFilter(where, params);
+    const body = `(SELECT json_object_agg(k, v ORDER BY o) FROM (
+        SELECT e.key AS k, coalesce(p.value, e.value) AS v, e.o AS o
+          FROM json_each(t.body) WITH ORDINALITY AS e(key, value, o)
+          LEFT JOIN json_each(${patchParam}) AS p(key, value) ON p.key = e.key
+         WHERE e.key <> ALL(${removeParam})
+        UNION ALL
+        SELECT p.key, p.value, 1000000000 + p.o FROM json_each(${patchParam}) WITH ORDINALITY AS p(key, value, o)
+         WHERE NOT (t.doc ? p.key)
+      ) AS fields)`;
+    const rows = await this.#rows(
+      `UPDATE ${table} AS t SET body = ${body} WHERE _id = $1 AND ${cond} RETURNING body`,
+      params,
+    );
+    return (rows[0]?.body as T | undefined) ?? null;
+  }
+
+  async replace<T extends Doc>(collection: string, doc: T, where: Filter = {}): Promise<T | null> {
+    const json = docJson(doc);
+    return (await this.#put(collection, json, doc._id, where)) ? (JSON.parse(json) as T) : null;
+  }
+
+  async putJson(collection: string, id: string, json: string, where: Filter = {}): Promise<boolean> {
+    // the caller's own text is stored as it is, so check it is one object for this id
+    if (typeof id !== 'string' || id === '' || json[0] !== '{')
+      throw new ServiceError('bad_request', 'putJson needs a non-empty id and the JSON text of an object');
+    return this.#put(collection, json, id, where);
+  }
+
+  async #put(collection: string, json: string, id: string, where: Filter): Promise<boolean> {
+    const params: unknown[] = [id, json];
+    const cond = compilePgFilter(where, params);
+    const result = await this.#query(
+      `UPDATE ${await this.#table(collection)} SET body = $2::json WHERE _id = $1 AND ${cond}`,
+      params,
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async delete(collection: string, id: string): Promise<boolean> {
+    const result = await this.#query(`DELETE FROM ${await this.#table(collection)} WHERE _id = $1`, [id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async deleteMany(collection: string, filter: Filter): Promise<number> {
+    const params: unknown[] = [];
+    const where = compilePgFilter(filter, params);
+    const result = await this.#query(`DELETE FROM ${await this.#table(collection)} WHERE ${where}`, params);
+    return result.rowCount ?? 0;
+  }
+
+  async nextSequence(name: string): Promise<number> {
+    const rows = await this.#rows(
+      'INSERT INTO _sequences (name, value) VALUES ($1, 1) ON CONFLICT (name) DO UPDATE SET value = _sequences.value + 1 RETURNING value',
+      [name],
+    );
+    return Number(rows[0]!.value);
+  }
+
+  async close(): Promise<void> {
+    await (this.#closing ??= this.#pool.end());
+  }
+
+  /** The quoted table of a collection, created on first use. */
+  #table(collection: string): Promise<string> {
+    checkCollection(collection);
+    let table = this.#tables.get(collection);
+    if (!table) {
+      const quoted = `"${collection}"`;
+      table = this.#ddl(
+        `CREATE TABLE IF NOT EXISTS ${quoted} (_id text COLLATE "C" PRIMARY KEY, body json NOT NULL, ` +
+          'doc jsonb GENERATED ALWAYS AS (body::jsonb) STORED)',
+      ).then(() => quoted);
+      this.#tables.set(collection, table);
+      table.catch(() => this.#tables.delete(collection));
+    }
+    return table;
+  }
+
+  /**
+   * A schema statement with IF NOT EXISTS or IF EXISTS. Two processes making the same table or
+   * index at once can still collide in PostgreSQL's catalog; the loser finds it made and goes on.
+   */
+  async #ddl(sql: string): Promise<void> {
+    try {
+      await this.#pool.query(sql);
+    } catch (err) {
+      const { code, constraint } = err as { code?: string; constraint?: string };
+      const race = code === '42P07' || code === '42710' || (code === '23505' && constraint?.startsWith('pg_'));
+      if (!race) throw mapPgError(err);
+    }
+  }
+
+  async #rows(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+    return (await this.#query(sql, params)).rows;
+  }
+
+  async #query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.#pool.query(sql, params);
+    } catch (err) {
+      throw mapPgError(err);
+    }
+  }
+
+  async #transaction<R>(fn: (client: pg.PoolClient) => Promise<R>): Promise<R> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (err) {
+      throw mapPgError(err);
+    }
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw mapPgError(err);
+    } finally {
+      client.release();
+    }
+  }
+}
+
+function checkCollection(collection: string): void {
+  if (!COLLECTION_NAME.test(collection)) {
+    throw new ServiceError(
+      'bad_request',
+      `invalid collection name "${collection}": letters, digits and _ only, starting with a letter`,
+    );
+  }
+}
+
+/** The PostgreSQL name of the index `ensureIndexes` makes for `index` (names are per schema, hence the collection). */
+function indexName(collection: string, index: IndexSpec): string {
+  const name = `${collection}__${index.unique ? 'ux' : 'ix'}__${index.fields.join('__').replace(/[^A-Za-z0-9_]/g, '_')}`;
+  if (name.length <= MAX_IDENTIFIER) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 16);
+  return `${name.slice(0, MAX_IDENTIFIER - hash.length - 1)}_${hash}`;
+}
+
+/** SQLSTATE classes and codes meaning "the server or the link is not usable now; try again". */
+const UNAVAILABLE = /^(08|53|57P0|40001|40P01)/;
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+function mapPgError(err: unknown): unknown {
+  if (err instanceof ServiceError) return err;
+  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
+  if (code === '23505') {
+    return new ServiceError(
+      'conflict',
+      typeof constraint === 'string' && constraint.endsWith('_pkey')
+        ? 'a document with this _id already exists'
+        : 'a unique index already holds this value',
+      { cause: err },
+    );
+  }
+  // 22P05: \u0000 in JSONB text; 22P02 / 22021: text that is not valid there
+  if (code === '22P05' || code === '22P02' || code === '22021') {
+    return new ServiceError('bad_request', `PostgreSQL cannot store this value: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  const message = err instanceof Error ? err.message : '';
+  if (
+    (typeof code === 'string' && (UNAVAILABLE.test(code) || NETWORK_ERRORS.has(code))) ||
+    /Connection terminated|timeout exceeded when trying to connect/i.test(message)
+  ) {
+    return new ServiceError('unavailable', `PostgreSQL is not reachable now; try again (${message})`, { cause: err });
+  }
+  return err;
+}
+
+function docJson(doc: Doc): string {
+  if (typeof doc?._id !== 'string' || doc._id === '')
+    throw new ServiceError('bad_request', 'a document needs a non-empty string _id');
+  return JSON.stringify(doc);
+}
+
+function checkPaging(options: FindOptions): void {
+  for (const key of ['limit', 'skip'] as const) {
+    const v = options[key];
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0))
+      throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
+  }
+}
