@@ -25,8 +25,9 @@ export function netnsUnavailable(): string | null {
     const bridge = `cbp${randomBytes(3).toString('hex')}`;
     run('ip', ['link', 'add', bridge, 'type', 'bridge']);
     run('ip', ['link', 'del', bridge]);
+    run('sh', ['-c', 'command -v iptables']);
   } catch (err) {
-    return `\`ip netns\` or bridges are not available here: ${String((err as Error).message).split('\n')[0]}`;
+    return `\`ip netns\`, bridges or iptables are not available here: ${String((err as Error).message).split('\n')[0]}`;
   }
   return null;
 }
