@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { clusterUnavailable, startCluster, type Cluster } from '../support/netns-cluster.js';
+import { clusterUnavailable, exited, startCluster, type Cluster } from '../support/netns-cluster.js';
 import { startLatencyModel, type LatencyModel } from '../support/latency-model.js';
 import {
   LOOPBACK_KEY_VAR,
@@ -136,11 +136,7 @@ describe('scale-out on separate hosts: two gateways, two schedulers, three worke
     // no sandbox left behind: stop every role, then nothing runs in any host or under any folder
     const roles = [...c.children.values()];
     for (const r of roles) r.kill('SIGTERM');
-    await Promise.all(
-      roles.map(
-        (r) => new Promise((ok) => (r.exitCode !== null || r.signalCode !== null ? ok(null) : r.once('exit', ok))),
-      ),
-    );
+    await Promise.all(roles.map(exited));
     for (let i = 0; i < 40 && processesUsing(c.root).length > 0; i++) await sleep(500);
     expect(processesUsing(c.root)).to.deep.equal([]);
     for (const host of c.lab.hosts.values()) expect(host.pids(), host.name).to.deep.equal([]);
