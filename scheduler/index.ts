@@ -27,7 +27,7 @@ import { readiness, type Readiness, type RoleMetrics } from '../core/index.js';
 export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
 export { SchedulerState } from './context.js';
 export { setWorkerDraining, workerView } from './workers-admin.js';
-export { WorkerRegistry } from './workers.js';
+export { HEARTBEAT_INTERVAL_MS, WORKER_LOST_AFTER_MS, WorkerRegistry } from './workers.js';
 export { createApiKey } from '../accounts/index.js';
 export { createWorkspace, loadProject } from '../accounts/index.js';
 

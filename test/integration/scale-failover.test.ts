@@ -1,154 +1,129 @@
 import { expect } from 'chai';
-import type { ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { adminCreateWorkspace } from '../../cli/admin.js';
-import { Collections } from '../../core/collections.js';
-import { loadConfig } from '../../core/config.js';
-import { SqliteStore } from '../../core/adapters/index.js';
-import { buildAndWait } from '../support/builds.js';
-import { evaluate, makeProfile, runEpisodes, waitRun } from '../support/runs.js';
+import { clusterUnavailable, exited, startCluster, type Cluster } from '../support/netns-cluster.js';
+import { startLatencyModel, type LatencyModel } from '../support/latency-model.js';
+import {
+  LOOPBACK_KEY_VAR,
+  attemptsOn,
+  clusterWorkload,
+  until,
+  type ClusterWorkload,
+} from '../support/netns-workload.js';
+import { evaluate, runEpisodes, waitRun } from '../support/runs.js';
+import { processesUsing, workersUp } from '../support/roles.js';
 import { client } from '../support/service.js';
 import { connect } from '../support/sse.js';
-import { controlPlaneFiles, exited, freePort, processesUsing, role, stopRoles, workersUp } from '../support/roles.js';
 
-const until = async (what: string, fn: () => Promise<boolean>, ms = 60_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await fn().catch(() => false))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The scaled-out shape on one machine: two schedulers, two gateways and two world-workers
- * as separate processes on real NATS and Redis, each role with a data folder of its own
- * (nothing on disk is shared but the SQLite store file, which stands in for MongoDB). During
- * one run a worker, then a scheduler, then a gateway are killed with SIGKILL; the killed
- * worker is started again on its folder. The run still finishes with every planned episode
- * run exactly once, the event stream read through the surviving gateway is complete and in
- * order, and no sandbox is left behind.
+ * The scaled-out shape on separate hosts: two gateways, two schedulers and three world-workers,
+ * each on a test host of its own (a network namespace with its own address on a private /24,
+ * test/support/netns.ts) and with a data folder of its own, so no file is shared. The store is
+ * a PostgreSQL, the bus a NATS and the leases a Redis, dedicated to the test and reached over
+ * the namespaces' network. Episodes are played by a loopback model answering each call after
+ * 300 ms, so the run lasts long enough to hurt it. During one run: a worker is killed with
+ * SIGKILL and started again on its folder; another worker's link is cut for 10 s and then
+ * restored; a scheduler is cut off from Redis (its packets to Redis dropped) longer than any
+ * lease; the other scheduler is killed and started again; a gateway is killed and started
+ * again. The run finishes with every planned episode scored exactly once, the stream read
+ * through the gateway that lived is complete and in order, and no sandbox is left behind.
+ * Skips, saying why, when not root or when `ip netns` or an engine binary is missing.
  */
-describe('scale-out: two schedulers, gateways and workers, killed one by one during a run', function () {
+describe('scale-out on separate hosts: two gateways, two schedulers, three workers, killed and cut during a run', function () {
   this.timeout(900_000);
-  const children = new Map<string, ChildProcess>();
-  let root: string;
-  let envOf: (name: string) => Record<string, string>;
-  let gateways: string[];
-  let storeFile: string;
+  let cluster: Cluster | undefined;
+  let model: LatencyModel | undefined;
+  let work: ClusterWorkload;
 
-  const start = (name: string, kind: string) => children.set(name, role(kind, envOf(name)));
-  const kill = async (name: string) => {
-    const c = children.get(name)!;
-    c.kill('SIGKILL');
-    await exited(c);
-  };
-
-  before(async () => {
-    root = mkdtempSync(path.join(tmpdir(), 'crucible-scale-'));
-    storeFile = path.join(root, 'store', 'crucible.db');
-    const [s1, s2, g1, g2] = [await freePort(), await freePort(), await freePort(), await freePort()];
-    // one CA; role() hands each process the certificate of its kind
-    const certs = await controlPlaneFiles(path.join(root, 'control-plane'));
-    const common = {
-      TEST_CONTROL_PLANE_DIR: certs.dir,
-      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      // this installation's own registry and leases on the shared Redis
-      REDIS_PREFIX: `crucible-scale-${randomUUID()}:`,
-      SERVICE_SQLITE_FILE: storeFile,
-      SCHEDULER_ADDR: `127.0.0.1:${s1},127.0.0.1:${s2}`,
-      HOST: '127.0.0.1',
-      WORKER_CAPACITY: '4',
-    };
-    const own: Record<string, Record<string, string>> = {
-      'scheduler-1': { SCHEDULER_PORT: String(s1) },
-      'scheduler-2': { SCHEDULER_PORT: String(s2) },
-      'worker-1': { WORKER_ID: `scale-1-${process.pid}` },
-      'worker-2': { WORKER_ID: `scale-2-${process.pid}` },
-      'gateway-1': { PORT: String(g1) },
-      'gateway-2': { PORT: String(g2) },
-    };
-    envOf = (name) => ({ ...common, ...own[name], SERVICE_DATA_DIR: path.join(root, name) });
-    gateways = [`http://127.0.0.1:${g1}`, `http://127.0.0.1:${g2}`];
-    start('scheduler-1', 'scheduler');
-    start('scheduler-2', 'scheduler');
-    start('worker-1', 'worker');
-    start('worker-2', 'worker');
-    start('gateway-1', 'gateway');
-    start('gateway-2', 'gateway');
-    for (const g of gateways) await workersUp(g, 2, 400_000);
+  before(async function () {
+    const why = clusterUnavailable();
+    if (why) {
+      console.log(`      skipped: ${why}`);
+      this.skip();
+    }
+    cluster = await startCluster({
+      gateways: 2,
+      schedulers: 2,
+      workers: 3,
+      env: async (lab) => {
+        model = await startLatencyModel(lab.bridgeIp, 300);
+        return { OPENAI_BASE_URL: model.baseUrl, [LOOPBACK_KEY_VAR]: 'sk-loopback', WORKER_CAPACITY: '3' };
+      },
+    });
+    for (const g of ['gateway-1', 'gateway-2']) await workersUp(cluster.gatewayUrl(g), 3, 400_000);
+    work = await clusterWorkload(cluster, 'gateway-2', { turns: 12 });
   });
 
   after(async () => {
-    await stopRoles([...children.values()]);
-    rmSync(root, { recursive: true, force: true });
+    await cluster?.close();
+    await model?.close();
   });
 
-  it('finishes the run with every planned episode run exactly once, the stream complete, no sandbox left', async () => {
-    const ws = await adminCreateWorkspace(loadConfig(envOf('gateway-1')), {
-      organization: 'Scale',
-      project: 'default',
-      keyName: 'first',
-    });
-    const store = new SqliteStore(storeFile);
-    await store.update(Collections.organizations, ws.organization_id, { plan_override: 'team' });
-    await store.close();
-    const [url1, url2] = gateways as [string, string];
-    const admin = client(url1, ws.api_key);
-    const apps = (await admin.post('/v1/applications/import-catalog')).body.registered;
-    // the build's sources reach the workers through the store and gRPC: no folder is shared
-    const { build, job } = await buildAndWait(client(url2, ws.api_key), {
-      application_id: apps.find((a: any) => a.name === 'shop-support').id,
-      scenario_target: 6,
-    });
-    expect(job.status, job.error).to.equal('succeeded');
-    const reference = await makeProfile(admin, { name: 'reference', model: 'builtin:reference' });
+  it('scores every planned episode exactly once through kills, a cut link and a scheduler cut off from Redis', async () => {
+    const c = cluster!;
+    // the run is driven and read through gateway-1, which lives throughout (the build went through gateway-2)
+    const admin = client(c.gatewayUrl('gateway-1'), work.apiKey);
     const started = await evaluate(admin, {
-      world_version_id: build.world_version_id,
-      profile_ids: [reference.id],
-      repeats: 8,
+      world_version_id: work.worldVersionId,
+      profile_ids: [work.profileId],
+      repeats: 12,
     });
-    const sse = await connect(`${url1}/v1/runs/${started.run_id}/events`, ws.api_key);
+    const sse = await connect(`${c.gatewayUrl('gateway-1')}/v1/runs/${started.run_id}/events`, work.apiKey);
     const streamed = sse.collect();
+    const [w1, w2] = [c.workerId('worker-1'), c.workerId('worker-2')];
+    const faults: string[] = [];
 
     // 1. a worker dies with episodes on it, and is started again on its own folder
-    const w1 = `scale-1-${process.pid}`;
-    await until(
-      'episodes on worker-1',
-      async () => (await runEpisodes(admin, started.run_id)).filter((e) => e.worker_id === w1).length >= 2,
-    );
-    await kill('worker-1');
-    start('worker-1', 'worker');
-    // 2. a scheduler dies (its shards are taken over once their leases lapse)
-    await kill('scheduler-1');
-    // 3. a gateway dies; the other keeps serving the client and its stream
-    await kill('gateway-2');
+    await until('episodes on worker-1', async () => (await attemptsOn(admin, started.run_id, w1)) >= 2);
+    await c.kill('worker-1');
+    c.start('worker-1');
+    faults.push('SIGKILL worker-1, restarted');
 
-    const run = await waitRun(admin, started.run_id, undefined, 240_000);
+    // 2. while another worker's link is cut for 10 s (longer than a worker counts as up without
+    // a heartbeat), 3. a scheduler loses Redis for longer than a job lease (15 s): the other takes its work over
+    await until('episodes on worker-2', async () => (await attemptsOn(admin, started.run_id, w2)) >= 1);
+    const redis = [c.lab.bridgeIp, c.engines.redisPort] as const;
+    c.host('worker-2').cut();
+    c.host('scheduler-1').refuse(...redis);
+    await sleep(10_000);
+    c.host('worker-2').restore();
+    faults.push('worker-2 link cut for 10 s');
+    await sleep(6_000);
+    c.host('scheduler-1').allow(...redis);
+    faults.push('scheduler-1 cut off from Redis for 16 s');
+
+    // 4. the other scheduler and a gateway die, and are started again on their folders
+    await c.kill('scheduler-2');
+    await c.kill('gateway-2');
+    c.start('scheduler-2');
+    c.start('gateway-2');
+    faults.push('SIGKILL scheduler-2 and gateway-2, restarted');
+
+    const run = await waitRun(admin, started.run_id, undefined, 600_000);
     expect(run.status, run.error).to.equal('finished');
     const items = await runEpisodes(admin, started.run_id);
-    // every planned episode ran exactly once: one finished attempt per slot, and that one stands
     const finished = items.filter((e) => e.status === 'finished');
+    const lost = items.filter((e) => e.status !== 'finished');
+    console.log(
+      `      ${started.episodes} planned, ${items.length} attempts, ${lost.length} lost with a worker and replaced; faults: ${faults.join('; ')}`,
+    );
+    // every planned episode ran exactly once: one finished attempt per slot, and that one stands
     expect(finished).to.have.length(started.episodes);
     expect(new Set(finished.map((e) => `${e.scenario}/${e.repeat}`)).size).to.equal(started.episodes);
     expect(finished.every((e) => e.replaced_by === null)).to.equal(true);
-    // the rest are attempts lost with the killed worker, each replaced
-    const lost = items.filter((e) => e.status !== 'finished');
+    // the rest are attempts lost with the killed or cut-off worker, each replaced
     expect(lost.length).to.be.at.least(1);
     for (const e of lost) {
       expect(e).to.include({ status: 'failed', termination: 'environment_error' });
-      expect(e.environment_error).to.match(new RegExp(w1));
+      expect(e.environment_error).to.match(new RegExp(`${w1}|${w2}`));
       expect(e.replaced_by).to.be.a('string');
     }
-    // no write carried out twice: no duplicate effect in any world, every end recorded once
-    expect(run.summary.profiles['reference@v1']).to.include({ episodes: started.episodes, scored: started.episodes });
-    expect(run.summary.profiles['reference@v1'].duplicate_effect_rate).to.equal(0);
+    // scored exactly once, no write carried out twice
+    expect(run.summary.profiles['loopback@v1']).to.include({ episodes: started.episodes, scored: started.episodes });
+    expect(run.summary.profiles['loopback@v1'].duplicate_effect_rate).to.equal(0);
     expect(run.summary.episodes).to.include({ planned: started.episodes, attempts: items.length });
 
-    // the stream through the surviving gateway: complete (dense ids from 1), in order, ended
+    // the stream through the gateway that lived: complete (dense ids from 1), in order, ended
     const events = await streamed;
     sse.close();
     const ids = events.map((s) => s.event.event_id);
@@ -158,10 +133,12 @@ describe('scale-out: two schedulers, gateways and workers, killed one by one dur
     expect(ends).to.have.length(items.length);
     expect(new Set(ends)).to.deep.equal(new Set(items.map((e) => e.id)));
 
-    // no sandbox left behind: the restarted worker reaped its predecessor's; the others stop with their roles
-    await stopRoles([...children.values()]);
-    // a sandbox told to stop with its role may take a moment to exit: wait for the end state, then judge it
-    for (let i = 0; i < 40 && processesUsing(root).length > 0; i++) await new Promise((r) => setTimeout(r, 500));
-    expect(processesUsing(root)).to.deep.equal([]);
+    // no sandbox left behind: stop every role, then nothing runs in any host or under any folder
+    const roles = [...c.children.values()];
+    for (const r of roles) r.kill('SIGTERM');
+    await Promise.all(roles.map(exited));
+    for (let i = 0; i < 40 && processesUsing(c.root).length > 0; i++) await sleep(500);
+    expect(processesUsing(c.root)).to.deep.equal([]);
+    for (const host of c.lab.hosts.values()) expect(host.pids(), host.name).to.deep.equal([]);
   });
 });

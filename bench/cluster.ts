@@ -1,0 +1,253 @@
+/**
+ * Cluster benchmark on separate test hosts (network namespaces with addresses of their own on a
+ * private /24, test/support/netns-cluster.ts; needs root), with a PostgreSQL, NATS and Redis of
+ * its own on the lab's bridge:
+ *
+ *   node --import tsx bench/cluster.ts [--smoke] [--repeats 6] [--capacity 4] [--trials 30] [--write]
+ *
+ * 1. Throughput: one gateway, two schedulers, and 1, then 2, then 3 world-worker hosts (each
+ *    WORKER_CAPACITY = --capacity); the same run (shop-support's 6 scenarios x --repeats) played
+ *    by a latency-bound loopback model answering each call after 300 ms, so a host adds places
+ *    for episodes even on 2 cores. Episodes per second from the evaluation's 202 to the run's
+ *    end, and as a ratio to one host.
+ * 2. Faults (--trials, at least 30 for the record): in each trial a run of 6 episodes starts and
+ *    once episodes run, one fault in turn: SIGKILL a worker (started again on its folder), cut a
+ *    worker's link for 10 s, SIGKILL a scheduler (started again), cut a scheduler off from Redis
+ *    for 16 s (longer than a job lease). Counted per trial: planned episodes without a finished
+ *    attempt or a run that did not finish (lost), planned episodes scored more than once or a
+ *    duplicate effect in a world (duplicated), attempts left queued or running after the run
+ *    ended plus processes left in the worker hosts besides the workers themselves (orphaned).
+ *
+ * --smoke: repeats 1, capacity 2, 4 trials (one of each fault): checks the bench runs.
+ * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
+ */
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { clusterUnavailable, startCluster, type Cluster } from '../test/support/netns-cluster.js';
+import { startLatencyModel, type LatencyModel } from '../test/support/latency-model.js';
+import { LOOPBACK_KEY_VAR, clusterWorkload, until, type ClusterWorkload } from '../test/support/netns-workload.js';
+import { evaluate, runEpisodes, waitRun } from '../test/support/runs.js';
+import { workersUp } from '../test/support/roles.js';
+import { writeBenchSection } from './support/benchmarks-file.js';
+
+const { values } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    repeats: { type: 'string' },
+    capacity: { type: 'string' },
+    trials: { type: 'string' },
+    write: { type: 'boolean', default: false },
+  },
+});
+const SMOKE = values.smoke;
+const REPEATS = Number(values.repeats ?? (SMOKE ? 1 : 6));
+const CAPACITY = Number(values.capacity ?? (SMOKE ? 2 : 4));
+const TRIALS = Number(values.trials ?? (SMOKE ? 4 : 30));
+const TURNS = 4;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+const why = clusterUnavailable();
+if (why) {
+  log(`bench/cluster.ts cannot run here: ${why}`);
+  process.exit(2);
+}
+
+let model: LatencyModel | undefined;
+const cluster: Cluster = await startCluster({
+  gateways: 1,
+  schedulers: 2,
+  workers: 1,
+  env: async (lab) => {
+    model = await startLatencyModel(lab.bridgeIp, 300);
+    return { OPENAI_BASE_URL: model.baseUrl, [LOOPBACK_KEY_VAR]: 'sk-loopback', WORKER_CAPACITY: String(CAPACITY) };
+  },
+});
+const load0 = execFileSync('uptime', { encoding: 'utf8' }).trim();
+
+interface Throughput {
+  hosts: number;
+  episodes: number;
+  seconds: number;
+  perSecond: number;
+}
+interface Trial {
+  fault: string;
+  planned: number;
+  attempts: number;
+  lost: number;
+  duplicated: number;
+  orphaned: number;
+}
+
+try {
+  const gw = cluster.gatewayUrl('gateway-1');
+  await workersUp(gw, 1, 400_000);
+  const work: ClusterWorkload = await clusterWorkload(cluster, 'gateway-1', { turns: TURNS, name: 'Bench' });
+
+  // 1. throughput with 1, 2, 3 worker hosts
+  const throughput: Throughput[] = [];
+  for (let hosts = 1; hosts <= 3; hosts++) {
+    if (hosts > 1) {
+      cluster.start(`worker-${hosts}`);
+      await workersUp(gw, hosts, 400_000);
+    }
+    const t0 = Date.now();
+    const started = await evaluate(work.admin, {
+      world_version_id: work.worldVersionId,
+      profile_ids: [work.profileId],
+      repeats: REPEATS,
+    });
+    const run = await waitRun(work.admin, started.run_id, undefined, 1_800_000);
+    const seconds = (Date.now() - t0) / 1000;
+    if (run.status !== 'finished') throw new Error(`the ${hosts}-host run ended ${run.status}: ${run.error}`);
+    throughput.push({ hosts, episodes: started.episodes, seconds, perSecond: started.episodes / seconds });
+    log(`${hosts} host(s): ${started.episodes} episodes in ${seconds.toFixed(1)} s`);
+  }
+
+  // 2. fault trials
+  const workers = ['worker-1', 'worker-2', 'worker-3'];
+  const faults: Array<{ name: string; apply: (runId: string, n: number) => Promise<void> }> = [
+    {
+      name: 'SIGKILL a worker, restarted',
+      apply: async (runId, n) => {
+        const w = await busyWorker(runId, n);
+        await cluster.kill(w);
+        cluster.start(w);
+      },
+    },
+    {
+      name: "cut a worker's link for 10 s",
+      apply: async (runId, n) => {
+        const w = await busyWorker(runId, n);
+        cluster.host(w).cut();
+        await sleep(10_000);
+        cluster.host(w).restore();
+      },
+    },
+    {
+      name: 'SIGKILL a scheduler, restarted',
+      apply: async (_runId, n) => {
+        const s = `scheduler-${(n % 2) + 1}`;
+        await cluster.kill(s);
+        cluster.start(s);
+      },
+    },
+    {
+      name: 'cut a scheduler off from Redis for 16 s',
+      apply: async (_runId, n) => {
+        const s = cluster.host(`scheduler-${(n % 2) + 1}`);
+        s.refuse(cluster.lab.bridgeIp, cluster.engines.redisPort);
+        await sleep(16_000);
+        s.allow(cluster.lab.bridgeIp, cluster.engines.redisPort);
+      },
+    },
+  ];
+  /** The worker hosting the most running episodes of the run (waits until one does). */
+  async function busyWorker(runId: string, n: number): Promise<string> {
+    let chosen = workers[n % 3]!;
+    await until('an episode running', async () => {
+      const running = (await runEpisodes(work.admin, runId)).filter((e) => e.status === 'running');
+      const by = workers
+        .map((w) => ({ w, k: running.filter((e) => e.worker_id === cluster.workerId(w)).length }))
+        .sort((a, b) => b.k - a.k);
+      if (!by[0] || by[0].k === 0) return false;
+      chosen = by[0].w;
+      return true;
+    });
+    return chosen;
+  }
+  /** Processes in the worker hosts other than the worker roles themselves. */
+  const strays = () =>
+    workers.reduce((n, w) => {
+      const role = cluster.children.get(w)?.pid;
+      return (
+        n +
+        cluster
+          .host(w)
+          .pids()
+          .filter((p) => p !== role).length
+      );
+    }, 0);
+
+  const trials: Trial[] = [];
+  for (let n = 0; n < TRIALS; n++) {
+    const fault = faults[n % faults.length]!;
+    await workersUp(gw, 3, 400_000);
+    const started = await evaluate(work.admin, {
+      world_version_id: work.worldVersionId,
+      profile_ids: [work.profileId],
+      repeats: 1,
+    });
+    await fault.apply(started.run_id, n);
+    const run = await waitRun(work.admin, started.run_id, undefined, 900_000);
+    const items = await runEpisodes(work.admin, started.run_id);
+    const finishedBySlot = new Map<string, number>();
+    for (const e of items.filter((x) => x.status === 'finished'))
+      finishedBySlot.set(`${e.scenario}/${e.repeat}`, (finishedBySlot.get(`${e.scenario}/${e.repeat}`) ?? 0) + 1);
+    const slots = new Set(items.map((e) => `${e.scenario}/${e.repeat}`));
+    const lost = run.status === 'finished' ? [...slots].filter((s) => !finishedBySlot.get(s)).length : started.episodes;
+    const profile = run.summary?.profiles?.['loopback@v1'];
+    const duplicated =
+      [...finishedBySlot.values()].filter((k) => k > 1).length +
+      (profile && profile.duplicate_effect_rate > 0 ? 1 : 0) +
+      Math.max(0, (profile?.scored ?? 0) - started.episodes);
+    // orphans: attempts still open after the end, and processes left beside the workers once they settle
+    let stray = strays();
+    for (let i = 0; i < 30 && stray > 0; i++) {
+      await sleep(500);
+      stray = strays();
+    }
+    const open = items.filter((e) => e.status === 'running' || e.status === 'queued').length;
+    trials.push({
+      fault: fault.name,
+      planned: started.episodes,
+      attempts: items.length,
+      lost,
+      duplicated,
+      orphaned: open + stray,
+    });
+    log(
+      `trial ${n + 1}/${TRIALS} (${fault.name}): ${run.status}, ${items.length} attempts for ${started.episodes}; lost ${lost}, duplicated ${duplicated}, orphaned ${open + stray}`,
+    );
+  }
+
+  const load1 = execFileSync('uptime', { encoding: 'utf8' }).trim();
+  const base = throughput[0]!.perSecond;
+  const sum = (k: keyof Trial) => trials.reduce((s, t) => s + (t[k] as number), 0);
+  const byFault = faults.map((f) => {
+    const ts = trials.filter((t) => t.fault === f.name);
+    const s = (k: keyof Trial) => ts.reduce((a, t) => a + (t[k] as number), 0);
+    return `| ${f.name} | ${ts.length} | ${s('planned')} | ${s('attempts')} | ${s('lost')} | ${s('duplicated')} | ${s('orphaned')} |`;
+  });
+  const args = process.argv.slice(2).filter((a) => a !== '--write');
+  const section = [
+    '<!-- bench:cluster start -->',
+    '## Worker hosts and faults on separate hosts (bench/cluster.ts)',
+    '',
+    `\`node --import tsx bench/cluster.ts${args.length ? ` ${args.join(' ')}` : ''}\` as root: every role in a network namespace of its own, PostgreSQL, NATS and Redis of the bench's own on the lab's bridge; one gateway, two schedulers; episodes played by a loopback model answering each call after 300 ms (at most ${TURNS} turns per actor), WORKER_CAPACITY ${CAPACITY}. Load (\`uptime\`) at the start: \`${load0}\`; at the end: \`${load1}\` (${os.cpus().length} cores).`,
+    '',
+    '| worker hosts | episodes | seconds | episodes/s | ratio to 1 host |',
+    '|---|---|---|---|---|',
+    ...throughput.map(
+      (t) =>
+        `| ${t.hosts} | ${t.episodes} | ${t.seconds.toFixed(1)} | ${t.perSecond.toFixed(2)} | ${(t.perSecond / base).toFixed(2)} |`,
+    ),
+    '',
+    `${trials.length} fault trials (three worker hosts, a run of 6 episodes each, one fault per trial in turn):`,
+    '',
+    '| fault | trials | planned | attempts | lost | duplicated | orphaned |',
+    '|---|---|---|---|---|---|---|',
+    ...byFault,
+    `| **all** | ${trials.length} | ${sum('planned')} | ${sum('attempts')} | ${sum('lost')} | ${sum('duplicated')} | ${sum('orphaned')} |`,
+    '',
+    'Lost: planned episodes without a finished attempt (or in a run that did not finish). Duplicated: planned episodes scored more than once, or a duplicate effect in a world. Orphaned: attempts left queued or running after the run ended, plus processes left in the worker hosts beside the workers once they settle (15 s at most).',
+    '<!-- bench:cluster end -->',
+  ].join('\n');
+  process.stdout.write(`${section}\n`);
+  if (values.write) writeBenchSection('cluster', section);
+} finally {
+  await cluster.close();
+  await model?.close();
+}
