@@ -18,7 +18,7 @@
  *    duplicate effect in a world (duplicated), attempts left queued or running after the run
  *    ended plus processes left in the worker hosts besides the workers themselves (orphaned).
  *
- * --smoke: repeats 1, capacity 2, 4 trials (one of each fault): checks the bench runs.
+ * --smoke: repeats 1, capacity 2, 2 trials (the first two faults): checks the bench runs.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { execFileSync } from 'node:child_process';
@@ -30,6 +30,7 @@ import { LOOPBACK_KEY_VAR, clusterWorkload, until, type ClusterWorkload } from '
 import { evaluate, runEpisodes, waitRun } from '../test/support/runs.js';
 import { workersUp } from '../test/support/roles.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { smokeFigures, smokeSkip } from './support/smoke.js';
 
 const { values } = parseArgs({
   options: {
@@ -43,13 +44,14 @@ const { values } = parseArgs({
 const SMOKE = values.smoke;
 const REPEATS = Number(values.repeats ?? (SMOKE ? 1 : 6));
 const CAPACITY = Number(values.capacity ?? (SMOKE ? 2 : 4));
-const TRIALS = Number(values.trials ?? (SMOKE ? 4 : 30));
+const TRIALS = Number(values.trials ?? (SMOKE ? 2 : 30));
 const TURNS = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 const why = clusterUnavailable();
 if (why) {
+  if (SMOKE) smokeSkip('cluster', why);
   log(`bench/cluster.ts cannot run here: ${why}`);
   process.exit(2);
 }
@@ -247,6 +249,11 @@ try {
   ].join('\n');
   process.stdout.write(`${section}\n`);
   if (values.write) writeBenchSection('cluster', section);
+  if (SMOKE) {
+    if (sum('lost') + sum('duplicated') + sum('orphaned') > 0)
+      throw new Error(`bench/cluster --smoke: lost, duplicated or orphaned episodes: ${JSON.stringify(trials)}`);
+    smokeFigures('cluster', { episodes_s_one_host: base, trials: trials.length, planned: sum('planned') });
+  }
 } finally {
   await cluster.close();
   await model?.close();
