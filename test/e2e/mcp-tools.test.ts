@@ -65,7 +65,8 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
       world_version_id: cw.worlds.get('shop-support'),
       profile_ids: [profile.id],
       splits: ['dev'],
-      repeats: 1,
+      // splits go by family now, so dev may hold one scenario: two repeats leave a turn nobody acted on
+      repeats: 2,
       default_stress: false,
     });
     runId = started.run_id;
@@ -199,7 +200,8 @@ describe('MCP tools waiting_turns and take_action, through a real MCP client ove
       world_version_id: cw.worlds.get('shop-support'),
       profile_ids: [profile.id],
       splits: ['dev'],
-      repeats: 1,
+      // splits go by family now, so dev may hold one scenario: two repeats leave a turn nobody acted on
+      repeats: 2,
       default_stress: false,
     });
     const ids = (await runEpisodes(cw.admin, started.run_id)).map((e) => e.id);
