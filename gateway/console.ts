@@ -19,8 +19,11 @@ export const CONSOLE_DIR =
     ? path.join(here, '..', 'console')
     : path.join(here, '..', 'dist', 'console');
 
-/** Paths the console never answers: the API, its docs, downloads and the local payment pages. */
-const NOT_CONSOLE = /^\/(v1|api|downloads)(\/|$)|^\/openapi\.json$|^\/billing\/local-/;
+/**
+ * Paths the console never answers: the API, its docs, downloads, the local payment pages, and the
+ * operator endpoints (served on OPS_PORT; on the API port /metrics and /readyz answer 404, never index.html).
+ */
+const NOT_CONSOLE = /^\/(v1|api|downloads)(\/|$)|^\/openapi\.json$|^\/billing\/local-|^\/(metrics|readyz|healthz)\/?$/;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
