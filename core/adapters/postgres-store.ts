@@ -4,7 +4,8 @@ import { ServiceError } from '../errors.js';
 import type { Doc, DocumentStore, Filter, FindOptions, IndexSpec } from '../ports.js';
 import { redactUrl } from './nats-bus.js';
 import { compilePgFilter, pgFieldSql } from './postgres-filter.js';
-import { FIELD_SEGMENT } from './sql-filter.js';
+import { mapPgError } from './postgres-errors.js';
+import { checkPaging, docJson, FIELD_SEGMENT } from './sql-filter.js';
 
 /** Options of {@link PostgresStore.connect}. */
 export interface PostgresStoreOptions {
@@ -388,47 +389,3 @@ function indexName(collection: string, index: IndexSpec): string {
 }
 
 /** SQLSTATE classes and codes meaning "the server or the link is not usable now; try again". */
-const UNAVAILABLE = /^(08|53|57P0|40001|40P01)/;
-const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
-
-function mapPgError(err: unknown): unknown {
-  if (err instanceof ServiceError) return err;
-  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
-  if (code === '23505') {
-    return new ServiceError(
-      'conflict',
-      typeof constraint === 'string' && constraint.endsWith('_pkey')
-        ? 'a document with this _id already exists'
-        : 'a unique index already holds this value',
-      { cause: err },
-    );
-  }
-  // 22P05: \u0000 in JSONB text; 22P02 / 22021: text that is not valid there
-  if (code === '22P05' || code === '22P02' || code === '22021') {
-    return new ServiceError('bad_request', `PostgreSQL cannot store this value: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  const message = err instanceof Error ? err.message : '';
-  if (
-    (typeof code === 'string' && (UNAVAILABLE.test(code) || NETWORK_ERRORS.has(code))) ||
-    /Connection terminated|timeout exceeded when trying to connect/i.test(message)
-  ) {
-    return new ServiceError('unavailable', `PostgreSQL is not reachable now; try again (${message})`, { cause: err });
-  }
-  return err;
-}
-
-function docJson(doc: Doc): string {
-  if (typeof doc?._id !== 'string' || doc._id === '')
-    throw new ServiceError('bad_request', 'a document needs a non-empty string _id');
-  return JSON.stringify(doc);
-}
-
-function checkPaging(options: FindOptions): void {
-  for (const key of ['limit', 'skip'] as const) {
-    const v = options[key];
-    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0))
-      throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
-  }
-}

@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors.js';
-import type { Filter, FilterValue } from '../ports.js';
+import type { Doc, Filter, FilterValue, FindOptions } from '../ports.js';
 
 /**
  * DocumentStore filters compiled to SQL, for the SQL stores (SQLite: sqlite-filter.ts,
@@ -86,4 +86,20 @@ function condition<F>(d: SqlDialect<F>, field: string, value: FilterValue, bind:
 export function compileWhere<F>(d: SqlDialect<F>, filter: Filter, bind: Bind): string {
   const parts = Object.entries(filter).map(([field, value]) => condition(d, field, value, bind));
   return parts.length > 0 ? parts.join(' AND ') : d.always;
+}
+
+/** A document as JSON text, refusing one without a non-empty string `_id` (both SQL stores). */
+export function docJson(doc: Doc): string {
+  if (typeof doc?._id !== 'string' || doc._id === '')
+    throw new ServiceError('bad_request', 'a document needs a non-empty string _id');
+  return JSON.stringify(doc);
+}
+
+/** `limit` and `skip` are whole numbers of 0 or more (both SQL stores). */
+export function checkPaging(options: FindOptions): void {
+  for (const key of ['limit', 'skip'] as const) {
+    const v = options[key];
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0))
+      throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
+  }
 }

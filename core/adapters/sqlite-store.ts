@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { ServiceError } from '../errors.js';
+import { checkPaging, docJson } from './sql-filter.js';
 import { WalCheckpointer } from './sqlite-checkpointer.js';
 import type { Doc, DocumentStore, Filter, FindOptions, IndexSpec } from '../ports.js';
 import { compileFilter, fieldSql, FIELD_SEGMENT, jsonPath, type Sql } from './sqlite-filter.js';
@@ -325,18 +326,4 @@ function mapSqliteError(err: unknown): unknown {
     return new ServiceError('unavailable', 'the SQLite file is locked by another process; try again', { cause: err });
   }
   return err;
-}
-
-function docJson(doc: Doc): string {
-  if (typeof doc?._id !== 'string' || doc._id === '')
-    throw new ServiceError('bad_request', 'a document needs a non-empty string _id');
-  return JSON.stringify(doc);
-}
-
-function checkPaging(options: FindOptions): void {
-  for (const key of ['limit', 'skip'] as const) {
-    const v = options[key];
-    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0))
-      throw new ServiceError('bad_request', `${key} must be a whole number of 0 or more, got ${v}`);
-  }
 }
