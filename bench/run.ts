@@ -21,7 +21,7 @@
  * no warm-up pass; writes nothing.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -54,6 +54,7 @@ import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun } from '.
 import { AgentClient } from '../test/support/http-agent.js';
 import { startTestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { processesUsing } from './support/processes.js';
 import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
@@ -83,20 +84,8 @@ const mb = (bytes: number) =>
 
 /** Resident memory of the processes whose environment names `dir` (the service's sandboxes). */
 function sandboxRss(dir: string): { count: number; bytes: number } {
-  let count = 0;
-  let bytes = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (!readFileSync(`/proc/${name}/environ`, 'latin1').includes(dir)) continue;
-      const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1];
-      count++;
-      bytes += Number(kb ?? 0) * 1024;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return { count, bytes };
+  const seen = processesUsing(dir);
+  return { count: seen.length, bytes: seen.reduce((sum, p) => sum + p.rssBytes, 0) };
 }
 
 // ---------------------------------------------------------------- 1 and 3: the service

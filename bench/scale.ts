@@ -24,7 +24,7 @@
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -42,6 +42,7 @@ import {
 import { controlPlaneFiles, role } from '../test/support/roles.js';
 import { client, startTestService, type TestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
+import { orphansAfterReap } from './support/processes.js';
 import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
@@ -203,35 +204,6 @@ interface TrialRow {
   unannounced: number;
   failedOver: number;
   leftover: number;
-}
-
-/** Processes whose environment names `dir` and whose parent is none of `parents` (orphaned sandboxes). */
-function orphansUsing(dir: string, parents: number[]): number {
-  let n = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid || parents.includes(Number(name))) continue;
-    try {
-      if (!readFileSync(`/proc/${name}/environ`, 'latin1').includes(dir)) continue;
-      const ppid = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1]);
-      if (!parents.includes(ppid)) n++;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return n;
-}
-
-/**
- * Orphaned sandboxes left once a restarted worker reaped: looked at every 100 ms until none
- * is left, for at most 10 s (reaping takes milliseconds; what stays longer is counted).
- */
-async function orphansAfterReap(dir: string, parents: number[]): Promise<number> {
-  let n = orphansUsing(dir, parents);
-  for (let i = 0; n > 0 && i < 100; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    n = orphansUsing(dir, parents);
-  }
-  return n;
 }
 
 async function killTrials(t: TestService, cw: CatalogWorkspace, wv: string): Promise<TrialRow[]> {
