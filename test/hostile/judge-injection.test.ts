@@ -8,7 +8,7 @@ import {
   type AgentDecision,
   type AgentPolicy,
 } from '../../episode-actor/index.js';
-import { DeskApp, deskEpisode, deskScenario } from '../support/episode-fixture.js';
+import { DeskApp, deskEpisode, judgedDeskScenario } from '../support/episode-fixture.js';
 import { startModelServer, type ChatRequestBody, type ModelServer } from '../support/model-server.js';
 
 /**
@@ -65,22 +65,7 @@ function talker(texts: string[]): AgentPolicy {
   };
 }
 
-const scenario = () =>
-  deskScenario({
-    checks: {
-      '1': [
-        {
-          name: 'one note',
-          kind: 'state',
-          tool: 'list_notes',
-          args: { item_id: '${item.id}' },
-          expect: [{ path: 'notes', count: 1 }],
-        },
-        { name: 'told it was added', kind: 'told', contains: ['added'] },
-        { name: 'no promises', kind: 'policy', rubric: 'The agent promises nothing the request did not ask for.' },
-      ],
-    },
-  });
+const scenario = () => judgedDeskScenario();
 
 /** The question as the judge was asked before framing: no markers, no warning. */
 function unframed(rubric: string, transcript: string): ChatRequestBody {

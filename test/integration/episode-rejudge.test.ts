@@ -9,7 +9,7 @@ import { ModelChain, OpenAiModelClient } from '../../core/models/index.js';
 import { ModelJudge, type AgentDecision, type AgentPolicy, type EpisodeState } from '../../episode-actor/index.js';
 import { rejudge } from '../../scheduler/episodes/index.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
-import { DeskApp, deskEpisode, deskScenario } from '../support/episode-fixture.js';
+import { DeskApp, deskEpisode, judgedDeskScenario } from '../support/episode-fixture.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { insertRun, queuedAttempt } from '../support/run-records.js';
 
@@ -58,20 +58,7 @@ describe('re-judging an episode whose policy check no judge judged', function ()
 
   async function playedWithoutJudge(): Promise<{ run: RunDoc; ep: RunEpisodeDoc; st: EpisodeState }> {
     const app = new DeskApp();
-    const scenario = deskScenario({
-      checks: {
-        '1': [
-          {
-            name: 'one note',
-            kind: 'state',
-            tool: 'list_notes',
-            args: { item_id: '${item.id}' },
-            expect: [{ path: 'notes', count: 1 }],
-          },
-          { name: 'no promises', kind: 'policy', rubric: 'The agent promises nothing the request did not ask for.' },
-        ],
-      },
-    });
+    const scenario = judgedDeskScenario({ told: false });
     const played = deskEpisode({ profile: { driver: 'llm' }, app, policy: doer(app), scenario });
     await played.actor.start();
     await played.actor.done;

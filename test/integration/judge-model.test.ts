@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ModelChain, OpenAiModelClient } from '../../core/models/index.js';
 import { ModelJudge, type AgentDecision, type AgentPolicy } from '../../episode-actor/index.js';
-import { DeskApp, deskEpisode, deskScenario } from '../support/episode-fixture.js';
+import { DeskApp, deskEpisode, judgedDeskScenario } from '../support/episode-fixture.js';
 import { startModelServer, type ChatRequestBody, type ModelServer } from '../support/model-server.js';
 
 /** Adds the note, then tells the customer in words the told check's string does not contain. */
@@ -24,22 +24,7 @@ function politeAgent(app: DeskApp): AgentPolicy {
   };
 }
 
-const scenario = () =>
-  deskScenario({
-    checks: {
-      '1': [
-        {
-          name: 'one note',
-          kind: 'state',
-          tool: 'list_notes',
-          args: { item_id: '${item.id}' },
-          expect: [{ path: 'notes', count: 1 }],
-        },
-        { name: 'told it was added', kind: 'told', contains: ['added'] },
-        { name: 'no promises', kind: 'policy', rubric: 'The agent promises nothing the request did not ask for.' },
-      ],
-    },
-  });
+const scenario = () => judgedDeskScenario();
 
 /** A judge model: reads the rubric and the conversation as a model would, and says why. */
 function judgeModel(b: ChatRequestBody) {
@@ -141,20 +126,7 @@ describe('model judges of told and policy checks (scriptable OpenAI-compatible s
       );
       const app = new DeskApp();
       const chain = new ModelChain(new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k' }), 'gpt-4o-mini');
-      const only = deskScenario({
-        checks: {
-          '1': [
-            {
-              name: 'one note',
-              kind: 'state',
-              tool: 'list_notes',
-              args: { item_id: '${item.id}' },
-              expect: [{ path: 'notes', count: 1 }],
-            },
-            { name: 'no promises', kind: 'policy', rubric: 'The agent promises nothing the request did not ask for.' },
-          ],
-        },
-      });
+      const only = judgedDeskScenario({ told: false });
       const run = deskEpisode({
         profile: { driver: 'llm' },
         app,

@@ -233,3 +233,22 @@ export function readAndAct(actor: EpisodeActor, action: ExternalAction): ReturnT
   actor.observation();
   return actor.submitAction(action);
 }
+
+/**
+ * The desk scenario with a check for a judge: one note (state), that the customer was told
+ * (`told: false` leaves it out), and a `policy` check that the agent promises nothing more.
+ */
+export function judgedDeskScenario({ told = true }: { told?: boolean } = {}): Scenario {
+  const checks: Scenario['checks'][string] = [
+    {
+      name: 'one note',
+      kind: 'state',
+      tool: 'list_notes',
+      args: { item_id: '${item.id}' },
+      expect: [{ path: 'notes', count: 1 }],
+    },
+    ...(told ? [{ name: 'told it was added', kind: 'told' as const, contains: ['added'] }] : []),
+    { name: 'no promises', kind: 'policy', rubric: 'The agent promises nothing the request did not ask for.' },
+  ];
+  return deskScenario({ checks: { '1': checks } });
+}
