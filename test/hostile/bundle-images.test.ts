@@ -70,13 +70,15 @@ async function tenant(t: TestService, name: string) {
   });
 
   it("an image archive naming the operator's runtime image and another project's image loads under the importer's name only", async () => {
-    // the operator's image, present in the engine
-    if (!(await idOf(runtime))) {
-      const s = await docker.pull(runtime);
+    // the operator's image, present in the engine under its tag (a pull by digest names nothing)
+    const operatorTag = runtime.split('@')[0]!;
+    if (!(await idOf(operatorTag))) {
+      const s = await docker.pull(operatorTag);
       await new Promise((res, rej) => docker.modem.followProgress(s, (e: Error | null) => (e ? rej(e) : res(null))));
     }
-    const operatorTag = runtime.split('@')[0]!;
     const operatorId = await idOf(runtime);
+    expect(operatorId, `${runtime} is not in the engine`).to.be.a('string');
+    expect(await idOf(operatorTag), `${operatorTag} does not name ${runtime}`).to.equal(operatorId);
     // another project imports an image of its own
     const victim = await tenant(t, 'victim');
     const own = tinyImage(`victim-${run}`);
