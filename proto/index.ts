@@ -14,3 +14,4 @@ export type { WorkerInfo, WorkerInfo__Output } from './generated/crucible/v1/Wor
 export type { WorldWorkerClient } from './generated/crucible/v1/WorldWorker.js';
 export type { ProtoGrpcType as SchedulerProtoGrpcType } from './generated/scheduler.js';
 export type { ProtoGrpcType as WorkerProtoGrpcType } from './generated/world_worker.js';
+export type * from './api.js';

@@ -1,8 +1,9 @@
 // `npm test`: makes the machine ready (scripts/test-setup.sh: installs, as root, the Debian
 // packages it lacks and starts NATS, Redis, PostgreSQL and podman; not root and something
-// missing, it stops at once naming the command to run), checks that generated code is current,
-// type-checks everything, runs the mocha suites (unit, contract, integration, e2e), then any
-// Python suites, and prints one closing line: `tests: N passed, N failed[, N skipped]`.
+// missing, it stops at once naming the command to run), checks that generated code is current
+// (the gRPC types and the API types), type-checks everything, runs the mocha suites (unit,
+// contract, integration, e2e), then any Python suites, and prints one closing line:
+// `tests: N passed, N failed[, N skipped]`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,11 @@ function run(label, cmd, args, env = {}) {
 if (spawnSync('bash', ['scripts/test-setup.sh'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
 
 if (!run('generated gRPC types are current', process.execPath, ['scripts/gen-proto.mjs', '--check'])) {
+  broken = true;
+  totals.failed++;
+} else totals.passed++;
+
+if (!run('generated API types are current', process.execPath, ['scripts/gen-api-types.mjs', '--check'])) {
   broken = true;
   totals.failed++;
 } else totals.passed++;
