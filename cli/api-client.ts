@@ -89,7 +89,7 @@ export class ApiClient {
   }
 
   /** Sends one request and answers the parsed JSON (or the text of a non-JSON answer). */
-  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const res = await this.fetchRaw(method, path, opts);
     const text = await res.text();
     const isJson = (res.headers.get('content-type') ?? '').includes('json');
@@ -121,7 +121,7 @@ export class ApiClient {
     return res;
   }
 
-  get<T = any>(path: string, query?: RequestOptions['query']): Promise<T> {
+  get<T = unknown>(path: string, query?: RequestOptions['query']): Promise<T> {
     return this.request<T>('GET', path, { query });
   }
 
@@ -130,7 +130,7 @@ export class ApiClient {
    * page until one has none (CLARIFICATIONS.md 9). `query` applies to the first page; the
    * next ones are the URLs the server names.
    */
-  async list<T = any>(path: string, query?: RequestOptions['query']): Promise<T[]> {
+  async list<T = unknown>(path: string, query?: RequestOptions['query']): Promise<T[]> {
     const items: T[] = [];
     let res = await this.fetchRaw('GET', path, { query });
     for (let pages = 1; ; pages++) {
@@ -145,11 +145,11 @@ export class ApiClient {
     }
   }
 
-  post<T = any>(path: string, body: unknown = {}, query?: RequestOptions['query']): Promise<T> {
+  post<T = unknown>(path: string, body: unknown = {}, query?: RequestOptions['query']): Promise<T> {
     return this.request<T>('POST', path, { body, query });
   }
 
-  del<T = any>(path: string): Promise<T> {
+  del<T = unknown>(path: string): Promise<T> {
     return this.request<T>('DELETE', path);
   }
 

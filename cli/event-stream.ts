@@ -1,19 +1,10 @@
 import { createParser } from 'eventsource-parser';
+import type { Schema } from '../proto/index.js';
 import type { ApiClient } from './api-client.js';
 import { ApiError, refusal } from './api-error.js';
 
 /** One event of a job or run stream (spec section 6), as the API sends it. */
-export interface StreamEvent {
-  event_id: number;
-  type: string;
-  summary: string;
-  created_at: string;
-  stream: string;
-  episode_id?: string | null;
-  actor_id?: string | null;
-  goal_version?: number | null;
-  data?: Record<string, any>;
-}
+export type StreamEvent = Schema<'Event'>;
 
 /** No byte for this long (heartbeats come every 15 s) means the connection is lost. */
 const IDLE_MS = 60_000;

@@ -1,3 +1,4 @@
+import type { EpisodeListItem, RunListItem, Schema } from '../proto/index.js';
 import { seg, type ApiClient } from './api-client.js';
 
 /** Run statuses that end a run (spec section 3). */
@@ -44,7 +45,7 @@ export async function waitForResult(
 ): Promise<{ status: string; result?: unknown }> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const answer = await api.get(`/v1/episodes/${seg(episodeId)}/actions/${seg(key)}`);
+    const answer = await api.get<Schema<'ActionResult'>>(`/v1/episodes/${seg(episodeId)}/actions/${seg(key)}`);
     if (answer.status === 'done') return answer;
     if (Date.now() >= deadline) throw new ActionPending(episodeId, key, waitMs);
     await new Promise((resolve) => setTimeout(resolve, Math.min(RESULT_POLL_MS, Math.max(0, deadline - Date.now()))));
@@ -65,17 +66,21 @@ export async function waitingTurns(
   else {
     const runIds = where.runId
       ? [where.runId]
-      : (await api.list('/v1/runs')).filter((r) => !RUN_ENDED.includes(r.status)).map((r) => String(r.run_id ?? r.id));
+      : (await api.list<RunListItem>('/v1/runs'))
+          .filter((r) => !RUN_ENDED.includes(r.status))
+          .map((r) => String(r.run_id ?? r.id));
     targets = [];
     for (const run of runIds) {
-      const episodes = await api.list(`/v1/runs/${seg(run)}/episodes`);
+      const episodes = await api.list<EpisodeListItem>(`/v1/runs/${seg(run)}/episodes`);
       for (const e of episodes) if (e.status === 'running') targets.push({ run, episode: String(e.id) });
     }
   }
   const turns: WaitingTurn[] = [];
   for (let i = 0; i < targets.length; i += PARALLEL_READS) {
     const batch = targets.slice(i, i + PARALLEL_READS);
-    const observations = await Promise.all(batch.map((t) => api.get(`/v1/episodes/${seg(t.episode)}/observation`)));
+    const observations = await Promise.all(
+      batch.map((t) => api.get<Schema<'Observation'>>(`/v1/episodes/${seg(t.episode)}/observation`)),
+    );
     observations.forEach((o, j) => {
       const d = o?.turn?.data;
       if (!o?.awaiting_action || !d) return;

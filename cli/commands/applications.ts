@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { Answer, Application } from '../../proto/index.js';
 import { seg } from '../api-client.js';
-import { api, collect, common, fields, run, show, table, type CommonOptions } from './output.js';
+import { api, collect, common, fields, run, show, table, type Column, type CommonOptions } from './output.js';
 
 interface CreateOptions extends CommonOptions {
   name: string;
@@ -16,13 +17,20 @@ interface CreateOptions extends CommonOptions {
   notes?: string;
 }
 
-const appColumns = [
-  ['id', (a: any) => a.id],
-  ['name', (a: any) => a.name],
-  ['source', (a: any) => a.source?.kind],
-  ['where', (a: any) => a.source?.url ?? a.source?.path ?? '-'],
-  ['created', (a: any) => a.created_at],
-] as const;
+const appColumns: readonly Column<Application>[] = [
+  ['id', (a) => a.id],
+  ['name', (a) => a.name],
+  ['source', (a) => a.source?.kind],
+  ['where', (a) => a.source?.url ?? a.source?.path ?? '-'],
+  ['created', (a) => a.created_at],
+];
+
+/** `POST /v1/applications/import-catalog`: the plan, what was registered and what was skipped, and why. */
+interface CatalogImport {
+  plan?: string;
+  registered?: Application[];
+  skipped?: Array<{ name: string; reason: string }>;
+}
 
 /** The `source` object of spec section 2 from the command's options. */
 function sourceOf(opts: CreateOptions): Record<string, string> {
@@ -69,8 +77,8 @@ export function registerApplicationCommands(program: Command): void {
     .description('list the applications of the project')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).list('/v1/applications');
-        show(opts, list, () => table(list, [...appColumns]));
+        const list = await api(opts).list<Application>('/v1/applications');
+        show(opts, list, () => table(list, appColumns));
       }),
     );
 
@@ -78,7 +86,7 @@ export function registerApplicationCommands(program: Command): void {
     .description('show one application')
     .action(
       run(async (appId: string, opts: CommonOptions) => {
-        const app = await api(opts).get(`/v1/applications/${seg(appId)}`);
+        const app = await api(opts).get<Application>(`/v1/applications/${seg(appId)}`);
         show(opts, app, () => fields(app));
       }),
     );
@@ -104,7 +112,7 @@ export function registerApplicationCommands(program: Command): void {
           policies: opts.policies,
           notes: opts.notes,
         };
-        const app = await client.post('/v1/applications', body);
+        const app = await client.post<Application>('/v1/applications', body);
         const uploaded = opts.upload ? await uploadArchive(opts, app.id, opts.upload) : undefined;
         show(
           opts,
@@ -127,19 +135,19 @@ export function registerApplicationCommands(program: Command): void {
     .description("register the packaged sample applications, as many as the plan's application limit allows")
     .action(
       run(async (opts: CommonOptions) => {
-        const answer = await api(opts).post('/v1/applications/import-catalog');
-        const registered: any[] = answer.registered ?? [];
-        const skipped: any[] = answer.skipped ?? [];
+        const answer = await api(opts).post<CatalogImport>('/v1/applications/import-catalog');
+        const registered = answer.registered ?? [];
+        const skipped = answer.skipped ?? [];
         show(
           opts,
           answer,
           () =>
             `Plan ${answer.plan}: ${registered.length} registered, ${skipped.length} skipped.\n` +
-            (registered.length ? table(registered, [...appColumns]) : '') +
+            (registered.length ? table(registered, appColumns) : '') +
             (skipped.length
               ? table(skipped, [
-                  ['skipped', (s: any) => s.name],
-                  ['why', (s: any) => s.reason],
+                  ['skipped', (s) => s.name],
+                  ['why', (s) => s.reason],
                 ])
               : ''),
         );
@@ -150,7 +158,7 @@ export function registerApplicationCommands(program: Command): void {
     .description('delete an application (admin); its builds stop, finished runs stay in history')
     .action(
       run(async (appId: string, opts: CommonOptions) => {
-        const answer = await api(opts).del(`/v1/applications/${seg(appId)}`);
+        const answer = await api(opts).del<Answer>(`/v1/applications/${seg(appId)}`);
         show(opts, answer, () => `Application ${appId} deleted.\n`);
       }),
     );

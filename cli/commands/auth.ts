@@ -1,5 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
+import type { Identity } from '../../proto/index.js';
 import { ApiClient, ApiError, resolveCredentials } from '../api-client.js';
 import { configPath, removeSignIn, writeSignIn } from '../config-file.js';
 import { common, fields, printJson, run, show, type CommonOptions } from './output.js';
@@ -80,7 +81,7 @@ async function login(opts: CommonOptions & { client?: string }): Promise<void> {
       client,
       saved_at: new Date().toISOString(),
     });
-    const me = await new ApiClient(baseUrl, answer.api_key).get('/v1/me');
+    const me = await new ApiClient(baseUrl, answer.api_key).get<Identity>('/v1/me');
     if (opts.json)
       printJson({
         status: 'approved',
@@ -123,13 +124,13 @@ export function registerAuthCommands(program: Command): void {
     .action(
       run(async (opts: CommonOptions) => {
         const creds = resolveCredentials({ apiKey: opts.apiKey, url: opts.url });
-        const me = await ApiClient.from(opts).get('/v1/me');
+        const me = await ApiClient.from(opts).get<Identity>('/v1/me');
         show(opts, { ...me, base_url: creds.baseUrl, key_source: creds.keySource }, () =>
           fields({
             server: creds.baseUrl,
             organization: me.organization,
             project: `${me.project} (${me.project_id})`,
-            scopes: (me.scopes as string[]).join(', '),
+            scopes: me.scopes.join(', '),
             plan: me.plan,
             user: me.user?.email ?? me.user,
             key_from: creds.keySource,

@@ -1,17 +1,18 @@
 import type { Command } from 'commander';
+import type { JobView, ScenarioView, Schema } from '../../proto/index.js';
 import { seg, type ApiClient } from '../api-client.js';
 import { BUILD_PHASES, buildStep, follow } from './follow.js';
-import { api, common, fields, num, printJson, run, show, table, type CommonOptions } from './output.js';
+import { api, common, fields, num, printJson, run, show, table, type Column, type CommonOptions } from './output.js';
 
-const jobColumns = [
-  ['id', (j: any) => j.id],
-  ['kind', (j: any) => j.kind],
-  ['status', (j: any) => j.status],
-  ['attempts', (j: any) => j.attempts],
-  ['phases', (j: any) => (j.completed_phases ?? []).length],
-  ['spent_usd', (j: any) => j.spent_usd],
-  ['created', (j: any) => j.created_at],
-] as const;
+const jobColumns: readonly Column<JobView>[] = [
+  ['id', (j) => j.id],
+  ['kind', (j) => j.kind],
+  ['status', (j) => j.status],
+  ['attempts', (j) => j.attempts],
+  ['phases', (j) => (j.completed_phases ?? []).length],
+  ['spent_usd', (j) => j.spent_usd],
+  ['created', (j) => j.created_at],
+];
 
 interface BuildOptions extends CommonOptions {
   model?: string;
@@ -24,7 +25,7 @@ interface BuildOptions extends CommonOptions {
 }
 
 /** Scenarios of a world version counted by `split/status`, e.g. `train/approved: 4`. */
-function scenarioCounts(scenarios: any[]): Record<string, number> {
+function scenarioCounts(scenarios: ScenarioView[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const s of scenarios) counts[`${s.split}/${s.status}`] = (counts[`${s.split}/${s.status}`] ?? 0) + 1;
   return counts;
@@ -47,9 +48,11 @@ async function followBuild(
     step: buildStep,
     quiet: opts.json,
   });
-  const job = await client.get(`/v1/jobs/${seg(jobId)}`);
+  const job = await client.get<JobView>(`/v1/jobs/${seg(jobId)}`);
   const wvId = worldVersionId ?? job.input?.world_version_id ?? job.result?.world_version_id;
-  const scenarios: any[] = wvId ? await client.list(`/v1/world-versions/${seg(wvId)}/scenarios`).catch(() => []) : [];
+  const scenarios = wvId
+    ? await client.list<ScenarioView>(`/v1/world-versions/${seg(wvId)}/scenarios`).catch(() => [])
+    : [];
   if (opts.json) printJson({ build: started ?? null, job, scenarios: scenarioCounts(scenarios) });
   else {
     process.stdout.write(
@@ -97,7 +100,7 @@ export function registerBuildCommands(program: Command): void {
           max_repair_rounds: opts.maxRepairRounds,
           check_determinism: opts.checkDeterminism,
         };
-        const started = await client.post('/v1/world-builds', body);
+        const started = await client.post<Schema<'WorldBuildAccepted'>>('/v1/world-builds', body);
         if (!opts.follow) return show(opts, started, () => fields(started));
         if (!opts.json)
           process.stdout.write(
@@ -111,8 +114,8 @@ export function registerBuildCommands(program: Command): void {
     .description('list world build jobs, newest first')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).list('/v1/jobs', { kind: 'world_build' });
-        show(opts, list, () => table(list, [...jobColumns]));
+        const list = await api(opts).list<JobView>('/v1/jobs', { kind: 'world_build' });
+        show(opts, list, () => table(list, jobColumns));
       }),
     );
 
@@ -120,7 +123,7 @@ export function registerBuildCommands(program: Command): void {
     .description('show a build job')
     .action(
       run(async (jobId: string, opts: CommonOptions) => {
-        const job = await api(opts).get(`/v1/jobs/${seg(jobId)}`);
+        const job = await api(opts).get<JobView>(`/v1/jobs/${seg(jobId)}`);
         show(opts, job, () =>
           fields(job, [
             'id',
@@ -148,8 +151,8 @@ export function registerBuildCommands(program: Command): void {
     .option('--kind <kind>', 'only jobs of this kind, e.g. world_build')
     .action(
       run(async (opts: CommonOptions & { kind?: string }) => {
-        const list = await api(opts).list('/v1/jobs', { kind: opts.kind });
-        show(opts, list, () => table(list, [...jobColumns]));
+        const list = await api(opts).list<JobView>('/v1/jobs', { kind: opts.kind });
+        show(opts, list, () => table(list, jobColumns));
       }),
     );
 
@@ -157,7 +160,7 @@ export function registerBuildCommands(program: Command): void {
     .description('show a server job')
     .action(
       run(async (jobId: string, opts: CommonOptions) => {
-        const job = await api(opts).get(`/v1/jobs/${seg(jobId)}`);
+        const job = await api(opts).get<JobView>(`/v1/jobs/${seg(jobId)}`);
         show(opts, job, () => fields(job));
       }),
     );
@@ -169,7 +172,9 @@ export function registerBuildCommands(program: Command): void {
       )
       .action(
         run(async (jobId: string, opts: CommonOptions) => {
-          const answer = await api(opts).post(`/v1/jobs/${seg(jobId)}/commands`, { command });
+          const answer = await api(opts).post<Schema<'JobCommandAnswer'>>(`/v1/jobs/${seg(jobId)}/commands`, {
+            command,
+          });
           show(opts, answer, () => fields(answer));
         }),
       );

@@ -1,8 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
+import type { Answer, Episode, Schema } from '../../proto/index.js';
 import { seg } from '../api-client.js';
 import { waitForResult } from '../external-turns.js';
 import { api, common, fields, num, run, show, type CommonOptions } from './output.js';
+
+/** The options of `episodes intervene`, as commander names them. */
+interface InterveneOptions {
+  kind: string;
+  text?: string;
+  goalVersion?: number;
+  tool?: string;
+  faultMode?: string;
+  role?: string;
+  count?: number;
+}
 
 /** Parses a JSON object option. */
 function jsonObject(value: string | undefined, option: string): Record<string, unknown> {
@@ -24,7 +36,7 @@ export function registerEpisodeCommands(program: Command): void {
     .description('show the full episode record: status, termination, reward, oracle, actions, messages')
     .action(
       run(async (epId: string, opts: CommonOptions) => {
-        const ep = await api(opts).get(`/v1/episodes/${seg(epId)}`);
+        const ep = await api(opts).get<Episode>(`/v1/episodes/${seg(epId)}`);
         show(
           opts,
           ep,
@@ -39,12 +51,12 @@ export function registerEpisodeCommands(program: Command): void {
     .description('the waiting turn of an external episode: actor, new messages, tools')
     .action(
       run(async (epId: string, opts: CommonOptions) => {
-        const o = await api(opts).get(`/v1/episodes/${seg(epId)}/observation`);
+        const o = await api(opts).get<Schema<'Observation'>>(`/v1/episodes/${seg(epId)}/observation`);
         show(opts, o, () => {
           const d = o.turn?.data;
           if (!o.awaiting_action || !d) return `Episode ${o.episode_status}; no turn waits.\n`;
-          const msgs = (d.new ?? []).map((m: any) => `  [${m.role}] ${m.content}`).join('\n');
-          const tools = (d.tools ?? []).map((t: any) => t.function?.name).join(', ');
+          const msgs = (d.new ?? []).map((m) => `  [${m.role}] ${m.content}`).join('\n');
+          const tools = (d.tools ?? []).map((t) => t.function?.name).join(', ');
           return `Turn of ${d.actor} (request version ${d.goal_version_observed}):\n${msgs}\nTools: ${tools}\n`;
         });
       }),
@@ -68,7 +80,7 @@ export function registerEpisodeCommands(program: Command): void {
         ) => {
           const client = api(opts);
           const key = opts.key ?? randomUUID();
-          const accepted = await client.post(`/v1/episodes/${seg(epId)}/actions`, {
+          const accepted = await client.post<Schema<'ActionAccepted'>>(`/v1/episodes/${seg(epId)}/actions`, {
             actor: opts.actor,
             tool: opts.tool,
             args: jsonObject(opts.args, '--args'),
@@ -94,7 +106,7 @@ export function registerEpisodeCommands(program: Command): void {
     .option('--role <role>', 'for revoke_tool and grant_tool')
     .option('--count <n>', 'calls affected (for fault)', num)
     .action(
-      run(async (epId: string, opts: CommonOptions & Record<string, any>) => {
+      run(async (epId: string, opts: CommonOptions & InterveneOptions) => {
         const body = {
           kind: opts.kind,
           text: opts.text,
@@ -104,7 +116,7 @@ export function registerEpisodeCommands(program: Command): void {
           role: opts.role,
           count: opts.count,
         };
-        const answer = await api(opts).post(`/v1/episodes/${seg(epId)}/interventions`, body);
+        const answer = await api(opts).post<Answer>(`/v1/episodes/${seg(epId)}/interventions`, body);
         show(opts, answer, () => `Intervention ${opts.kind} queued for ${epId}.\n`);
       }),
     );

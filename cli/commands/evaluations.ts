@@ -1,14 +1,32 @@
 import { Option, type Command } from 'commander';
+import type { Answer, Comparison, EpisodeListItem, Run, Schema } from '../../proto/index.js';
 import { seg, type ApiClient } from '../api-client.js';
 import { printEvents } from './builds.js';
 import { follow, runStep } from './follow.js';
 import { comparisonText, scenarioCountsTable, summaryText } from './scores.js';
-import { api, collect, common, fields, num, printJson, run, show, table, type CommonOptions } from './output.js';
+import {
+  api,
+  collect,
+  common,
+  fields,
+  num,
+  printJson,
+  run,
+  show,
+  table,
+  type Column,
+  type CommonOptions,
+} from './output.js';
 
 /** `--wide`: every field of the summary instead of the table that fits 100 columns. */
 interface WideOptions extends CommonOptions {
   wide?: boolean;
 }
+
+/** An episode of a run's list; older records held the scenario itself instead of its id. */
+type EpisodeView = Omit<EpisodeListItem, 'scenario'> & {
+  scenario: string | { scenario_id?: string; id?: string } | null;
+};
 
 const WIDE = 'print every field of the summary and the intervals by split (wider than 100 columns)';
 
@@ -24,19 +42,19 @@ interface EvalOptions extends WideOptions {
   follow: boolean;
 }
 
-const episodeColumns = [
-  ['id', (e: any) => e.id],
-  ['profile', (e: any) => e.profile],
+const episodeColumns: readonly Column<EpisodeView>[] = [
+  ['id', (e) => e.id],
+  ['profile', (e) => e.profile],
   [
     'scenario',
-    (e: any) => (typeof e.scenario === 'object' && e.scenario ? (e.scenario.scenario_id ?? e.scenario.id) : e.scenario),
+    (e) => (typeof e.scenario === 'object' && e.scenario ? (e.scenario.scenario_id ?? e.scenario.id) : e.scenario),
   ],
-  ['split', (e: any) => e.split],
-  ['status', (e: any) => e.status],
-  ['termination', (e: any) => e.termination],
-  ['reward', (e: any) => e.reward],
-  ['cost_usd', (e: any) => e.cost_usd],
-] as const;
+  ['split', (e) => e.split],
+  ['status', (e) => e.status],
+  ['termination', (e) => e.termination],
+  ['reward', (e) => e.reward],
+  ['cost_usd', (e) => e.cost_usd],
+];
 
 /**
  * Follows a run's events with a progress bar (one unit per finished episode), then prints
@@ -55,7 +73,7 @@ async function followRun(
     step: runStep,
     quiet: opts.json,
   });
-  const r = await client.get(`/v1/runs/${seg(runId)}`);
+  const r = await client.get<Run>(`/v1/runs/${seg(runId)}`);
   if (opts.json) printJson({ run: r, started: started ?? null });
   else process.stdout.write(`Run ${r.run_id}: ${r.status}\n${summaryText(r.summary, opts)}`);
   if (r.status !== 'finished') process.exitCode = 1;
@@ -93,7 +111,7 @@ export function registerEvaluationCommands(program: Command): void {
           budget_usd: opts.budget,
           max_episode_cost_usd: opts.maxEpisodeCost,
         };
-        const started = await client.post('/v1/evaluations', body);
+        const started = await client.post<Schema<'RunStarted'>>('/v1/evaluations', body);
         if (!opts.follow) return show(opts, started, () => fields(started));
         if (!opts.json) {
           const when = started.starts_at ? `; waits for quiet hours until ${started.starts_at}` : '';
@@ -111,13 +129,13 @@ export function registerEvaluationCommands(program: Command): void {
     .description('list runs, newest first')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).list('/v1/runs');
+        const list = await api(opts).list<Run>('/v1/runs');
         show(opts, list, () =>
           table(list, [
-            ['run_id', (r: any) => r.run_id ?? r.id],
-            ['status', (r: any) => r.status],
-            ['world_version', (r: any) => r.config?.world_version_id ?? r.world_version_id],
-            ['created', (r: any) => r.created_at],
+            ['run_id', (r) => r.run_id ?? r.id],
+            ['status', (r) => r.status],
+            ['world_version', (r) => r.config?.world_version_id ?? r.world_version_id],
+            ['created', (r) => r.created_at],
           ]),
         );
       }),
@@ -128,7 +146,7 @@ export function registerEvaluationCommands(program: Command): void {
     .option('--wide', WIDE)
     .action(
       run(async (runId: string, opts: WideOptions) => {
-        const r = await api(opts).get(`/v1/runs/${seg(runId)}`);
+        const r = await api(opts).get<Run>(`/v1/runs/${seg(runId)}`);
         show(
           opts,
           r,
@@ -141,8 +159,8 @@ export function registerEvaluationCommands(program: Command): void {
     .description('list the episodes of a run')
     .action(
       run(async (runId: string, opts: CommonOptions) => {
-        const list = await api(opts).list(`/v1/runs/${seg(runId)}/episodes`);
-        show(opts, list, () => table(list, [...episodeColumns]));
+        const list = await api(opts).list<EpisodeView>(`/v1/runs/${seg(runId)}/episodes`);
+        show(opts, list, () => table(list, episodeColumns));
       }),
     );
 
@@ -152,7 +170,7 @@ export function registerEvaluationCommands(program: Command): void {
     .action(
       run(async (runId: string, opts: WideOptions) => {
         const client = api(opts);
-        const episodes = await client.list(`/v1/runs/${seg(runId)}/episodes`);
+        const episodes = await client.list<EpisodeView>(`/v1/runs/${seg(runId)}/episodes`);
         await followRun(client, runId, episodes.length, opts);
       }),
     );
@@ -171,7 +189,7 @@ export function registerEvaluationCommands(program: Command): void {
       .description(`${command} a run (passed on to every shard it applies to)`)
       .action(
         run(async (runId: string, opts: CommonOptions) => {
-          const answer = await api(opts).post(`/v1/runs/${seg(runId)}/commands`, { command });
+          const answer = await api(opts).post<Answer>(`/v1/runs/${seg(runId)}/commands`, { command });
           show(
             opts,
             answer,
@@ -190,12 +208,12 @@ export function registerEvaluationCommands(program: Command): void {
     .addOption(new Option('--intersection').hideHelp())
     .action(
       run(async (runA: string, runB: string | undefined, opts: WideOptions) => {
-        const c = await api(opts).get('/v1/compare', { run_a: runA, run_b: runB });
+        const c = await api(opts).get<Comparison>('/v1/compare', { run_a: runA, run_b: runB });
         show(opts, c, () => {
           const parts = [
             `World version ${c.world_version_id} (content hash ${String(c.world_content_hash).slice(0, 16)})\n`,
           ];
-          for (const [runId, summary] of Object.entries<any>(c.runs ?? {}))
+          for (const [runId, summary] of Object.entries(c.runs ?? {}))
             parts.push(`\nRun ${runId}\n${summaryText(summary, opts)}`);
           parts.push(comparisonText(c));
           return parts.join('');

@@ -2,6 +2,8 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
+import type { ReadableStream } from 'node:stream/web';
+import type { Answer, Artifact } from '../../proto/index.js';
 import { seg } from '../api-client.js';
 import { api, collect, common, fields, run, show, table, type CommonOptions } from './output.js';
 
@@ -16,7 +18,7 @@ export function registerExportCommands(program: Command): void {
     .option('--all', 'include episodes that are not verified')
     .action(
       run(async (opts: CommonOptions & { run: string[]; split?: string[]; all?: boolean }) => {
-        const answer = await api(opts).post('/v1/dataset-exports', {
+        const answer = await api(opts).post<Answer>('/v1/dataset-exports', {
           run_ids: opts.run,
           splits: opts.split,
           verified_only: !opts.all,
@@ -30,7 +32,7 @@ export function registerExportCommands(program: Command): void {
     .option('--include-images', 'include the service images')
     .action(
       run(async (wvId: string, opts: CommonOptions & { includeImages?: boolean }) => {
-        const answer = await api(opts).post(
+        const answer = await api(opts).post<Answer>(
           `/v1/world-versions/${seg(wvId)}/bundle`,
           {},
           { include_images: Boolean(opts.includeImages) },
@@ -44,14 +46,14 @@ export function registerExportCommands(program: Command): void {
     .option('--kind <kind>', 'only artifacts of this kind')
     .action(
       run(async (opts: CommonOptions & { kind?: string }) => {
-        const list = await api(opts).list('/v1/artifacts', { kind: opts.kind });
+        const list = await api(opts).list<Artifact>('/v1/artifacts', { kind: opts.kind });
         show(opts, list, () =>
           table(list, [
-            ['id', (a: any) => a.id],
-            ['kind', (a: any) => a.kind],
-            ['status', (a: any) => a.status],
-            ['bytes', (a: any) => a.size_bytes ?? ''],
-            ['created', (a: any) => a.created_at],
+            ['id', (a) => a.id],
+            ['kind', (a) => a.kind],
+            ['status', (a) => a.status],
+            ['bytes', (a) => a.size_bytes ?? ''],
+            ['created', (a) => a.created_at],
           ]),
         );
       }),
@@ -61,7 +63,7 @@ export function registerExportCommands(program: Command): void {
     .description('show an artifact record')
     .action(
       run(async (artId: string, opts: CommonOptions) => {
-        const a = await api(opts).get(`/v1/artifacts/${seg(artId)}`);
+        const a = await api(opts).get<Answer>(`/v1/artifacts/${seg(artId)}`);
         show(opts, a, () => fields(a));
       }),
     );
@@ -73,7 +75,7 @@ export function registerExportCommands(program: Command): void {
       run(async (artId: string, opts: CommonOptions & { output: string }) => {
         const res = await api(opts).fetchRaw('GET', `/v1/artifacts/${seg(artId)}/download`);
         if (!res.body) throw new Error('the download answered no body');
-        await pipeline(Readable.fromWeb(res.body as any), createWriteStream(opts.output));
+        await pipeline(Readable.fromWeb(res.body as ReadableStream<Uint8Array>), createWriteStream(opts.output));
         show(opts, { artifact: artId, file: opts.output }, () => `Wrote ${opts.output}.\n`);
       }),
     );

@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import type { RunSummary } from '../../proto/index.js';
 import type { ApiClient } from '../api-client.js';
 import type { StreamEvent } from '../event-stream.js';
 import { cell, table } from './output.js';
@@ -101,7 +102,7 @@ export function runStep(event: StreamEvent): Step | undefined {
  * every scalar field the entries hold (the summary's inner fields are the server's to name);
  * `pass_at_k` is headed `pass^k` as the docs write it.
  */
-export function summaryTable(summary: any): string {
+export function summaryTable(summary: RunSummary | undefined): string {
   const profiles: Record<string, Record<string, unknown>> = summary?.profiles ?? {};
   const rows = Object.entries(profiles);
   if (rows.length === 0) return 'No profile results yet.\n';

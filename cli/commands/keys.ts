@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Answer, ApiKey, ApiKeyCreated } from '../../proto/index.js';
 import { seg } from '../api-client.js';
 import { api, collect, common, fields, run, show, table, type CommonOptions } from './output.js';
 
@@ -10,14 +11,14 @@ export function registerKeyCommands(program: Command): void {
     .description('list keys: name, prefix, scopes, last use (never the key itself)')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).list('/v1/api-keys');
+        const list = await api(opts).list<ApiKey>('/v1/api-keys');
         show(opts, list, () =>
           table(list, [
-            ['id', (k: any) => k.id],
-            ['name', (k: any) => k.name],
-            ['prefix', (k: any) => k.prefix],
-            ['scopes', (k: any) => (k.scopes ?? []).join(',')],
-            ['last_used', (k: any) => k.last_used_at],
+            ['id', (k) => k.id],
+            ['name', (k) => k.name],
+            ['prefix', (k) => k.prefix],
+            ['scopes', (k) => (k.scopes ?? []).join(',')],
+            ['last_used', (k) => k.last_used_at],
           ]),
         );
       }),
@@ -29,7 +30,7 @@ export function registerKeyCommands(program: Command): void {
     .option('--scope <scope>', 'admin, read, write, evaluator or agent (repeatable; default admin)', collect)
     .action(
       run(async (opts: CommonOptions & { name: string; scope?: string[] }) => {
-        const k = await api(opts).post('/v1/api-keys', { name: opts.name, scopes: opts.scope });
+        const k = await api(opts).post<ApiKeyCreated>('/v1/api-keys', { name: opts.name, scopes: opts.scope });
         show(
           opts,
           k,
@@ -43,13 +44,8 @@ export function registerKeyCommands(program: Command): void {
     .description('revoke a key: it stops working at once')
     .action(
       run(async (keyId: string, opts: CommonOptions) => {
-        const answer = await api(opts).del(`/v1/api-keys/${seg(keyId)}`);
-        show(
-          opts,
-          answer,
-          () =>
-            `Key ${keyId} revoked.\n${answer && typeof answer === 'object' && Object.keys(answer).length ? fields(answer) : ''}`,
-        );
+        const answer = await api(opts).del<Answer>(`/v1/api-keys/${seg(keyId)}`);
+        show(opts, answer, () => `Key ${keyId} revoked.\n${Object.keys(answer ?? {}).length ? fields(answer) : ''}`);
       }),
     );
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { AgentProfile } from '../../proto/index.js';
 import { seg } from '../api-client.js';
 import { api, common, fields, num, run, show, table, type CommonOptions } from './output.js';
 
@@ -22,15 +23,15 @@ export function registerProfileCommands(program: Command): void {
     .description('list every version of every profile')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).list('/v1/agent-profiles');
+        const list = await api(opts).list<AgentProfile>('/v1/agent-profiles');
         show(opts, list, () =>
           table(list, [
-            ['id', (p: any) => p.id],
-            ['profile', (p: any) => p.label ?? `${p.name}@v${p.version}`],
-            ['driver', (p: any) => p.driver],
-            ['model', (p: any) => p.model],
-            ['temperature', (p: any) => p.temperature],
-            ['max_turns', (p: any) => p.max_turns_per_actor],
+            ['id', (p) => p.id],
+            ['profile', (p) => p.label ?? `${p.name}@v${p.version}`],
+            ['driver', (p) => p.driver],
+            ['model', (p) => p.model],
+            ['temperature', (p) => p.temperature],
+            ['max_turns', (p) => p.max_turns_per_actor],
           ]),
         );
       }),
@@ -40,7 +41,7 @@ export function registerProfileCommands(program: Command): void {
     .description('show a profile version')
     .action(
       run(async (id: string, opts: CommonOptions) => {
-        const p = await api(opts).get(`/v1/agent-profiles/${seg(id)}`);
+        const p = await api(opts).get<AgentProfile>(`/v1/agent-profiles/${seg(id)}`);
         show(opts, p, () => fields(p));
       }),
     );
@@ -75,7 +76,7 @@ export function registerProfileCommands(program: Command): void {
           temperature: opts.temperature,
           max_turns_per_actor: opts.maxTurns,
         };
-        const p = await api(opts).post('/v1/agent-profiles', body);
+        const p = await api(opts).post<AgentProfile>('/v1/agent-profiles', body);
         show(opts, p, () => `Profile ${p.label ?? `${p.name}@v${p.version}`} created: ${p.id} (driver ${p.driver}).\n`);
       }),
     );

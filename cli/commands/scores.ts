@@ -1,3 +1,4 @@
+import type { Comparison, ProfileScores, RunSummary, ScoreBlock } from '../../proto/index.js';
 import { summaryTable } from './follow.js';
 import { table, type Column } from './output.js';
 
@@ -34,7 +35,7 @@ export function wrap(text: string, width = TERMINAL_WIDTH, indent = ''): string 
   return lines.map((l) => `${l}\n`).join('');
 }
 
-const compactColumns: readonly Column<[string, any]>[] = [
+const compactColumns: readonly Column<[string, ProfileScores]>[] = [
   ['profile', ([label]) => label],
   ['scored', ([, p]) => p?.scored ?? 0],
   ['mean reward', ([, p]) => `${num3(p?.mean_reward)} ${ci(p?.mean_reward_ci)}`],
@@ -50,8 +51,8 @@ const compactColumns: readonly Column<[string, any]>[] = [
  * (a long profile label is shortened in the middle). `--wide` prints every field and the
  * intervals by split (wideSummary), `--json` the whole answer.
  */
-export function compactSummary(summary: any): string {
-  const rows = Object.entries<any>(summary?.profiles ?? {});
+export function compactSummary(summary: RunSummary | undefined): string {
+  const rows = Object.entries(summary?.profiles ?? {});
   if (rows.length === 0) return 'No profile results yet.\n';
   const cells = rows.map((r) => compactColumns.map(([, get]) => String(get(r))));
   const widths = compactColumns.map(([h], i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
@@ -62,18 +63,18 @@ export function compactSummary(summary: any): string {
     `mean reward with its 95% interval (clustered by scenario); pass^k: scenarios whose every one of ` +
     `k = ${ks.length ? ks.join(', ') : '-'} repeats succeeded; more with --wide, everything with --json`;
   return `${table(
-    rows.map(([label, p]) => [shorten(label, labelWidth), p] as [string, any]),
+    rows.map(([label, p]) => [shorten(label, labelWidth), p] as [string, ProfileScores]),
     compactColumns,
   )}${wrap(note)}`;
 }
 
 /** Everything the summary holds as tables (`--wide`): every scalar field per profile, then the intervals by split. */
-export function wideSummary(summary: any): string {
+export function wideSummary(summary: RunSummary | undefined): string {
   return `${summaryTable(summary)}${statisticsTable(summary)}`;
 }
 
 /** The summary as the options ask: wide, or compact. */
-export function summaryText(summary: any, opts: { wide?: boolean }): string {
+export function summaryText(summary: RunSummary | undefined, opts: { wide?: boolean }): string {
   return opts.wide ? wideSummary(summary) : compactSummary(summary);
 }
 
@@ -81,14 +82,14 @@ export function summaryText(summary: any, opts: { wide?: boolean }): string {
  * The summary's statistics per profile and split (docs/scoring.md): mean reward, success
  * rate and pass^k with their 95% intervals, and failures by cause.
  */
-export function statisticsTable(summary: any): string {
-  const rows: Array<[string, any]> = [];
-  for (const [label, p] of Object.entries<any>(summary?.profiles ?? {})) {
+export function statisticsTable(summary: RunSummary | undefined): string {
+  const rows: Array<[string, ScoreBlock]> = [];
+  for (const [label, p] of Object.entries(summary?.profiles ?? {})) {
     rows.push([`${label} (all)`, p]);
-    for (const [split, b] of Object.entries<any>(p?.by_split ?? {})) rows.push([`${label} ${split}`, b]);
+    for (const [split, b] of Object.entries(p?.by_split ?? {})) rows.push([`${label} ${split}`, b]);
   }
   if (rows.length === 0) return '';
-  const f = (b: any) => b?.failures ?? {};
+  const f = (b: ScoreBlock) => b?.failures ?? {};
   return `\n95% intervals (Wilson clustered by scenario: repeats are not independent):\n${table(rows, [
     ['group', ([g]) => g],
     ['scored', ([, b]) => b?.scored],
@@ -103,11 +104,13 @@ export function statisticsTable(summary: any): string {
   ])}`;
 }
 
+type ScenarioCounts = NonNullable<ProfileScores['scenarios']>[string];
+
 /** Per-scenario success counts over repeats, one line per scenario of each profile. */
-export function scenarioCountsTable(summary: any): string {
-  const rows: Array<[string, string, any]> = [];
-  for (const [label, p] of Object.entries<any>(summary?.profiles ?? {}))
-    for (const [id, c] of Object.entries<any>(p?.scenarios ?? {})) rows.push([label, id, c]);
+export function scenarioCountsTable(summary: RunSummary | undefined): string {
+  const rows: Array<[string, string, ScenarioCounts]> = [];
+  for (const [label, p] of Object.entries(summary?.profiles ?? {}))
+    for (const [id, c] of Object.entries(p?.scenarios ?? {})) rows.push([label, id, c]);
   if (rows.length === 0) return '';
   return `\nPer scenario (successes of scored repeats):\n${table(rows, [
     ['profile', ([l]) => l],
@@ -118,8 +121,13 @@ export function scenarioCountsTable(summary: any): string {
   ])}`;
 }
 
+/** What comparisonText reads of the answer of GET /v1/compare. */
+type ComparisonParts = Pick<Comparison, 'comparisons'> & {
+  scenario_set?: Partial<NonNullable<Comparison['scenario_set']>>;
+};
+
 /** What GET /v1/compare says beyond the summaries: the scenario set and each paired comparison in plain words, wrapped to TERMINAL_WIDTH. */
-export function comparisonText(c: any): string {
+export function comparisonText(c: ComparisonParts): string {
   const parts: string[] = [];
   const set = c?.scenario_set;
   if (set?.mode === 'intersection') {
@@ -129,7 +137,7 @@ export function comparisonText(c: any): string {
   } else if (set)
     parts.push(`\nScenario set ${String(set.scenario_set_hash).slice(0, 23)} (${set.scenarios} scenarios)\n`);
   for (const x of c?.comparisons ?? []) {
-    const list = (xs: string[]) => (xs.length ? xs.join(', ') : 'none');
+    const list = (xs: string[] | undefined) => (xs?.length ? xs.join(', ') : 'none');
     const noise = x.verdict === 'within_noise' ? ' (within noise)' : '';
     parts.push(
       `\n${wrap(`${x.a.profile} (${x.a.run_id}) vs ${x.b.profile} (${x.b.run_id}), ${x.scenarios} paired scenarios:`)}` +
@@ -138,7 +146,7 @@ export function comparisonText(c: any): string {
           TERMINAL_WIDTH,
           '  ',
         ) +
-        wrap(x.statement, TERMINAL_WIDTH, '  ') +
+        wrap(x.statement ?? '', TERMINAL_WIDTH, '  ') +
         wrap(`improved${noise}: ${list(x.improved)}`, TERMINAL_WIDTH, '  ') +
         wrap(`regressed${noise}: ${list(x.regressed)}`, TERMINAL_WIDTH, '  '),
     );

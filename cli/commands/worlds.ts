@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
+import type { Answer, ScenarioView, WorldListItem, WorldVersion, WorldVersionRef } from '../../proto/index.js';
 import { seg } from '../api-client.js';
-import { api, common, fields, num, run, show, table, type CommonOptions } from './output.js';
+import { api, common, fields, num, run, show, table, type Column, type CommonOptions } from './output.js';
 
-const scenarioColumns = [
-  ['id', (s: any) => s.id],
-  ['split', (s: any) => s.split],
-  ['status', (s: any) => s.status],
-  ['scenario', (s: any) => s.scenario_id ?? s.template],
-] as const;
+const scenarioColumns: readonly Column<ScenarioView>[] = [
+  ['id', (s) => s.id],
+  ['split', (s) => s.split],
+  ['status', (s) => s.status],
+  ['scenario', (s) => s.scenario_id ?? s.template],
+];
 
 /** Registers `crucible worlds` and `crucible scenarios`. */
 export function registerWorldCommands(program: Command): void {
@@ -17,21 +18,18 @@ export function registerWorldCommands(program: Command): void {
     .description('list worlds with their versions and status')
     .action(
       run(async (opts: CommonOptions) => {
-        const list = await api(opts).list('/v1/worlds');
-        const rows = list.flatMap((w: any) =>
-          w.versions?.length ? w.versions.map((v: any) => ({ world: w, v })) : [{ world: w, v: null }],
+        const list = await api(opts).list<WorldListItem>('/v1/worlds');
+        const rows = list.flatMap((w): Array<{ world: WorldListItem; v: WorldVersionRef | null }> =>
+          w.versions?.length ? w.versions.map((v) => ({ world: w, v })) : [{ world: w, v: null }],
         );
         show(opts, list, () =>
           table(rows, [
-            ['world', (r: any) => r.world.id],
-            ['name', (r: any) => r.world.name],
-            ['version', (r: any) => r.v?.version],
-            ['world_version_id', (r: any) => r.v?.id],
-            ['status', (r: any) => r.v?.status],
-            [
-              'content_hash',
-              (r: any) => (r.v?.world_content_hash ? String(r.v.world_content_hash).slice(0, 16) : null),
-            ],
+            ['world', (r) => r.world.id],
+            ['name', (r) => r.world.name],
+            ['version', (r) => r.v?.version],
+            ['world_version_id', (r) => r.v?.id],
+            ['status', (r) => r.v?.status],
+            ['content_hash', (r) => (r.v?.world_content_hash ? String(r.v.world_content_hash).slice(0, 16) : null)],
           ]),
         );
       }),
@@ -41,7 +39,7 @@ export function registerWorldCommands(program: Command): void {
     .description('show a world version: manifest, validation report, provenance')
     .action(
       run(async (wvId: string, opts: CommonOptions) => {
-        const wv = await api(opts).get(`/v1/world-versions/${seg(wvId)}`);
+        const wv = await api(opts).get<WorldVersion>(`/v1/world-versions/${seg(wvId)}`);
         show(opts, wv, () => fields(wv));
       }),
     );
@@ -54,7 +52,7 @@ export function registerWorldCommands(program: Command): void {
     .action(
       run(async (wvId: string, opts: CommonOptions & { model?: string | false; budget?: number }) => {
         const body = { model: opts.model === false ? null : opts.model, budget_usd: opts.budget };
-        const answer = await api(opts).post(`/v1/world-versions/${seg(wvId)}/validate`, body);
+        const answer = await api(opts).post<Answer>(`/v1/world-versions/${seg(wvId)}/validate`, body);
         show(opts, answer, () => fields(answer));
       }),
     );
@@ -65,8 +63,8 @@ export function registerWorldCommands(program: Command): void {
     .description('list the scenarios of a world version with split and status')
     .action(
       run(async (wvId: string, opts: CommonOptions) => {
-        const list = await api(opts).list(`/v1/world-versions/${seg(wvId)}/scenarios`);
-        show(opts, list, () => table(list, [...scenarioColumns]));
+        const list = await api(opts).list<ScenarioView>(`/v1/world-versions/${seg(wvId)}/scenarios`);
+        show(opts, list, () => table(list, scenarioColumns));
       }),
     );
 
@@ -74,7 +72,7 @@ export function registerWorldCommands(program: Command): void {
     .description('show a scenario: specification and validation report')
     .action(
       run(async (scId: string, opts: CommonOptions) => {
-        const sc = await api(opts).get(`/v1/scenarios/${seg(scId)}`);
+        const sc = await api(opts).get<ScenarioView>(`/v1/scenarios/${seg(scId)}`);
         show(opts, sc, () => fields(sc));
       }),
     );
@@ -86,7 +84,7 @@ export function registerWorldCommands(program: Command): void {
       )
       .action(
         run(async (scId: string, opts: CommonOptions) => {
-          const answer = await api(opts).post(`/v1/scenarios/${seg(scId)}/${decision}`);
+          const answer = await api(opts).post<Answer>(`/v1/scenarios/${seg(scId)}/${decision}`);
           show(
             opts,
             answer,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod/v4';
+import type { Schema } from '../../proto/index.js';
 import { ApiError, formatDetail, seg, type ApiClient } from '../api-client.js';
 import { waitForResult, waitingTurns } from '../external-turns.js';
 
@@ -80,7 +81,7 @@ export function registerTools(server: McpServer, api: ApiClient): void {
     async ({ episode_id, actor, tool, args, idempotency_key, wait_s }) => {
       const key = idempotency_key ?? randomUUID();
       try {
-        const accepted = await api.post(`/v1/episodes/${seg(episode_id)}/actions`, {
+        const accepted = await api.post<Schema<'ActionAccepted'>>(`/v1/episodes/${seg(episode_id)}/actions`, {
           actor,
           tool,
           args: args ?? {},
