@@ -39,13 +39,13 @@ async function parse(res: Response): Promise<unknown> {
 }
 
 /** One API call; resolves with the JSON body, rejects with ApiError on any non-2xx answer. */
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const { data } = await apiWithHeaders<T>(method, path, body);
   return data;
 }
 
 /** One API call with the answer's headers (for `Link`). */
-export async function apiWithHeaders<T = any>(
+export async function apiWithHeaders<T = unknown>(
   method: string,
   path: string,
   body?: unknown,
@@ -91,7 +91,7 @@ export function nextLink(headers: Headers): string | null {
  * `pageLimit`: the `limit` of the pages after the first (`path` sets the first's), so a
  * short first page shows soon and long ones read the rest in few requests.
  */
-export async function apiList<T = any>(
+export async function apiList<T>(
   path: string,
   onPage?: (all: T[]) => void,
   signal?: AbortSignal,

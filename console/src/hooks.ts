@@ -12,7 +12,7 @@ export interface Loaded<T> {
  * GETs `path` (null: nothing yet) and keeps the answer; `reload()` asks again, keeping the
  * old answer on screen meanwhile. `everyMs` polls while the page is open.
  */
-export function useApi<T = any>(path: string | null, everyMs?: number): Loaded<T> {
+export function useApi<T>(path: string | null, everyMs?: number): Loaded<T> {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(path !== null);
@@ -38,7 +38,7 @@ export function useApi<T = any>(path: string | null, everyMs?: number): Loaded<T
 }
 
 /** Like useApi for lists, following `Link` pages and showing each page as it arrives. */
-export function useList<T = any>(path: string | null): Loaded<T[]> {
+export function useList<T>(path: string | null): Loaded<T[]> {
   const [data, setData] = useState<T[]>();
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(path !== null);
@@ -63,7 +63,7 @@ export interface StreamEvent {
   created_at: string;
   episode_id?: string | null;
   actor_id?: string | null;
-  data?: Record<string, any>;
+  data?: Record<string, unknown>;
 }
 
 /**

@@ -1,19 +1,9 @@
 import { createContext, startTransition, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { api, ApiError } from './api';
+import type { Identity } from './api-types';
 
 /** Who is signed in (GET /v1/me), or null when nobody is. */
-export interface Me {
-  project_id: string | null;
-  project: string | null;
-  organization: string | null;
-  organization_id?: string | null;
-  scopes: string[];
-  plan: string | null;
-  user: { id: string; email: string; name: string; role?: string } | null;
-  is_admin: boolean;
-  is_operator?: boolean;
-  needs_onboarding: boolean;
-}
+export type Me = Identity;
 
 interface SessionState {
   me: Me | null;

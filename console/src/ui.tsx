@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
+import type { Oracle, ScoreBlock } from './api-types';
 
 /** The server's `detail` (or any failure), announced to screen readers. */
 export function ErrorBox({ error }: { error: string | null | undefined }) {
@@ -105,19 +106,24 @@ export function intervalOf(v: unknown): [number, number] | null {
   return null;
 }
 
+/** `o[key]` when `o` is an object. */
+const entry = (o: unknown, key: string): unknown =>
+  o && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined;
+
 /** A rate with its interval, if the server sent `<field>_ci` (or an `intervals` map). */
-export function RateWithCi({ block, field }: { block: Record<string, any>; field: string }) {
-  const ci = intervalOf(block[`${field}_ci`] ?? block.intervals?.[field] ?? block.ci?.[field]);
+export function RateWithCi({ block, field }: { block: ScoreBlock; field: string }) {
+  const ci = intervalOf(block[`${field}_ci`] ?? entry(block.intervals, field) ?? entry(block.ci, field));
+  const value = block[field];
   return (
     <>
-      {pct(block[field])}
+      {pct(typeof value === 'number' ? value : null)}
       {ci ? <span className="muted"> [{`${pct(ci[0])}, ${pct(ci[1])}`}]</span> : null}
     </>
   );
 }
 
 /** Whether an episode succeeded: the server's `success` when present, else the oracle's rule (docs/scoring.md). */
-export function succeeded(e: { success?: boolean | null; status?: string; oracle?: any }): boolean | null {
+export function succeeded(e: { success?: boolean | null; status?: string; oracle?: Oracle | null }): boolean | null {
   if (typeof e.success === 'boolean') return e.success;
   const o = e.oracle;
   if (!o || e.status !== 'finished') return null;

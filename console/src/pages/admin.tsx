@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api } from '../api';
+import type { AdminOrganization } from '../api-types';
 import { useAction, useList, useTitle } from '../hooks';
 import { ErrorBox, Loading, PageHead, usd } from '../ui';
 
@@ -8,16 +9,16 @@ const PLANS = ['free', 'pro', 'team', 'enterprise', 'internal'];
 /** Operator administration: organizations with plan, owner and use; plan and limit overrides; credits. */
 export default function Admin() {
   useTitle('Administration');
-  const orgs = useList<any>('/v1/admin/organizations');
+  const orgs = useList<AdminOrganization>('/v1/admin/organizations');
   const act = useAction();
   const [done, setDone] = useState<string | null>(null);
-  const update = async (org: any, body: Record<string, unknown>, what: string) => {
+  const update = async (org: AdminOrganization, body: Record<string, unknown>, what: string) => {
     if (await act.run(() => api('PUT', `/v1/admin/organizations/${org.id}`, body))) {
       setDone(`${org.name}: ${what}`);
       orgs.reload();
     }
   };
-  const credit = async (org: any, kind: string, quantity: number) => {
+  const credit = async (org: AdminOrganization, kind: string, quantity: number) => {
     if (await act.run(() => api('POST', `/v1/admin/organizations/${org.id}/credits`, { kind, quantity }))) {
       setDone(`${org.name}: ${quantity} ${kind} credited`);
       orgs.reload();
@@ -46,10 +47,10 @@ export default function Admin() {
 }
 
 function OrgCard(props: {
-  org: any;
+  org: AdminOrganization;
   busy: boolean;
-  onUpdate: (org: any, body: Record<string, unknown>, what: string) => void;
-  onCredit: (org: any, kind: string, q: number) => void;
+  onUpdate: (org: AdminOrganization, body: Record<string, unknown>, what: string) => void;
+  onCredit: (org: AdminOrganization, kind: string, q: number) => void;
 }) {
   const o = props.org;
   const [plan, setPlan] = useState<string>(o.plan_override ?? '');
@@ -95,7 +96,7 @@ function OrgCard(props: {
           <span>Limit</span>
           <select value={limit} onChange={(e) => setLimit(e.target.value)}>
             {Object.keys(o.limits ?? {})
-              .filter((k) => typeof o.limits[k] === 'number' || o.limits[k] === null)
+              .filter((k) => typeof o.limits?.[k] === 'number' || o.limits?.[k] === null)
               .map((k) => (
                 <option key={k}>{k}</option>
               ))}

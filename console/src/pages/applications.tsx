@@ -1,25 +1,33 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api } from '../api';
+import type { Application, JobView, Schema } from '../api-types';
 import { useAction, useApi, useList, useTitle } from '../hooks';
-import { ErrorBox, Loading, PageHead, Status, when } from '../ui';
+import { DataTable } from '../table';
+import { ErrorBox, PageHead, Status, when } from '../ui';
+
+/** `POST /v1/applications/import-catalog`: what was registered and what was skipped, and why. */
+interface CatalogImport {
+  registered?: Application[];
+  skipped?: Array<{ name: string; reason: string }>;
+}
 
 type Kind = 'git' | 'upload' | 'local_path';
 
 /** Applications: list, register (git, upload, local path), import the catalog, delete, build a world. */
 export default function Applications() {
   useTitle('Applications');
-  const apps = useList<any>('/v1/applications');
-  const jobs = useApi<any[]>('/v1/jobs', 4000);
+  const apps = useList<Application>('/v1/applications');
+  const jobs = useApi<JobView[]>('/v1/jobs', 4000);
   const act = useAction();
   const navigate = useNavigate();
   const [imported, setImported] = useState<string | null>(null);
   const [target, setTarget] = useState(4);
 
   const importCatalog = async () => {
-    const r = await act.run(() => api('POST', '/v1/applications/import-catalog'));
+    const r = await act.run(() => api<CatalogImport>('POST', '/v1/applications/import-catalog'));
     if (r) {
-      const skipped = (r.skipped ?? []).map((x: any) => `${x.name}: ${x.reason}`);
+      const skipped = (r.skipped ?? []).map((x) => `${x.name}: ${x.reason}`);
       setImported(
         `Imported ${(r.registered ?? []).length} application(s) from the catalog.` +
           (skipped.length ? ` Skipped ${skipped.join('; ')}.` : ''),
@@ -28,10 +36,12 @@ export default function Applications() {
     }
   };
   const build = async (appId: string) => {
-    const r = await act.run(() => api('POST', '/v1/world-builds', { application_id: appId, scenario_target: target }));
+    const r = await act.run(() =>
+      api<Schema<'WorldBuildAccepted'>>('POST', '/v1/world-builds', { application_id: appId, scenario_target: target }),
+    );
     if (r) navigate(`/jobs/${r.job_id}`);
   };
-  const remove = async (app: any) => {
+  const remove = async (app: Application) => {
     if (!window.confirm(`Delete the application ${app.name}?`)) return;
     if (await act.run(() => api('DELETE', `/v1/applications/${app.id}`))) apps.reload();
   };
@@ -53,60 +63,46 @@ export default function Applications() {
         <span>Scenarios per build</span>
         <input type="number" min={1} max={30} value={target} onChange={(e) => setTarget(Number(e.target.value))} />
       </label>
-      {!apps.data ? (
-        <Loading />
-      ) : apps.data.length === 0 ? (
-        <p className="muted">No applications yet: import the catalog or register one below.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Source</th>
-                <th>Created</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {apps.data.map((a) => (
-                <tr key={a.id}>
-                  <td>
-                    <strong>{a.name}</strong>
-                    <div className="muted">{(a.notes ?? '').slice(0, 140)}</div>
-                  </td>
-                  <td>
-                    {a.source?.kind}
-                    {a.source?.url ? ` ${a.source.url}` : ''}
-                    {a.source?.path ? ` ${a.source.path}` : ''}
-                  </td>
-                  <td>{when(a.created_at)}</td>
-                  <td>
-                    <div className="actions">
-                      <button
-                        type="button"
-                        onClick={() => void build(a.id)}
-                        disabled={act.busy}
-                        aria-label={`Build world from ${a.name}`}
-                      >
-                        Build world
-                      </button>
-                      <button
-                        type="button"
-                        className="danger"
-                        onClick={() => void remove(a)}
-                        aria-label={`Delete ${a.name}`}
-                      >
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        rows={apps.data}
+        rowKey={(a) => a.id}
+        empty="No applications yet: import the catalog or register one below."
+        columns={[
+          {
+            head: 'Name',
+            cell: (a) => (
+              <>
+                <strong>{a.name}</strong>
+                <div className="muted">{(a.notes ?? '').slice(0, 140)}</div>
+              </>
+            ),
+          },
+          {
+            head: 'Source',
+            cell: (a) =>
+              `${a.source.kind ?? ''}${a.source.url ? ` ${a.source.url}` : ''}${a.source.path ? ` ${a.source.path}` : ''}`,
+          },
+          { head: 'Created', cell: (a) => when(a.created_at) },
+          {
+            head: 'Actions',
+            cell: (a) => (
+              <div className="actions">
+                <button
+                  type="button"
+                  onClick={() => void build(a.id)}
+                  disabled={act.busy}
+                  aria-label={`Build world from ${a.name}`}
+                >
+                  Build world
+                </button>
+                <button type="button" className="danger" onClick={() => void remove(a)} aria-label={`Delete ${a.name}`}>
+                  Delete
+                </button>
+              </div>
+            ),
+          },
+        ]}
+      />
       <h2>Builds</h2>
       {builds.length === 0 ? (
         <p className="muted">No builds yet.</p>
@@ -141,7 +137,7 @@ function Register({ onDone }: { onDone: () => void }) {
     e.preventDefault();
     const source = kind === 'git' ? { kind, url, commit } : kind === 'local_path' ? { kind, path } : { kind };
     const ok = await act.run(async () => {
-      const app = await api('POST', '/v1/applications', { name, source, notes });
+      const app = await api<Application>('POST', '/v1/applications', { name, source, notes });
       if (kind === 'upload' && file) {
         const form = new FormData();
         form.append('file', file);

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api } from '../api';
+import type { BillingView, Schema } from '../api-types';
 import { useAction, useApi, useTitle } from '../hooks';
 import { ErrorBox, Facts, Loading, PageHead, usd, when } from '../ui';
 
@@ -23,7 +24,7 @@ export default function Billing() {
   useTitle('Billing');
   const [params] = useSearchParams();
   const returned = params.get('checkout');
-  const billing = useApi<any>('/v1/billing');
+  const billing = useApi<BillingView>('/v1/billing');
   const [item, setItem] = useState('pro_monthly');
   const [quantity, setQuantity] = useState(1);
   const act = useAction();
@@ -34,7 +35,7 @@ export default function Billing() {
     if (returned === 'success') void run(() => api('POST', '/v1/billing/sync', {})).then(() => reload());
   }, [returned, run, reload]);
   const go = async (path: string, body: unknown) => {
-    const r = await act.run(() => api('POST', path, body));
+    const r = await act.run(() => api<Schema<'ProviderPage'>>('POST', path, body));
     if (r?.url) window.location.assign(r.url);
   };
   if (!billing.data) return billing.error ? <ErrorBox error={billing.error} /> : <Loading />;

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { api } from '../api';
+import type { CliLoginRequest } from '../api-types';
 import { useAction, useApi, useTitle } from '../hooks';
 import { ErrorBox, Facts, Loading, PageHead, Status, when } from '../ui';
 
@@ -15,11 +16,11 @@ export default function CliLogin() {
   const navigate = useNavigate();
   const code = params.get('code') ?? '';
   const [typed, setTyped] = useState(code);
-  const req = useApi<any>(code ? `/v1/cli/logins/${encodeURIComponent(code)}` : null);
+  const req = useApi<CliLoginRequest>(code ? `/v1/cli/logins/${encodeURIComponent(code)}` : null);
   const act = useAction();
-  const [decided, setDecided] = useState<any>(null);
+  const [decided, setDecided] = useState<CliLoginRequest | null>(null);
   const decide = async (d: 'approve' | 'deny') => {
-    const r = await act.run(() => api('POST', `/v1/cli/logins/${encodeURIComponent(code)}/${d}`));
+    const r = await act.run(() => api<CliLoginRequest>('POST', `/v1/cli/logins/${encodeURIComponent(code)}/${d}`));
     if (r) setDecided(r);
   };
   const lookUp = (e: FormEvent) => {

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, ApiError, query } from '../api';
+import type { Comparison, PairedComparison, Run, ScoreBlock, Side } from '../api-types';
 import { useList, useTitle } from '../hooks';
 import { ErrorBox, intervalOf, Loading, PageHead } from '../ui';
 import { ProfileSummary } from './profile-summary';
@@ -20,7 +21,7 @@ const bracket = (ci: [number, number] | null, f: (x: number) => string): string 
   ci ? ` [${f(ci[0])}, ${f(ci[1])}]` : '';
 
 /** The server's verdict in a heading's words (docs/scoring.md, Comparing). */
-export function verdictText(c: any): string {
+export function verdictText(c: Pick<PairedComparison, 'verdict' | 'a' | 'b'>): string {
   switch (c.verdict) {
     case 'b_better':
       return `B is better: ${c.b.profile} scores higher than ${c.a.profile}`;
@@ -33,16 +34,16 @@ export function verdictText(c: any): string {
   }
 }
 
-const significant = (c: any) => c.verdict === 'a_better' || c.verdict === 'b_better';
+const significant = (c: Pick<PairedComparison, 'verdict'>) => c.verdict === 'a_better' || c.verdict === 'b_better';
 
 /** "3 improved", in colour when the verdict stands, else muted and marked "within noise". */
-function Count({ c, n, what }: { c: any; n: number; what: 'improved' | 'regressed' }) {
+function Count({ c, n, what }: { c: PairedComparison; n: number; what: 'improved' | 'regressed' }) {
   if (significant(c)) return <span className={`status status-${what}`}>{`${n} ${what}`}</span>;
   return <span className="muted">{`${n} ${what} (within noise)`}</span>;
 }
 
 /** One paired comparison as the server computed it: verdict, difference and interval, test, detectable difference. */
-function Verdict({ c }: { c: any }) {
+function Verdict({ c }: { c: PairedComparison }) {
   const ci = intervalOf(c.difference_ci);
   const mdd = c.minimum_detectable_difference;
   return (
@@ -99,7 +100,7 @@ function Verdict({ c }: { c: any }) {
   );
 }
 
-const MEASURES: Array<{ field: string; head: ReactNode; rate: boolean }> = [
+const MEASURES: Array<{ field: keyof ScoreBlock & string; head: ReactNode; rate: boolean }> = [
   { field: 'mean_reward', head: 'Mean reward (0 to 1)', rate: false },
   { field: 'success_rate', head: 'Success rate (%)', rate: true },
   { field: 'pass_at_k', head: 'pass^k (%)', rate: true },
@@ -111,12 +112,12 @@ const MEASURES: Array<{ field: string; head: ReactNode; rate: boolean }> = [
  * The two sides' scores, one measure per column and one unit per column (reward, or
  * percent; the B − A row in the same unit: reward, or percentage points).
  */
-function Scores({ c, a, b }: { c: any; a: any; b: any }) {
-  const cellOf = (block: any, m: (typeof MEASURES)[number]) => {
+function Scores({ c, a, b }: { c: PairedComparison; a?: ScoreBlock; b?: ScoreBlock }) {
+  const cellOf = (block: ScoreBlock | undefined, m: (typeof MEASURES)[number]) => {
     const ci = intervalOf(block?.[`${m.field}_ci`]);
-    return m.rate
-      ? `${percent(block?.[m.field])}${bracket(ci, percent)}`
-      : `${plain(block?.[m.field])}${bracket(ci, (x) => plain(x))}`;
+    const v = block?.[m.field];
+    const x = typeof v === 'number' ? v : null;
+    return m.rate ? `${percent(x)}${bracket(ci, percent)}` : `${plain(x)}${bracket(ci, (y) => plain(y))}`;
   };
   const diff = (m: (typeof MEASURES)[number]) => {
     const x = a?.[m.field];
@@ -167,8 +168,8 @@ function Scores({ c, a, b }: { c: any; a: any; b: any }) {
 }
 
 /** Each paired scenario's mean rewards and change, as the server paired them. */
-function PerScenario({ c }: { c: any }) {
-  const rows: any[] = c.per_scenario ?? [];
+function PerScenario({ c }: { c: PairedComparison }) {
+  const rows = c.per_scenario ?? [];
   if (rows.length === 0) return <p className="muted">No scenario was scored by both sides yet.</p>;
   const noise = significant(c) ? '' : ' (within noise)';
   return (
@@ -211,7 +212,7 @@ function PerScenario({ c }: { c: any }) {
 }
 
 /** What the server left out when the runs' scenario sets differ. */
-function ScenarioSet({ set, runs }: { set: any; runs: string[] }) {
+function ScenarioSet({ set, runs }: { set: Comparison['scenario_set']; runs: string[] }) {
   if (!set || set.mode !== 'intersection') return null;
   const left: string[] = set.left_out ?? [];
   return (
@@ -220,14 +221,15 @@ function ScenarioSet({ set, runs }: { set: any; runs: string[] }) {
       specification are compared, and the summaries below count those only. Left out ({left.length}):{' '}
       {left.length ? left.join(', ') : 'none'}.
       <ul>
-        {runs.map((id) =>
-          (set.only_in?.[id] ?? []).length ? (
+        {runs.map((id) => {
+          const only = set.only_in?.[id] ?? [];
+          return only.length ? (
             <li key={id}>
-              Only in <span className="mono">{id}</span>: {set.only_in[id].join(', ')}
+              Only in <span className="mono">{id}</span>: {only.join(', ')}
             </li>
-          ) : null,
-        )}
-        {(set.changed ?? []).length ? <li>Specification changed: {set.changed.join(', ')}</li> : null}
+          ) : null;
+        })}
+        {set.changed?.length ? <li>Specification changed: {set.changed.join(', ')}</li> : null}
       </ul>
     </div>
   );
@@ -245,10 +247,10 @@ export default function Compare() {
   const [params, setParams] = useSearchParams();
   const runA = params.get('run_a') ?? '';
   const runB = params.get('run_b') ?? '';
-  const runs = useList<any>('/v1/runs');
+  const runs = useList<Run>('/v1/runs');
   const [formA, setFormA] = useState(runA);
   const [formB, setFormB] = useState(runB);
-  const [result, setResult] = useState<any>(null);
+  const [result, setResult] = useState<Comparison | null>(null);
   const [error, setError] = useState<{ status: number; detail: string } | null>(null);
   const [chosen, setChosen] = useState(0);
 
@@ -260,7 +262,7 @@ export default function Compare() {
     setChosen(0);
     if (!runA) return;
     let live = true;
-    api('GET', `/v1/compare${query({ run_a: runA, run_b: runB || undefined })}`)
+    api<Comparison>('GET', `/v1/compare${query({ run_a: runA, run_b: runB || undefined })}`)
       .then((r) => live && setResult(r))
       .catch(
         (e: unknown) =>
@@ -281,12 +283,12 @@ export default function Compare() {
   };
   const runOptions = (runs.data ?? []).map((r) => (
     <option key={r.run_id ?? r.id} value={r.run_id ?? r.id}>
-      {r.run_id ?? r.id} ({(r.profiles ?? []).map((p: any) => p.label).join(', ')}, {r.status})
+      {r.run_id ?? r.id} ({(r.profiles ?? []).map((p) => p.label).join(', ')}, {r.status})
     </option>
   ));
-  const comparisons: any[] = result?.comparisons ?? [];
+  const comparisons = result?.comparisons ?? [];
   const c = comparisons[Math.min(chosen, comparisons.length - 1)];
-  const blockOf = (side: any) => result?.runs?.[side?.run_id]?.profiles?.[side?.profile];
+  const blockOf = (side: Side) => result?.runs?.[side.run_id]?.profiles?.[side.profile];
   return (
     <>
       <PageHead title="Compare" />
@@ -368,7 +370,7 @@ export default function Compare() {
               same name and version, or one profile in each run.
             </p>
           )}
-          {Object.entries<any>(result.runs ?? {}).map(([id, s]) => (
+          {Object.entries(result.runs ?? {}).map(([id, s]) => (
             <section key={id}>
               <h2>
                 <Link to={`/runs/${id}`}>{id}</Link>

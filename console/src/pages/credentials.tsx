@@ -1,12 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api';
+import type { Credential } from '../api-types';
 import { useAction, useList, useTitle } from '../hooks';
 import { ErrorBox, Loading, PageHead } from '../ui';
 
 /** Credentials: names of secrets the server reads from its environment (model providers, applications, training). */
 export default function Credentials() {
   useTitle('Credentials');
-  const creds = useList<any>('/v1/credentials');
+  const creds = useList<Credential>('/v1/credentials');
   const [name, setName] = useState('');
   const [kind, setKind] = useState('model_provider');
   const [envVar, setEnvVar] = useState('');
@@ -19,7 +20,7 @@ export default function Credentials() {
       creds.reload();
     }
   };
-  const remove = async (c: any) => {
+  const remove = async (c: Credential) => {
     if (await act.run(() => api('DELETE', `/v1/credentials/${c.id}`))) creds.reload();
   };
   return (

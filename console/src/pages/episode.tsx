@@ -1,30 +1,33 @@
 import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
+import type { Episode, EpisodeAction, EpisodeMessage } from '../api-types';
 import { useApi, useTitle } from '../hooks';
 import { ErrorBox, Facts, Loading, PageHead, Status, num, usd, when } from '../ui';
 import { Interventions } from './interventions';
 import { Oracle, whyItFailed } from './oracle';
 
-interface Entry {
-  at: string;
-  actor: string;
-  kind: 'message' | 'action';
-  item: any;
-  /** For a message an actor sent: the action that sent it (reply_to_customer, send_message, a reply tool). */
-  via?: any;
-}
+type Entry = { at: string; actor: string } & (
+  | {
+      kind: 'message';
+      item: EpisodeMessage;
+      /** For a message an actor sent: the action that sent it (reply_to_customer, send_message, a reply tool). */
+      via?: EpisodeAction;
+    }
+  | { kind: 'action'; item: EpisodeAction }
+);
 
 /**
  * The transcript in order, each act once: a message an actor sent is shown with the action
  * that sent it (the message's `after_action` is that action's index + 1; records without it
  * are matched by actor and text), and that action is not shown again on its own.
  */
-export function transcript(messages: any[], actions: any[]): Entry[] {
-  const used = new Set<any>();
-  const sender = (m: any): any => {
+export function transcript(messages: EpisodeMessage[], actions: EpisodeAction[]): Entry[] {
+  const used = new Set<EpisodeAction>();
+  const sender = (m: EpisodeMessage): EpisodeAction | undefined => {
     if (m.from === 'customer' || m.kind === 'customer') return undefined;
     const mine = actions.filter((a) => a.actor === m.from && !used.has(a));
-    if (typeof m.after_action === 'number') return mine.find((a) => a.index === m.after_action - 1);
+    const after = m.after_action;
+    if (typeof after === 'number') return mine.find((a) => a.index === after - 1);
     return mine.find((a) => Object.values(a.args ?? {}).some((v) => v === m.text));
   };
   const xs: Entry[] = [];
@@ -38,13 +41,18 @@ export function transcript(messages: any[], actions: any[]): Entry[] {
   return xs.sort((a, b) => a.at.localeCompare(b.at));
 }
 
+/** The scenario's title or id, when the record holds the scenario itself. */
+function scenarioOf(e: Episode): string | undefined {
+  return typeof e.scenario === 'object' && e.scenario ? (e.scenario.title ?? e.scenario.id) : undefined;
+}
+
 /** One episode: why it ended as it did, its oracle, its transcript per actor, and interventions while it runs. */
 export default function EpisodePage() {
   const { id = '' } = useParams();
   useTitle(`Episode ${id}`);
-  const ep = useApi<any>(`/v1/episodes/${id}`);
+  const ep = useApi<Episode>(`/v1/episodes/${id}`);
   const running = ep.data && ['queued', 'running'].includes(ep.data.status);
-  const poll = useApi<any>(running ? `/v1/episodes/${id}` : null, 2000);
+  const poll = useApi<Episode>(running ? `/v1/episodes/${id}` : null, 2000);
   const e = poll.data ?? ep.data;
   const [actor, setActor] = useState('all');
   const entries = useMemo<Entry[]>(() => {
@@ -53,7 +61,10 @@ export default function EpisodePage() {
   }, [e]);
   if (!e) return ep.error ? <ErrorBox error={ep.error} /> : <Loading />;
   const actors = [...new Set(entries.map((x) => x.actor))];
-  const shown = actor === 'all' ? entries : entries.filter((x) => x.actor === actor || x.item.to === actor);
+  const shown =
+    actor === 'all'
+      ? entries
+      : entries.filter((x) => x.actor === actor || (x.kind === 'message' && x.item.to === actor));
   const why = whyItFailed(e);
   return (
     <>
@@ -73,15 +84,15 @@ export default function EpisodePage() {
       <ErrorBox error={ep.error} />
       <Facts
         items={[
-          ['Scenario', e.scenario?.title ?? e.scenario?.id ?? String(e.scenario)],
-          ['Split', e.split ?? e.scenario?.split],
+          ['Scenario', scenarioOf(e) ?? String(e.scenario)],
+          ['Split', e.split ?? (typeof e.scenario === 'object' ? e.scenario?.split : undefined)],
           ['Profile', e.profile],
           ['Status', <Status value={e.status} />],
           ['Ended as', e.termination],
           ['Reward', num(e.reward)],
           ['Repeat / attempt', `${e.repeat ?? 1} / ${e.attempt ?? 1}`],
           ['Cost', usd(e.cost_usd)],
-          ['Tokens', e.tokens?.total ?? e.tokens ?? 0],
+          ['Tokens', typeof e.tokens === 'object' ? (e.tokens?.total ?? 0) : (e.tokens ?? 0)],
           ['Goal version', e.goal_version],
           ['Ended', when(e.ended_at)],
         ]}
@@ -121,7 +132,7 @@ export default function EpisodePage() {
 }
 
 /** A message; one an actor sent says which call sent it, with that call's outcome and arguments folded in. */
-function Message({ m, via }: { m: any; via?: any }) {
+function Message({ m, via }: { m: EpisodeMessage; via?: EpisodeAction }) {
   const customer = m.from === 'customer';
   const outcome: string | undefined = via ? (via.result?.outcome ?? via.status) : undefined;
   return (
@@ -155,8 +166,8 @@ function Message({ m, via }: { m: any; via?: any }) {
   );
 }
 
-function Action({ a }: { a: any }) {
-  const outcome: string = a.result?.outcome ?? a.status;
+function Action({ a }: { a: EpisodeAction }) {
+  const outcome = String(a.result?.outcome ?? a.status);
   const bad = !['ok', 'done'].includes(outcome);
   return (
     <div className={`msg tool ${bad ? 'bad' : ''}`}>

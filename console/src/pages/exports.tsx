@@ -1,15 +1,17 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api';
+import type { Artifact, JobStarted, RunListItem, WorldListItem } from '../api-types';
 import { useAction, useList, useTitle } from '../hooks';
-import { ErrorBox, Loading, PageHead, when } from '../ui';
+import { DataTable } from '../table';
+import { ErrorBox, PageHead, when } from '../ui';
 
 /** Dataset exports and world bundles: create, list, download. */
 export default function Exports() {
   useTitle('Exports and artifacts');
-  const artifacts = useList<any>('/v1/artifacts');
-  const runs = useList<any>('/v1/runs');
-  const worlds = useList<any>('/v1/worlds');
+  const artifacts = useList<Artifact>('/v1/artifacts');
+  const runs = useList<RunListItem>('/v1/runs');
+  const worlds = useList<WorldListItem>('/v1/worlds');
   const [runIds, setRunIds] = useState<string[]>([]);
   const [splits, setSplits] = useState<string[]>(['train']);
   const [verified, setVerified] = useState(true);
@@ -20,14 +22,14 @@ export default function Exports() {
   const exportRuns = async (e: FormEvent) => {
     e.preventDefault();
     const r = await act.run(() =>
-      api('POST', '/v1/dataset-exports', { run_ids: runIds, splits, verified_only: verified }),
+      api<JobStarted>('POST', '/v1/dataset-exports', { run_ids: runIds, splits, verified_only: verified }),
     );
     if (r) setJob(r.job_id ?? null);
     artifacts.reload();
   };
   const bundle = async (e: FormEvent) => {
     e.preventDefault();
-    const r = await act.run(() => api('POST', `/v1/world-versions/${wv}/bundle`, {}));
+    const r = await act.run(() => api<JobStarted>('POST', `/v1/world-versions/${wv}/bundle`, {}));
     if (r) setJob(r.job_id ?? null);
     artifacts.reload();
   };
@@ -86,7 +88,7 @@ export default function Exports() {
             <select value={wv} onChange={(e) => setWv(e.target.value)} required>
               <option value="">choose</option>
               {(worlds.data ?? []).flatMap((w) =>
-                (w.versions ?? []).map((v: any) => (
+                (w.versions ?? []).map((v) => (
                   <option key={v.id} value={v.id}>
                     {w.name} v{v.version}
                   </option>
@@ -103,40 +105,25 @@ export default function Exports() {
       </div>
       <h2>Artifacts</h2>
       <ErrorBox error={artifacts.error} />
-      {!artifacts.data ? (
-        <Loading />
-      ) : artifacts.data.length === 0 ? (
-        <p className="muted">No artifacts yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Artifact</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Size</th>
-                <th scope="col">Created</th>
-                <th scope="col">Download</th>
-              </tr>
-            </thead>
-            <tbody>
-              {artifacts.data.map((a) => (
-                <tr key={a.id}>
-                  <td className="mono">{a.name ?? a.id}</td>
-                  <td>{a.kind}</td>
-                  <td>{a.bytes ?? a.size_bytes ?? '—'}</td>
-                  <td>{when(a.created_at)}</td>
-                  <td>
-                    <a href={`/v1/artifacts/${a.id}/download`} download>
-                      Download <span className="mono">{a.id.slice(0, 12)}</span>
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        rows={artifacts.data}
+        rowKey={(a) => a.id}
+        empty="No artifacts yet."
+        columns={[
+          { head: 'Artifact', cell: (a) => a.name ?? a.id, className: 'mono' },
+          { head: 'Kind', cell: (a) => a.kind },
+          { head: 'Size', cell: (a) => a.bytes ?? a.size_bytes ?? '—' },
+          { head: 'Created', cell: (a) => when(a.created_at) },
+          {
+            head: 'Download',
+            cell: (a) => (
+              <a href={`/v1/artifacts/${a.id}/download`} download>
+                Download <span className="mono">{a.id.slice(0, 12)}</span>
+              </a>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api } from '../api';
+import type { JobView } from '../api-types';
 import { useAction, useApi, useEventStream, useTitle, type StreamEvent } from '../hooks';
 import { ErrorBox, Facts, Loading, PageHead, Status, usd, when } from '../ui';
 import { Commands } from './commands';
@@ -11,15 +12,15 @@ const BUILD_PHASES = ['fetch_source', 'analyse', 'derive_tools', 'generate_scena
 export default function JobPage() {
   const { id = '' } = useParams();
   useTitle(`Job ${id}`);
-  const job = useApi<any>(`/v1/jobs/${id}`);
+  const job = useApi<JobView>(`/v1/jobs/${id}`);
   const [events, setEvents] = useState<StreamEvent[]>([]);
   const [phases, setPhases] = useState<Record<string, string>>({});
   const act = useAction();
   const stream = useEventStream(job.data ? `/v1/jobs/${id}/events` : null, (e) => {
     setEvents((xs) => [...xs.slice(-499), e]);
-    if (e.type === 'compiler.phase.started') setPhases((p) => ({ ...p, [e.data?.phase]: 'running' }));
+    if (e.type === 'compiler.phase.started') setPhases((p) => ({ ...p, [String(e.data?.phase)]: 'running' }));
     if (e.type === 'compiler.phase.finished')
-      setPhases((p) => ({ ...p, [e.data?.phase]: e.data?.outcome ?? e.data?.status ?? 'finished' }));
+      setPhases((p) => ({ ...p, [String(e.data?.phase)]: String(e.data?.outcome ?? e.data?.status ?? 'finished') }));
     if (e.type === 'job.status_changed' || e.type === 'stream.end') job.reload();
   });
   if (!job.data) return job.error ? <ErrorBox error={job.error} /> : <Loading />;

@@ -1,7 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api';
+import type { Schema } from '../api-types';
 import { useAction, useList, useTitle } from '../hooks';
-import { CopyButton, ErrorBox, Loading, PageHead, when } from '../ui';
+import { DataTable } from '../table';
+import { CopyButton, ErrorBox, PageHead, when } from '../ui';
+
+type Key = Schema<'ApiKey'>;
 
 /** The console's names for the key scopes (spec: "Read only", "Build and evaluate", "Full access"). */
 export const SCOPE_CHOICES: Array<{ label: string; scopes: string[] }> = [
@@ -18,21 +22,23 @@ function scopeName(scopes: string[]): string {
 /** API keys: create one with a console scope name (shown once, with a copy button), list and revoke. */
 export default function Keys() {
   useTitle('API keys');
-  const keys = useList<any>('/v1/api-keys');
+  const keys = useList<Key>('/v1/api-keys');
   const [name, setName] = useState('');
   const [choice, setChoice] = useState(1);
-  const [created, setCreated] = useState<any>(null);
+  const [created, setCreated] = useState<Schema<'ApiKeyCreated'> | null>(null);
   const act = useAction();
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    const r = await act.run(() => api('POST', '/v1/api-keys', { name, scopes: SCOPE_CHOICES[choice]!.scopes }));
+    const r = await act.run(() =>
+      api<Schema<'ApiKeyCreated'>>('POST', '/v1/api-keys', { name, scopes: SCOPE_CHOICES[choice]!.scopes }),
+    );
     if (r) {
       setCreated(r);
       setName('');
       keys.reload();
     }
   };
-  const revoke = async (k: any) => {
+  const revoke = async (k: Key) => {
     if (!window.confirm(`Revoke the key ${k.name}? Anything using it stops working at once.`)) return;
     if (await act.run(() => api('DELETE', `/v1/api-keys/${k.id}`))) keys.reload();
   };
@@ -75,45 +81,25 @@ export default function Keys() {
           </p>
         </div>
       ) : null}
-      {!keys.data ? (
-        <Loading />
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Access</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.map((k) => (
-                <tr key={k.id ?? k.prefix}>
-                  <td>{k.name}</td>
-                  <td className="mono">{k.prefix}</td>
-                  <td>{scopeName(k.scopes ?? [])}</td>
-                  <td>{when(k.created_at)}</td>
-                  <td>{when(k.last_used_at)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="danger"
-                      onClick={() => void revoke(k)}
-                      aria-label={`Revoke ${k.name}`}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        rows={keys.data}
+        rowKey={(k) => k.id ?? k.prefix}
+        columns={[
+          { head: 'Name', cell: (k) => k.name },
+          { head: 'Prefix', cell: (k) => k.prefix, className: 'mono' },
+          { head: 'Access', cell: (k) => scopeName(k.scopes ?? []) },
+          { head: 'Created', cell: (k) => when(k.created_at) },
+          { head: 'Last used', cell: (k) => when(k.last_used_at) },
+          {
+            head: 'Actions',
+            cell: (k) => (
+              <button type="button" className="danger" onClick={() => void revoke(k)} aria-label={`Revoke ${k.name}`}>
+                Revoke
+              </button>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

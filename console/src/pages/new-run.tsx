@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { api } from '../api';
-import { useAction, useApi, useList, useTitle } from '../hooks';
+import type { AgentProfile, Schema, ScenarioView, WorldListItem } from '../api-types';
+import { useAction, useList, useTitle } from '../hooks';
 import { ErrorBox, Loading, PageHead } from '../ui';
 
 const SPLITS = ['train', 'dev', 'holdout'];
@@ -11,10 +12,10 @@ export default function NewRun() {
   useTitle('Start an evaluation');
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const worlds = useList<any>('/v1/worlds');
-  const profiles = useList<any>('/v1/agent-profiles');
+  const worlds = useList<WorldListItem>('/v1/worlds');
+  const profiles = useList<AgentProfile>('/v1/agent-profiles');
   const [wv, setWv] = useState(params.get('world_version_id') ?? '');
-  const scenarios = useList<any>(wv ? `/v1/world-versions/${wv}/scenarios` : null);
+  const scenarios = useList<ScenarioView>(wv ? `/v1/world-versions/${wv}/scenarios` : null);
   const [chosen, setChosen] = useState<string[]>([]);
   const [splits, setSplits] = useState<string[]>(SPLITS);
   const [scenarioIds, setScenarioIds] = useState<string[]>([]);
@@ -24,7 +25,7 @@ export default function NewRun() {
   const [perEpisode, setPerEpisode] = useState('');
   const act = useAction();
   const versions = (worlds.data ?? []).flatMap((w) =>
-    (w.versions ?? []).map((v: any) => ({ id: v.id, label: `${w.name} v${v.version} (${v.status})` })),
+    (w.versions ?? []).map((v) => ({ id: v.id, label: `${w.name} v${v.version} (${v.status})` })),
   );
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -38,7 +39,7 @@ export default function NewRun() {
     if (scenarioIds.length > 0) body.scenario_ids = scenarioIds;
     if (budget !== '') body.budget_usd = Number(budget);
     if (perEpisode !== '') body.max_episode_cost_usd = Number(perEpisode);
-    const r = await act.run(() => api('POST', '/v1/evaluations', body));
+    const r = await act.run(() => api<Schema<'RunStarted'>>('POST', '/v1/evaluations', body));
     if (r) navigate(`/runs/${r.run_id}`);
   };
   const flip = (xs: string[], x: string) => (xs.includes(x) ? xs.filter((y) => y !== x) : [...xs, x]);

@@ -1,9 +1,16 @@
+import type { Matcher, Oracle as OracleRecord } from '../api-types';
 import { Json, Status } from '../ui';
+
+/** A state check's matchers, when its `observed` holds them. */
+function matchersOf(observed: unknown): Matcher[] {
+  const m = observed && typeof observed === 'object' ? (observed as { matchers?: unknown }).matchers : undefined;
+  return Array.isArray(m) ? (m as Matcher[]) : [];
+}
 
 const show = (v: unknown): string => (v === undefined ? '(absent)' : JSON.stringify(v, null, 2));
 
 /** Plain sentences for why an episode did not succeed, from its oracle and how it ended. */
-export function whyItFailed(e: any): string[] {
+export function whyItFailed(e: { termination?: string | null; oracle?: OracleRecord | null }): string[] {
   const o = e.oracle;
   const out: string[] = [];
   if (e.termination && !['completed'].includes(e.termination))
@@ -16,12 +23,12 @@ export function whyItFailed(e: any): string[] {
   for (const c of o.check_results ?? []) if (!c.passed) out.push(`Check failed: ${c.check} (${c.kind}).`);
   if (o.false_completion) out.push('False completion: the agent called complete while the goal’s checks failed.');
   if ((o.duplicate_effects ?? []).length > 0)
-    out.push(`${o.duplicate_effects.length} write(s) were carried out twice.`);
+    out.push(`${(o.duplicate_effects ?? []).length} write(s) were carried out twice.`);
   return out;
 }
 
 /** The oracle: every check with expected against observed state, duplicate effects, false completion and habits. */
-export function Oracle({ oracle }: { oracle: any }) {
+export function Oracle({ oracle }: { oracle: OracleRecord | null | undefined }) {
   if (!oracle) return <p className="muted">No oracle record yet: the checks run when the episode ends.</p>;
   return (
     <>
@@ -32,12 +39,12 @@ export function Oracle({ oracle }: { oracle: any }) {
         <strong>{(oracle.duplicate_effects ?? []).length}</strong>.
       </p>
       <ul style={{ listStyle: 'none', padding: 0 }} aria-label="Checks">
-        {(oracle.check_results ?? []).map((c: any, i: number) => (
+        {(oracle.check_results ?? []).map((c, i) => (
           <li key={i} className="card" style={{ marginBottom: '0.6rem' }} data-check={c.check}>
             <h3 style={{ marginTop: 0 }}>
               <Status value={c.passed ? 'passed' : 'failed'} /> {c.check} <span className="muted">({c.kind})</span>
             </h3>
-            {(c.observed?.matchers ?? []).length > 0 ? (
+            {matchersOf(c.observed).length > 0 ? (
               <div className="table-wrap">
                 <table>
                   <thead>
@@ -49,7 +56,7 @@ export function Oracle({ oracle }: { oracle: any }) {
                     </tr>
                   </thead>
                   <tbody>
-                    {c.observed.matchers.map((m: any, j: number) => (
+                    {matchersOf(c.observed).map((m, j) => (
                       <tr key={j}>
                         <td className="mono">{m.path}</td>
                         <td>
@@ -86,13 +93,13 @@ export function Oracle({ oracle }: { oracle: any }) {
         <>
           <h3>Habits</h3>
           <ul>
-            {Object.entries<any>(oracle.habits).map(([name, h]) => (
+            {Object.entries(oracle.habits).map(([name, h]) => (
               <li key={name}>
                 <Status value={h.passed ? 'passed' : 'failed'} /> {name.replace(/_/g, ' ')}
                 {h.count !== undefined ? ` (${h.count}${h.limit !== undefined ? ` of ${h.limit}` : ''})` : ''}
-                {(h.violations ?? []).length > 0 ? (
+                {h.violations && h.violations.length > 0 ? (
                   <ul>
-                    {h.violations.map((v: any, i: number) => (
+                    {h.violations.map((v, i) => (
                       <li key={i}>
                         action {v.action_index} ({v.actor}, {v.tool}): {v.reason}
                       </li>

@@ -1,12 +1,13 @@
 import { Link } from 'react-router';
+import type { Dashboard, JobView } from '../api-types';
 import { useApi, useTitle } from '../hooks';
 import { ErrorBox, Loading, PageHead, pct, Status, usd, when } from '../ui';
 
 /** GET /v1/dashboard: usage against allowance, recent runs and builds, and what needs attention. */
 export default function Overview() {
   useTitle('Overview');
-  const dash = useApi<any>('/v1/dashboard', 5000);
-  const jobs = useApi<any[]>('/v1/jobs', 5000);
+  const dash = useApi<Dashboard>('/v1/dashboard', 5000);
+  const jobs = useApi<JobView[]>('/v1/jobs', 5000);
   if (!dash.data) return dash.error ? <ErrorBox error={dash.error} /> : <Loading />;
   const d = dash.data;
   const usage = d.usage ?? {};
@@ -118,7 +119,7 @@ export default function Overview() {
                 </tr>
               </thead>
               <tbody>
-                {(d.recent_runs ?? []).map((r: any) => (
+                {(d.recent_runs ?? []).map((r) => (
                   <tr key={r.run_id}>
                     <td>
                       <Link className="mono" to={`/runs/${r.run_id}`}>
@@ -128,7 +129,7 @@ export default function Overview() {
                     <td>
                       <Status value={r.status} />
                     </td>
-                    <td>{(r.profiles ?? []).map((p: any) => p.label).join(', ')}</td>
+                    <td>{(r.profiles ?? []).map((p) => p.label).join(', ')}</td>
                     <td>
                       {r.summary?.episodes?.finished ?? 0} / {r.summary?.episodes?.planned ?? r.episodes}
                     </td>

@@ -1,13 +1,17 @@
+import type { ProfileScores, ScoreBlock } from '../api-types';
 import { num, pct, RateWithCi, usd } from '../ui';
 
 const SPLITS = ['train', 'dev', 'holdout'];
 
 /** A run's `summary.profiles`: one row per profile (and per split), with intervals when the server sends them. */
-export function ProfileSummary({ profiles }: { profiles: Record<string, any> }) {
-  const rows: Array<[string, string, any]> = [];
+export function ProfileSummary({ profiles }: { profiles: Record<string, ProfileScores> }) {
+  const rows: Array<[string, string, ScoreBlock]> = [];
   for (const [label, p] of Object.entries(profiles)) {
     rows.push([label, 'all', p]);
-    for (const s of SPLITS) if (p.by_split?.[s]) rows.push([label, s, p.by_split[s]]);
+    for (const s of SPLITS) {
+      const b = p.by_split?.[s];
+      if (b) rows.push([label, s, b]);
+    }
   }
   if (rows.length === 0) return <p className="muted">No scores yet.</p>;
   return (

@@ -2,10 +2,18 @@ import { diffWords } from 'diff';
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../api';
+import type { AgentProfile } from '../api-types';
 import { useAction, useList, useTitle } from '../hooks';
 import { ErrorBox, Loading, PageHead } from '../ui';
 
-const FIELDS = ['model', 'driver', 'temperature', 'max_turns_per_actor', 'system_prompt', 'tool_guidance'];
+const FIELDS: Array<keyof AgentProfile> = [
+  'model',
+  'driver',
+  'temperature',
+  'max_turns_per_actor',
+  'system_prompt',
+  'tool_guidance',
+];
 
 const text = (v: unknown): string =>
   v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2);
@@ -14,9 +22,9 @@ const text = (v: unknown): string =>
 export default function Profiles() {
   const { name } = useParams();
   useTitle(name ? `Profile ${name}` : 'Profiles');
-  const all = useList<any>('/v1/agent-profiles');
+  const all = useList<AgentProfile>('/v1/agent-profiles');
   const byName = useMemo(() => {
-    const m = new Map<string, any[]>();
+    const m = new Map<string, AgentProfile[]>();
     for (const p of all.data ?? []) m.set(p.name, [...(m.get(p.name) ?? []), p]);
     for (const xs of m.values()) xs.sort((a, b) => a.version - b.version);
     return m;
@@ -33,8 +41,8 @@ export default function Profiles() {
           <li key={n}>
             <Link to={`/profiles/${encodeURIComponent(n)}`}>{n}</Link>{' '}
             <span className="muted">
-              {xs.length} version(s), latest v{xs[xs.length - 1].version} (
-              {xs[xs.length - 1].model ?? xs[xs.length - 1].driver})
+              {xs.length} version(s), latest v{xs[xs.length - 1]!.version} (
+              {xs[xs.length - 1]!.model ?? xs[xs.length - 1]!.driver})
             </span>
           </li>
         ))}
@@ -44,7 +52,15 @@ export default function Profiles() {
   );
 }
 
-function ProfileVersions({ name, versions, onCreated }: { name: string; versions: any[]; onCreated: () => void }) {
+function ProfileVersions({
+  name,
+  versions,
+  onCreated,
+}: {
+  name: string;
+  versions: AgentProfile[];
+  onCreated: () => void;
+}) {
   const last = versions.length - 1;
   const [ia, setIa] = useState(Math.max(0, last - 1));
   const [ib, setIb] = useState(last);
@@ -86,7 +102,7 @@ function ProfileVersions({ name, versions, onCreated }: { name: string; versions
               const y = text(b?.[f]);
               return (
                 <tr key={f}>
-                  <th scope="row">{f.replace(/_/g, ' ')}</th>
+                  <th scope="row">{String(f).replace(/_/g, ' ')}</th>
                   <td style={{ whiteSpace: 'pre-wrap' }}>{x}</td>
                   <td style={{ whiteSpace: 'pre-wrap' }}>{y}</td>
                   <td style={{ whiteSpace: 'pre-wrap' }}>
@@ -120,10 +136,10 @@ function ProfileVersions({ name, versions, onCreated }: { name: string; versions
 }
 
 /** Creates a profile, or the next version of one (same name). */
-function NewVersion({ onCreated, base }: { onCreated: () => void; base?: any }) {
+function NewVersion({ onCreated, base }: { onCreated: () => void; base?: AgentProfile }) {
   const [name, setName] = useState(base?.name ?? '');
   const [model, setModel] = useState(base?.model ?? 'builtin:reference');
-  const [driver, setDriver] = useState(base?.driver ?? 'llm');
+  const [driver, setDriver] = useState<string>(base?.driver ?? 'llm');
   const [prompt, setPrompt] = useState(base?.system_prompt ?? '');
   const [temperature, setTemperature] = useState(base?.temperature ?? 0.2);
   const [turns, setTurns] = useState(base?.max_turns_per_actor ?? 25);

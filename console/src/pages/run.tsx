@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, apiList } from '../api';
+import type { EpisodeListItem, Run } from '../api-types';
 import { useAction, useApi, useEventStream, useTitle, type StreamEvent } from '../hooks';
 import { ErrorBox, Facts, Loading, PageHead, Status, usd, when, succeeded } from '../ui';
 import { Commands } from './commands';
@@ -30,8 +31,19 @@ export interface EpisodeRow {
   success: boolean | null;
 }
 
-function rowOf(e: any): EpisodeRow {
+function rowOf(e: EpisodeListItem): EpisodeRow {
   return { ...e, success: succeeded(e) };
+}
+
+/** What an episode's events carry (docs/events.md): `episode.finished` and `checks.finished`. */
+interface EpisodeEventData {
+  status?: string;
+  termination?: string | null;
+  reward?: number | null;
+  failed?: number;
+  false_completion?: boolean;
+  duplicate_effects?: number;
+  environment_error?: unknown;
 }
 
 /**
@@ -43,7 +55,7 @@ function rowOf(e: any): EpisodeRow {
 export default function RunPage() {
   const { id = '' } = useParams();
   useTitle(`Run ${id}`);
-  const run = useApi<any>(`/v1/runs/${id}`);
+  const run = useApi<Run>(`/v1/runs/${id}`);
   const [rows, setRows] = useState<Map<string, EpisodeRow>>(new Map());
   const [listError, setListError] = useState<string | null>(null);
   const [listDone, setListDone] = useState(false);
@@ -57,7 +69,7 @@ export default function RunPage() {
     // A short first page, then the largest the server gives (docs/runs.md, Paged lists): a run of 10,000
     // episodes is 11 reads. A first page of 1,000 (~1.8 MB of JSON) took the service ~250 ms to read and
     // send, and the run's summary, asked for at the same moment, waited behind it.
-    apiList<any>(
+    apiList<EpisodeListItem>(
       `/v1/runs/${id}/episodes?limit=100`,
       (all) => {
         if (ctl.signal.aborted) return;
@@ -111,7 +123,7 @@ export default function RunPage() {
             return old;
           }
           const next = new Map(old);
-          const d = e.data ?? {};
+          const d = (e.data ?? {}) as EpisodeEventData;
           if (e.type === 'episode.started') next.set(ep, { ...cur, status: 'running' });
           else if (e.type === 'checks.finished')
             next.set(ep, {
@@ -120,9 +132,18 @@ export default function RunPage() {
               success:
                 d.reward === null
                   ? null
-                  : (d.failed ?? 0) === 0 && !d.false_completion && !(d.duplicate_effects > 0) && !d.environment_error,
+                  : (d.failed ?? 0) === 0 &&
+                    !d.false_completion &&
+                    !((d.duplicate_effects ?? 0) > 0) &&
+                    !d.environment_error,
             });
-          else next.set(ep, { ...cur, status: d.status, termination: d.termination, reward: d.reward ?? cur.reward });
+          else
+            next.set(ep, {
+              ...cur,
+              status: d.status ?? cur.status,
+              termination: d.termination,
+              reward: d.reward ?? cur.reward,
+            });
           return next;
         });
         if (e.type === 'episode.finished') soon('run', 1000);
@@ -154,7 +175,7 @@ export default function RunPage() {
   const planned = r.summary?.episodes?.planned ?? r.episodes ?? 0;
   const ended =
     (r.summary?.episodes?.finished ?? 0) + (r.summary?.episodes?.cancelled ?? 0) + (r.summary?.episodes?.failed ?? 0);
-  const tokens = Object.values<any>(r.summary?.profiles ?? {}).reduce((a, p) => a + (p.tokens ?? 0), 0);
+  const tokens = Object.values(r.summary?.profiles ?? {}).reduce((a, p) => a + (p.tokens ?? 0), 0);
   const command = async (c: string) => {
     if (await act.run(() => api('POST', `/v1/runs/${id}/commands`, { command: c }))) run.reload();
   };
@@ -177,7 +198,7 @@ export default function RunPage() {
         items={[
           ['Status', <Status value={r.status} />],
           ['World version', <Link to={`/world-versions/${r.world_version_id}`}>{r.world_version_id}</Link>],
-          ['Profiles', (r.profiles ?? []).map((p: any) => p.label).join(', ')],
+          ['Profiles', (r.profiles ?? []).map((p) => p.label).join(', ')],
           ['Episodes', `${ended} of ${planned} ended`],
           ['Cost', usd(r.summary?.cost_usd ?? r.spent_usd)],
           ['Tokens', tokens.toLocaleString()],

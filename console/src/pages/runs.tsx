@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import type { Run } from '../api-types';
 import { useList, useTitle } from '../hooks';
 import { ErrorBox, Loading, PageHead, Status, usd, when } from '../ui';
 
 /** Every run of the project, newest first, refreshed while any is live; pick two to compare. */
 export default function Runs() {
   useTitle('Runs');
-  const runs = useList<any>('/v1/runs');
+  const runs = useList<Run>('/v1/runs');
   const [picked, setPicked] = useState<string[]>([]);
   const navigate = useNavigate();
   const toggle = (id: string) =>
@@ -70,7 +71,7 @@ export default function Runs() {
                     <td>
                       <Status value={r.status} />
                     </td>
-                    <td>{(r.profiles ?? []).map((p: any) => p.label).join(', ')}</td>
+                    <td>{(r.profiles ?? []).map((p) => p.label).join(', ')}</td>
                     <td>
                       {r.summary?.episodes?.finished ?? 0} / {r.summary?.episodes?.planned ?? r.episodes}
                     </td>

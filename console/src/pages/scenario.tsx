@@ -1,5 +1,6 @@
 import { Link, useParams } from 'react-router';
 import { api } from '../api';
+import type { ScenarioView } from '../api-types';
 import { useAction, useApi, useTitle } from '../hooks';
 import { ErrorBox, Facts, Json, Loading, PageHead, Status } from '../ui';
 
@@ -7,7 +8,7 @@ import { ErrorBox, Facts, Json, Loading, PageHead, Status } from '../ui';
 export default function ScenarioPage() {
   const { id = '' } = useParams();
   useTitle(`Scenario ${id}`);
-  const sc = useApi<any>(`/v1/scenarios/${id}`);
+  const sc = useApi<ScenarioView>(`/v1/scenarios/${id}`);
   const act = useAction();
   if (!sc.data) return sc.error ? <ErrorBox error={sc.error} /> : <Loading />;
   const s = sc.data;

@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api';
+import type { Invitation, InvitationCreated } from '../api-types';
 import { useAction, useList, useTitle } from '../hooks';
 import { useSession } from '../session';
-import { CopyButton, ErrorBox, Loading, PageHead, when } from '../ui';
+import { DataTable } from '../table';
+import { CopyButton, ErrorBox, PageHead, when } from '../ui';
 
 /**
  * The project's people: owners and admins invite an e-mail address (member or admin) and get
@@ -12,14 +14,14 @@ import { CopyButton, ErrorBox, Loading, PageHead, when } from '../ui';
 export default function Team() {
   useTitle('Team');
   const { me } = useSession();
-  const invitations = useList<any>('/v1/invitations');
+  const invitations = useList<Invitation>('/v1/invitations');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'member' | 'admin'>('member');
-  const [created, setCreated] = useState<any>(null);
+  const [created, setCreated] = useState<InvitationCreated | null>(null);
   const act = useAction();
   const invite = async (e: FormEvent) => {
     e.preventDefault();
-    const r = await act.run(() => api<{ url: string }>('POST', '/v1/invitations', { email, role }));
+    const r = await act.run(() => api<InvitationCreated>('POST', '/v1/invitations', { email, role }));
     if (r) {
       // The link on the address this console is open at (the server names SERVICE_PUBLIC_URL, or localhost when unset).
       const fragment = r.url.slice(r.url.indexOf('#'));
@@ -28,7 +30,7 @@ export default function Team() {
       invitations.reload();
     }
   };
-  const withdraw = async (inv: any) => {
+  const withdraw = async (inv: Invitation) => {
     if (!window.confirm(`Withdraw the invitation of ${inv.email}? Its link stops working.`)) return;
     if (await act.run(() => api('DELETE', `/v1/invitations/${inv.id}`))) invitations.reload();
   };
@@ -74,45 +76,30 @@ export default function Team() {
         </div>
       ) : null}
       <h2>Open invitations</h2>
-      {!invitations.data ? (
-        <Loading />
-      ) : invitations.data.length === 0 ? (
-        <p className="muted">No open invitations.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">Sent</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.data.map((inv) => (
-                <tr key={inv.id}>
-                  <td>{inv.email}</td>
-                  <td>{inv.role}</td>
-                  <td>{when(inv.created_at)}</td>
-                  <td>{when(inv.expires_at)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="danger"
-                      onClick={() => void withdraw(inv)}
-                      aria-label={`Withdraw the invitation of ${inv.email}`}
-                    >
-                      Withdraw
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        rows={invitations.data}
+        rowKey={(inv) => inv.id}
+        empty="No open invitations."
+        columns={[
+          { head: 'E-mail', cell: (inv) => inv.email },
+          { head: 'Role', cell: (inv) => inv.role },
+          { head: 'Sent', cell: (inv) => when(inv.created_at) },
+          { head: 'Expires', cell: (inv) => when(inv.expires_at) },
+          {
+            head: 'Actions',
+            cell: (inv) => (
+              <button
+                type="button"
+                className="danger"
+                onClick={() => void withdraw(inv)}
+                aria-label={`Withdraw the invitation of ${inv.email}`}
+              >
+                Withdraw
+              </button>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

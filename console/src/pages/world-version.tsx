@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../api';
+import type { JobStarted, ScenarioView, WorldVersion as WorldVersionRecord } from '../api-types';
 import { useAction, useApi, useList, useTitle } from '../hooks';
 import { ErrorBox, Facts, Json, Loading, PageHead, Status, when } from '../ui';
 
@@ -8,8 +9,8 @@ import { ErrorBox, Facts, Json, Loading, PageHead, Status, when } from '../ui';
 export default function WorldVersion() {
   const { id = '' } = useParams();
   useTitle(`World version ${id}`);
-  const wv = useApi<any>(`/v1/world-versions/${id}`);
-  const scenarios = useList<any>(`/v1/world-versions/${id}/scenarios`);
+  const wv = useApi<WorldVersionRecord>(`/v1/world-versions/${id}`);
+  const scenarios = useList<ScenarioView>(`/v1/world-versions/${id}/scenarios`);
   const act = useAction();
   const navigate = useNavigate();
   const [split, setSplit] = useState('');
@@ -18,7 +19,7 @@ export default function WorldVersion() {
   const v = wv.data;
   const m = v.manifest ?? {};
   const validate = async () => {
-    const r = await act.run(() => api('POST', `/v1/world-versions/${id}/validate`, {}));
+    const r = await act.run(() => api<JobStarted>('POST', `/v1/world-versions/${id}/validate`, {}));
     if (r?.job_id) navigate(`/jobs/${r.job_id}`);
   };
   const shown = (scenarios.data ?? []).filter((s) => (!split || s.split === split) && (!status || s.status === status));
@@ -45,7 +46,7 @@ export default function WorldVersion() {
       <p>{m.description}</p>
       <h2>Services</h2>
       <ul>
-        {(m.services ?? []).map((s: any) => (
+        {(m.services ?? []).map((s) => (
           <li key={s.name}>
             <strong>{s.name}</strong>{' '}
             <span className="muted">
@@ -55,7 +56,7 @@ export default function WorldVersion() {
         ))}
       </ul>
       <h2>Roles</h2>
-      {(m.roles ?? []).map((r: any) => (
+      {(m.roles ?? []).map((r) => (
         <details key={r.name}>
           <summary>
             <strong>{r.name}</strong>: {(r.tools ?? []).join(', ')}
@@ -75,7 +76,7 @@ export default function WorldVersion() {
             </tr>
           </thead>
           <tbody>
-            {(m.tools ?? []).map((t: any) => (
+            {(m.tools ?? []).map((t) => (
               <tr key={t.name}>
                 <td className="mono">{t.name}</td>
                 <td>{t.kind}</td>

@@ -1,11 +1,12 @@
 import { Link } from 'react-router';
+import type { WorldListItem } from '../api-types';
 import { useList, useTitle } from '../hooks';
 import { ErrorBox, Loading, PageHead, Status, when } from '../ui';
 
 /** Worlds and their versions. */
 export default function Worlds() {
   useTitle('Worlds');
-  const worlds = useList<any>('/v1/worlds');
+  const worlds = useList<WorldListItem>('/v1/worlds');
   return (
     <>
       <PageHead title="Worlds" />
@@ -21,7 +22,7 @@ export default function Worlds() {
           <section key={w.id} aria-labelledby={`w-${w.id}`}>
             <h2 id={`w-${w.id}`}>{w.name}</h2>
             <ul>
-              {(w.versions ?? []).map((v: any) => (
+              {(w.versions ?? []).map((v) => (
                 <li key={v.id}>
                   <Link to={`/world-versions/${v.id}`}>version {v.version}</Link> <Status value={v.status} />{' '}
                   <span className="muted">
