@@ -1,21 +1,10 @@
 import type { ReactNode } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import { api } from './api';
+import type { Membership } from './api-types';
 import { useList } from './hooks';
+import { PAGES, shown } from './routes';
 import { useSession, type Me } from './session';
-
-const NAV: Array<[string, string]> = [
-  ['/', 'Overview'],
-  ['/applications', 'Applications'],
-  ['/worlds', 'Worlds'],
-  ['/profiles', 'Profiles'],
-  ['/runs', 'Runs'],
-  ['/compare', 'Compare'],
-  ['/exports', 'Exports'],
-  ['/keys', 'Keys'],
-  ['/credentials', 'Credentials'],
-  ['/billing', 'Billing'],
-];
 
 /** The frame of every page: a skip link, the navigation (when signed in), and the main region. */
 export function Layout({ children }: { children: ReactNode }) {
@@ -43,23 +32,13 @@ export function Layout({ children }: { children: ReactNode }) {
         {ready ? (
           <nav aria-label="Main">
             <ul>
-              {NAV.map(([to, label]) => (
-                <li key={to}>
-                  <NavLink to={to} end={to === '/'}>
-                    {label}
+              {PAGES.filter((p) => p.nav && shown(p.access, me)).map((p) => (
+                <li key={p.path}>
+                  <NavLink to={p.path} end={p.path === '/'}>
+                    {p.nav}
                   </NavLink>
                 </li>
               ))}
-              {me.is_admin ? (
-                <li>
-                  <NavLink to="/team">Team</NavLink>
-                </li>
-              ) : null}
-              {me.is_operator ? (
-                <li>
-                  <NavLink to="/admin">Administration</NavLink>
-                </li>
-              ) : null}
             </ul>
           </nav>
         ) : null}
@@ -77,14 +56,6 @@ export function Layout({ children }: { children: ReactNode }) {
       </main>
     </>
   );
-}
-
-interface Membership {
-  project_id: string;
-  project: string | null;
-  organization: string | null;
-  role: string | null;
-  current: boolean;
 }
 
 /**
