@@ -2,7 +2,7 @@
  * Browser tests of the web console: builds the console once when dist/console is missing
  * or older than its sources, drives Debian's Chromium (never a downloaded browser) with
  * playwright-core, checks each screen with axe-core and writes its screenshots at desktop
- * and phone width under docs/console/.
+ * and phone width into SHOTS_DIR.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,7 +13,14 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
-export const SHOTS_DIR = path.join(root, 'docs', 'console');
+/**
+ * Where screenshots go: an ignored folder, so a test run leaves the tracked pictures alone;
+ * `npm run screenshots` points CRUCIBLE_SCREENSHOTS_DIR at docs/console/ to refresh them on purpose.
+ */
+export const SHOTS_DIR = path.resolve(
+  root,
+  process.env.CRUCIBLE_SCREENSHOTS_DIR || path.join('test', 'console', 'screenshots'),
+);
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
