@@ -45,7 +45,12 @@ export function registerKeyCommands(program: Command): void {
     .action(
       run(async (keyId: string, opts: CommonOptions) => {
         const answer = await api(opts).del<Answer>(`/v1/api-keys/${seg(keyId)}`);
-        show(opts, answer, () => `Key ${keyId} revoked.\n${Object.keys(answer ?? {}).length ? fields(answer) : ''}`);
+        show(
+          opts,
+          answer,
+          () =>
+            `Key ${keyId} revoked.\n${answer && typeof answer === 'object' && Object.keys(answer).length ? fields(answer) : ''}`,
+        );
       }),
     );
 }
