@@ -31,9 +31,9 @@ const samples: Array<{ key: string; accepted_ms: number }> = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function play(agent: AgentClient, ep: string): Promise<void> {
-  let { turn } = await agent.nextTurn(ep, 600_000, job.pollMs);
+  let { status, turn } = await agent.nextTurn(ep, 600_000, job.pollMs);
   for (let i = 0; i < job.actions; i++) {
-    if (!turn) throw new Error(`episode ${ep} ended early`);
+    if (!turn) throw new Error(`episode ${ep} ended early: ${status} after ${i} of ${job.actions} actions`);
     // a model-backed agent thinks about each turn it read before it acts (so 200 agents do
     // not all send their first action in the same millisecond)
     if (job.thinkMs > 0) await sleep(job.thinkMs * (0.5 + Math.random()));
@@ -47,7 +47,7 @@ async function play(agent: AgentClient, ep: string): Promise<void> {
     });
     if (r.status !== 202) throw new Error(`action answered ${r.status}: ${JSON.stringify(r.body)}`);
     samples.push({ key, accepted_ms: performance.now() - t0 });
-    ({ turn } = await agent.nextTurn(ep, 600_000, job.pollMs));
+    ({ status, turn } = await agent.nextTurn(ep, 600_000, job.pollMs));
   }
 }
 
