@@ -1,14 +1,17 @@
 import type { ActionRecord, ActorState, EpisodeState, MemoryEntry } from './types.js';
 
-/** Fields of the state that are set once and never changed in place afterwards. */
-const FIXED_FIELDS = new Set(['scenario', 'profile', 'options', 'bindings', 'role_order']);
+/**
+ * Fields of the state that are set once and never changed in place afterwards (the
+ * snapshots that `unchanged` checks compare are taken once, at seeding, as a new object).
+ */
+const FIXED_FIELDS = new Set(['scenario', 'profile', 'options', 'bindings', 'role_order', 'snapshots']);
 
 /**
  * Writes an episode state as JSON text (the same value JSON.stringify gives), reusing the
  * text of the parts that cannot have changed since the last call, so a save costs what
  * changed rather than the whole episode:
  *
- * - fields set once (scenario, profile, options, seed bindings, role order), by identity;
+ * - fields set once (scenario, profile, options, seed bindings, role order, snapshots), by identity;
  * - actions, by identity and revision: the actor marks every change of an action (`touch`)
  *   and the next commit moves that action's `rev`, so an action whose `rev` did not move
  *   is unchanged;

@@ -7,6 +7,8 @@ import type { RequestHandler } from 'express';
  * went through (a fifth of the gateway's work per event in a burst to 100 clients: bench/events).
  */
 const EVENT_STREAM = /^\/(jobs|runs)\/[^/]+\/events\/?$/;
+/** get_observation's path: it compresses its shared answer itself, once per turn (gateway/shared-answer.ts). */
+const OBSERVATION = /^\/episodes\/[^/]+\/observation\/?$/;
 
 /**
  * Compresses the API's answers (brotli at quality 4 or gzip, whichever the client accepts;
@@ -25,9 +27,11 @@ export function compressAnswers(): RequestHandler {
   // A client that accepts no encoding gets the answer as it is: the compressor's wrapping of the
   // response (its write, end and header hooks) is skipped, which was a measurable part of a small
   // answer's cost (BENCHMARKS.md, bench/gateway). Vary still says the answer depends on the header.
-  // The same for an event stream, which is never compressed.
+  // The same for an event stream, which is never compressed, and for an observation, which
+  // compresses itself.
   return (req, res, next) => {
-    if (req.headers['accept-encoding'] && !EVENT_STREAM.test(req.path)) return compress(req, res, next);
+    if (req.headers['accept-encoding'] && !EVENT_STREAM.test(req.path) && !OBSERVATION.test(req.path))
+      return compress(req, res, next);
     res.vary('Accept-Encoding');
     next();
   };

@@ -27,15 +27,34 @@ const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** First re-check after a terminal event when the document does not show the end yet. */
 const FIRST_RECHECK_MS = 100;
 
-const frames = new WeakMap<ServiceEvent, string>();
-/** The SSE frame of an event, built once however many connections send it. */
-function frameOf(event: ServiceEvent): string {
+const frames = new WeakMap<ServiceEvent, Buffer>();
+/** The SSE frame of an event, as bytes: made once however many connections send it. */
+function frameOf(event: ServiceEvent): Buffer {
   let frame = frames.get(event);
   if (frame === undefined) {
-    frame = `id: ${event.event_id}\ndata: ${JSON.stringify(event)}\n\n`;
+    frame = Buffer.from(`id: ${event.event_id}\ndata: ${JSON.stringify(event)}\n\n`);
     frames.set(event, frame);
   }
   return frame;
+}
+
+/** The last batch of frames joined, and the events it holds: connections that are level share it. */
+let lastBatch: { first: ServiceEvent; last: ServiceEvent; count: number; bytes: Buffer } | null = null;
+
+/**
+ * The frames of `events` as one buffer, so a connection makes one socket write per batch
+ * (not one chunk per event). Connections that are level with each other receive the same
+ * events (the hub hands every listener the same objects) and share the joined buffer.
+ */
+function framesOf(events: ServiceEvent[]): Buffer {
+  if (events.length === 1) return frameOf(events[0]!);
+  const first = events[0]!;
+  const last = events[events.length - 1]!;
+  const b = lastBatch;
+  if (b && b.first === first && b.last === last && b.count === events.length) return b.bytes;
+  const bytes = Buffer.concat(events.map(frameOf));
+  lastBatch = { first, last, count: events.length, bytes };
+  return bytes;
 }
 
 /**
@@ -120,16 +139,12 @@ export class EventStreamSession {
 
   async #drain(): Promise<void> {
     // one write to the socket for everything ready, not one per event
-    this.#res.cork();
-    for (
-      let next = this.#pending.get(this.#last + 1);
-      next && !this.#closed;
-      next = this.#pending.get(this.#last + 1)
-    ) {
+    const ready: ServiceEvent[] = [];
+    for (let next = this.#pending.get(this.#last + 1); next; next = this.#pending.get(this.#last + 1)) {
       this.#pending.delete(next.event_id);
-      this.#deliver(next);
+      this.#take(next, ready);
     }
-    this.#res.uncork();
+    this.#send(ready);
     // Anything still waiting lies beyond a gap that only the log can fill.
     if (this.#pending.size > 0) await this.#catchUp();
   }
@@ -138,25 +153,30 @@ export class EventStreamSession {
   async #catchUp(before = Number.POSITIVE_INFINITY): Promise<void> {
     for (;;) {
       const page = await this.#opts.log.page(this.#target.stream, this.#last, PAGE);
-      this.#res.cork();
+      const ready: ServiceEvent[] = [];
       for (const event of page) {
         if (this.#closed || event.event_id >= before) break;
-        this.#deliver(event);
+        this.#take(event, ready);
       }
-      this.#res.uncork();
+      this.#send(ready);
       if (this.#closed || page.length < PAGE || page[page.length - 1]!.event_id >= before) break;
     }
     for (const id of this.#pending.keys()) if (id <= this.#last) this.#pending.delete(id);
   }
 
-  #deliver(event: ServiceEvent): void {
+  /** Takes the next event in order: counted as sent, added to `ready` (the frames to write), its end signal noted. */
+  #take(event: ServiceEvent, ready: ServiceEvent[]): void {
     if (event.event_id <= this.#last) return;
     this.#last = event.event_id;
     const signal = this.#endSignal(event);
     if (signal !== null) this.#terminalSeen = signal;
     // A stored stream.end is only ever sent as the final event of a connection (see #finish).
-    if (event.type !== 'stream.end') this.#write(frameOf(event));
+    if (event.type !== 'stream.end') ready.push(event);
     if (signal) this.#checkSoon();
+  }
+
+  #send(ready: ServiceEvent[]): void {
+    if (ready.length > 0) this.#write(framesOf(ready));
   }
 
   /** true: the event says the work ended; false: it runs again; null: neither. */
@@ -235,7 +255,7 @@ export class EventStreamSession {
     });
   }
 
-  #write(chunk: string): void {
+  #write(chunk: string | Buffer): void {
     if (this.#closed) return;
     this.#res.write(chunk);
     if (this.#res.writableLength > MAX_BUFFERED_BYTES) {

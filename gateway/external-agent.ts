@@ -12,6 +12,7 @@ import {
 } from '../episode-actor/index.js';
 import { WorldWorkerClients, type LocalWorkers } from '../world-worker/index.js';
 import type { LocalHandler } from './pipeline.js';
+import { sendShared } from './shared-answer.js';
 
 /** The fields of an episode attempt (Collections.runEpisodes, written by the scheduler) this path reads. */
 interface AttemptRecord extends Doc {
@@ -104,8 +105,9 @@ export class ExternalAgentPath {
       if (!principal) throw new ServiceError('unauthenticated', 'send an API key');
       return principal.projectId;
     };
-    local.set('get_observation', async (call, _req, res) => {
-      res.json(await this.observe(projectOf(call.principal), call.params.ep_id!));
+    local.set('get_observation', async (call, req, res) => {
+      // the actor answers every poll of a turn with the same object: its text is made once
+      sendShared(req, res, await this.observe(projectOf(call.principal), call.params.ep_id!));
     });
     local.set('post_action', async (call, _req, res) => {
       res.status(202).json(await this.act(projectOf(call.principal), call.params.ep_id!, call.body as ExternalAction));

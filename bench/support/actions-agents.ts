@@ -30,24 +30,40 @@ const port = parentPort!;
 const samples: Array<{ key: string; accepted_ms: number }> = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Runs `call` again once when the connection it used was closed under it (`fetch failed`:
+ * a kept-alive socket the server closed as the request went out, which a machine loaded
+ * enough to stall event loops for seconds makes likely). Safe here: observations are reads,
+ * and an action repeated with its idempotency key is answered as a duplicate, not run twice.
+ */
+async function once<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!(err instanceof TypeError && err.message === 'fetch failed')) throw err;
+    return call();
+  }
+}
+
 async function play(agent: AgentClient, ep: string): Promise<void> {
-  let { turn } = await agent.nextTurn(ep, 600_000, job.pollMs);
+  let { status, turn } = await once(() => agent.nextTurn(ep, 600_000, job.pollMs));
   for (let i = 0; i < job.actions; i++) {
-    if (!turn) throw new Error(`episode ${ep} ended early`);
+    if (!turn) throw new Error(`episode ${ep} ended early: ${status} after ${i} of ${job.actions} actions`);
     // a model-backed agent thinks about each turn it read before it acts (so 200 agents do
     // not all send their first action in the same millisecond)
     if (job.thinkMs > 0) await sleep(job.thinkMs * (0.5 + Math.random()));
     const key = agent.newKey();
     const t0 = performance.now();
-    const r = await agent.act(ep, {
+    const action = {
       actor: turn.actor,
       tool: turn.tools.some((x) => x.function.name === job.tool) ? job.tool : 'wait',
       args: {},
       idempotency_key: key,
-    });
+    };
+    const r = await once(() => agent.act(ep, action));
     if (r.status !== 202) throw new Error(`action answered ${r.status}: ${JSON.stringify(r.body)}`);
     samples.push({ key, accepted_ms: performance.now() - t0 });
-    ({ turn } = await agent.nextTurn(ep, 600_000, job.pollMs));
+    ({ status, turn } = await once(() => agent.nextTurn(ep, 600_000, job.pollMs)));
   }
 }
 
@@ -55,12 +71,14 @@ async function bare(url: string): Promise<void> {
   for (let i = 0; i < job.actions; i++) {
     if (job.thinkMs > 0) await sleep(job.thinkMs * (0.5 + Math.random()));
     const t0 = performance.now();
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"actor":"frontline","tool":"list_orders","args":{},"idempotency_key":"bench-bare-key"}',
+    await once(async () => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"actor":"frontline","tool":"list_orders","args":{},"idempotency_key":"bench-bare-key"}',
+      });
+      await res.text();
     });
-    await res.text();
     const t1 = performance.now();
     samples.push({ key: '', accepted_ms: t1 - t0 });
   }
