@@ -7,6 +7,7 @@ import { newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { CONTAINER_ISOLATION } from './isolation.js';
 import { LoopbackForwarder, RELAY_PROGRAM } from './relay.js';
+import { failure, probeContainers } from './docker-inspect.js';
 import {
   fillEnv,
   waitHealthy,
@@ -178,6 +179,7 @@ export class DockerSandboxes implements Sandboxes {
         });
         return stopped;
       },
+      probe: () => probeContainers(started, DATA_MOUNT, `${SANDBOX_USER}:${SANDBOX_USER}`),
     };
     this.#handles.add(handle);
     return handle;
@@ -369,32 +371,4 @@ async function relaySocketDir(): Promise<string> {
   await mkdir(inner);
   await ownForSandbox(inner);
   return outer;
-}
-
-/** Why a service never got healthy: still running (too slow) or exited (how), with its log tail. */
-async function failure(service: Docker.Container, spec: ServiceSpec, timeoutMs: number): Promise<ServiceError> {
-  const state = (await service.inspect().catch(() => null))?.State;
-  const logs = await logTail(service);
-  const how = state?.Running
-    ? `did not answer ${spec.health} within ${timeoutMs} ms`
-    : `exited (${state?.OOMKilled ? 'out of memory' : (state?.ExitCode ?? 'unknown')}) before answering ${spec.health}`;
-  return new ServiceError('unavailable', `sandbox service "${spec.name}" ${how}; log tail: ${logs || '(empty)'}`, {
-    details: { service: spec.name, stderr: logs },
-  });
-}
-
-async function logTail(container: Docker.Container): Promise<string> {
-  try {
-    const buf = (await container.logs({ stdout: true, stderr: true, tail: 40, follow: false })) as unknown as Buffer;
-    // multiplexed stream: 8-byte frame headers; strip them for a readable tail
-    const out: string[] = [];
-    for (let i = 0; i + 8 <= buf.length;) {
-      const len = buf.readUInt32BE(i + 4);
-      out.push(buf.subarray(i + 8, i + 8 + len).toString());
-      i += 8 + len;
-    }
-    return (out.join('') || buf.toString()).trim().slice(-4000);
-  } catch {
-    return '';
-  }
 }
