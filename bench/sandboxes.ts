@@ -188,7 +188,7 @@ A container service costs two containers (the service, with no network, and its 
 
 ### Warm sandboxes
 
-The same rounds on one pooled sandbox (SANDBOX_REUSE_EPISODES; docs/architecture.md, Warm sandboxes), after a first cold episode that fills the pool. Placed -> ready: taking the restored sandbox from the pool, with a health check of every service. Restore: the reset of every service and the probe against its state at start, after the episode has ended (the next episode finds it ready once this is done). Warm total: ready + episode + giving it back.
+The same rounds on one pooled sandbox (SANDBOX_REUSE_EPISODES; docs/architecture.md, Warm sandboxes), after a first cold episode that fills the pool. Placed -> ready: taking the restored sandbox from the pool (none of its services has exited since the restore). Restore: the reset of every service, the probe against its state at start and a health check of every service, after the episode has ended (the next episode finds it ready once this is done). Warm total: ready + episode + giving it back.
 
 | catalog world | driver | cold start | warm placed -> ready | episode | restore (after the episode) | warm total | vs child process warm | vs child process cold |
 |---|---|---|---|---|---|---|---|---|

@@ -105,6 +105,7 @@ describe('sandbox pool', function () {
   it('retires a sandbox whose process died or whose data folder kept a stray file', async () => {
     const first = await episode(a);
     process.kill(-first.handle.details[0]!.pid!, 'SIGKILL');
+    while (first.handle.alive()) await new Promise((r) => setTimeout(r, 10)); // the driver saw the exit
     const next = await pool.acquire(a, shop.dir, shop.manifest);
     expect(next.warm).to.equal(false);
     // a file the reset does not know: the restored sandbox is not as it started

@@ -109,6 +109,7 @@ export class ChildProcessSandboxes implements Sandboxes {
         });
         return stopped;
       },
+      alive: () => stopped === null && running.every((r) => r.exitCode() === null),
       probe: async () => ({
         alive: stopped === null && running.every((r) => r.exitCode() === null),
         data: await dataFiles(data),

@@ -81,6 +81,8 @@ interface Started {
   forwarder: LoopbackForwarder | null;
   socketDir: string;
   detail: SandboxService;
+  /** False once the engine reported the service container's exit. */
+  running: boolean;
 }
 
 /**
@@ -179,6 +181,7 @@ export class DockerSandboxes implements Sandboxes {
         });
         return stopped;
       },
+      alive: () => stopped === null && started.every((s) => s.running),
       probe: () => probeContainers(started, DATA_MOUNT, `${SANDBOX_USER}:${SANDBOX_USER}`),
     };
     this.#handles.add(handle);
@@ -283,13 +286,13 @@ export class DockerSandboxes implements Sandboxes {
       forwarder: null,
       socketDir,
       detail: { name: spec.name, baseUrl: '', containerId: service.id },
+      running: true,
     };
     try {
       await service.start();
-      let running = true;
       service.wait().then(
-        () => (running = false),
-        () => (running = false),
+        () => (s.running = false),
+        () => (s.running = false),
       );
       try {
         await this.#startRelay(s, service.id, labels);
@@ -303,7 +306,7 @@ export class DockerSandboxes implements Sandboxes {
       }
       s.forwarder = await LoopbackForwarder.open(path.join(socketDir, 's', 'service.sock'));
       s.detail.baseUrl = `http://127.0.0.1:${s.forwarder.port}`;
-      const healthy = await waitHealthy(`${s.detail.baseUrl}${spec.health}`, Date.now() + timeoutMs, () => running);
+      const healthy = await waitHealthy(`${s.detail.baseUrl}${spec.health}`, Date.now() + timeoutMs, () => s.running);
       if (!healthy) throw await failure(service, spec, timeoutMs);
       return s;
     } catch (err) {

@@ -44,6 +44,7 @@ interface Entry {
   handle: SandboxHandle;
   dataDir: string;
   resets: string[];
+  health: string[];
   /** The probe right after start: a restored sandbox must match it exactly. */
   baseline: SandboxProbe;
   episodes: number;
@@ -61,7 +62,7 @@ interface Entry {
  * the idle list it is reset and probed, and must match the probe taken right after it
  * started (same processes and containers alive, same number of processes, the data folder
  * byte for byte); it is retired after `maxEpisodes` episodes, on any failure of the
- * episode's world, on any mismatch, when a health check fails on lending, and after
+ * episode's world, on any mismatch, when a service exited while idle or fails its health check at the end of a restore, and after
  * `idleMs` unused.
  */
 export class SandboxPool {
@@ -110,7 +111,8 @@ export class SandboxPool {
         if (e.key !== k) continue;
         this.#idle.splice(i, 1);
         clearTimeout(e.idleTimer);
-        if (await this.#healthy(e, manifest)) return this.#lend(e, true);
+        // answered its health path at the end of its restore; here only whether it has died since
+        if (e.handle.alive()) return this.#lend(e, true);
         void this.#retire(e);
       }
     }
@@ -123,7 +125,8 @@ export class SandboxPool {
       await rm(dataDir, { recursive: true, force: true });
       throw err;
     }
-    const e: Entry = { key: k, handle, dataDir, resets, baseline: EMPTY, episodes: 0 };
+    const health = manifest.services.map((s) => s.health);
+    const e: Entry = { key: k, handle, dataDir, resets, health, baseline: EMPTY, episodes: 0 };
     if (reusable) {
       try {
         e.baseline = await handle.probe();
@@ -169,7 +172,7 @@ export class SandboxPool {
         const base = e.handle.details[i]!.baseUrl;
         if (!(await post(`${base}${e.resets[i]}`))) throw new Error('reset refused');
       }
-      ok = sameProbe(await e.handle.probe(), e.baseline);
+      ok = sameProbe(await e.handle.probe(), e.baseline) && (await this.#healthy(e));
     } catch {
       ok = false;
     }
@@ -186,9 +189,9 @@ export class SandboxPool {
   }
 
   /** Every service still answers its health path on the port it started on. */
-  async #healthy(e: Entry, manifest: WorldManifest): Promise<boolean> {
-    const checks = manifest.services.map((s, i) =>
-      waitHealthy(`${e.handle.details[i]!.baseUrl}${s.health}`, Date.now() + 1000, () => true),
+  async #healthy(e: Entry): Promise<boolean> {
+    const checks = e.health.map((h, i) =>
+      waitHealthy(`${e.handle.details[i]!.baseUrl}${h}`, Date.now() + 1000, () => e.handle.alive()),
     );
     return (await Promise.all(checks)).every(Boolean);
   }

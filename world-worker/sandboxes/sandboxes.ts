@@ -32,6 +32,11 @@ export interface SandboxHandle {
    * (SandboxPool does before reusing it; the reuse differential test after every episode).
    */
   probe(): Promise<SandboxProbe>;
+  /**
+   * False once a service's process or container is known to have exited (from the exit
+   * the driver already watches: no call). The pool checks it before lending a sandbox.
+   */
+  alive(): boolean;
 }
 
 /** A sandbox's state as far as the worker can see it from outside its services' memory. */
