@@ -109,6 +109,12 @@ export interface Config {
    */
   readonly sandboxLimits: { memoryMb: number; pids: number; cpus: number; dataMb: number };
   /**
+   * SANDBOX_REUSE_EPISODES (1: no reuse): episodes one warm sandbox serves before it is
+   * retired, for worlds whose every service declares `reset` (world-worker/sandboxes/pool.ts).
+   * SANDBOX_IDLE_SECONDS (60): how long an idle warm sandbox waits for its next episode.
+   */
+  readonly sandboxReuse: { episodes: number; idleSeconds: number };
+  /**
    * SANDBOX_TRUST_TENANT_CODE (false): let tenant code (uploads and git sources) build and
    * run in child-process sandboxes, as the service's own user. Only for installations
    * whose every user is trusted; see docs/security.md.
@@ -314,6 +320,10 @@ export function loadConfig(env: Env = process.env): Config {
       pids: int(env, 'SANDBOX_PIDS', 256, 16, 1_000_000),
       cpus: cpus(env),
       dataMb,
+    },
+    sandboxReuse: {
+      episodes: int(env, 'SANDBOX_REUSE_EPISODES', 1, 1, 1_000_000),
+      idleSeconds: int(env, 'SANDBOX_IDLE_SECONDS', 60, 1, 86_400),
     },
     trustTenantCode: flag(env, 'SANDBOX_TRUST_TENANT_CODE'),
     gitAllowPrivate: gitAllowPrivate(env),

@@ -189,9 +189,15 @@ export class EpisodeHost {
     const sourceDir = await this.#worlds.source(p);
     const world = await this.#worlds.start(p, sourceDir);
     this.#opts.metrics
-      ?.counter('crucible_sandbox_starts_total', 'Sandboxes (an episode world) started, by result', ['result'])
-      .inc({ result: 'error' in world ? 'failed' : 'started' });
+      ?.counter(
+        'crucible_sandbox_starts_total',
+        'Sandboxes (an episode world) started, by result (reused: a warm sandbox)',
+        ['result'],
+      )
+      .inc({ result: 'error' in world ? 'failed' : world.warm ? 'reused' : 'started' });
     if ('error' in world) return this.#notStarted(p, 'failed', world.error);
+    // anything but a clean end retires the sandbox instead of pooling it
+    let clean = false;
     try {
       if (hosted.stopRequested) return this.#notStarted(p, 'cancelled', null);
       let policy;
@@ -227,6 +233,7 @@ export class EpisodeHost {
       if (hosted.stopRequested) await actor.stop();
       const summary = await actor.done;
       const st = actor.snapshot();
+      clean = summary.status === 'finished' && !st.environment_error;
       return {
         episode_id: p.episode_id,
         status: summary.status === 'running' ? 'failed' : summary.status,
@@ -245,7 +252,7 @@ export class EpisodeHost {
       };
     } finally {
       await world
-        .stop()
+        .stop(!clean)
         .catch((err: unknown) =>
           this.#logger.warn({ err, episode: p.episode_id }, 'the episode world did not stop cleanly'),
         );

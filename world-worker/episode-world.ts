@@ -1,7 +1,6 @@
-import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/index.js';
-import { PRIVATE_DIR_MODE, toServiceError } from '../core/index.js';
+import { toServiceError } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../core/index.js';
 import {
@@ -18,25 +17,30 @@ import {
 } from '../episode-actor/index.js';
 import { SourceCache } from './builds/index.js';
 import { ApplicationClient, type WorldManifest } from '../world/index.js';
-import type { SandboxHandle, Sandboxes } from './sandboxes/index.js';
+import { SandboxPool, type PooledSandbox, type Sandboxes } from './sandboxes/index.js';
 import type { EpisodeRunPayload, PinnedSimulatorModels } from './episode-work.js';
 
-/** A running copy of an episode's application: its sandbox, a client of it, and where its data lives. */
+/** A running copy of an episode's application: its sandbox and a client of it. */
 export interface EpisodeWorldHandle {
   app: ApplicationClient;
-  stop(): Promise<void>;
+  /** True when the sandbox served an earlier episode of the same tenant and world version. */
+  warm: boolean;
+  /** Lets the world go: `failed` when something went wrong in it, so it is never reused. */
+  stop(failed?: boolean): Promise<void>;
 }
 
 /**
  * Brings up the world of one episode on this worker: the source from the worker's
  * content-addressed cache (unpacked from the archive when the scheduler sent one), the
- * application's services in a sandbox on a data folder of the episode's own, and a client
- * of them. The folder is removed again when the world stops.
+ * application's services in a sandbox with a data folder of its own, and a client of them.
+ * The sandbox comes from the worker's pool (warm: restored after an earlier episode of the
+ * same project and world version) or is started for the episode; when the world stops it
+ * goes back to the pool or is stopped and its folder removed (sandboxes/pool.ts).
  */
 export class EpisodeWorlds {
   readonly #cache: SourceCache;
+  readonly #pool: SandboxPool;
   readonly #sandboxes: Sandboxes;
-  readonly #dataRoot: string;
 
   constructor(config: Config, sandboxes: Sandboxes) {
     // the same root the build work uses: sources appear there complete or not at all, so sharing is safe
@@ -45,7 +49,12 @@ export class EpisodeWorlds {
       maxArchiveBytes: config.maxUploadBytes,
     });
     this.#sandboxes = sandboxes;
-    this.#dataRoot = path.join(config.dataDir, 'sandboxes');
+    this.#pool = new SandboxPool(sandboxes, {
+      maxEpisodes: config.sandboxReuse.episodes,
+      idleMs: config.sandboxReuse.idleSeconds * 1000,
+      maxIdle: Math.max(1, config.workerCapacity),
+      dataRoot: path.join(config.dataDir, 'sandboxes'),
+    });
   }
 
   /**
@@ -67,33 +76,35 @@ export class EpisodeWorlds {
    * @returns the world, or the reason it could not start (the world failed, not the agent).
    */
   async start(p: EpisodeRunPayload, sourceDir: string): Promise<EpisodeWorldHandle | { error: string }> {
-    const dataDir = path.join(this.#dataRoot, p.episode_id);
-    await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
-    let handle: SandboxHandle;
+    let sandbox: PooledSandbox;
     try {
-      handle = await this.#sandboxes.start(sourceDir, p.world.manifest, dataDir, {
-        images: p.images,
-        labels: { 'crucible.episode': p.episode_id },
-      });
+      sandbox = await this.#pool.acquire(
+        { tenant: p.project_id, sourceDigest: p.source.digest },
+        sourceDir,
+        p.world.manifest,
+        // a warm sandbox keeps the labels of the episode it started for; the project is the same
+        { images: p.images, labels: { 'crucible.episode': p.episode_id, 'crucible.project': p.project_id } },
+      );
     } catch (err) {
-      await rm(dataDir, { recursive: true, force: true });
       return { error: `the application's services did not start: ${toServiceError(err).message}` };
     }
     let stopped: Promise<void> | null = null;
-    const app = new ApplicationClient({ tools: p.world.tools, baseUrls: handle.services });
+    const app = new ApplicationClient({ tools: p.world.tools, baseUrls: sandbox.handle.services });
     return {
       app,
-      stop: () =>
+      warm: sandbox.warm,
+      stop: (failed = false) =>
         (stopped ??= (async () => {
           app.close();
-          await handle.stop();
-          await rm(dataDir, { recursive: true, force: true });
+          await sandbox.release(failed);
         })()),
     };
   }
 
-  stopAll(): Promise<void> {
-    return this.#sandboxes.stopAll();
+  /** Retires every pooled sandbox, then stops whatever else the driver still runs. */
+  async stopAll(): Promise<void> {
+    await this.#pool.stopAll();
+    await this.#sandboxes.stopAll();
   }
 }
 

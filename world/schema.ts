@@ -104,7 +104,7 @@ function validateService(p: Problems, raw: unknown, path: string): ServiceSpec {
     p.add(path, 'must be a map');
     return { name: '', start: { command: [], env: {} }, image: '', port_env: '', health: '', openapi: '' };
   }
-  unknownKeys(p, raw, ['name', 'start', 'image', 'port_env', 'health', 'openapi'], path);
+  unknownKeys(p, raw, ['name', 'start', 'image', 'port_env', 'health', 'openapi', 'reset'], path);
   const name = str(p, raw, 'name', path, { pattern: NAME_PATTERN });
   let command: string[] = [];
   const env: Record<string, string> = {};
@@ -128,7 +128,9 @@ function validateService(p: Problems, raw: unknown, path: string): ServiceSpec {
   const health = str(p, raw, 'health', path, { fallback: '/health' });
   if (health && !health.startsWith('/')) p.add(join(path, 'health'), 'must start with /');
   const openapi = str(p, raw, 'openapi', path);
-  return { name, start: { command, env }, image, port_env, health, openapi };
+  const reset = str(p, raw, 'reset', path, { required: false });
+  if (reset && !reset.startsWith('/')) p.add(join(path, 'reset'), 'must start with /');
+  return { name, start: { command, env }, image, port_env, health, openapi, ...(reset ? { reset } : {}) };
 }
 
 function validateRole(p: Problems, raw: unknown, path: string): RoleSpec {

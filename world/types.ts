@@ -31,6 +31,13 @@ export interface ServiceSpec {
   health: string;
   /** OpenAPI document of the service, relative to the source folder. */
   openapi: string;
+  /**
+   * Path that, POSTed, puts the service back in the state it started in (memory and data
+   * folder alike) and answers 2xx. When every service of a world has one, a worker may
+   * reuse the world's started sandbox for the next episode of the same tenant and world
+   * version instead of starting it again (docs/architecture.md, Warm sandboxes).
+   */
+  reset?: string;
 }
 
 export interface RoleSpec {

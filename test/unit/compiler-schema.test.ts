@@ -92,6 +92,7 @@ describe('compiler: schema and source loading', () => {
   it('loads a valid source: manifest with defaults, tools, templates', async () => {
     const src = await loadApplicationSource(await source());
     expect(src.manifest.services[0]).to.deep.include({ image: 's', health: '/health', port_env: 'PORT' });
+    expect(src.manifest.services[0]).to.not.have.property('reset'); // optional: no warm reuse without it
     expect(src.tools.map((t) => `${t.name}:${t.kind}`)).to.deep.equal(['list_things:read', 'create_thing:write']);
     expect(src.templates.map((t) => t.id)).to.deep.equal(['make-thing']);
     expect(src.templates[0]!.checks['1']![1]).to.deep.equal({ name: 'told', kind: 'told', contains: ['${color}'] });
@@ -101,7 +102,7 @@ describe('compiler: schema and source loading', () => {
     const list = await problems(() =>
       validateManifest({
         name: 'Bad Name',
-        services: [{ name: 's', start: { command: [] }, openapi: 'o' }],
+        services: [{ name: 's', start: { command: [] }, openapi: 'o', reset: 'reset' }],
         roles: [{ name: 'a', instructions: 'x', tools: ['complete'] }],
         customer: { channel: 'sms' },
         extra: 1,
@@ -112,6 +113,7 @@ describe('compiler: schema and source loading', () => {
       'world.yaml: name',
       'world.yaml: services[0].start.command',
       'world.yaml: services[0].port_env',
+      'world.yaml: services[0].reset',
       'world.yaml: roles[0].tools',
       'world.yaml: roles',
       'world.yaml: customer.channel',

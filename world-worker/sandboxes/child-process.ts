@@ -5,6 +5,7 @@ import { ServiceError } from '../../core/index.js';
 import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { freePort } from './free-port.js';
+import { dataFiles, groupMembers } from './probe.js';
 import { CHILD_PROCESS_ISOLATION } from './isolation.js';
 import type { SandboxPidFiles } from './pid-files.js';
 import {
@@ -108,6 +109,12 @@ export class ChildProcessSandboxes implements Sandboxes {
         });
         return stopped;
       },
+      alive: () => stopped === null && running.every((r) => r.exitCode() === null),
+      probe: async () => ({
+        alive: stopped === null && running.every((r) => r.exitCode() === null),
+        data: await dataFiles(data),
+        processes: await groupMembers(details.map((d) => d.pid!)),
+      }),
     };
     this.#handles.add(handle);
     return handle;

@@ -7,6 +7,7 @@ import { newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { CONTAINER_ISOLATION } from './isolation.js';
 import { LoopbackForwarder, RELAY_PROGRAM } from './relay.js';
+import { failure, probeContainers } from './docker-inspect.js';
 import {
   fillEnv,
   waitHealthy,
@@ -80,6 +81,8 @@ interface Started {
   forwarder: LoopbackForwarder | null;
   socketDir: string;
   detail: SandboxService;
+  /** False once the engine reported the service container's exit. */
+  running: boolean;
 }
 
 /**
@@ -178,6 +181,8 @@ export class DockerSandboxes implements Sandboxes {
         });
         return stopped;
       },
+      alive: () => stopped === null && started.every((s) => s.running),
+      probe: () => probeContainers(started, DATA_MOUNT, `${SANDBOX_USER}:${SANDBOX_USER}`),
     };
     this.#handles.add(handle);
     return handle;
@@ -281,13 +286,13 @@ export class DockerSandboxes implements Sandboxes {
       forwarder: null,
       socketDir,
       detail: { name: spec.name, baseUrl: '', containerId: service.id },
+      running: true,
     };
     try {
       await service.start();
-      let running = true;
       service.wait().then(
-        () => (running = false),
-        () => (running = false),
+        () => (s.running = false),
+        () => (s.running = false),
       );
       try {
         await this.#startRelay(s, service.id, labels);
@@ -301,7 +306,7 @@ export class DockerSandboxes implements Sandboxes {
       }
       s.forwarder = await LoopbackForwarder.open(path.join(socketDir, 's', 'service.sock'));
       s.detail.baseUrl = `http://127.0.0.1:${s.forwarder.port}`;
-      const healthy = await waitHealthy(`${s.detail.baseUrl}${spec.health}`, Date.now() + timeoutMs, () => running);
+      const healthy = await waitHealthy(`${s.detail.baseUrl}${spec.health}`, Date.now() + timeoutMs, () => s.running);
       if (!healthy) throw await failure(service, spec, timeoutMs);
       return s;
     } catch (err) {
@@ -369,32 +374,4 @@ async function relaySocketDir(): Promise<string> {
   await mkdir(inner);
   await ownForSandbox(inner);
   return outer;
-}
-
-/** Why a service never got healthy: still running (too slow) or exited (how), with its log tail. */
-async function failure(service: Docker.Container, spec: ServiceSpec, timeoutMs: number): Promise<ServiceError> {
-  const state = (await service.inspect().catch(() => null))?.State;
-  const logs = await logTail(service);
-  const how = state?.Running
-    ? `did not answer ${spec.health} within ${timeoutMs} ms`
-    : `exited (${state?.OOMKilled ? 'out of memory' : (state?.ExitCode ?? 'unknown')}) before answering ${spec.health}`;
-  return new ServiceError('unavailable', `sandbox service "${spec.name}" ${how}; log tail: ${logs || '(empty)'}`, {
-    details: { service: spec.name, stderr: logs },
-  });
-}
-
-async function logTail(container: Docker.Container): Promise<string> {
-  try {
-    const buf = (await container.logs({ stdout: true, stderr: true, tail: 40, follow: false })) as unknown as Buffer;
-    // multiplexed stream: 8-byte frame headers; strip them for a readable tail
-    const out: string[] = [];
-    for (let i = 0; i + 8 <= buf.length;) {
-      const len = buf.readUInt32BE(i + 4);
-      out.push(buf.subarray(i + 8, i + 8 + len).toString());
-      i += 8 + len;
-    }
-    return (out.join('') || buf.toString()).trim().slice(-4000);
-  } catch {
-    return '';
-  }
 }

@@ -1,6 +1,8 @@
 /** Sandboxes: where an application's services run (child processes or Docker containers). */
 import path from 'node:path';
-export type { Sandboxes, SandboxHandle, SandboxService, SandboxStartOptions } from './sandboxes.js';
+export type { Sandboxes, SandboxHandle, SandboxProbe, SandboxService, SandboxStartOptions } from './sandboxes.js';
+export { SandboxPool, poolKey, sameProbe, type PoolKey, type PooledSandbox, type SandboxPoolOptions } from './pool.js';
+export { dataFiles } from './probe.js';
 export { fillEnv } from './sandboxes.js';
 export { ChildProcessSandboxes, type ChildProcessSandboxesOptions } from './child-process.js';
 export {

@@ -27,6 +27,26 @@ export interface SandboxHandle {
    * The data dir is left in place: removing it is the caller's choice.
    */
   stop(): Promise<void>;
+  /**
+   * What the sandbox holds now, to compare with what it held right after it started
+   * (SandboxPool does before reusing it; the reuse differential test after every episode).
+   */
+  probe(): Promise<SandboxProbe>;
+  /**
+   * False once a service's process or container is known to have exited (from the exit
+   * the driver already watches: no call). The pool checks it before lending a sandbox.
+   */
+  alive(): boolean;
+}
+
+/** A sandbox's state as far as the worker can see it from outside its services' memory. */
+export interface SandboxProbe {
+  /** Every service still runs as the process or container it started as, on the same port. */
+  alive: boolean;
+  /** The data folder: relative path -> sha256 of the file's bytes (`dir` for a folder). */
+  data: Record<string, string>;
+  /** Processes running in the sandbox, all services together. */
+  processes: number;
 }
 
 export interface SandboxStartOptions {

@@ -1,7 +1,7 @@
 // A tiny HTTP router and JSON-file store for the catalog services. Plain Node.js, no
 // dependencies, so a service runs in any sandbox as is.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname } from 'node:path';
 
@@ -23,7 +23,8 @@ export function fail(status, code, message) {
 /**
  * Loads the state file (or starts from `initial`). `save()` writes a temporary file and
  * renames it over the old one, so a crash never leaves half a file and a restart sees
- * the last saved state.
+ * the last saved state. `reset()` puts the store back to `initial` with no file, exactly as
+ * a first start finds it (handlers hold `state` itself, so it is refilled in place).
  */
 export function openStore(file, initial) {
   mkdirSync(dirname(file), { recursive: true });
@@ -34,6 +35,11 @@ export function openStore(file, initial) {
       const tmp = `${file}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify(state, null, 1));
       renameSync(tmp, file);
+    },
+    reset() {
+      for (const key of Object.keys(state)) delete state[key];
+      Object.assign(state, structuredClone(initial));
+      rmSync(file, { force: true });
     },
   };
 }
@@ -137,7 +143,8 @@ function send(res, status, body) {
 
 /**
  * Serves `routes` ({method, path: '/orders/{order_id}', handler({params, query, body})})
- * plus GET /health on `port`. A handler returns the body (200) or `{status, body}`;
+ * plus GET /health and POST /reset (the world.yaml `reset` path: back to the state of a
+ * first start, for a worker reusing the sandbox) on `port`. A handler returns the body (200) or `{status, body}`;
  * after a successful non-GET handler the store is saved. Requests are handled one at a
  * time (handlers are synchronous), so no write interleaves with another.
  */
@@ -147,6 +154,10 @@ export function serve({ name, routes, store, port }) {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { status: 'ok', service: name });
+      if (req.method === 'POST' && url.pathname === '/reset') {
+        store.reset();
+        return send(res, 200, { status: 'reset', service: name });
+      }
       const hits = table.filter((r) => r.re.test(url.pathname));
       if (hits.length === 0) return send(res, 404, { error: 'no_route', message: `no route ${url.pathname}` });
       const route = hits.find((r) => r.method === req.method);
