@@ -66,7 +66,7 @@ export {
   resolveModelApiKey,
 } from './models/index.js';
 export type { MarketRange, ModelClient, ModelJsonSchema, ModelMessage, ModelPrice } from './models/index.js';
-export { accepted, body, created, ok, okPage, param, requirePrincipal } from './operations.js';
+export { accepted, body, created, mergeHandlerTables, ok, okPage, param, requirePrincipal } from './operations.js';
 export {
   LIST_PAGE,
   NEXT_CURSOR_HEADER,
