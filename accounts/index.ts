@@ -17,6 +17,9 @@ export { identityOf } from './identity.js';
 export { SESSION_COOKIE } from './sessions.js';
 export { IDP_REQUEST_COOKIE, IDP_REQUEST_FIELD, clearedIdpRequestCookie } from './idp-request.js';
 export { sessionResolver, type SessionResolver } from './session-resolver.js';
+export { lookUpApiKey, prefixOfKey, readApiKeys, readSessions, recordKeyUse, type CheckedKey } from './key-resolver.js';
+export type { ApiKeyDoc } from './api-keys.js';
+export type { SessionDoc } from './sessions.js';
 export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
 export {
   addOperator,

@@ -2,7 +2,7 @@
 export { closingController, sleepUnlessAborted, untilAborted } from './abortable.js';
 export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-text.js';
 export { chooseAdapters, requireShareableStore } from './choose-adapters.js';
-export { Collections } from './collections.js';
+export { CollectionOwners, Collections, type CollectionName } from './collections.js';
 export { loadConfig, readEnvVar } from './config.js';
 export {
   DEFAULT_CREDENTIAL_VARS,
