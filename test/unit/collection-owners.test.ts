@@ -13,18 +13,11 @@ import { CollectionOwners, type CollectionName } from '../../core/index.js';
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const COMPONENTS = [
-  'accounts',
-  'billing',
-  'catalog',
-  'cli',
-  'core',
-  'episode-actor',
-  'gateway',
-  'scheduler',
-  'world',
-  'world-worker',
-];
+/** The product's top-level folders: those holding TypeScript, but for tests, benchmarks, examples and the browser console. */
+const COMPONENTS = readdirSync(ROOT, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && !['test', 'bench', 'examples', 'console', 'node_modules', 'dist'].includes(e.name))
+  .filter((e) => readdirSync(path.join(ROOT, e.name)).some((f) => f.endsWith('.ts')))
+  .map((e) => e.name);
 const WRAPPERS = new Set(['Pick', 'Omit', 'Partial', 'Readonly', 'Required']);
 const CALL = /\b\w+<([^;{}()]*?)>\(\s*(?:[\w.#]+,\s*)?Collections\.(\w+)\b/g;
 
