@@ -1,4 +1,4 @@
-import { Collections } from '../core/index.js';
+import { Collections, mergeHandlerTables } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import type { HandlerTable } from '../core/index.js';
 import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
@@ -17,6 +17,9 @@ export { identityOf } from './identity.js';
 export { SESSION_COOKIE } from './sessions.js';
 export { IDP_REQUEST_COOKIE, IDP_REQUEST_FIELD, clearedIdpRequestCookie } from './idp-request.js';
 export { sessionResolver, type SessionResolver } from './session-resolver.js';
+export { lookUpApiKey, prefixOfKey, readApiKeys, readSessions, recordKeyUse, type CheckedKey } from './key-resolver.js';
+export type { ApiKeyDoc } from './api-keys.js';
+export type { SessionDoc } from './sessions.js';
 export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
 export {
   addOperator,
@@ -33,18 +36,18 @@ export { createPasswordLink, PASSWORD_LINK_TTL_MS, PASSWORD_LINK_MAX_TTL_MS } fr
  * Accounts: sign-up and sign-in (password and identity provider), console sessions,
  * onboarding, terminal sign-in, credential references and operator administration.
  */
-export const accountHandlers: HandlerTable = {
-  ...signupLoginHandlers,
-  ...idpHandlers,
-  ...idpRequestHandlers,
-  ...sessionHandlers,
-  ...onboardingHandlers,
-  ...cliLoginHandlers,
-  ...credentialHandlers,
-  ...operatorAdminHandlers,
-  ...passwordLinkHandlers,
-  ...membershipHandlers,
-};
+export const accountHandlers: HandlerTable = mergeHandlerTables(
+  signupLoginHandlers,
+  idpHandlers,
+  idpRequestHandlers,
+  sessionHandlers,
+  onboardingHandlers,
+  cliLoginHandlers,
+  credentialHandlers,
+  operatorAdminHandlers,
+  passwordLinkHandlers,
+  membershipHandlers,
+);
 
 /** Indexes of the account collections; idempotent, run at scheduler start. */
 export async function ensureAccountIndexes(store: DocumentStore): Promise<void> {

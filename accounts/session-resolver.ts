@@ -1,34 +1,12 @@
-import { createHash } from 'node:crypto';
 import { Collections } from '../core/index.js';
 import type { Config } from '../core/index.js';
-import type { Doc, DocumentStore } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import type { Principal, Scope } from '../core/index.js';
 import type { Request } from 'express';
 import { isOperatorUser } from './operators.js';
-
-/** The fields of a stored session the gateway reads (written by scheduler/accounts/sessions.ts). */
-interface SessionRecord extends Doc {
-  token_hash: string;
-  user_id: string;
-  project_id: string | null;
-  expires_at: string;
-  revoked_at: string | null;
-}
-
-interface UserRecord extends Doc {
-  email: string;
-  operator?: boolean;
-  idp_issuer?: string | null;
-  idp_subject?: string | null;
-}
-
-interface MembershipRecord extends Doc {
-  user_id: string;
-  organization_id: string;
-  project_id: string;
-  role: 'owner' | 'admin' | 'member';
-  created_at: string;
-}
+import { hashSessionToken, type SessionDoc } from './sessions.js';
+import type { AccountUserDoc } from './users.js';
+import type { MembershipDoc } from './workspaces.js';
 
 /** Resolves a console session cookie to a principal; null when unknown. */
 export type SessionResolver = (sessionToken: string, req: Request) => Promise<Principal | null>;
@@ -40,7 +18,7 @@ const TOKEN_PATTERN = /^[0-9A-Za-z]{43,64}$/;
  * What a console user may do in a workspace, by role: owners and admins have full access
  * (`admin`), members "Build and evaluate" (`write` with `evaluator`).
  */
-export function scopesOfRole(role: MembershipRecord['role']): Scope[] {
+export function scopesOfRole(role: MembershipDoc['role']): Scope[] {
   return role === 'member' ? ['write', 'evaluator'] : ['admin'];
 }
 
@@ -58,20 +36,20 @@ export function sessionResolver(store: DocumentStore, config: Config): SessionRe
   const subjects = new Set(config.operatorSubjects);
   return async (token) => {
     if (!TOKEN_PATTERN.test(token)) return null;
-    const session = await store.findOne<SessionRecord>(Collections.sessions, {
-      token_hash: createHash('sha256').update(token).digest('hex'),
+    const session = await store.findOne<SessionDoc>(Collections.sessions, {
+      token_hash: hashSessionToken(token),
     });
     if (!session || session.revoked_at || Date.parse(session.expires_at) <= Date.now()) return null;
-    const user = await store.get<UserRecord>(Collections.users, session.user_id);
+    const user = await store.get<AccountUserDoc>(Collections.users, session.user_id);
     if (!user) return null;
     let membership = session.project_id
-      ? await store.findOne<MembershipRecord>(Collections.memberships, {
+      ? await store.findOne<MembershipDoc>(Collections.memberships, {
           user_id: user._id,
           project_id: session.project_id,
         })
       : null;
     if (!membership && session.project_id) {
-      [membership = null] = await store.find<MembershipRecord>(
+      [membership = null] = await store.find<MembershipDoc>(
         Collections.memberships,
         { user_id: user._id },
         { sort: { field: 'created_at', direction: 'asc' }, limit: 1 },

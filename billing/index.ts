@@ -1,4 +1,4 @@
-import type { HandlerTable } from '../core/index.js';
+import { mergeHandlerTables, type HandlerTable } from '../core/index.js';
 import { paymentHandlers } from './payment-handlers.js';
 import { usageHandlers } from './usage-handlers.js';
 
@@ -6,7 +6,7 @@ export { assertAllowanceLeft } from './allowance.js';
 export { providerOf } from './payment-handlers.js';
 
 /** Every usage and billing operation of spec section 4. */
-export const billingHandlers: HandlerTable = { ...usageHandlers, ...paymentHandlers };
+export const billingHandlers: HandlerTable = mergeHandlerTables(usageHandlers, paymentHandlers);
 
 export { PLANS, PLAN_NAMES, DEFAULT_PLAN, effectiveLimits, isPlanName } from './plans.js';
 export type { Plan, PlanLimits, PlanName } from './plans.js';

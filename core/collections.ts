@@ -32,3 +32,44 @@ export const Collections = {
   billingEvents: 'billing_events',
   billingSettings: 'billing_settings',
 } as const;
+
+export type CollectionName = keyof typeof Collections;
+
+/**
+ * The component that owns each collection: it alone declares the collection's record type and
+ * exports it with its readers, and every other component reads through those instead of a
+ * private copy of the fields it wants (test/unit/collection-owners.test.ts keeps it so).
+ */
+export const CollectionOwners: Readonly<Record<CollectionName, string>> = {
+  organizations: 'accounts',
+  projects: 'accounts',
+  users: 'accounts',
+  memberships: 'accounts',
+  apiKeys: 'accounts',
+  sessions: 'accounts',
+  credentials: 'accounts',
+  cliLogins: 'accounts',
+  passwordLinks: 'accounts',
+  invitations: 'accounts',
+  applications: 'scheduler',
+  jobs: 'scheduler',
+  worlds: 'scheduler',
+  worldVersions: 'scheduler',
+  scenarios: 'scheduler',
+  profiles: 'scheduler',
+  runs: 'scheduler',
+  episodes: 'episode-actor',
+  runEpisodes: 'scheduler',
+  runSpend: 'scheduler',
+  actions: 'episode-actor',
+  events: 'core',
+  artifacts: 'scheduler',
+  artifactBlobs: 'scheduler',
+  usage: 'billing',
+  credits: 'billing',
+  sourceArchives: 'scheduler',
+  billingSubscriptions: 'billing',
+  billingCheckouts: 'billing',
+  billingEvents: 'billing',
+  billingSettings: 'billing',
+};

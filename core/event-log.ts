@@ -36,7 +36,7 @@ export interface ServiceEvent {
   data: Record<string, unknown>;
 }
 
-interface EventDoc extends Doc, ServiceEvent {
+export interface EventDoc extends Doc, ServiceEvent {
   project_id: string;
 }
 

@@ -2,7 +2,7 @@
 export { closingController, sleepUnlessAborted, untilAborted } from './abortable.js';
 export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-text.js';
 export { chooseAdapters, requireShareableStore } from './choose-adapters.js';
-export { Collections } from './collections.js';
+export { CollectionOwners, Collections, type CollectionName } from './collections.js';
 export { loadConfig, readEnvVar } from './config.js';
 export {
   DEFAULT_CREDENTIAL_VARS,
@@ -66,7 +66,7 @@ export {
   resolveModelApiKey,
 } from './models/index.js';
 export type { MarketRange, ModelClient, ModelJsonSchema, ModelMessage, ModelPrice } from './models/index.js';
-export { accepted, body, created, ok, okPage, param, requirePrincipal } from './operations.js';
+export { accepted, body, created, mergeHandlerTables, ok, okPage, param, requirePrincipal } from './operations.js';
 export {
   LIST_PAGE,
   NEXT_CURSOR_HEADER,

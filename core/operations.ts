@@ -44,6 +44,21 @@ export type OperationHandler<D extends HandlerDeps = HandlerDeps> = (ctx: Operat
 /** Operation id -> handler. Each area of the API contributes one such table. */
 export type HandlerTable<D extends HandlerDeps = HandlerDeps> = Readonly<Record<string, OperationHandler<D>>>;
 
+/**
+ * One table from several, refusing an operationId registered twice: spreading the tables
+ * would let the later one win in silence, and which handler answers would depend on the
+ * order of the spread.
+ */
+export function mergeHandlerTables<D extends HandlerDeps>(...tables: HandlerTable<D>[]): HandlerTable<D> {
+  const merged: Record<string, OperationHandler<D>> = {};
+  for (const table of tables)
+    for (const [id, handler] of Object.entries(table)) {
+      if (Object.hasOwn(merged, id)) throw new Error(`operation ${id} has two handlers`);
+      merged[id] = handler;
+    }
+  return merged;
+}
+
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 export const created = (body: unknown): Reply => ({ status: 201, body });
 export const accepted = (body: unknown): Reply => ({ status: 202, body });

@@ -31,6 +31,7 @@ export {
   type ActionDoc,
 } from './persistence.js';
 export { eventLogEmitter } from './event-emitter.js';
+export { readEpisode, type EpisodeDoc } from './records.js';
 export { ACTION_ERRORS, checkExternalAction, type ExternalAction } from './external-rules.js';
 export {
   INTERVENTION_KINDS,

@@ -6,15 +6,11 @@ import { migrateState } from './state.js';
 import { StateSerializer } from './state-json.js';
 import { episodeCost, totalCost } from './spend.js';
 import type { ActionRecord, EpisodeState } from './types.js';
+import type { EpisodeDoc } from './records.js';
 
 /** An action as stored in Collections.actions, readable by idempotency key without the actor. */
 export interface ActionDoc extends Doc, Omit<ActionRecord, 'rev'> {
   episode_id: string;
-}
-
-interface EpisodeDoc extends Doc {
-  state_rev?: number | null;
-  actor_state?: EpisodeState;
 }
 
 export const actionDocId = (episodeId: string, key: string): string => `${episodeId}:${key}`;

@@ -9,26 +9,23 @@ import { Authenticator } from './auth.js';
 import { compressAnswers } from './compression.js';
 import { consoleHandler } from './console.js';
 import { docsRouter } from './docs-page.js';
-import { createApiBackend, loadOpenApiDocument } from './openapi.js';
-import { verifyJsonBounds } from './json-bounds.js';
+import { createApiBackend, loadOpenApiDocument, servedByProblems, type ApiOperation } from './openapi.js';
+import { localOperations, TRANSPORT } from './local-operations.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
 import { refuseForeignOrigin } from './csrf.js';
-import { bindIdpRequest, secureOver } from './idp-request.js';
-import { identityOf, sessionResolver } from '../accounts/index.js';
-import { externalAgentPath } from './external-agent.js';
+import { secureOver } from './idp-request.js';
+import { sessionResolver } from '../accounts/index.js';
 import type { LocalWorkers } from '../world-worker/index.js';
-import { registerEventStreams } from './event-streams.js';
 import type { SchedulerClient } from './scheduler-client.js';
 import { localBillingPages } from '../billing/index.js';
 import { publicUrlOf } from '../billing/index.js';
 import { downloadsDir } from '../core/index.js';
 import { CredentialWatch } from './credential-watch.js';
-import { healthView } from './health-view.js';
 
 export interface GatewayParts {
   app: Express;
   auth: Authenticator;
-  /** Operations the gateway answers itself (event streams); keyed by operationId. */
+  /** Operations the gateway answers itself (gateway/local-operations.ts); keyed by operationId. */
   local: Map<string, LocalHandler>;
   /** The gateway's metrics; `opsRegistries` are what `/metrics` serves (the embedded shape adds the other roles'). */
   metrics: RoleMetrics;
@@ -58,21 +55,16 @@ export async function createGatewayApp(opts: {
   // checked keys are kept in memory only while revocations are heard (gateway/auth.ts)
   await auth.listen(adapters.bus, logger);
   auth.useSessions(sessionResolver(adapters.store, config));
-  const local = new Map<string, LocalHandler>();
   const metrics = new RoleMetrics('gateway', { processMetrics: true });
   const opsRegistries: Registry[] = [metrics.registry];
   const watch = new CredentialWatch(adapters.store, adapters.bus, logger);
   await watch.start();
-  const hub = registerEventStreams(local, { adapters, config, logger, watch });
-  local.set('get_health', healthView(scheduler));
+  const { handlers: local, hub, externalAgents } = localOperations({ ...opts, watch });
+  const problems = servedByProblems(api.getOperations() as ApiOperation[], { gateway: local.keys() }, TRANSPORT);
+  if (problems.length > 0) throw new Error(`the gateway will not start: ${problems.join('; ')}`);
   metrics.gauge('crucible_sse_clients', 'Event stream (SSE) clients connected to this gateway', [], (g) =>
     g.set(hub.clients),
   );
-  const externalAgents = externalAgentPath(adapters.store, opts.controlPlane, opts.localWorkers);
-  externalAgents.register(local);
-  local.set('get_me', async (call, _req, res) => {
-    res.json(await identityOf(adapters.store, call.principal!));
-  });
   const app = express();
   app.disable('x-powered-by');
   // Only the configured proxies: req.ip is then the rightmost X-Forwarded-For entry that is not one.
@@ -95,25 +87,10 @@ export async function createGatewayApp(opts: {
     answerOps(ops, req.path, res).catch(next);
   });
 
-  // The payment provider signs the exact bytes it sends, so billing_webhook gets its body as raw text plus the signature header.
-  app.post('/v1/billing/webhook', express.text({ type: () => true, limit: config.maxBodyBytes }), (req, res, next) => {
-    res.locals.dispatchBody = {
-      raw: typeof req.body === 'string' ? req.body : '',
-      signature: req.get('stripe-signature') ?? '',
-    };
-    next();
-  });
   app.use(
     '/v1',
     compressAnswers(),
-    // verifyJsonBounds refuses a body nested too deep or holding too many values before it is parsed
-    express.json({
-      limit: config.maxBodyBytes,
-      type: ['application/json', 'application/*+json'],
-      verify: verifyJsonBounds,
-    }),
-    bindIdpRequest,
-    apiPipeline({
+    ...apiPipeline({
       api,
       auth,
       scheduler,

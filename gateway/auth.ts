@@ -1,23 +1,9 @@
 import type { Request } from 'express';
-import { hashKeyText, hashesEqual, keyPrefix } from '../core/index.js';
-import { Collections } from '../core/index.js';
+import { hashKeyText, hashesEqual } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
-import { nowIso } from '../core/index.js';
-import type { BusSubscription, Doc, DocumentStore, EventBus, Logger } from '../core/index.js';
-import type { Principal, Scope } from '../core/index.js';
-
-import { SESSION_COOKIE, type SessionResolver } from '../accounts/index.js';
-
-interface KeyRecord extends Doc {
-  _id: string;
-  project_id: string;
-  organization_id: string;
-  hash: string;
-  scopes: Scope[];
-  created_by: string | null;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+import type { BusSubscription, DocumentStore, EventBus, Logger } from '../core/index.js';
+import type { Principal } from '../core/index.js';
+import { SESSION_COOKIE, lookUpApiKey, prefixOfKey, recordKeyUse, type SessionResolver } from '../accounts/index.js';
 
 /** How often a key's `last_used_at` is written at most; the listing needs minutes, not requests. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -43,7 +29,7 @@ interface CachedKey {
 /**
  * Turns a request's credentials into a principal.
  *
- * API keys are checked against the store, and a key that passed is then answered from memory
+ * API keys are checked against the store (accounts' `lookUpApiKey`), and a key that passed is then answered from memory
  * for up to KEY_CACHE_MS while this gateway hears revocations: every revocation is announced
  * on the bus (`crucible.keys.revoked`, before the DELETE answers) and drops the key here at
  * once, on every gateway. Without a live subscription (`listen` not called or failed) nothing
@@ -130,8 +116,7 @@ export class Authenticator {
   }
 
   async #fromKey(text: string): Promise<Principal> {
-    const prefix = keyPrefix(text);
-    if (!prefix) throw new ServiceError('unauthenticated', 'invalid API key');
+    const prefix = prefixOfKey(text);
     const hash = hashKeyText(text);
     const kept = this.#keys.get(prefix);
     if (kept) {
@@ -142,30 +127,19 @@ export class Authenticator {
       this.#keys.delete(prefix);
     }
     const revocations = this.#revocations;
-    const key = await this.#store.findOne<KeyRecord>(Collections.apiKeys, { prefix });
-    if (!key || !hashesEqual(key.hash, hash)) throw new ServiceError('unauthenticated', 'invalid API key');
-    if (key.revoked_at) throw new ServiceError('unauthenticated', 'this API key was revoked');
-    this.#touch(key._id);
-    const principal: Principal = {
-      projectId: key.project_id,
-      organizationId: key.organization_id,
-      keyId: key._id,
-      userId: key.created_by?.startsWith('usr_') ? key.created_by : null,
-      sessionId: null,
-      scopes: key.scopes,
-      isOperator: false,
-    };
+    const key = await lookUpApiKey(this.#store, text);
+    this.#touch(key.keyId);
     // kept only if no revocation was heard while the store was read (it may have been this key's)
     if (this.#subscription && revocations === this.#revocations) {
       if (this.#keys.size >= KEY_CACHE_ENTRIES) this.#keys.clear();
       this.#keys.set(prefix, {
         hash: key.hash,
-        keyId: key._id,
-        principal: { ...principal, scopes: [...key.scopes] },
+        keyId: key.keyId,
+        principal: { ...key.principal, scopes: [...key.principal.scopes] },
         until: Date.now() + this.#keyCacheMs,
       });
     }
-    return principal;
+    return key.principal;
   }
 
   #touch(keyId: string): void {
@@ -173,9 +147,7 @@ export class Authenticator {
     if (now - (this.#lastUsedWritten.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
     this.#lastUsedWritten.set(keyId, now);
     // Not awaited: recording use must not slow or fail the request.
-    this.#store
-      .update(Collections.apiKeys, keyId, { last_used_at: nowIso() })
-      .catch(() => this.#lastUsedWritten.delete(keyId));
+    recordKeyUse(this.#store, keyId).catch(() => this.#lastUsedWritten.delete(keyId));
   }
 }
 

@@ -1,5 +1,5 @@
-import { Collections } from '../core/index.js';
-import type { Doc, DocumentStore, EventBus, BusSubscription } from '../core/index.js';
+import type { DocumentStore, EventBus, BusSubscription } from '../core/index.js';
+import { readApiKeys, readSessions } from '../accounts/index.js';
 import type { Logger } from '../core/index.js';
 import type { Principal } from '../core/index.js';
 
@@ -22,17 +22,6 @@ interface Watcher {
   done: boolean;
 }
 
-interface KeyRecord extends Doc {
-  revoked_at?: string | null;
-}
-
-interface SessionRecord extends Doc {
-  revoked_at?: string | null;
-  expires_at?: string;
-}
-
-/** Ids per store query of the re-check. */
-const CHUNK = 200;
 /** setTimeout's longest delay; a session expiring later than this is caught by a later re-check. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -167,12 +156,12 @@ export class CredentialWatch {
     this.#checking = true;
     try {
       const now = Date.now();
-      const keys = await this.#read<KeyRecord>(Collections.apiKeys, [...this.#keys.keys()]);
+      const keys = await readApiKeys(this.#store, [...this.#keys.keys()]);
       for (const id of [...this.#keys.keys()]) {
         const key = keys.get(id);
         if (!key || key.revoked_at) this.#end('key', id);
       }
-      const sessions = await this.#read<SessionRecord>(Collections.sessions, [...this.#sessions.keys()]);
+      const sessions = await readSessions(this.#store, [...this.#sessions.keys()]);
       for (const id of [...this.#sessions.keys()]) {
         const s = sessions.get(id);
         const expires = s?.expires_at ? Date.parse(s.expires_at) : Number.NaN;
@@ -188,16 +177,6 @@ export class CredentialWatch {
     } finally {
       this.#checking = false;
     }
-  }
-
-  async #read<T extends Doc>(collection: string, ids: string[]): Promise<Map<string, T>> {
-    const out = new Map<string, T>();
-    for (let i = 0; i < ids.length; i += CHUNK) {
-      const chunk = ids.slice(i, i + CHUNK);
-      for (const doc of await this.#store.find<T>(collection, { _id: { $in: chunk } }, { limit: chunk.length }))
-        out.set(doc._id, doc);
-    }
-    return out;
   }
 
   #end(kind: 'key' | 'session', id: string): void {

@@ -7,20 +7,6 @@ import { readCookie } from './auth.js';
 /** Methods that change nothing; browsers may send them cross-site freely. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/**
- * Operations that set or clear the session cookie (or the cookie of a started identity-provider sign-in). They get the same check even without
- * a cookie, so another site cannot sign a visitor in to an account of its choosing
- * (login cross-site request forgery) or sign them out.
- */
-const SIGN_IN_OPERATIONS = new Set([
-  'auth_signup',
-  'auth_login',
-  'auth_set_password',
-  'auth_idp_start',
-  'auth_idp',
-  'delete_session',
-]);
-
 /** `host[:port]` as the URL standard writes it (default ports dropped), or null. */
 function hostOf(origin: string): string | null {
   try {
@@ -48,12 +34,15 @@ function ownHosts(req: Request, config: Config): Set<string> {
  * that send none, the origin of its `Referer`) must name this gateway's host. Browsers
  * set `Origin` on every such request and a page cannot forge it. Requests with an
  * `Authorization` header are exempt: a browser never adds one on its own, so a key cannot
- * be ridden by another site. Complements SameSite=Lax on the cookie.
+ * be ridden by another site. Complements SameSite=Lax on the cookie. `setsCookies`: the
+ * operation sets or clears the console's cookies (TRANSPORT in gateway/local-operations.ts), so
+ * it gets the check even without a cookie: another site cannot sign a visitor in to an
+ * account of its choosing (login cross-site request forgery) or sign them out.
  */
-export function refuseCrossSite(req: Request, operationId: string, config: Config): void {
+export function refuseCrossSite(req: Request, setsCookies: boolean, config: Config): void {
   if (SAFE_METHODS.has(req.method)) return;
   if (req.headers.authorization !== undefined) return;
-  if (!SIGN_IN_OPERATIONS.has(operationId) && readCookie(req, SESSION_COOKIE) === null) return;
+  if (!setsCookies && readCookie(req, SESSION_COOKIE) === null) return;
   refuseForeignOrigin(req, config);
 }
 

@@ -6,26 +6,23 @@ import {
   ACTION_ERRORS,
   checkExternalAction,
   findAction,
-  type EpisodeState,
+  readEpisode,
+  type EpisodeDoc,
   type ExternalAction,
   type Observation,
 } from '../episode-actor/index.js';
-import { WorldWorkerClients, type LocalWorkers } from '../world-worker/index.js';
+import { WorldWorkerClients, type HostedEpisode, type LocalWorkers } from '../world-worker/index.js';
 import type { LocalHandler } from './pipeline.js';
 import { sendShared } from './shared-answer.js';
 
-/** The fields of an episode attempt (Collections.runEpisodes, written by the scheduler) this path reads. */
-interface AttemptRecord extends Doc {
+/**
+ * The fields of an episode attempt (Collections.runEpisodes) this path reads: where it is
+ * hosted, as world-worker's clients take it, plus its project and status. The record is the
+ * scheduler's (`RunEpisodeDoc`), which this path must not load (it has no scheduler code).
+ */
+interface AttemptRecord extends HostedEpisode, Doc {
   project_id: string;
   status: string;
-  worker_id: string | null;
-  worker_address: string | null;
-}
-
-/** The fields of the episode's stored record (Collections.episodes, saved by its actor) this path reads. */
-interface StoredEpisode extends Doc {
-  status: string;
-  actor_state?: EpisodeState;
 }
 
 const hasEnded = (status: string): boolean => status === 'finished' || status === 'failed' || status === 'cancelled';
@@ -128,8 +125,8 @@ export class ExternalAgentPath {
     return ep;
   }
 
-  async #record(id: string): Promise<StoredEpisode> {
-    const doc = await this.#store.get<StoredEpisode>(Collections.episodes, id);
+  async #record(id: string): Promise<EpisodeDoc> {
+    const doc = await readEpisode(this.#store, id);
     if (!doc) throw notFound(`episode ${id}`);
     return doc;
   }

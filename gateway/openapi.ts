@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 import { ACCESS_RULES, type AccessRule } from '../core/index.js';
+import type { TransportNeeds } from './local-operations.js';
 import { OPENAPI_BACKEND_OPTIONS } from './validation-errors.js';
 
 /** gateway/openapi.yaml, found from the sources or from dist/. */
@@ -24,13 +25,68 @@ export function loadOpenApiDocument(): Document {
   return cached;
 }
 
-export type ApiOperation = Operation & { 'x-access'?: AccessRule };
+/** Who answers an operation (`x-served-by`): the gateway itself, or a scheduler over gRPC. */
+export const SERVERS = ['gateway', 'scheduler'] as const;
+export type Server = (typeof SERVERS)[number];
+
+export type ApiOperation = Operation & { 'x-access'?: AccessRule; 'x-served-by'?: Server };
 
 /** The access rule of an operation; an operation without a valid one is a defect of the document. */
 export function accessOf(op: ApiOperation): AccessRule {
   const rule = op['x-access'];
   if (!rule || !ACCESS_RULES.includes(rule)) throw new Error(`operation ${op.operationId} has no valid x-access`);
   return rule;
+}
+
+/** Who answers an operation; an operation without a valid `x-served-by` is a defect of the document. */
+export function servedByOf(op: ApiOperation): Server {
+  const server = op['x-served-by'];
+  if (!server || !SERVERS.includes(server))
+    throw new Error(`operation ${op.operationId} has no valid x-served-by (gateway or scheduler)`);
+  return server;
+}
+
+/**
+ * What is wrong between the document's `x-served-by` and the handler tables: an operation
+ * nobody answers (it would answer 501 at run time), one answered twice, a handler of no
+ * operation of its server (the scheduler's `get_health` is the one the gateway caches), a
+ * transport need of no operation. `scheduler` is left out where
+ * its table is not at hand (a gateway checks its own side when it starts).
+ */
+export function servedByProblems(
+  operations: readonly ApiOperation[],
+  handlers: { gateway: Iterable<string>; scheduler?: Iterable<string> },
+  needs: Readonly<Record<string, TransportNeeds>> = {},
+): string[] {
+  const problems: string[] = [];
+  const gateway = new Set(handlers.gateway);
+  const scheduler = handlers.scheduler ? new Set(handlers.scheduler) : null;
+  const servers = new Map<string, Server>();
+  for (const op of operations) {
+    const id = op.operationId ?? `${op.method} ${op.path}`;
+    let server: Server;
+    try {
+      server = servedByOf(op);
+    } catch (err) {
+      problems.push((err as Error).message);
+      continue;
+    }
+    servers.set(id, server);
+    if (server === 'gateway' && !gateway.has(id)) problems.push(`${id} is served by the gateway, which has no handler`);
+    if (server === 'scheduler' && scheduler && !scheduler.has(id))
+      problems.push(`${id} is served by the scheduler, which has no handler`);
+    if (server === 'scheduler' && gateway.has(id))
+      problems.push(`${id} is served by the scheduler, yet the gateway has a handler`);
+    if (server === 'gateway' && scheduler?.has(id) && !needs[id]?.cachesScheduler)
+      problems.push(`${id} is served by the gateway, yet the scheduler has a handler`);
+  }
+  for (const id of gateway)
+    if (!servers.has(id)) problems.push(`the gateway has a handler for ${id}, no operation of the document`);
+  for (const id of scheduler ?? [])
+    if (!servers.has(id)) problems.push(`the scheduler has a handler for ${id}, no operation of the document`);
+  for (const id of Object.keys(needs))
+    if (!servers.has(id)) problems.push(`transport needs are named for ${id}, no operation of the document`);
+  return problems;
 }
 
 /**
@@ -73,6 +129,9 @@ export async function createApiBackend(document: Document = loadOpenApiDocument(
   validator.preCompileRequestValidators();
   api.validator = validator;
   api.validate = true;
-  for (const op of api.getOperations()) accessOf(op as ApiOperation);
+  for (const op of api.getOperations() as ApiOperation[]) {
+    accessOf(op);
+    servedByOf(op);
+  }
   return api;
 }

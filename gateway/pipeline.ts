@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { Config } from '../core/index.js';
@@ -7,10 +7,12 @@ import type { Principal } from '../core/index.js';
 import { authorize } from './access.js';
 import type { Authenticator } from './auth.js';
 import { refuseCrossSite } from './csrf.js';
-import { secureOver } from './idp-request.js';
-import { accessOf, type ApiOperation } from './openapi.js';
+import { bindIdpRequest, secureOver } from './idp-request.js';
+import { verifyJsonBounds } from './json-bounds.js';
+import { transportOf } from './local-operations.js';
+import { accessOf, servedByOf, type ApiOperation } from './openapi.js';
 import type { SchedulerClient } from './scheduler-client.js';
-import { OperationRouter } from './router.js';
+import { OperationRouter, type RouteMatch } from './router.js';
 import { toFieldProblems } from './validation-errors.js';
 
 /** What a locally answered operation (e.g. an event stream) receives. */
@@ -26,9 +28,10 @@ export interface LocalCall {
 export type LocalHandler = (call: LocalCall, req: Request, res: Response) => Promise<void>;
 
 /**
- * The /v1 pipeline: route by the OpenAPI document, authenticate, apply the operation's
- * access rule, validate the request (422 lists each wrong field), then hand it to the
- * scheduler over gRPC (or to a local handler) and write the answer.
+ * The /v1 pipeline: route by the OpenAPI document, read the body as the operation needs it
+ * (gateway/local-operations.ts, TRANSPORT), authenticate, apply the operation's access rule,
+ * validate the request (422 lists each wrong field), then hand it to the scheduler over gRPC
+ * (or to the gateway's own handler, by `x-served-by`) and write the answer.
  */
 export function apiPipeline(opts: {
   api: OpenAPIBackend;
@@ -39,7 +42,7 @@ export function apiPipeline(opts: {
   metrics: RoleMetrics;
   /** Called after a console session was signed out (`delete_session` answered), with its id. */
   signedOut?: (sessionId: string) => Promise<void>;
-}): RequestHandler {
+}): RequestHandler[] {
   const { api, auth, scheduler, config, local } = opts;
   const latency = opts.metrics.histogram(
     'crucible_http_request_duration_seconds',
@@ -51,11 +54,40 @@ export function apiPipeline(opts: {
     storage: multer.memoryStorage(),
     limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10 },
   }).single('file');
+  // verifyJsonBounds refuses a body nested too deep or holding too many values before it is parsed
+  const json = express.json({
+    limit: config.maxBodyBytes,
+    type: ['application/json', 'application/*+json'],
+    verify: verifyJsonBounds,
+  });
+  const text = express.text({ type: () => true, limit: config.maxBodyBytes });
 
-  return async (req: Request, res: Response, next: NextFunction) => {
+  /** Routes the request once, then reads its body as its operation needs (a route-less request as JSON). */
+  const readBody: RequestHandler = (req, res, next) => {
+    const route = router.match(req.method, req.baseUrl + req.path);
+    res.locals.route = route;
+    const needs = route ? transportOf(route.operation.operationId!) : {};
+    const signature = needs.rawBody?.signatureHeader;
+    if (signature)
+      return text(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        res.locals.dispatchBody = {
+          raw: typeof req.body === 'string' ? req.body : '',
+          signature: req.get(signature) ?? '',
+        };
+        next();
+      });
+    json(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      if (needs.idpRequestCookie) bindIdpRequest(req, res);
+      next();
+    });
+  };
+
+  const answer: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     try {
       const path = req.baseUrl + req.path;
-      const route = router.match(req.method, path);
+      const route = res.locals.route as RouteMatch | null;
       if (!route) {
         const others = router.methodsAt(path);
         if (others.length > 0)
@@ -67,6 +99,7 @@ export function apiPipeline(opts: {
         throw new ServiceError('not_found', `no operation at ${req.method} ${path}; see /openapi.json`);
       }
       const { operation } = route;
+      const needs = transportOf(operation.operationId!);
       if (!operation.operationId!.startsWith('stream_')) {
         const end = latency.startTimer({ operation: operation.operationId! });
         res.once('finish', () => end({ status: String(res.statusCode) }));
@@ -81,7 +114,7 @@ export function apiPipeline(opts: {
               return null;
             })
           : await auth.authenticate(req);
-      refuseCrossSite(req, operation.operationId!, config);
+      refuseCrossSite(req, needs.setsCookies === true, config);
       authorize(rule, principal);
 
       const multipart =
@@ -120,8 +153,10 @@ export function apiPipeline(opts: {
       const query = (coerced.query ?? req.query) as Record<string, unknown>;
       const body = multipart ? undefined : (res.locals.dispatchBody ?? req.body);
 
-      const handler = local.get(operation.operationId!);
-      if (handler) {
+      if (servedByOf(operation) === 'gateway') {
+        const handler = local.get(operation.operationId!);
+        if (!handler)
+          throw new ServiceError('not_implemented', `${operation.operationId} has no handler on this gateway`);
         await handler({ operation, principal, params, query, body }, req, res);
         return;
       }
@@ -156,10 +191,10 @@ export function apiPipeline(opts: {
         else if (k.toLowerCase() === 'set-cookie') res.append('set-cookie', secureOver(req, v));
         else res.setHeader(k, v);
       }
-      if (operation.operationId === 'delete_session' && principal?.sessionId && (reply.status || 200) < 400)
+      if (needs.endsSession && principal?.sessionId && (reply.status || 200) < 400)
         await opts.signedOut?.(principal.sessionId);
       // this gateway refuses a key it revoked before answering; the others drop it on the announcement
-      if (operation.operationId === 'delete_api_key' && (reply.status || 200) < 400)
+      if (needs.revokesKey && (reply.status || 200) < 400)
         auth.forget(typeof params?.key_id === 'string' ? params.key_id : null);
       res.status(reply.status || 200);
       if (reply.body_bytes.length > 0 || reply.content_type) {
@@ -173,6 +208,7 @@ export function apiPipeline(opts: {
       next(err);
     }
   };
+  return [readBody, answer];
 }
 
 function runUpload(upload: RequestHandler, req: Request, res: Response): Promise<void> {

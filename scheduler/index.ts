@@ -22,7 +22,7 @@ import { ensureWorldIndexes, worldHandlers, worldJobKinds } from './worlds/index
 import { ensureWorkspaceIndexes } from '../accounts/index.js';
 import { workerAdminHandlers } from './workers-admin.js';
 import { schedulerMetrics } from './metrics.js';
-import { readiness, type Readiness, type RoleMetrics } from '../core/index.js';
+import { mergeHandlerTables, readiness, type Readiness, type RoleMetrics } from '../core/index.js';
 
 export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
 export { SchedulerState } from './context.js';
@@ -33,23 +33,23 @@ export { createWorkspace, loadProject } from '../accounts/index.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {
-  return {
-    ...healthHandlers,
-    ...apiKeyHandlers,
-    ...accountHandlers,
-    ...trainingHandlers,
-    ...applicationHandlers,
-    ...jobHandlers,
-    ...profileHandlers,
-    ...worldHandlers,
-    ...runHandlers,
-    ...episodeHandlers,
-    ...exportHandlers,
-    ...improvementHandlers,
-    ...billingHandlers,
-    ...dashboardHandlers,
-    ...workerAdminHandlers,
-  };
+  return mergeHandlerTables<SchedulerDeps>(
+    healthHandlers,
+    apiKeyHandlers,
+    accountHandlers,
+    trainingHandlers,
+    applicationHandlers,
+    jobHandlers,
+    profileHandlers,
+    worldHandlers,
+    runHandlers,
+    episodeHandlers,
+    exportHandlers,
+    improvementHandlers,
+    billingHandlers,
+    dashboardHandlers,
+    workerAdminHandlers,
+  );
 }
 
 export interface RunningScheduler {

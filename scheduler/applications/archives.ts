@@ -7,7 +7,7 @@ import type { Doc, DocumentStore } from '../../core/index.js';
 /** Raw bytes per stored chunk: well under MongoDB's 16 MB document limit once in base64. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
-interface ArchiveMeta extends Doc {
+export interface ArchiveMeta extends Doc {
   digest: string;
   chunks: number;
   bytes: number;
@@ -15,7 +15,7 @@ interface ArchiveMeta extends Doc {
   created_at: string;
 }
 
-interface ArchiveChunk extends Doc {
+export interface ArchiveChunk extends Doc {
   digest: string;
   index: number;
   data: string;

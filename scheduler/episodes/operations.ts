@@ -1,6 +1,7 @@
 import { ServiceError } from '../../core/index.js';
 import { ACTION_ERRORS, episodeRecordView, type InterventionInput } from '../../episode-actor/index.js';
-import type { EpisodeDoc, RunEpisodeDoc } from '../runs/index.js';
+import type { EpisodeDoc } from '../../episode-actor/index.js';
+import type { RunEpisodeDoc } from '../runs/index.js';
 import { hasEnded, loadAttempt, loadRecord, type EpisodeOpsDeps } from './routing.js';
 
 /** POST /v1/episodes/{id}/interventions: applied and saved by the actor; 409 unless it runs. */

@@ -9,7 +9,8 @@ import {
   type DocumentStore,
 } from '../../core/index.js';
 import { ModelJudge, rejudgeEpisode, type Judge } from '../../episode-actor/index.js';
-import { RUN_ENDED, refreshSummary, type EpisodeDoc, type RunDoc, type RunEpisodeDoc } from '../runs/index.js';
+import type { EpisodeDoc } from '../../episode-actor/index.js';
+import { RUN_ENDED, refreshSummary, type RunDoc, type RunEpisodeDoc } from '../runs/index.js';
 import type { WorldVersionDoc } from '../worlds/index.js';
 import { loadAttempt, loadRecord } from './routing.js';
 

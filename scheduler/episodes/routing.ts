@@ -2,7 +2,8 @@ import { Collections } from '../../core/index.js';
 import { notFound } from '../../core/index.js';
 import type { DocumentStore } from '../../core/index.js';
 import type { WorldWorkerClients } from '../../world-worker/index.js';
-import type { EpisodeDoc, RunEpisodeDoc } from '../runs/index.js';
+import type { EpisodeDoc } from '../../episode-actor/index.js';
+import type { RunEpisodeDoc } from '../runs/index.js';
 
 /** What the episode operations need: the store, and the world-workers' clients. */
 export interface EpisodeOpsDeps {

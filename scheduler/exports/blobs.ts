@@ -9,7 +9,7 @@ import type { Doc, DocumentStore } from '../../core/index.js';
 /** Raw bytes per chunk: well under MongoDB's 16 MB document limit once in base64. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
-interface BlobChunk extends Doc {
+export interface BlobChunk extends Doc {
   artifact_id: string;
   index: number;
   data: string;

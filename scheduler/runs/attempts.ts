@@ -7,6 +7,7 @@ import {
   isSuccess,
   totalCost,
   type CostBreakdown,
+  type EpisodeDoc,
   type EpisodeState,
   type EpisodeWorld,
   type Oracle,
@@ -14,19 +15,6 @@ import {
 import type { EpisodeOutcome } from '../../world-worker/index.js';
 import type { ScenarioDoc } from '../worlds/index.js';
 import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
-
-/** The Collections.episodes document as the scheduler creates it; the episode actor adds its state when it starts. */
-export interface EpisodeDoc extends Doc {
-  project_id: string;
-  run_id: string;
-  status: string;
-  termination: string | null;
-  reward: number | null;
-  oracle: Oracle | null;
-  created_at: string;
-  state_rev?: number;
-  actor_state?: EpisodeState;
-}
 
 export interface AttemptSpec {
   slot: number;

@@ -29,7 +29,6 @@ export {
   wilson,
   type PairedTest,
 } from './statistics.js';
-export type { EpisodeDoc } from './attempts.js';
 export * from './types.js';
 
 /** The job kinds of runs, for `startJobEngine`. */
