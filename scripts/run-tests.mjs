@@ -1,7 +1,7 @@
 // `npm test`: makes the machine ready (scripts/test-setup.sh: installs, as root, the Debian
 // packages it lacks and starts NATS, Redis, PostgreSQL and podman; not root and something
 // missing, it stops at once naming the command to run), checks that generated code is current,
-// type-checks everything, runs the mocha suites (unit, contract, integration, e2e), then any
+// type-checks everything, checks format, folder rules, lint and unused code, runs the mocha suites (unit, contract, integration, e2e), then any
 // Python suites, and prints one closing line: `tests: N passed, N failed[, N skipped]`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -74,6 +74,24 @@ if (
     'examples',
   ])
 ) {
+  broken = true;
+  totals.failed++;
+} else totals.passed++;
+
+// typescript-eslint (eslint.config.mjs): floating promises, type-only imports, `any` in product code.
+if (
+  !run('lint (eslint; `npm run lint:fix` fixes the fixable)', process.execPath, [
+    'node_modules/eslint/bin/eslint.js',
+    '--quiet',
+    '.',
+  ])
+) {
+  broken = true;
+  totals.failed++;
+} else totals.passed++;
+
+// knip (knip.json): exports, files and dependencies nothing uses.
+if (!run('unused code (knip)', process.execPath, ['node_modules/knip/bin/knip.js'])) {
   broken = true;
   totals.failed++;
 } else totals.passed++;
