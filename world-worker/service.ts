@@ -1,5 +1,5 @@
 import { ServiceError } from '../core/index.js';
-import { grpc, handleUnary, workerProto, type ControlPlane } from '../core/index.js';
+import { type grpc, handleUnary, workerProto, type ControlPlane } from '../core/index.js';
 import type { PingResponse } from '../proto/index.js';
 import type { WorkRequest__Output } from '../proto/index.js';
 import type { WorkResponse } from '../proto/index.js';

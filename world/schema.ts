@@ -1,4 +1,4 @@
-import { type CustomerSpec, type RoleSpec, type SeedStep, type ServiceSpec, type WorldManifest } from './types.js';
+import type { CustomerSpec, RoleSpec, SeedStep, ServiceSpec, WorldManifest } from './types.js';
 import {
   NAME_PATTERN,
   Problems,

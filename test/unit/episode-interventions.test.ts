@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ServiceError } from '../../core/errors.js';
+import type { ServiceError } from '../../core/errors.js';
 import { REFUSAL_TEXT, type ActionResult, type EpisodeActor } from '../../episode-actor/index.js';
 import { deskEpisode, deskScenario, readAndAct } from '../support/episode-fixture.js';
 
