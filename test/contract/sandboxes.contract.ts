@@ -54,12 +54,12 @@ const attempt = async (h: SandboxHandle, what: string, body: unknown = {}) => {
   }
 };
 const reachable = (host: string, port: number) =>
-  new Promise<boolean>((resolve) => {
+  new Promise<boolean>((resolve, reject) => {
     import('node:net').then(({ connect }) => {
       const s = connect({ host, port, timeout: 1500 });
       s.once('connect', () => (s.destroy(), resolve(true)));
       s.once('error', () => resolve(false)).once('timeout', () => (s.destroy(), resolve(false)));
-    });
+    }, reject);
   });
 
 /**
