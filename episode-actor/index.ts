@@ -8,7 +8,7 @@
  *   const customer = scriptedCustomer;  // or modelCustomer(chain) for a world with a customer model
  *   const actor = new EpisodeActor({episodeId, world, scenario, profile, options}, {app, persistence, events, policy, customer});
  *   await actor.start();               // seeds, opens, offers the first turn
- *   actor.observation() / submitAction(...) / actionResult(key) / intervene(...) / stop()
+ *   actor.observation() / submitAction(...) / intervene(...) / stop()
  *   const summary = await actor.done;  // status, termination, reward, oracle, cost, tokens
  */
 export { EpisodeActor } from './actor.js';
