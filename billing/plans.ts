@@ -105,7 +105,7 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = Object.freeze({
 
 export const DEFAULT_PLAN: PlanName = 'free';
 
-export function isPlanName(value: unknown): value is PlanName {
+function isPlanName(value: unknown): value is PlanName {
   return typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
 }
 

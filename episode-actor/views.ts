@@ -80,7 +80,7 @@ export function episodeRecordView(st: EpisodeState) {
 }
 
 /** One item of GET /v1/runs/{id}/episodes (spec section 2, Episode list item). */
-export function episodeListItemView(st: EpisodeState) {
+function episodeListItemView(st: EpisodeState) {
   return {
     id: st.episode_id,
     scenario: st.scenario.id,

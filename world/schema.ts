@@ -19,14 +19,7 @@ import {
  * names, variables) live in `cross-check.ts`.
  */
 
-export {
-  NAME_PATTERN,
-  Problems,
-  SCENARIO_ID_PATTERN,
-  TOOL_NAME_PATTERN,
-  isObject,
-  problemsError,
-} from './schema-kit.js';
+export { problemsError } from './schema-kit.js';
 export { validateTemplate } from './template-schema.js';
 
 // ---------------------------------------------------------------------------

@@ -77,7 +77,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 }
 
 /** A short id linking to its page. */
-export function IdLink({ to, id }: { to: string; id: string }) {
+function IdLink({ to, id }: { to: string; id: string }) {
   return (
     <Link to={to} className="mono">
       {id}

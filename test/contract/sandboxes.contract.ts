@@ -15,8 +15,6 @@ import type { IsolationPromise, IsolationTable, SandboxHandle, Sandboxes } from 
 export const CONTRACT_LIMITS = { memoryMb: 384, pids: 48, cpus: 0.5, dataMb: 24 };
 
 /** The isolation promises, each tried by the hostile fixture (test/fixtures/hostile-app): the drivers' own terms. */
-export type { IsolationPromise };
-
 /** What a driver's runner hands the contract. */
 export interface SandboxesHarness {
   sandboxes: Sandboxes;

@@ -36,7 +36,7 @@ import type { ToolCaller } from '../../world/index.js';
 export const CATALOG_APPS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../catalog/apps');
 
 /** Every application folder of the catalog that has a world.yaml. */
-export async function catalogWorlds(): Promise<ApplicationSource[]> {
+async function catalogWorlds(): Promise<ApplicationSource[]> {
   const out: ApplicationSource[] = [];
   for (const e of await readdir(CATALOG_APPS, { withFileTypes: true })) {
     if (!e.isDirectory()) continue;
