@@ -1,5 +1,4 @@
 import { useState, type ReactNode } from 'react';
-import { Link } from 'react-router';
 
 /** The server's `detail` (or any failure), announced to screen readers. */
 export function ErrorBox({ error }: { error: string | null | undefined }) {
@@ -73,15 +72,6 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     >
       {done ? 'Copied' : label}
     </button>
-  );
-}
-
-/** A short id linking to its page. */
-function IdLink({ to, id }: { to: string; id: string }) {
-  return (
-    <Link to={to} className="mono">
-      {id}
-    </Link>
   );
 }
 
