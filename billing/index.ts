@@ -3,22 +3,14 @@ import { paymentHandlers } from './payment-handlers.js';
 import { usageHandlers } from './usage-handlers.js';
 
 export { assertAllowanceLeft } from './allowance.js';
-export { providerOf } from './payment-handlers.js';
-
 /** Every usage and billing operation of spec section 4. */
 export const billingHandlers: HandlerTable = mergeHandlerTables(usageHandlers, paymentHandlers);
 
-export { PLANS, PLAN_NAMES, DEFAULT_PLAN, effectiveLimits, isPlanName } from './plans.js';
-export type { Plan, PlanLimits, PlanName } from './plans.js';
-export {
-  limitsOf,
-  organizationOfProject,
-  planOf,
-  type BilledOrganization,
-  type BilledProject,
-} from './organizations.js';
+export { PLANS, DEFAULT_PLAN, effectiveLimits } from './plans.js';
+export type { PlanLimits, PlanName } from './plans.js';
+export { limitsOf, planOf, type BilledOrganization } from './organizations.js';
 export { organizationReport, planView } from './usage-handlers.js';
-export { usageView, type UsageReport } from './usage.js';
+export { usageView } from './usage.js';
 
 export { localBillingPages } from './local-pages.js';
 export { monthOf, organizationUsage } from './organization-usage.js';

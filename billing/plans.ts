@@ -105,10 +105,6 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = Object.freeze({
 
 export const DEFAULT_PLAN: PlanName = 'free';
 
-export function isPlanName(value: unknown): value is PlanName {
-  return typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
-}
-
 /** The limits in force: the plan's, with the operator's overrides laid over them. */
 export function effectiveLimits(
   plan: PlanName,

@@ -61,8 +61,20 @@ const STATUS: Readonly<Record<string, SubscriptionView['status']>> = {
   paused: 'past_due',
 };
 
+/** The fields of a webhook's object (a checkout session or a subscription) read here. */
+interface StripeObject {
+  id?: unknown;
+  status?: unknown;
+  payment_status?: unknown;
+  metadata?: Record<string, string> | null;
+  subscription?: unknown;
+  customer?: unknown;
+  current_period_end?: unknown;
+  items?: { data?: { current_period_end?: unknown }[] };
+}
+
 /** The period end of a subscription object: top level in older API versions, per item in newer ones. */
-export function periodEnd(sub: Record<string, any>): string | null {
+export function periodEnd(sub: StripeObject): string | null {
   return iso(sub.current_period_end) ?? iso(sub.items?.data?.[0]?.current_period_end);
 }
 
@@ -73,7 +85,7 @@ export function periodEnd(sub: Record<string, any>): string | null {
 export function toPaymentEvent(
   event: Stripe.Event | { id: string; type: string; created?: number; data: { object: unknown } },
 ): PaymentEvent {
-  const obj = event.data.object as Record<string, any>;
+  const obj = event.data.object as StripeObject;
   const created = typeof event.created === 'number' && Number.isFinite(event.created) ? event.created : null;
   const meta = (obj.metadata ?? {}) as Record<string, string>;
   if (event.type === 'checkout.session.completed' && obj.payment_status !== 'unpaid') {

@@ -2,7 +2,7 @@ import { refusal } from './api-error.js';
 import { readSignIn, configPath } from './config-file.js';
 import { followStream, type StreamEvent } from './event-stream.js';
 
-export { ApiError, formatDetail, refusal } from './api-error.js';
+export { ApiError, formatDetail } from './api-error.js';
 
 /** Where the CLI goes when nothing names a server: a service started with `npm start`. */
 export const DEFAULT_BASE_URL = 'http://localhost:8080';

@@ -73,12 +73,58 @@ export class ServiceError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new ServiceError('bad_request', message);
+/*
+ * The reasons callers branch on, one class each (Temporal's common/src/errors.ts is the
+ * model): a caller tests `instanceof` and reads typed fields instead of casting `details`.
+ * Each still carries its flag in `details`, so the JSON on the wire, and what a client of
+ * an older peer reads, stays as it was; `fromGrpcError` turns the flags back into the class.
+ */
+
+/** The world-worker asked does not host the episode (`starting`: not yet, its actor is still starting). */
+export class NotHostedError extends ServiceError {
+  readonly starting: boolean;
+
+  constructor(message: string, starting = false) {
+    super('not_found', message, { details: starting ? { not_hosted: true, starting: true } : { not_hosted: true } });
+    this.name = 'NotHostedError';
+    this.starting = starting;
+  }
+}
+
+/** The world-worker already hosts as many episodes as it may; another worker may take it. */
+export class AtCapacityError extends ServiceError {
+  constructor(message: string) {
+    super('rate_limited', message, { details: { at_capacity: true } });
+    this.name = 'AtCapacityError';
+  }
+}
+
+/** The world-worker lacks the source `digest` and no archive came: ask again with the archive. */
+export class SourceMissingError extends ServiceError {
+  readonly digest: string;
+
+  constructor(message: string, digest: string) {
+    super('not_found', message, { details: { missing_source: digest } });
+    this.name = 'SourceMissingError';
+    this.digest = digest;
+  }
+}
+
+/** The world-worker is shutting down (`notStarted`: before the work began, so it may go elsewhere). */
+export class ShuttingDownError extends ServiceError {
+  readonly notStarted: boolean;
+
+  constructor(message: string, notStarted = false) {
+    super('unavailable', message, {
+      details: notStarted ? { shutting_down: true, not_started: true } : { shutting_down: true },
+    });
+    this.name = 'ShuttingDownError';
+    this.notStarted = notStarted;
+  }
+}
+
 export const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
 export const conflict = (message: string) => new ServiceError('conflict', message);
-export const forbidden = (message: string) => new ServiceError('forbidden', message);
-export const notImplemented = (what: string) =>
-  new ServiceError('not_implemented', `${what} is not available in this release of the server yet`);
 
 /** A 422 naming one or more wrong fields. */
 export function invalid(field: string, message: string, ...more: FieldProblem[]): ServiceError {
@@ -147,9 +193,7 @@ export function fromGrpcError(err: { code: number; details?: string }): ServiceE
   if (err.details && err.details.startsWith('{')) {
     try {
       const parsed = JSON.parse(err.details) as ReturnType<ServiceError['toJSON']>;
-      if (parsed.code in ERROR_TABLE) {
-        return new ServiceError(parsed.code, parsed.message, { details: parsed.details, headers: parsed.headers });
-      }
+      if (parsed.code in ERROR_TABLE) return revive(parsed);
     } catch {
       // not ours: fall through to the status mapping
     }
@@ -164,4 +208,17 @@ export function fromGrpcError(err: { code: number; details?: string }): ServiceE
     default:
       return new ServiceError('internal', err.details ?? 'internal error', { cause: err, expose: false });
   }
+}
+
+/** The error a peer sent, as the class its `details` flags name (see NotHostedError and the others). */
+function revive({ code, message, details, headers }: ReturnType<ServiceError['toJSON']>): ServiceError {
+  const flags =
+    details && typeof details === 'object' && !Array.isArray(details) ? (details as Record<string, unknown>) : {};
+  if (code === 'not_found' && flags.not_hosted === true) return new NotHostedError(message, flags.starting === true);
+  if (code === 'not_found' && typeof flags.missing_source === 'string')
+    return new SourceMissingError(message, flags.missing_source);
+  if (code === 'rate_limited' && flags.at_capacity === true) return new AtCapacityError(message);
+  if (code === 'unavailable' && flags.shutting_down === true)
+    return new ShuttingDownError(message, flags.not_started === true);
+  return new ServiceError(code, message, { details, headers });
 }

@@ -27,7 +27,17 @@ export type { ControlPlaneCa, IssuedCertificate } from './control-plane-certs.js
 export type { Config } from './config.js';
 export { clientWheelPath, downloadsDir } from './downloads.js';
 export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, makePrivateDir, touchPrivateFile } from './private-files.js';
-export { ServiceError, conflict, invalid, notFound, toServiceError } from './errors.js';
+export {
+  AtCapacityError,
+  NotHostedError,
+  ServiceError,
+  ShuttingDownError,
+  SourceMissingError,
+  conflict,
+  invalid,
+  notFound,
+  toServiceError,
+} from './errors.js';
 export type { FieldProblem } from './errors.js';
 export { EventLog } from './event-log.js';
 export type { EventInput, ServiceEvent } from './event-log.js';

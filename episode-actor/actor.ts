@@ -28,7 +28,7 @@ import type {
  * One actor per episode. Messages (start, turn, external action, intervention, timeout,
  * stop) go through a mailbox and are handled one at a time; every action, message, result
  * and offered turn is saved through the persistence port before it is acknowledged or
- * announced. Read-only queries (observation, actionResult, snapshot) answer from memory at
+ * announced. Read-only queries (observation, snapshot) answer from memory at
  * once; an observation that shows the external agent its turn marks that turn read, and an
  * action on a turn the agent has not read is refused (spec: read the next turn first).
  *
@@ -195,18 +195,6 @@ export class EpisodeActor {
       }
       return { event_id: a.event_id };
     });
-  }
-
-  /**
-   * The result of an action by idempotency key: `{status: 'pending'}` until it was carried
-   * out, then `{status: 'done', result}`.
-   *
-   * @throws ServiceError('not_found') for a key this episode never accepted.
-   */
-  actionResult(key: string): { status: 'pending' } | { status: 'done'; result: ActionResult } {
-    const a = this.#core.state.actions.find((x) => x.idempotency_key === key);
-    if (!a) throw new ServiceError('not_found', `no action with idempotency key "${key}" in episode ${this.id}`);
-    return a.status === 'done' && a.result ? { status: 'done', result: a.result } : { status: 'pending' };
   }
 
   /**

@@ -79,23 +79,6 @@ export function episodeRecordView(st: EpisodeState) {
   };
 }
 
-/** One item of GET /v1/runs/{id}/episodes (spec section 2, Episode list item). */
-export function episodeListItemView(st: EpisodeState) {
-  return {
-    id: st.episode_id,
-    scenario: st.scenario.id,
-    split: st.scenario.split,
-    profile: st.profile.label ?? null,
-    status: st.status,
-    reward: st.reward,
-    termination: st.termination,
-    cost_usd: totalCost(episodeCost(st)),
-    cost_breakdown: episodeCost(st),
-    tokens: st.tokens,
-    oracle: st.oracle,
-  };
-}
-
 /** What an episode's actor resolves `done` with once it ended: how it ended, its checks and its spend. */
 export function summaryView(st: EpisodeState): EpisodeSummary {
   return {

@@ -9,8 +9,7 @@ import { SchedulerClient } from './scheduler-client.js';
 import { answerClientErrors } from './client-errors.js';
 import type { LocalWorkers } from '../world-worker/index.js';
 
-export { readCookie } from './auth.js';
-export type { LocalHandler, LocalCall } from './pipeline.js';
+export type { LocalHandler } from './pipeline.js';
 
 export interface RunningGateway extends GatewayParts {
   server: http.Server;

@@ -1,7 +1,7 @@
 import type { HandlerDeps, HandlerTable as AnyHandlerTable, OperationHandler as AnyHandler } from '../core/index.js';
 import type { WorkerRegistry } from './workers.js';
 
-export { accepted, created, ok, okPage, type OperationContext, type Reply } from '../core/index.js';
+export { accepted, created, ok, type OperationContext } from '../core/index.js';
 
 /** What every scheduler component is built from: the handler deps plus the worker registry. */
 export interface SchedulerDeps extends HandlerDeps {

@@ -24,12 +24,12 @@ import { workerAdminHandlers } from './workers-admin.js';
 import { schedulerMetrics } from './metrics.js';
 import { mergeHandlerTables, readiness, type Readiness, type RoleMetrics } from '../core/index.js';
 
-export type { HandlerTable, OperationContext, OperationHandler, Reply, SchedulerDeps } from './context.js';
+export type { HandlerTable, SchedulerDeps } from './context.js';
 export { SchedulerState } from './context.js';
 export { setWorkerDraining, workerView } from './workers-admin.js';
-export { HEARTBEAT_INTERVAL_MS, WORKER_LOST_AFTER_MS, WorkerRegistry } from './workers.js';
+export { HEARTBEAT_INTERVAL_MS, WorkerRegistry } from './workers.js';
 export { createApiKey } from '../accounts/index.js';
-export { createWorkspace, loadProject } from '../accounts/index.js';
+export { createWorkspace } from '../accounts/index.js';
 
 /** Every operation the scheduler answers, by operationId of gateway/openapi.yaml. */
 export function allHandlers(): HandlerTable {

@@ -1,5 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
-import { grpc, handleUnary, schedulerProto, type ControlPlane, type ControlPlanePeer } from '../core/index.js';
+import { type grpc, handleUnary, schedulerProto, type ControlPlane, type ControlPlanePeer } from '../core/index.js';
 import type { Principal, Scope } from '../core/index.js';
 import type { DispatchRequest__Output } from '../proto/index.js';
 import type { DispatchResponse } from '../proto/index.js';

@@ -1,4 +1,4 @@
-import { ServiceError, toServiceError } from '../core/index.js';
+import { NotHostedError, ServiceError, toServiceError } from '../core/index.js';
 import { ControlPlane, peerChannelOptions, unary, workerProto, type ExpectedPeer } from '../core/index.js';
 import type { PingResponse__Output } from '../proto/index.js';
 import type { WorkRequest } from '../proto/index.js';
@@ -6,6 +6,7 @@ import type { WorkResponse__Output } from '../proto/index.js';
 import type { WorldWorkerClient } from '../proto/index.js';
 import type { LocalWorkers } from './local-workers.js';
 import type { WorkAnswer, WorkKind, WorkPayload } from './work-kinds.js';
+import type { GatewayWorkKind } from './service.js';
 
 /** How long an episode operation waits for the worker hosting the episode. */
 const EPISODE_CALL_MS = 30_000;
@@ -170,7 +171,7 @@ export class WorldWorkerClients {
    * @throws the actor's own refusals (409, 422 ...) unchanged; ServiceError('unavailable')
    *   when the hosting worker cannot be reached (its episodes are about to be failed over).
    */
-  async onEpisode<K extends 'episode.observe' | 'episode.act' | 'episode.intervene'>(
+  async onEpisode<K extends GatewayWorkKind>(
     ep: HostedEpisode,
     kind: K,
     payload: Omit<WorkPayload<K>, 'episode_id'>,
@@ -186,7 +187,7 @@ export class WorldWorkerClients {
       );
     } catch (err) {
       const e = toServiceError(err);
-      if (e.code === 'not_found' && (e.details as { not_hosted?: boolean } | undefined)?.not_hosted) return null;
+      if (e instanceof NotHostedError) return null;
       if (e.code === 'unavailable' || e.code === 'timeout') {
         throw new ServiceError(
           'unavailable',

@@ -1,5 +1,5 @@
 import type { Config } from '../core/index.js';
-import { ServiceError, toServiceError } from '../core/index.js';
+import { AtCapacityError, NotHostedError, ShuttingDownError, toServiceError } from '../core/index.js';
 import { EventLog } from '../core/index.js';
 import { closingController, nowIso, untilAborted } from '../core/index.js';
 import type { Logger } from '../core/index.js';
@@ -125,15 +125,10 @@ export class EpisodeHost {
   run(p: EpisodeRunPayload): Promise<EpisodeOutcome> {
     const existing = this.#live.get(p.episode_id);
     if (existing) return existing.outcome;
-    if (this.#closing)
-      throw new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`, {
-        details: { shutting_down: true, not_started: true },
-      });
+    if (this.#closing) throw new ShuttingDownError(`world-worker ${this.#opts.workerId} is shutting down`, true);
     if (this.#live.size >= this.#opts.capacity) {
-      throw new ServiceError(
-        'rate_limited',
+      throw new AtCapacityError(
         `world-worker ${this.#opts.workerId} already hosts ${this.#live.size} episodes, its capacity`,
-        { details: { at_capacity: true } },
       );
     }
     const hosted = { actor: null, stopRequested: false } as unknown as Hosted;
@@ -162,17 +157,13 @@ export class EpisodeHost {
 
   /**
    * Refuses new episodes, answers every waiting `episode.run` with `unavailable`
-   * (`details.shutting_down`: the scheduler fails them over as lost and re-queues them
+   * (a ShuttingDownError: the scheduler fails them over as lost and re-queues them
    * elsewhere), then stops the actors and their worlds.
    */
   async close(graceMs = 10_000): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
-    this.#closed.abort(
-      new ServiceError('unavailable', `world-worker ${this.#opts.workerId} is shutting down`, {
-        details: { shutting_down: true },
-      }),
-    );
+    this.#closed.abort(new ShuttingDownError(`world-worker ${this.#opts.workerId} is shutting down`));
     const all = [...this.#live.values()];
     for (const h of all) {
       h.stopRequested = true;
@@ -280,21 +271,14 @@ export class EpisodeHost {
 
   #hosted(episodeId: string): Hosted {
     const hosted = this.#live.get(episodeId);
-    if (!hosted)
-      throw new ServiceError('not_found', `episode ${episodeId} is not hosted on world-worker ${this.#opts.workerId}`, {
-        details: { not_hosted: true },
-      });
+    if (!hosted) throw new NotHostedError(`episode ${episodeId} is not hosted on world-worker ${this.#opts.workerId}`);
     return hosted;
   }
 
   #actor(episodeId: string): EpisodeActor {
     const actor = this.#hosted(episodeId).actor;
     if (!actor)
-      throw new ServiceError(
-        'not_found',
-        `episode ${episodeId} is still starting on world-worker ${this.#opts.workerId}`,
-        { details: { not_hosted: true, starting: true } },
-      );
+      throw new NotHostedError(`episode ${episodeId} is still starting on world-worker ${this.#opts.workerId}`, true);
     return actor;
   }
 }

@@ -20,10 +20,9 @@ export const EPISODE_WORK = {
   /**
    * {@link EpisodeRunPayload} -> {@link EpisodeOutcome}. Starts the episode (sandbox, actor)
    * and answers once it has ended; a second call for an episode already hosted waits for the
-   * same end. Refused with `rate_limited` (`details.at_capacity`) when the worker is full,
-   * with `not_found` (`details.missing_source`) when it lacks the source and no archive came,
-   * with `unavailable` (`details.shutting_down`, plus `not_started` when it never began)
-   * when the worker is shutting down.
+   * same end. Refused with an AtCapacityError when the worker is full, a
+   * SourceMissingError when it lacks the source and no archive came, and a ShuttingDownError
+   * (`notStarted` when it never began) when the worker is shutting down (core/errors.ts).
    */
   run: 'episode.run',
   /** `{episode_id}` -> {@link EpisodeOutcome} once the hosted episode ends; `not_found` when not hosted. */

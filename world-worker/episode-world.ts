@@ -60,7 +60,7 @@ export class EpisodeWorlds {
   /**
    * The folder of the episode's source.
    *
-   * @throws ServiceError('not_found') with `details.missing_source` when this worker lacks
+   * @throws SourceMissingError when this worker lacks
    *   the source and the payload brought no archive (the caller repeats with it).
    */
   source(p: EpisodeRunPayload): Promise<string> {

@@ -1,12 +1,15 @@
 import { ServiceError } from '../core/index.js';
-import { grpc, handleUnary, workerProto, type ControlPlane } from '../core/index.js';
+import { type grpc, handleUnary, workerProto, type ControlPlane } from '../core/index.js';
 import type { PingResponse } from '../proto/index.js';
 import type { WorkRequest__Output } from '../proto/index.js';
 import type { WorkResponse } from '../proto/index.js';
 import type { WorkHandler, WorkKind } from './work-kinds.js';
+import { EPISODE_WORK } from './episode-work.js';
 
 /** The work a gateway may send a worker: the external-agent path's episode operations. */
-const GATEWAY_WORK_KINDS: ReadonlySet<string> = new Set(['episode.observe', 'episode.act', 'episode.intervene']);
+const GATEWAY_WORK = [EPISODE_WORK.observe, EPISODE_WORK.act, EPISODE_WORK.intervene] as const;
+export type GatewayWorkKind = (typeof GATEWAY_WORK)[number];
+const GATEWAY_WORK_KINDS: ReadonlySet<string> = new Set(GATEWAY_WORK);
 
 /**
  * The world-worker's gRPC face: Ping for health and placement, Execute for work, each

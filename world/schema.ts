@@ -1,4 +1,4 @@
-import { type CustomerSpec, type RoleSpec, type SeedStep, type ServiceSpec, type WorldManifest } from './types.js';
+import type { CustomerSpec, RoleSpec, SeedStep, ServiceSpec, WorldManifest } from './types.js';
 import {
   NAME_PATTERN,
   Problems,
@@ -19,14 +19,7 @@ import {
  * names, variables) live in `cross-check.ts`.
  */
 
-export {
-  NAME_PATTERN,
-  Problems,
-  SCENARIO_ID_PATTERN,
-  TOOL_NAME_PATTERN,
-  isObject,
-  problemsError,
-} from './schema-kit.js';
+export { problemsError } from './schema-kit.js';
 export { validateTemplate } from './template-schema.js';
 
 // ---------------------------------------------------------------------------

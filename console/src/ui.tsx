@@ -77,15 +77,6 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
-/** A short id linking to its page. */
-export function IdLink({ to, id }: { to: string; id: string }) {
-  return (
-    <Link to={to} className="mono">
-      {id}
-    </Link>
-  );
-}
-
 export const pct = (x: number | null | undefined): string =>
   x === null || x === undefined || Number.isNaN(x) ? '—' : `${(x * 100).toFixed(1)}%`;
 export const num = (x: number | null | undefined, digits = 3): string =>

@@ -1,6 +1,6 @@
 import { ServiceError } from '../errors.js';
 import { ModelCallError, type ModelClient, type ModelRequest, type ModelResponse } from './model-client.js';
-import { PriceTable, priceTable } from './prices.js';
+import { type PriceTable, priceTable } from './prices.js';
 
 /**
  * Parses a profile's `model` into its chain: a comma-separated string

@@ -5,6 +5,4 @@
  * (observation, actions, action results) is the gateway's (gateway/external-agent.ts).
  */
 export { episodeHandlers } from './handlers.js';
-export { episodeRecord, intervene } from './operations.js';
-export { judgeSpecOf, rejudge, type RejudgeDeps } from './rejudge.js';
-export { loadAttempt, loadRecord, type EpisodeOpsDeps } from './routing.js';
+export { rejudge } from './rejudge.js';

@@ -8,14 +8,6 @@ import { bundleKind } from './bundle.js';
 import { datasetExportKind } from './dataset.js';
 
 export { exportHandlers } from './handlers.js';
-export {
-  ensureExportIndexes,
-  artifactView,
-  type ArtifactDoc,
-  type ArtifactKind,
-  type ArtifactStatus,
-} from './types.js';
-export { verified, chatOf } from './dataset.js';
-
+export { ensureExportIndexes } from './types.js';
 /** The job kinds of exports, for `startJobEngine`. */
 export const exportJobKinds: readonly JobKind[] = [datasetExportKind, bundleKind];

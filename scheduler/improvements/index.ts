@@ -7,9 +7,8 @@ import type { JobKind } from '../jobs/index.js';
 import { improvementKind } from './kind.js';
 
 export { improvementHandlers } from './handlers.js';
-export { IMPROVEMENT_JOB, type ImprovementInput, type ImprovementResult } from './kind.js';
-export { collectFindings, learningEpisodes, type Evidence, type Findings } from './evidence.js';
-export { proposeChanges, applyChanges, partitionChanges, type Change } from './rules.js';
+export { collectFindings, learningEpisodes } from './evidence.js';
+export { proposeChanges, applyChanges, partitionChanges } from './rules.js';
 
 /** The job kinds of improvements, for `startJobEngine`. */
 export const improvementJobKinds: readonly JobKind[] = [improvementKind];

@@ -4,7 +4,5 @@ export {
   loadProfile,
   profileHandlers,
   profileLabel,
-  profileView,
   type ProfileDoc,
-  type ProfileInput,
 } from './profiles.js';

@@ -1,4 +1,11 @@
-import { neverSent, type ServiceError } from '../../core/index.js';
+import {
+  AtCapacityError,
+  NotHostedError,
+  ShuttingDownError,
+  SourceMissingError,
+  neverSent,
+  type ServiceError,
+} from '../../core/index.js';
 import { EPISODE_WORK } from '../../world-worker/index.js';
 
 /**
@@ -19,32 +26,17 @@ export type CallFailure =
   | { kind: 'broken' }
   | { kind: 'not_hosted' };
 
-/** The details a world-worker puts on the errors of an episode call. */
-interface CallErrorDetails {
-  at_capacity?: boolean;
-  missing_source?: string;
-  not_hosted?: boolean;
-  shutting_down?: boolean;
-  not_started?: boolean;
-}
-
 /** Reads a failed call of kind `callKind` (EPISODE_WORK.run or .await). */
 export function callFailure(err: ServiceError, callKind: string | undefined): CallFailure {
-  const details = (err.details ?? {}) as CallErrorDetails;
   // a start that never reached its worker (no connection: it died, or is not up yet)
   const unsent = callKind === EPISODE_WORK.run && neverSent(err);
+  if (unsent) return { kind: 'refused', mark: 'down' };
   // refused before anything started: back to the queue, placed elsewhere (or later)
-  if (
-    unsent ||
-    (err.code === 'rate_limited' && details.at_capacity) ||
-    (err.code === 'not_found' && details.missing_source) ||
-    (details.shutting_down && details.not_started)
-  ) {
-    const mark = unsent ? 'down' : details.at_capacity ? 'full' : details.shutting_down ? 'leaving' : 'archive';
-    return { kind: 'refused', mark };
-  }
-  if (err.code === 'unavailable' && details.shutting_down) return { kind: 'shutting_down' };
-  if (err.code === 'not_found' && details.not_hosted) return { kind: 'not_hosted' };
+  if (err instanceof AtCapacityError) return { kind: 'refused', mark: 'full' };
+  if (err instanceof SourceMissingError) return { kind: 'refused', mark: 'archive' };
+  if (err instanceof ShuttingDownError)
+    return err.notStarted ? { kind: 'refused', mark: 'leaving' } : { kind: 'shutting_down' };
+  if (err instanceof NotHostedError) return { kind: 'not_hosted' };
   if (err.code !== 'unavailable' && err.code !== 'timeout' && err.code !== 'internal') return { kind: 'rejected' };
   return { kind: 'broken' };
 }

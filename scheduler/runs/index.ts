@@ -12,14 +12,11 @@ import { coordinatorKind } from './coordinator-kind.js';
 import { shardKind } from './shard-kind.js';
 
 export { runHandlers } from './handlers.js';
-export { coordinatorKind } from './coordinator-kind.js';
-export { shardKind, type ShardInput } from './shard-kind.js';
 export { computeSummary, scoreBlock, finalAttempts, refreshSummary, runEpisodes } from './summary.js';
-export { loadRun, runView, episodeItemView } from './views.js';
-export { comparePair, runScenarioSet, splitScenarioSets } from './compare.js';
+export { loadRun } from './views.js';
+export { comparePair, splitScenarioSets } from './compare.js';
 export {
   BOOTSTRAP_RESAMPLES,
-  STATS_SEED,
   clusterBootstrapMean,
   clusteredWilson,
   effectiveSize,
@@ -27,7 +24,6 @@ export {
   t975,
   pairedTest,
   wilson,
-  type PairedTest,
 } from './statistics.js';
 export * from './types.js';
 

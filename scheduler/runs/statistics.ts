@@ -3,8 +3,6 @@
  * so the same episodes always give the same intervals.
  */
 
-/** Confidence level of every interval. */
-export const CI_LEVEL = 0.95;
 /** z for a two-sided 95% interval. */
 export const Z_95 = 1.959963984540054;
 /** z for 80% power (one side), used by the minimum detectable difference. */

@@ -9,36 +9,16 @@ import { worldBuildKind } from './build-kind.js';
 import { worldValidationKind } from './validation-kind.js';
 
 export { worldHandlers } from './handlers.js';
-export { worldBuildKind } from './build-kind.js';
-export { worldValidationKind, type ValidationInput } from './validation-kind.js';
-export { callWorker } from './worker-calls.js';
-export { coverSplits, scenarioDocId } from './publish.js';
+export { coverSplits } from './publish.js';
 export { holdoutFamilies, holdoutFamiliesOf, type HoldoutFamilies } from './holdout-families.js';
-export { approvedSetHash, pinScenarios, scenarioDigest, scenarioSetHash, type PinnedScenario } from './scenario-set.js';
-export {
-  ensureWorldIndexes,
-  loadScenario,
-  loadWorldVersion,
-  scenarioView,
-  worldVersionView,
-  type BuildOptions,
-  type ScenarioDoc,
-  type ScenarioReport,
-  type ScenarioStatus,
-  type WorldDoc,
-  type WorldVersionDoc,
-  type WorldVersionStatus,
-} from './types.js';
-export type { BuildInput, BuildState } from './build-state.js';
+export { pinScenarios, scenarioSetHash, type PinnedScenario } from './scenario-set.js';
+export { ensureWorldIndexes, loadWorldVersion, type ScenarioDoc, type WorldVersionDoc } from './types.js';
 export {
   describeSimulators,
   pinSimulators,
   simulatorDifference,
   simulatorModels,
-  type PinnedPrice,
-  type PinnedSimulator,
   type RunSimulators,
-  type SimulatorModels,
 } from './simulators.js';
 
 /** The job kinds of this area, for `startJobEngine`. */

@@ -1,4 +1,4 @@
-import { ServiceError, toServiceError } from '../../core/index.js';
+import { ServiceError, SourceMissingError, toServiceError } from '../../core/index.js';
 import { getArchive } from '../applications/index.js';
 import type { CodeRef, WorkAnswer, WorkKind, WorkPayload } from '../../world-worker/index.js';
 import { codeTrust, mayTake } from '../code-trust.js';
@@ -17,7 +17,7 @@ const WORKER_WAIT_MS = 120_000;
  * - no live worker, or the chosen one unreachable (`unavailable`): waits and tries again
  *   (another worker, or the same one back), checking for pause/stop in between, for up to
  *   two minutes;
- * - the worker lacks the source (`not_found` with `details.missing_source`): repeats the
+ * - the worker lacks the source (a SourceMissingError): repeats the
  *   call carrying the source archive from the store.
  *
  * Work handlers report application failures as answers, so `unavailable` here always
@@ -69,8 +69,7 @@ export async function callWorker<K extends WorkKind>(
         return await workers.execute(worker.address, kind, body);
       } catch (err) {
         const e = toServiceError(err);
-        const missing = (e.details as { missing_source?: string } | undefined)?.missing_source;
-        if (e.code === 'not_found' && missing && sourceDigest && !withArchive) {
+        if (e instanceof SourceMissingError && sourceDigest && !withArchive) {
           const archive = await getArchive(adapters.store, sourceDigest);
           if (!archive)
             throw new ServiceError(

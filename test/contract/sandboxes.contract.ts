@@ -15,8 +15,6 @@ import type { IsolationPromise, IsolationTable, SandboxHandle, Sandboxes } from 
 export const CONTRACT_LIMITS = { memoryMb: 384, pids: 48, cpus: 0.5, dataMb: 24 };
 
 /** The isolation promises, each tried by the hostile fixture (test/fixtures/hostile-app): the drivers' own terms. */
-export type { IsolationPromise };
-
 /** What a driver's runner hands the contract. */
 export interface SandboxesHarness {
   sandboxes: Sandboxes;
@@ -54,12 +52,12 @@ const attempt = async (h: SandboxHandle, what: string, body: unknown = {}) => {
   }
 };
 const reachable = (host: string, port: number) =>
-  new Promise<boolean>((resolve) => {
+  new Promise<boolean>((resolve, reject) => {
     import('node:net').then(({ connect }) => {
       const s = connect({ host, port, timeout: 1500 });
       s.once('connect', () => (s.destroy(), resolve(true)));
       s.once('error', () => resolve(false)).once('timeout', () => (s.destroy(), resolve(false)));
-    });
+    }, reject);
   });
 
 /**

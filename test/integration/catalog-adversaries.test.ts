@@ -56,8 +56,8 @@ function freshOf(source: ApplicationSource) {
 
 const table = new Map<string, Map<string, number>>();
 const flagged = new Map<string, number>();
-after(() => {
-  sandboxes.stopAll();
+after(async () => {
+  await sandboxes.stopAll();
   const worlds = [...table.keys()];
   if (worlds.length === 0) return;
   const lines = [`| agent | ${worlds.join(' | ')} |`, `|---|${worlds.map(() => '---').join('|')}|`];

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NatsBus, natsServerOptions, redactUrl } from '../../core/adapters/nats-bus.js';
 import { RedisLeases } from '../../core/adapters/redis-leases.js';
-import { ServiceError } from '../../core/errors.js';
+import type { ServiceError } from '../../core/errors.js';
 import { freePort, exited } from '../support/roles.js';
 
 const PASSWORD = 's3cret-engine-pass';

@@ -252,3 +252,22 @@ export function judgedDeskScenario({ told = true }: { told?: boolean } = {}): Sc
   ];
   return deskScenario({ checks: { '1': checks } });
 }
+
+type ActionRecord = ReturnType<EpisodeActor['snapshot']>['actions'][number];
+
+/**
+ * An action's result by idempotency key, read from the actor's state as the gateway reads
+ * the stored record (GET /v1/episodes/{id}/actions/{key}): pending until carried out.
+ */
+export function actionResult(
+  actor: EpisodeActor,
+  key: string,
+): { status: 'pending' } | { status: 'done'; result: NonNullable<ActionRecord['result']> } {
+  const a = actor.snapshot().actions.find((x) => x.idempotency_key === key);
+  if (!a) throw new Error(`episode ${actor.id} accepted no action with idempotency key "${key}"`);
+  return a.status === 'done' && a.result ? { status: 'done', result: a.result } : { status: 'pending' };
+}
+
+/** Whether the actor accepted an action with this idempotency key. */
+export const hasAction = (actor: EpisodeActor, key: string): boolean =>
+  actor.snapshot().actions.some((x) => x.idempotency_key === key);

@@ -28,7 +28,7 @@ export async function runAndKillWorker(env: Record<string, string>): Promise<Kil
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
-    exited.then(() => reject(new Error(`the stand-in worker exited before reporting: ${stderr}`)));
+    void exited.then(() => reject(new Error(`the stand-in worker exited before reporting: ${stderr}`)));
   });
   child.kill('SIGKILL');
   await exited;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { Header, create as createTar, types as tarTypes } from 'tar';
+import { Header, create as createTar, type types as tarTypes } from 'tar';
 import { CATALOG_DIR } from '../../catalog/index.js';
 
 /** One raw entry of a hand-made tar archive (hostile ones included). */

@@ -9,7 +9,7 @@ import {
 } from '../../episode-actor/index.js';
 import { ANNOYED_TEXT, DONT_KNOW_TEXT, GAVE_UP_TEXT, REPEAT_PREFIX } from '../../episode-actor/customer/simulator.js';
 import type { Scenario } from '../../world/index.js';
-import { DESK_WORLD, deskEpisode, deskScenario, readAndAct } from '../support/episode-fixture.js';
+import { DESK_WORLD, deskEpisode, deskScenario, readAndAct, actionResult } from '../support/episode-fixture.js';
 
 function setup(overrides: Partial<Scenario> = {}): { sim: CustomerSimulator; st: EpisodeState; scenario: Scenario } {
   const scenario = deskScenario({
@@ -123,7 +123,7 @@ describe('customer simulator (scripted from the scenario)', () => {
     const go = async (tool: string, args: Record<string, unknown>, key: string) => {
       await readAndAct(actor, { actor: 'lead', tool, args: args as never, idempotency_key: key });
       await actor.idle();
-      return actor.actionResult(key);
+      return actionResult(actor, key);
     };
     await go('find_item', { code: 'X-42' }, 'stress-1');
     const refused = await go('add_note', { item_id: app.items[0]!.id, text: 'fragile' }, 'stress-2');

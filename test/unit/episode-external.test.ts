@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ServiceError } from '../../core/errors.js';
 import { ACTION_ERRORS, PLATFORM_DEFAULT_PROMPT, type ExternalAction } from '../../episode-actor/index.js';
-import { DeskApp, deskEpisode, readAndAct } from '../support/episode-fixture.js';
+import { DeskApp, deskEpisode, readAndAct, actionResult, hasAction } from '../support/episode-fixture.js';
 
 /** A desk app whose writes wait until released, so an action can be seen `pending`. */
 class GatedDesk extends DeskApp {
@@ -77,11 +77,11 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
     const ack = await readAndAct(actor, act('add_note', { item_id: item.id, text: 'fragile' }, 'key-note-1'));
     const accepted = events.ofType('action.accepted').find((e) => e.data!.idempotency_key === 'key-note-1')!;
     expect(ack).to.deep.equal({ event_id: accepted.event_id });
-    expect(actor.actionResult('key-note-1')).to.deep.equal({ status: 'pending' });
+    expect(actionResult(actor, 'key-note-1')).to.deep.equal({ status: 'pending' });
     expect(actor.observation().awaiting_action).to.equal(false);
     app.open();
     await actor.idle();
-    const done = actor.actionResult('key-note-1');
+    const done = actionResult(actor, 'key-note-1');
     expect(done.status).to.equal('done');
     expect((done as { result: { status: number } }).result.status).to.equal(201);
     expect(app.notes).to.have.length(1);
@@ -182,12 +182,10 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
     await actor.done;
   });
 
-  it('answers 404 for a key the episode never accepted', async () => {
+  it('keeps no action for a key the episode never accepted', async () => {
     const { actor } = deskEpisode();
     await actor.start();
-    expect(() => actor.actionResult('never-sent-1'))
-      .to.throw(ServiceError)
-      .with.property('status', 404);
+    expect(hasAction(actor, 'never-sent-1')).to.equal(false);
     await actor.stop();
   });
 
@@ -209,7 +207,7 @@ describe('episode actor: external driver (spec section 4, Bring your own agent; 
     const step = async (tool: string, args: Record<string, unknown>, key: string) => {
       await readAndAct(actor, act(tool, args, key));
       await actor.idle();
-      return actor.actionResult(key);
+      return actionResult(actor, key);
     };
     await step('reply_to_customer', { text: 'What is the item code?' }, 'k-000001');
     expect(actor.observation().turn!.data.new.map((m) => m.content)).to.deep.equal([

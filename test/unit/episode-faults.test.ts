@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ActionResult, EpisodeActor } from '../../episode-actor/index.js';
-import { deskEpisode, readAndAct } from '../support/episode-fixture.js';
+import { deskEpisode, readAndAct, actionResult } from '../support/episode-fixture.js';
 
 let n = 0;
 async function step(
@@ -12,7 +12,7 @@ async function step(
   const key = `fault-key-${++n}`;
   await readAndAct(actor, { actor: who, tool, args: args as never, idempotency_key: key });
   await actor.idle();
-  const r = actor.actionResult(key);
+  const r = actionResult(actor, key);
   if (r.status !== 'done') throw new Error(`${tool} still pending`);
   return r.result;
 }

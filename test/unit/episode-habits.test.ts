@@ -17,6 +17,7 @@ import {
   deskEpisode,
   deskScenario,
   readAndAct,
+  actionResult,
 } from '../support/episode-fixture.js';
 import { RecordingEvents } from '../support/episode-harness.js';
 
@@ -178,7 +179,7 @@ describe('reward rule (docs/scoring.md) and the four habits', () => {
     const go = async (tool: string, args: Record<string, unknown>, key: string) => {
       await readAndAct(actor, { actor: 'lead', tool, args: args as never, idempotency_key: key });
       await actor.idle();
-      return actor.actionResult(key);
+      return actionResult(actor, key);
     };
     const itemId = app.items[0]!.id;
     expect(await go('add_note', { item_id: itemId, text: 'We are on it.' }, 'notif-1')).to.deep.include({

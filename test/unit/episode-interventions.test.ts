@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { ServiceError } from '../../core/errors.js';
+import type { ServiceError } from '../../core/errors.js';
 import { REFUSAL_TEXT, type ActionResult, type EpisodeActor } from '../../episode-actor/index.js';
-import { deskEpisode, deskScenario, readAndAct } from '../support/episode-fixture.js';
+import { deskEpisode, deskScenario, readAndAct, actionResult } from '../support/episode-fixture.js';
 
 let n = 0;
 async function step(
@@ -13,7 +13,7 @@ async function step(
   const key = `iv-key-${++n}`;
   await readAndAct(actor, { actor: who, tool, args: args as never, idempotency_key: key });
   await actor.idle();
-  const r = actor.actionResult(key);
+  const r = actionResult(actor, key);
   if (r.status !== 'done') throw new Error(`${tool} still pending`);
   return r.result;
 }

@@ -6,10 +6,41 @@ import {
   toGrpcError,
   fromGrpcError,
   invalid,
+  AtCapacityError,
+  NotHostedError,
+  ShuttingDownError,
+  SourceMissingError,
 } from '../../core/errors.js';
 import { status } from '@grpc/grpc-js';
 
 describe('errors', () => {
+  it('the reasons callers branch on cross gRPC as their classes, with their fields and unchanged JSON', () => {
+    const cases: [ServiceError, (e: ServiceError) => boolean][] = [
+      [new NotHostedError('not here', true), (e) => e instanceof NotHostedError && e.starting],
+      [new NotHostedError('not here'), (e) => e instanceof NotHostedError && !e.starting],
+      [new AtCapacityError('full'), (e) => e instanceof AtCapacityError],
+      [
+        new SourceMissingError('lacks it', 'sha256:abc'),
+        (e) => e instanceof SourceMissingError && e.digest === 'sha256:abc',
+      ],
+      [new ShuttingDownError('leaving', true), (e) => e instanceof ShuttingDownError && e.notStarted],
+      [new ShuttingDownError('leaving'), (e) => e instanceof ShuttingDownError && !e.notStarted],
+    ];
+    for (const [sent, isIt] of cases) {
+      const got = fromGrpcError(toGrpcError(sent));
+      expect(isIt(got), sent.name).to.equal(true);
+      expect(got.toJSON()).to.deep.equal(sent.toJSON());
+      expect(got.detail).to.equal(sent.detail);
+    }
+    expect(new AtCapacityError('full').details).to.deep.equal({ at_capacity: true });
+    expect(new SourceMissingError('lacks it', 'sha256:abc').details).to.deep.equal({ missing_source: 'sha256:abc' });
+    expect(new ShuttingDownError('leaving', true).details).to.deep.equal({ shutting_down: true, not_started: true });
+    expect(new NotHostedError('x', true).details).to.deep.equal({ not_hosted: true, starting: true });
+    // a plain error with other details stays a plain ServiceError
+    const plain = fromGrpcError(toGrpcError(new ServiceError('not_found', 'gone', { details: { other: 1 } })));
+    expect(plain.constructor).to.equal(ServiceError);
+  });
+
   it('round-trips every code through gRPC unchanged', () => {
     for (const code of Object.keys(ERROR_TABLE) as Array<keyof typeof ERROR_TABLE>) {
       const e = new ServiceError(code, `msg ${code}`, {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
-import { ServiceError } from '../../core/errors.js';
+import { NotHostedError, ServiceError } from '../../core/errors.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
 import { startJobEngine, type JobDoc, type JobEngine } from '../../scheduler/jobs/index.js';
 import { coordinatorKind } from '../../scheduler/runs/coordinator-kind.js';
@@ -53,8 +53,7 @@ describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-dr
       live: async () => [{ ...live, last_seen_ms: Date.now() }],
       execute: async (address: string, _kind: string, payload: { episode_id: string }) => {
         // w1 died: it answers nothing, and no longer holds its episodes
-        if (address !== live.address)
-          throw new ServiceError('not_found', 'episode not hosted', { details: { not_hosted: true } });
+        if (address !== live.address) throw new NotHostedError('episode not hosted');
         asked.push(payload.episode_id);
         const answer = answers.get(payload.episode_id) ?? otherwise?.(payload.episode_id);
         return answer ?? new Promise(() => undefined);

@@ -1,6 +1,6 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ServiceError } from '../../core/index.js';
+import { ServiceError, SourceMissingError } from '../../core/index.js';
 import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import { extractArchive, inspectArchive, packFolder, type ArchiveLimits } from './archive.js';
 import { fetchGitCommit, type GitFetchOptions } from './git.js';
@@ -85,9 +85,7 @@ export class SourceCache {
   async ensure(digest: string, archive: Buffer | null): Promise<string> {
     if (await this.has(digest)) return this.dirOf(digest);
     if (!archive) {
-      throw new ServiceError('not_found', `source ${digest} is not on this worker`, {
-        details: { missing_source: digest },
-      });
+      throw new SourceMissingError(`source ${digest} is not on this worker`, digest);
     }
     const got = await this.fetch({ kind: 'archive', archive });
     if (got.digest !== digest)

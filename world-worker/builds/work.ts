@@ -48,7 +48,7 @@ const LOADED_SOURCES_KEPT = 8;
  * Registers the build work on a world-worker: fetching a source (git, local folder or
  * archive) into its content-addressed cache, analysing it with the world compiler,
  * replaying scenarios in sandboxes, and playing live-agent trial episodes. A call naming a source the worker does not have fails
- * with `not_found` and `details.missing_source`; the caller repeats it with the archive.
+ * with a SourceMissingError; the caller repeats it with the archive.
  * Application failures are answers (verdicts), never `unavailable`, so `unavailable`
  * from this worker always means the worker itself is gone.
  */
