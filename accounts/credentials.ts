@@ -32,6 +32,11 @@ function credentialView(c: CredentialDoc): Record<string, unknown> {
   return { id: c._id, name: c.name, kind: c.kind, env_var: c.env_var, created_at: c.created_at };
 }
 
+/** The project's credential reference with this name, for components that need one; null when absent. */
+export function findCredential(store: DocumentStore, projectId: string, name: string): Promise<CredentialDoc | null> {
+  return store.findOne<CredentialDoc>(Collections.credentials, { project_id: projectId, name });
+}
+
 export const credentialHandlers: HandlerTable = {
   async list_credentials(ctx, { adapters }) {
     const p = requirePrincipal(ctx);

@@ -3,12 +3,18 @@
  * own child-process sandbox on a fresh data dir, an ApplicationClient, in-memory
  * persistence and a recording event emitter.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApplicationClient, expandScenarios, type ApplicationSource, type Scenario } from '../../world/index.js';
-import type { ChildProcessSandboxes, SandboxHandle } from '../../world-worker/sandboxes/index.js';
+import {
+  ApplicationClient,
+  expandScenarios,
+  loadApplicationSource,
+  type ApplicationSource,
+  type Scenario,
+} from '../../world/index.js';
+import { ChildProcessSandboxes, type SandboxHandle } from '../../world-worker/sandboxes/index.js';
 import {
   EpisodeActor,
   MemoryEpisodePersistence,
@@ -28,6 +34,22 @@ import {
 import type { ToolCaller } from '../../world/index.js';
 
 export const CATALOG_APPS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../catalog/apps');
+
+/** Every application folder of the catalog that has a world.yaml. */
+export async function catalogWorlds(): Promise<ApplicationSource[]> {
+  const out: ApplicationSource[] = [];
+  for (const e of await readdir(CATALOG_APPS, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    try {
+      out.push(await loadApplicationSource(path.join(CATALOG_APPS, e.name)));
+    } catch (err) {
+      // a world another engineer is still writing must not hide the others' results
+      if ((err as { code?: string }).code === 'bad_request' && /world\.yaml/.test((err as Error).message)) continue;
+      throw err;
+    }
+  }
+  return out;
+}
 
 export const worldOf = (src: ApplicationSource): EpisodeWorld => ({
   manifest: src.manifest,
