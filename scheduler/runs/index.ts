@@ -8,13 +8,13 @@ import type { DocumentStore } from '../../core/index.js';
 import { Collections } from '../../core/index.js';
 import { StoreEpisodePersistence } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
-import { coordinatorKind } from './coordinator-kind.js';
-import { shardKind } from './shard-kind.js';
+import { coordinatorKind } from './summaries/coordinator-kind.js';
+import { shardKind } from './shards/shard-kind.js';
 
 export { runHandlers } from './handlers.js';
-export { coordinatorKind } from './coordinator-kind.js';
-export { shardKind, type ShardInput } from './shard-kind.js';
-export { computeSummary, scoreBlock, finalAttempts, refreshSummary, runEpisodes } from './summary.js';
+export { coordinatorKind } from './summaries/coordinator-kind.js';
+export { shardKind, type ShardInput } from './shards/shard-kind.js';
+export { computeSummary, scoreBlock, finalAttempts, refreshSummary, runEpisodes } from './summaries/summary.js';
 export { loadRun, runView, episodeItemView } from './views.js';
 export { comparePair, runScenarioSet, splitScenarioSets } from './compare.js';
 export {
@@ -28,7 +28,7 @@ export {
   pairedTest,
   wilson,
   type PairedTest,
-} from './statistics.js';
+} from './summaries/statistics.js';
 export type { EpisodeDoc } from './attempts.js';
 export * from './types.js';
 

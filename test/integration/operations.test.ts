@@ -11,7 +11,7 @@ import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import { startOpsServer } from '../../core/ops-server.js';
 import { SchedulerState, startScheduler, type SchedulerDeps } from '../../scheduler/index.js';
-import { Placement } from '../../scheduler/runs/placement.js';
+import { Placement } from '../../scheduler/runs/shards/placement.js';
 import { WorkerRegistry } from '../../scheduler/workers.js';
 import { cli } from '../support/cli-process.js';
 import { controlPlaneFiles, freePort } from '../support/roles.js';

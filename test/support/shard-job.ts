@@ -4,8 +4,8 @@
  */
 import { Collections } from '../../core/collections.js';
 import type { JobKind } from '../../scheduler/jobs/index.js';
-import type { RunWorld } from '../../scheduler/runs/run-world.js';
-import { ShardDriver } from '../../scheduler/runs/shard-driver.js';
+import type { RunWorld } from '../../scheduler/runs/shards/run-world.js';
+import { ShardDriver } from '../../scheduler/runs/shards/shard-driver.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import type { WorkerRecord } from '../../scheduler/workers.js';
 

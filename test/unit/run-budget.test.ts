@@ -8,7 +8,7 @@ import { Collections } from '../../core/collections.js';
 import { monthOf } from '../../billing/index.js';
 import { usageOf } from '../../billing/usage.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
-import { RunBudget } from '../../scheduler/runs/run-budget.js';
+import { RunBudget } from '../../scheduler/runs/shards/run-budget.js';
 import type { RunDoc } from '../../scheduler/runs/types.js';
 import { limitsWith } from '../support/plan-limits.js';
 

@@ -6,9 +6,9 @@ import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import type { EpisodeState } from '../../episode-actor/index.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
-import { announceRecovered, failAndRequeue, outcomeFromRecord } from '../../scheduler/runs/endings.js';
-import { finishRun } from '../../scheduler/runs/finish.js';
-import type { RunWorld } from '../../scheduler/runs/run-world.js';
+import { announceRecovered, failAndRequeue, outcomeFromRecord } from '../../scheduler/runs/shards/endings.js';
+import { finishRun } from '../../scheduler/runs/summaries/finish.js';
+import type { RunWorld } from '../../scheduler/runs/shards/run-world.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.js';
 

@@ -6,7 +6,7 @@ import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.
 import { Collections } from '../../core/collections.js';
 import type { Adapters } from '../../core/ports.js';
 import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
-import { OrganizationSlots } from '../../scheduler/runs/organization-slots.js';
+import { OrganizationSlots } from '../../scheduler/runs/shards/organization-slots.js';
 
 /**
  * The plan's `concurrent_episodes` across schedulers (docs/runs.md, Several schedulers):

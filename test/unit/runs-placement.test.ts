@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
-import { Placement } from '../../scheduler/runs/placement.js';
+import { Placement } from '../../scheduler/runs/shards/placement.js';
 import type { WorkerRecord } from '../../scheduler/workers.js';
 
 /** Scheduler deps whose worker registry answers `workers` as the live ones (Placement reads nothing else), with a state of their own. */

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
-import { failAndRequeue } from '../../scheduler/runs/endings.js';
-import { RunBudget } from '../../scheduler/runs/run-budget.js';
-import type { RunWorld } from '../../scheduler/runs/run-world.js';
-import { ShardSpend, spentOnRecords } from '../../scheduler/runs/shard-spend.js';
+import { failAndRequeue } from '../../scheduler/runs/shards/endings.js';
+import { RunBudget } from '../../scheduler/runs/shards/run-budget.js';
+import type { RunWorld } from '../../scheduler/runs/shards/run-world.js';
+import { ShardSpend, spentOnRecords } from '../../scheduler/runs/shards/shard-spend.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { insertRun, queuedAttempt, savedActorState, schedulerDeps } from '../support/run-records.js';
 

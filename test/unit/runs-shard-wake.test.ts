@@ -6,7 +6,7 @@ import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
 import { applyCommand, startJobEngine, type JobDoc, type JobEngine } from '../../scheduler/jobs/index.js';
-import { Placement } from '../../scheduler/runs/placement.js';
+import { Placement } from '../../scheduler/runs/shards/placement.js';
 import type { RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { insertProject, insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.js';
 import { TEST_SHARD, testShardKind, until, workerRecord } from '../support/shard-job.js';

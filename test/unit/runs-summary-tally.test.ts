@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { computeSummary, type RunEpisodeDoc } from '../../scheduler/runs/index.js';
-import { mulberry32 } from '../../scheduler/runs/statistics.js';
-import { summaryOfTallies } from '../../scheduler/runs/summary.js';
-import { tallyRun, type RunTally } from '../../scheduler/runs/summary-tally.js';
+import { mulberry32 } from '../../scheduler/runs/summaries/statistics.js';
+import { summaryOfTallies } from '../../scheduler/runs/summaries/summary.js';
+import { tallyRun, type RunTally } from '../../scheduler/runs/summaries/summary-tally.js';
 import { SHARD_SIZE } from '../../scheduler/runs/types.js';
 
 const STATUSES = ['queued', 'running', 'finished', 'finished', 'finished', 'failed', 'cancelled'] as const;

@@ -1,7 +1,7 @@
-import type { Logger } from '../../core/index.js';
-import { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from '../../world-worker/index.js';
-import type { WorkerRegistry } from '../workers.js';
-import type { RunEpisodeDoc } from './types.js';
+import type { Logger } from '../../../core/index.js';
+import { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from '../../../world-worker/index.js';
+import type { WorkerRegistry } from '../../workers.js';
+import type { RunEpisodeDoc } from '../types.js';
 
 /** Deadline of one `episode.run` call: longer than any episode; a call that reaches it re-attaches. */
 const EPISODE_CALL_MS = 7 * 24 * 3600_000;

@@ -1,8 +1,8 @@
-import { Collections } from '../../core/index.js';
-import { newId } from '../../core/index.js';
-import { stateKey, type SchedulerDeps } from '../context.js';
-import type { ProjectDoc } from '../../accounts/index.js';
-import { limitsOf, loadProject } from '../../accounts/index.js';
+import { Collections } from '../../../core/index.js';
+import { newId } from '../../../core/index.js';
+import { stateKey, type SchedulerDeps } from '../../context.js';
+import type { ProjectDoc } from '../../../accounts/index.js';
+import { limitsOf, loadProject } from '../../../accounts/index.js';
 
 /** The places episodes may take under their organization's `concurrent_episodes`, held until `leave()`. */
 export interface OrganizationGate {

@@ -1,12 +1,12 @@
-import { Collections, ServiceError, nowIso } from '../../core/index.js';
-import type { SourceTrust } from '../../world-worker/index.js';
-import type { SchedulerDeps } from '../context.js';
-import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
-import type { WorkerRecord } from '../workers.js';
+import { Collections, ServiceError, nowIso } from '../../../core/index.js';
+import type { SourceTrust } from '../../../world-worker/index.js';
+import type { SchedulerDeps } from '../../context.js';
+import { schedulerMetrics, type SchedulerMetrics } from '../../metrics.js';
+import type { WorkerRecord } from '../../workers.js';
 import { OrganizationSlots } from './organization-slots.js';
 import type { Placement } from './placement.js';
 import type { BudgetRound, RunBudget } from './run-budget.js';
-import type { RunEpisodeDoc } from './types.js';
+import type { RunEpisodeDoc } from '../types.js';
 
 /** How long a shard with work waits for any live world-worker before it fails (full workers are waited for without end). */
 const NO_WORKER_FAIL_MS = 120_000;

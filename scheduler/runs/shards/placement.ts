@@ -1,7 +1,7 @@
-import type { SourceTrust } from '../../world-worker/index.js';
-import { mayTake } from '../code-trust.js';
-import { stateKey, type SchedulerDeps } from '../context.js';
-import { WORKER_LOST_AFTER_MS, type WorkerRecord } from '../workers.js';
+import type { SourceTrust } from '../../../world-worker/index.js';
+import { mayTake } from '../../code-trust.js';
+import { stateKey, type SchedulerDeps } from '../../context.js';
+import { WORKER_LOST_AFTER_MS, type WorkerRecord } from '../../workers.js';
 
 /** How long a worker that refused an episode for capacity is passed over. */
 const FULL_BACKOFF_MS = 1_000;

@@ -1,5 +1,5 @@
-import { neverSent, type ServiceError } from '../../core/index.js';
-import { EPISODE_WORK } from '../../world-worker/index.js';
+import { neverSent, type ServiceError } from '../../../core/index.js';
+import { EPISODE_WORK } from '../../../world-worker/index.js';
 
 /**
  * What a failed `episode.run` or `episode.await` call means for its attempt (the shard

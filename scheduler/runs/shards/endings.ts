@@ -1,11 +1,11 @@
-import { Collections } from '../../core/index.js';
-import { EventLog } from '../../core/index.js';
-import { finishedEvent, summaryView } from '../../episode-actor/index.js';
-import type { SchedulerDeps } from '../context.js';
-import { endWithoutActor, newAttempt, type EpisodeDoc } from './attempts.js';
+import { Collections } from '../../../core/index.js';
+import { EventLog } from '../../../core/index.js';
+import { finishedEvent, summaryView } from '../../../episode-actor/index.js';
+import type { SchedulerDeps } from '../../context.js';
+import { endWithoutActor, newAttempt, type EpisodeDoc } from '../attempts.js';
 import type { RunWorld } from './run-world.js';
-import { MAX_ATTEMPTS, MAX_ATTEMPTS_WITH_LOSSES, type RunEpisodeDoc } from './types.js';
-import type { EpisodeOutcome } from '../../world-worker/index.js';
+import { MAX_ATTEMPTS, MAX_ATTEMPTS_WITH_LOSSES, type RunEpisodeDoc } from '../types.js';
+import type { EpisodeOutcome } from '../../../world-worker/index.js';
 
 /** How {@link failAndRequeue} ends an attempt. */
 export interface FailOptions {

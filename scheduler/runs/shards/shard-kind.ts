@@ -1,12 +1,12 @@
-import { Collections } from '../../core/index.js';
-import { EventLog } from '../../core/index.js';
-import type { JobDoc, JobKind } from '../jobs/index.js';
-import { stateKey, type SchedulerDeps } from '../context.js';
+import { Collections } from '../../../core/index.js';
+import { EventLog } from '../../../core/index.js';
+import type { JobDoc, JobKind } from '../../jobs/index.js';
+import { stateKey, type SchedulerDeps } from '../../context.js';
 import { cancelUnstarted } from './endings.js';
 import { RunWorld } from './run-world.js';
 import { ShardDriver } from './shard-driver.js';
-import { waitForStart } from './start-wait.js';
-import { SHARD_JOB, type RunDoc, type RunEpisodeDoc } from './types.js';
+import { waitForStart } from '../start-wait.js';
+import { SHARD_JOB, type RunDoc, type RunEpisodeDoc } from '../types.js';
 
 /** Input of a `run_shard` job. */
 export interface ShardInput {

@@ -1,9 +1,9 @@
-import { Collections } from '../../core/index.js';
-import { ServiceError, toServiceError } from '../../core/index.js';
-import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/index.js';
-import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
+import { Collections } from '../../../core/index.js';
+import { ServiceError, toServiceError } from '../../../core/index.js';
+import { EPISODE_WORK, type EpisodeOutcome } from '../../../world-worker/index.js';
+import { JobInterrupted, jobsOf, type PhaseContext } from '../../jobs/index.js';
 import { AttemptPlacer } from './attempt-placer.js';
-import { recordOutcome } from './attempts.js';
+import { recordOutcome } from '../attempts.js';
 import { callFailure } from './call-failures.js';
 import { announceRecovered, cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
 import { EpisodeCalls, type InFlight } from './episode-calls.js';
@@ -12,9 +12,9 @@ import { RunBudget } from './run-budget.js';
 import type { RunWorld } from './run-world.js';
 import { checkAllRan, latestBySlot, shardAttempts, takeOver } from './shard-attempts.js';
 import { ShardSpend } from './shard-spend.js';
-import { tallyRun } from './summary-tally.js';
-import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
-import type { RunEpisodeDoc } from './types.js';
+import { tallyRun } from '../summaries/summary-tally.js';
+import { schedulerMetrics, type SchedulerMetrics } from '../../metrics.js';
+import type { RunEpisodeDoc } from '../types.js';
 import { WorkerProbe } from './worker-probe.js';
 
 /** How often running episodes' workers are checked for lost heartbeats. */
