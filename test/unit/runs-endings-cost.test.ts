@@ -19,10 +19,10 @@ type Finished = { _id: string; episode_id: string; data: Record<string, unknown>
 /**
  * Every `episode.finished` carries `cost_usd` and `cost_breakdown`, also for attempts the
  * scheduler ended without their actor (worker lost, world never started, run stopped before
- * they started: scheduler/runs/endings.ts), and they say what the episode's records say
+ * they started: scheduler/runs/shards/endings.ts), and they say what the episode's records say
  * (the run's episode list, GET /v1/episodes/{id}).
  */
-describe('the spend of attempts ended without their actor (scheduler/runs/attempts.ts, endings.ts)', () => {
+describe('the spend of attempts ended without their actor (scheduler/runs/attempts.ts, shards/endings.ts)', () => {
   let dir: string;
   let store: SqliteStore;
   let deps: SchedulerDeps;

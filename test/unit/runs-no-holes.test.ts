@@ -16,7 +16,7 @@ import { insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.
  * A run can no longer end `finished` with a planned episode that never ran (docs/runs.md,
  * Worker loss), and attempts lost with their worker do not use up a slot's attempts.
  */
-describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
+describe('runs without holes (scheduler/runs/summaries/finish.ts, shards/endings.ts)', () => {
   let dir: string;
   let store: SqliteStore;
   let deps: SchedulerDeps;

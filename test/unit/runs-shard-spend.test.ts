@@ -13,13 +13,13 @@ import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { insertRun, queuedAttempt, savedActorState, schedulerDeps } from '../support/run-records.js';
 
 /**
- * A shard's spend (scheduler/runs/shard-spend.ts) is made from its attempts' records, so an
+ * A shard's spend (scheduler/runs/shards/shard-spend.ts) is made from its attempts' records, so an
  * attempt ended without its actor counts what its record says it spent, once; and the run's
  * spend record gets that spend before the attempt stops counting as running
  * (run-budget.ts), while the checkpoint the coordinator adds up only ever gets figures made
  * from the records.
  */
-describe("a shard's spend from its attempts' records (scheduler/runs/shard-spend.ts)", () => {
+describe("a shard's spend from its attempts' records (scheduler/runs/shards/shard-spend.ts)", () => {
   let dir: string;
   let store: SqliteStore;
   let deps: SchedulerDeps;

@@ -72,7 +72,7 @@ function randomRun(slots: number, seed: number): RunEpisodeDoc[] {
   return out;
 }
 
-describe('run summaries from shard tallies (scheduler/runs/summary-tally.ts)', () => {
+describe('run summaries from shard tallies (scheduler/runs/summaries/summary-tally.ts)', () => {
   const run = (episodes: number) => ({
     episodes,
     config: { repeats: 3 } as never,
