@@ -1,12 +1,12 @@
 import type { HandlerTable } from '../core/index.js';
-import { paymentHandlers } from './payment-handlers.js';
+import { paymentHandlers, type PaymentDeps } from './payment-handlers.js';
 import { usageHandlers } from './usage-handlers.js';
 
 export { assertAllowanceLeft } from './allowance.js';
-export { providerOf } from './payment-handlers.js';
+export type { PaymentDeps } from './payment-handlers.js';
 
 /** Every usage and billing operation of spec section 4. */
-export const billingHandlers: HandlerTable = { ...usageHandlers, ...paymentHandlers };
+export const billingHandlers: HandlerTable<PaymentDeps> = { ...usageHandlers, ...paymentHandlers };
 
 export { PLANS, PLAN_NAMES, DEFAULT_PLAN, effectiveLimits, isPlanName } from './plans.js';
 export type { Plan, PlanLimits, PlanName } from './plans.js';
@@ -24,4 +24,4 @@ export { localBillingPages } from './local-pages.js';
 export { monthOf, organizationUsage } from './organization-usage.js';
 export type { CreditDoc } from './organization-usage.js';
 export { checkBuildAllowed, checkRunAllowed, runStartTime } from './plan-limits.js';
-export { publicUrlOf } from './provider.js';
+export { paymentProviderFor, publicUrlOf } from './provider.js';
