@@ -1,10 +1,12 @@
 import { mergeHandlerTables, type HandlerTable } from '../core/index.js';
-import { paymentHandlers } from './payment-handlers.js';
+import { paymentHandlers, type PaymentDeps } from './payment-handlers.js';
 import { usageHandlers } from './usage-handlers.js';
 
 export { assertAllowanceLeft } from './allowance.js';
+export type { PaymentDeps } from './payment-handlers.js';
+
 /** Every usage and billing operation of spec section 4. */
-export const billingHandlers: HandlerTable = mergeHandlerTables(usageHandlers, paymentHandlers);
+export const billingHandlers: HandlerTable<PaymentDeps> = mergeHandlerTables<PaymentDeps>(usageHandlers, paymentHandlers);
 
 export { PLANS, DEFAULT_PLAN, effectiveLimits } from './plans.js';
 export type { PlanLimits, PlanName } from './plans.js';
@@ -16,4 +18,4 @@ export { localBillingPages } from './local-pages.js';
 export { monthOf, organizationUsage } from './organization-usage.js';
 export type { CreditDoc } from './organization-usage.js';
 export { checkBuildAllowed, checkRunAllowed, runStartTime } from './plan-limits.js';
-export { publicUrlOf } from './provider.js';
+export { paymentProviderFor, publicUrlOf } from './provider.js';

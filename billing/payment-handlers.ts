@@ -2,7 +2,7 @@ import { applyPaymentEvent } from './apply-event.js';
 import { refuseFutureEvent } from './stripe-events.js';
 import type { BillingItem } from './items.js';
 import type { PaymentProvider } from './payment-provider.js';
-import { paymentProviderFor, publicUrlOf } from './provider.js';
+import { publicUrlOf } from './provider.js';
 import { subscriptionOf, subscriptionView, topUpsOf } from './records.js';
 import { ServiceError } from '../core/index.js';
 import { newId } from '../core/index.js';
@@ -10,12 +10,13 @@ import { ok, type HandlerTable, type OperationContext, type HandlerDeps } from '
 import { body, requirePrincipal } from '../core/index.js';
 import { organizationOfProject } from './organizations.js';
 
-/** One provider per scheduler deps: the local one keeps nothing in memory, Stripe's client is reusable. */
-const providers = new WeakMap<HandlerDeps, PaymentProvider>();
-export function providerOf(deps: HandlerDeps): PaymentProvider {
-  let p = providers.get(deps);
-  if (!p) providers.set(deps, (p = paymentProviderFor(deps.config, deps.adapters.store)));
-  return p;
+/**
+ * What the payment operations are answered with: the handler deps and the provider, made
+ * once by whoever serves them (the scheduler's `schedulerDeps`, from `paymentProviderFor`):
+ * the local one keeps nothing in memory, Stripe's client is reusable.
+ */
+export interface PaymentDeps extends HandlerDeps {
+  readonly payments: PaymentProvider;
 }
 
 async function callerOrganization(ctx: OperationContext, deps: HandlerDeps) {
@@ -30,25 +31,25 @@ function rawNotification(ctx: OperationContext): { raw: string; signature: strin
 }
 
 /** Spec section 4, Usage and billing: checkout, plan change, portal, sync and the provider's notifications. */
-export const paymentHandlers: HandlerTable = {
+export const paymentHandlers: HandlerTable<PaymentDeps> = {
   async billing_checkout(ctx, deps) {
     const org = await callerOrganization(ctx, deps);
     const { item, quantity } = body<{ item: BillingItem; quantity: number }>(ctx);
     const back = `${publicUrlOf(deps.config)}/billing`;
-    const page = await providerOf(deps).createCheckout({
+    const page = await deps.payments.createCheckout({
       organization: org,
       item,
       quantity: quantity ?? 1,
       successUrl: `${back}?checkout=success`,
       cancelUrl: `${back}?checkout=cancelled`,
     });
-    return ok({ url: page.url, session_id: page.session_id, provider: providerOf(deps).name });
+    return ok({ url: page.url, session_id: page.session_id, provider: deps.payments.name });
   },
 
   async billing_change(ctx, deps) {
     const org = await callerOrganization(ctx, deps);
     const { item } = body<{ item: BillingItem }>(ctx);
-    const provider = providerOf(deps);
+    const provider = deps.payments;
     const moved = await provider.changeSubscription(org, item);
     // the same apply path as a notification, so the plan follows the subscription at once
     await applyPaymentEvent(deps.adapters.store, provider.name, {
@@ -67,12 +68,12 @@ export const paymentHandlers: HandlerTable = {
 
   async billing_portal(ctx, deps) {
     const org = await callerOrganization(ctx, deps);
-    return ok(await providerOf(deps).portal(org, `${publicUrlOf(deps.config)}/billing`));
+    return ok(await deps.payments.portal(org, `${publicUrlOf(deps.config)}/billing`));
   },
 
   async billing_sync(ctx, deps) {
     const org = await callerOrganization(ctx, deps);
-    const provider = providerOf(deps);
+    const provider = deps.payments;
     const { events } = await provider.sync(org);
     let applied = 0;
     for (const e of events) if ((await applyPaymentEvent(deps.adapters.store, provider.name, e)).applied) applied += 1;
@@ -85,7 +86,7 @@ export const paymentHandlers: HandlerTable = {
 
   async billing_webhook(ctx, deps) {
     const { raw, signature } = rawNotification(ctx);
-    const provider = providerOf(deps);
+    const provider = deps.payments;
     const event = await provider.verifyWebhook(raw, signature);
     refuseFutureEvent(event, signature);
     const { applied, outcome } = await applyPaymentEvent(deps.adapters.store, provider.name, event);

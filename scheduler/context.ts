@@ -1,13 +1,34 @@
 import type { HandlerDeps, HandlerTable as AnyHandlerTable, OperationHandler as AnyHandler } from '../core/index.js';
+import type { PaymentDeps } from '../billing/index.js';
+import type { PackedEntry } from './applications/catalog-import.js';
+import type { JobEngine } from './jobs/engine.js';
+import type { SchedulerMetrics } from './metrics.js';
+import type { OrganizationSlots } from './runs/shards/organization-slots.js';
+import type { Placement } from './runs/shards/placement.js';
 import type { WorkerRegistry } from './workers.js';
 
 export { accepted, created, ok, type OperationContext } from '../core/index.js';
 
-/** What every scheduler component is built from: the handler deps plus the worker registry. */
-export interface SchedulerDeps extends HandlerDeps {
+/**
+ * What every scheduler component is built from: the handler deps, the worker registry, and
+ * what one scheduler keeps across its shards and handlers, each a named field made once by
+ * `schedulerDeps` (called by `startScheduler`): two schedulers in one process (tests,
+ * benchmarks) share nothing, and no module holds any of it.
+ */
+export interface SchedulerDeps extends HandlerDeps, PaymentDeps {
   readonly workers: WorkerRegistry;
-  /** What this scheduler keeps across its shards and handlers. */
-  readonly state: SchedulerState;
+  /** The job engine; handlers reach it through `jobsOf`, which refuses until `startJobEngine` ran. */
+  readonly jobs: JobEngine;
+  /** Chooses world-workers for the episodes of every shard. */
+  readonly placement: Placement;
+  /** The organization gates of `concurrent_episodes`. */
+  readonly organizationSlots: OrganizationSlots;
+  /** The `/metrics` figures. */
+  readonly metrics: SchedulerMetrics;
+  /** The last status announced per shard, so a repeated status hook announces nothing. */
+  readonly announcedShards: Map<string, string>;
+  /** The packaged catalog entries packed so far, by digest. */
+  readonly packedCatalog: Map<string, Promise<PackedEntry>>;
 }
 
 /** A handler of the scheduler's own operations (it may use the worker registry). */
@@ -15,39 +36,3 @@ export type OperationHandler = AnyHandler<SchedulerDeps>;
 
 /** Operation id -> scheduler handler; tables written for plain `HandlerDeps` fit too. */
 export type HandlerTable = AnyHandlerTable<SchedulerDeps>;
-
-/**
- * A piece of state that one scheduler keeps for all its shards and handlers (placements,
- * organization gates, summary timers, the job engine). A module declares its key once;
- * the value lives in the scheduler's {@link SchedulerState}, made the first time it is asked for.
- */
-export interface StateKey<T> {
-  readonly name: string;
-  readonly create: () => T;
-}
-
-export const stateKey = <T>(name: string, create: () => T): StateKey<T> => ({ name, create });
-
-/**
- * The state of one scheduler, built by its composition root (`startScheduler`) and carried
- * in its deps: two schedulers in one process (tests, benchmarks) share nothing.
- */
-export class SchedulerState {
-  readonly #values = new Map<StateKey<unknown>, unknown>();
-
-  /** The value of `key`, made by its `create` the first time. */
-  get<T>(key: StateKey<T>): T {
-    if (!this.#values.has(key)) this.#values.set(key, key.create());
-    return this.#values.get(key) as T;
-  }
-
-  /** Whether `key` has a value yet. */
-  has(key: StateKey<unknown>): boolean {
-    return this.#values.has(key);
-  }
-
-  /** Sets `key` (state made elsewhere, such as the job engine). */
-  set<T>(key: StateKey<T>, value: T): void {
-    this.#values.set(key, value);
-  }
-}

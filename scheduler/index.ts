@@ -7,7 +7,8 @@ import { apiKeyHandlers, ensureApiKeyIndexes } from '../accounts/index.js';
 import { applicationHandlers, ensureApplicationIndexes } from './applications/index.js';
 import { billingHandlers } from '../billing/index.js';
 import { dashboardHandlers } from './dashboard.js';
-import { SchedulerState, type HandlerTable, type SchedulerDeps } from './context.js';
+import type { HandlerTable, SchedulerDeps } from './context.js';
+import { schedulerDeps } from './deps.js';
 import { healthHandlers } from './health.js';
 import { jobHandlers, startJobEngine } from './jobs/index.js';
 import { episodeHandlers } from './episodes/index.js';
@@ -21,11 +22,9 @@ import { WorkerRegistry } from './workers.js';
 import { ensureWorldIndexes, worldHandlers, worldJobKinds } from './worlds/index.js';
 import { ensureWorkspaceIndexes } from '../accounts/index.js';
 import { workerAdminHandlers } from './workers-admin.js';
-import { schedulerMetrics } from './metrics.js';
 import { mergeHandlerTables, readiness, type Readiness, type RoleMetrics } from '../core/index.js';
 
-export type { HandlerTable, SchedulerDeps } from './context.js';
-export { SchedulerState } from './context.js';
+export type { HandlerTable, OperationContext, OperationHandler, SchedulerDeps } from './context.js';
 export { setWorkerDraining, workerView } from './workers-admin.js';
 export { HEARTBEAT_INTERVAL_MS, WorkerRegistry } from './workers.js';
 export { createApiKey } from '../accounts/index.js';
@@ -73,13 +72,7 @@ export async function startScheduler(opts: {
 }): Promise<RunningScheduler> {
   const logger = opts.logger.child({ component: 'scheduler' });
   const workers = new WorkerRegistry(opts.adapters.leases, logger, opts.controlPlane);
-  const deps: SchedulerDeps = {
-    config: opts.config,
-    adapters: opts.adapters,
-    logger,
-    workers,
-    state: new SchedulerState(),
-  };
+  const deps = schedulerDeps({ config: opts.config, adapters: opts.adapters, logger, workers });
   await ensureWorkspaceIndexes(opts.adapters.store);
   await ensureApiKeyIndexes(opts.adapters.store);
   await ensureAccountIndexes(opts.adapters.store);
@@ -104,7 +97,7 @@ export async function startScheduler(opts: {
   return {
     address,
     deps,
-    metrics: schedulerMetrics(deps).metrics,
+    metrics: deps.metrics.metrics,
     ready: () =>
       readiness({
         jobs: async () => (closing ? 'shutting down' : 'ok'),

@@ -1,6 +1,6 @@
 import type { Counter, Histogram } from 'prom-client';
 import { RoleMetrics } from '../core/index.js';
-import type { SchedulerDeps } from './context.js';
+import type { WorkerRegistry } from './workers.js';
 
 /** What a shard driver reports about its episodes when scraped. */
 export interface EpisodeQueue {
@@ -41,103 +41,89 @@ export function queuedPerFreePlace(
   return queued / Math.max(1, free);
 }
 
-/** The metrics per scheduler deps object (a scheduler's deps, made once by its composition root). */
-const states = new WeakMap<SchedulerDeps, SchedulerMetrics>();
-
-function perScheduler(
-  map: WeakMap<SchedulerDeps, SchedulerMetrics>,
-  deps: SchedulerDeps,
-  create: () => SchedulerMetrics,
-) {
-  let m = map.get(deps);
-  if (!m) map.set(deps, (m = create()));
-  return m;
-}
 /**
- * The metrics of the scheduler `deps` belongs to, made the first time: gauges read what
- * they show when scraped from memory (shard queues), the worker registry, or the job
- * engine's last sweep (live jobs), never from job documents.
+ * The metrics of one scheduler, made once by `schedulerDeps`: gauges read what they show
+ * when scraped from memory (shard queues), the worker registry, or the job engine's last
+ * sweep (live jobs), never from job documents.
  */
-export function schedulerMetrics(deps: SchedulerDeps): SchedulerMetrics {
-  return perScheduler(states, deps, () => {
-    const metrics = new RoleMetrics('scheduler');
-    const queues = new Set<EpisodeQueue>();
-    let liveJobs = new Map<string, number>();
-    metrics.gauge(
-      'crucible_episodes',
-      'Episode attempts of the shards this scheduler drives, by state',
-      ['state'],
-      (g) => {
-        let queued = 0;
-        let running = 0;
-        for (const q of queues) {
-          queued += q.queued;
-          running += q.running;
-        }
-        g.set({ state: 'queued' }, queued);
-        g.set({ state: 'running' }, running);
-      },
-    );
-    metrics.gauge(
-      'crucible_episodes_queued_per_free_place',
-      "Episodes this scheduler's shards have queued, per free place on the live workers that take work; summed over schedulers, the worker autoscaling signal",
-      [],
-      async (g) => {
-        let queued = 0;
-        for (const q of queues) queued += q.queued;
-        g.set(queuedPerFreePlace(queued, await deps.workers.live()));
-      },
-    );
-    metrics.gauge('crucible_workers', 'Registered world-workers, by state', ['state'], async (g) => {
-      const now = Date.now();
-      const all = await deps.workers.list();
-      const lost = all.filter((w) => now - w.last_seen_ms > deps.workers.lostAfterMs).length;
-      const draining = all.filter((w) => w.draining && now - w.last_seen_ms <= deps.workers.lostAfterMs).length;
-      g.set({ state: 'live' }, all.length - lost - draining);
-      g.set({ state: 'draining' }, draining);
-      g.set({ state: 'lost' }, lost);
-    });
-    metrics.gauge('crucible_worker_capacity', 'Episodes each live world-worker can host', ['worker'], async (g) => {
-      g.reset();
-      for (const w of await deps.workers.live()) g.set({ worker: w.id }, w.capacity);
-    });
-    metrics.gauge(
-      'crucible_worker_active',
-      'Episodes each live world-worker hosts (its last heartbeat)',
-      ['worker'],
-      async (g) => {
-        g.reset();
-        for (const w of await deps.workers.live()) g.set({ worker: w.id }, w.active);
-      },
-    );
-    metrics.gauge(
-      'crucible_jobs',
-      "Server jobs queued or running, by kind and status (as of the job engine's last sweep)",
-      ['kind', 'status'],
-      (g) => {
-        g.reset();
-        for (const [key, n] of liveJobs) {
-          const [kind, status] = key.split('\u0000') as [string, string];
-          g.set({ kind, status }, n);
-        }
-      },
-    );
-    return {
-      metrics,
-      queues,
-      countLiveJobs(jobs) {
-        const counts = new Map<string, number>();
-        for (const j of jobs)
-          counts.set(`${j.kind}\u0000${j.status}`, (counts.get(`${j.kind}\u0000${j.status}`) ?? 0) + 1);
-        liveJobs = counts;
-      },
-      placementWait: metrics.histogram(
-        'crucible_placement_wait_seconds',
-        'Seconds an episode attempt waited in the queue before a world-worker took it',
-        [],
-        RoleMetrics.waitBuckets,
-      ),
-      episodesEnded: metrics.counter('crucible_episodes_ended_total', 'Episode attempts ended, by status', ['status']),
-    };
+export function createSchedulerMetrics(workers: WorkerRegistry): SchedulerMetrics {
+  const metrics = new RoleMetrics('scheduler');
+  const queues = new Set<EpisodeQueue>();
+  let liveJobs = new Map<string, number>();
+  metrics.gauge(
+    'crucible_episodes',
+    'Episode attempts of the shards this scheduler drives, by state',
+    ['state'],
+    (g) => {
+      let queued = 0;
+      let running = 0;
+      for (const q of queues) {
+        queued += q.queued;
+        running += q.running;
+      }
+      g.set({ state: 'queued' }, queued);
+      g.set({ state: 'running' }, running);
+    },
+  );
+  metrics.gauge(
+    'crucible_episodes_queued_per_free_place',
+    "Episodes this scheduler's shards have queued, per free place on the live workers that take work; summed over schedulers, the worker autoscaling signal",
+    [],
+    async (g) => {
+      let queued = 0;
+      for (const q of queues) queued += q.queued;
+      g.set(queuedPerFreePlace(queued, await workers.live()));
+    },
+  );
+  metrics.gauge('crucible_workers', 'Registered world-workers, by state', ['state'], async (g) => {
+    const now = Date.now();
+    const all = await workers.list();
+    const lost = all.filter((w) => now - w.last_seen_ms > workers.lostAfterMs).length;
+    const draining = all.filter((w) => w.draining && now - w.last_seen_ms <= workers.lostAfterMs).length;
+    g.set({ state: 'live' }, all.length - lost - draining);
+    g.set({ state: 'draining' }, draining);
+    g.set({ state: 'lost' }, lost);
   });
+  metrics.gauge('crucible_worker_capacity', 'Episodes each live world-worker can host', ['worker'], async (g) => {
+    g.reset();
+    for (const w of await workers.live()) g.set({ worker: w.id }, w.capacity);
+  });
+  metrics.gauge(
+    'crucible_worker_active',
+    'Episodes each live world-worker hosts (its last heartbeat)',
+    ['worker'],
+    async (g) => {
+      g.reset();
+      for (const w of await workers.live()) g.set({ worker: w.id }, w.active);
+    },
+  );
+  metrics.gauge(
+    'crucible_jobs',
+    "Server jobs queued or running, by kind and status (as of the job engine's last sweep)",
+    ['kind', 'status'],
+    (g) => {
+      g.reset();
+      for (const [key, n] of liveJobs) {
+        const [kind, status] = key.split('\u0000') as [string, string];
+        g.set({ kind, status }, n);
+      }
+    },
+  );
+  return {
+    metrics,
+    queues,
+    countLiveJobs(jobs) {
+      const counts = new Map<string, number>();
+      for (const j of jobs)
+        counts.set(`${j.kind}\u0000${j.status}`, (counts.get(`${j.kind}\u0000${j.status}`) ?? 0) + 1);
+      liveJobs = counts;
+    },
+    placementWait: metrics.histogram(
+      'crucible_placement_wait_seconds',
+      'Seconds an episode attempt waited in the queue before a world-worker took it',
+      [],
+      RoleMetrics.waitBuckets,
+    ),
+    episodesEnded: metrics.counter('crucible_episodes_ended_total', 'Episode attempts ended, by status', ['status']),
+  };
 }

@@ -2,7 +2,7 @@
  * Simulated runs with known truth, for checking the service's intervals and its compare
  * (docs/scoring.md, "Checked by simulation"). The simulated episodes are ordinary
  * RunEpisodeDoc records, and they go through the service's own code: `computeSummary`
- * (scheduler/runs/summary.ts, which calls summary-tally.ts and statistics.ts) for the
+ * (scheduler/runs/summaries/summary.ts, which calls summary-tally.ts and statistics.ts) for the
  * intervals and `comparePair` (scheduler/runs/compare.ts) for the verdicts. Nothing here
  * computes an interval or a test itself.
  *

@@ -10,8 +10,11 @@ import { registerApplication } from './register.js';
 import { applicationView, type ApplicationDoc } from './types.js';
 import { schedulerSourceCache } from './upload.js';
 
-/** Packed catalog entries of this process, by digest: the packaged folders never change while it runs. */
-const packed = new Map<string, Promise<{ archive: Buffer; files: number }>>();
+/** A catalog entry packed as an upload archive, and how many files it holds. */
+export interface PackedEntry {
+  archive: Buffer;
+  files: number;
+}
 
 /**
  * Registers the packaged sample applications in catalog order, as many as the plan's
@@ -75,7 +78,9 @@ export async function importCatalog(deps: SchedulerDeps, projectId: string): Pro
   };
 }
 
-function packEntry(deps: SchedulerDeps, entry: CatalogEntry): Promise<{ archive: Buffer; files: number }> {
+/** The entry packed, once per scheduler (`SchedulerDeps.packedCatalog`): the packaged folders never change while it runs. */
+function packEntry(deps: SchedulerDeps, entry: CatalogEntry): Promise<PackedEntry> {
+  const packed = deps.packedCatalog;
   let p = packed.get(entry.digest);
   if (!p) {
     p = (async () => {

@@ -6,7 +6,6 @@ import { JobRun, type RunHost } from './runner.js';
 import { changeStatus, emitJobEvent, notifyKind } from './status.js';
 import type { JobDoc, JobKind } from './types.js';
 import { listenForCommands } from './wakes.js';
-import { schedulerMetrics } from '../metrics.js';
 
 export interface JobEngineOptions {
   /** Lease time of `job:<id>`; renewed every third of it while the job runs (default 15 s). */
@@ -46,6 +45,7 @@ export class JobEngine implements RunHost {
   readonly #leaseTtlMs: number;
   readonly #sweepMs: number;
   #closing = false;
+  #started = false;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(deps: SchedulerDeps, opts: JobEngineOptions = {}) {
@@ -71,8 +71,14 @@ export class JobEngine implements RunHost {
     return this.#closing;
   }
 
+  /** Whether `start` was called (`jobsOf` refuses before). */
+  get started(): boolean {
+    return this.#started;
+  }
+
   /** Creates the indexes, picks up jobs left by a previous process and starts sweeping. */
   async start(): Promise<void> {
+    this.#started = true;
     await this.deps.adapters.store.ensureIndexes(Collections.jobs, [
       { fields: ['project_id', 'created_at'] },
       { fields: ['status'] },
@@ -155,7 +161,7 @@ export class JobEngine implements RunHost {
       { limit: 500 },
     );
     // what /metrics shows as live jobs: scrapes read no job document
-    schedulerMetrics(this.deps).countLiveJobs(jobs);
+    this.deps.metrics.countLiveJobs(jobs);
     for (const job of jobs) {
       if (this.#active.has(job._id) || !this.#kinds.has(job.kind)) continue;
       if ((await this.deps.adapters.leases.holder(`job:${job._id}`)) === null) this.kick(job._id);

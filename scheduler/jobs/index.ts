@@ -3,7 +3,7 @@
  * budgets and leases (docs/jobs.md). Job kinds (world builds, validations, run shards...)
  * register their phases; handlers reach the engine with `jobsOf(deps)`.
  */
-export { JobEngine } from './engine.js';
+export { JobEngine, type JobEngineOptions } from './engine.js';
 export { startJobEngine, jobsOf } from './registry.js';
 export { applyCommand } from './commands.js';
 export { jobHandlers } from './handlers.js';

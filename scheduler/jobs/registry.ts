@@ -1,31 +1,22 @@
 import { ServiceError } from '../../core/index.js';
-import { stateKey, type SchedulerDeps } from '../context.js';
-import { JobEngine, type JobEngineOptions } from './engine.js';
+import type { SchedulerDeps } from '../context.js';
+import type { JobEngine } from './engine.js';
 import type { JobKind } from './types.js';
 
-const ENGINE = stateKey<JobEngine | null>('job-engine', () => null);
-
 /**
- * Creates the scheduler's job engine with the given kinds, attaches it to `deps` (so
- * handlers reach it with {@link jobsOf}) and starts it: jobs left `queued` or `running`
- * by a previous process continue.
+ * Registers the given kinds on the scheduler's job engine (`deps.jobs`) and starts it: jobs
+ * left `queued` or `running` by a previous process continue. Handlers reach it with
+ * {@link jobsOf} from then on.
  */
-export async function startJobEngine(
-  deps: SchedulerDeps,
-  kinds: readonly JobKind[],
-  opts: JobEngineOptions = {},
-): Promise<JobEngine> {
-  if (deps.state.get(ENGINE)) throw new Error('this scheduler already has a job engine');
-  const engine = new JobEngine(deps, opts);
-  for (const k of kinds) engine.register(k);
-  deps.state.set(ENGINE, engine);
-  await engine.start();
-  return engine;
+export async function startJobEngine(deps: SchedulerDeps, kinds: readonly JobKind[]): Promise<JobEngine> {
+  if (deps.jobs.started) throw new Error('this scheduler already has a job engine');
+  for (const k of kinds) deps.jobs.register(k);
+  await deps.jobs.start();
+  return deps.jobs;
 }
 
-/** The job engine of this scheduler. */
+/** The job engine of this scheduler, once started. */
 export function jobsOf(deps: SchedulerDeps): JobEngine {
-  const engine = deps.state.get(ENGINE);
-  if (!engine) throw new ServiceError('unavailable', 'the job engine of this scheduler is not running');
-  return engine;
+  if (!deps.jobs.started) throw new ServiceError('unavailable', 'the job engine of this scheduler is not running');
+  return deps.jobs;
 }

@@ -11,9 +11,9 @@ import {
   type PinnedScenario,
   type ScenarioDoc,
 } from '../worlds/index.js';
-import { pairedTest } from './statistics.js';
-import { computeSummary, finalAttempts, runEpisodes } from './summary.js';
-import { countsAgainstAgent } from './summary-stats.js';
+import { pairedTest } from './summaries/statistics.js';
+import { computeSummary, finalAttempts, runEpisodes } from './summaries/summary.js';
+import { countsAgainstAgent } from './summaries/summary-stats.js';
 import { RUN_ENDED, type RunDoc, type RunEpisodeDoc, type RunSummary } from './types.js';
 import { loadRun } from './views.js';
 

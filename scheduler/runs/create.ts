@@ -9,7 +9,7 @@ import { newAttempt } from './attempts.js';
 import { assertAllowanceLeft } from '../../billing/index.js';
 import { checkRunAllowed, runStartTime } from '../../billing/index.js';
 import { planRun, type EvaluationBody, type RunPlan } from './plan.js';
-import { computeSummary, emptySummary } from './summary.js';
+import { computeSummary, emptySummary } from './summaries/summary.js';
 import { RUN_JOB, SHARD_JOB, SHARD_SIZE, type RunDoc, type RunEpisodeDoc, type RunProfile } from './types.js';
 
 /** One planned episode: a scenario, a profile, a repeat. */

@@ -8,13 +8,15 @@ import type { DocumentStore } from '../../core/index.js';
 import { Collections } from '../../core/index.js';
 import { StoreEpisodePersistence } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
-import { coordinatorKind } from './coordinator-kind.js';
-import { shardKind } from './shard-kind.js';
+import { coordinatorKind } from './summaries/coordinator-kind.js';
+import { shardKind } from './shards/shard-kind.js';
 
 export { runHandlers } from './handlers.js';
-export { computeSummary, scoreBlock, finalAttempts, refreshSummary, runEpisodes } from './summary.js';
-export { loadRun } from './views.js';
-export { comparePair, splitScenarioSets } from './compare.js';
+export { coordinatorKind } from './summaries/coordinator-kind.js';
+export { shardKind, type ShardInput } from './shards/shard-kind.js';
+export { computeSummary, scoreBlock, finalAttempts, refreshSummary, runEpisodes } from './summaries/summary.js';
+export { loadRun, runView, episodeItemView } from './views.js';
+export { comparePair, runScenarioSet, splitScenarioSets } from './compare.js';
 export {
   BOOTSTRAP_RESAMPLES,
   clusterBootstrapMean,
@@ -24,7 +26,8 @@ export {
   t975,
   pairedTest,
   wilson,
-} from './statistics.js';
+  type PairedTest,
+} from './summaries/statistics.js';
 export * from './types.js';
 
 /** The job kinds of runs, for `startJobEngine`. */

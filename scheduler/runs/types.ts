@@ -2,7 +2,7 @@ import type { Doc } from '../../core/index.js';
 import type { CostBreakdown, EpisodeProfile, Oracle, TokenCounts } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';
 import type { PinnedScenario, RunSimulators } from '../worlds/index.js';
-import type { BlockStatistics, ScenarioCounts } from './summary-stats.js';
+import type { BlockStatistics, ScenarioCounts } from './summaries/summary-stats.js';
 
 /**
  * Statuses of a run (docs/runs.md). It lives as `queued`, `running` or `paused` and ends as

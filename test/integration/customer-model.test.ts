@@ -6,7 +6,7 @@ import {
   type AgentPolicy,
   type CustomerFactory,
 } from '../../episode-actor/index.js';
-import { scoreBlock } from '../../scheduler/runs/summary.js';
+import { scoreBlock } from '../../scheduler/runs/summaries/summary.js';
 import type { RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { deskEpisode, deskScenario } from '../support/episode-fixture.js';
 import {

@@ -9,7 +9,8 @@ import { ServiceError } from '../../core/errors.js';
 import { EventLog } from '../../core/event-log.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { createLogger } from '../../core/log.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
+import { schedulerDeps } from '../../scheduler/deps.js';
 import { applyCommand, JobEngine, type JobDoc, type JobKind } from '../../scheduler/jobs/index.js';
 import { WorkerRegistry } from '../../scheduler/workers.js';
 
@@ -77,13 +78,7 @@ async function makeDeps(dataDir: string, env: Record<string, string> = {}): Prom
   const config = loadConfig({ SERVICE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const logger = createLogger('silent');
   const adapters = await chooseAdapters(config, logger);
-  return {
-    config,
-    adapters,
-    logger,
-    workers: new WorkerRegistry(adapters.leases, logger),
-    state: new SchedulerState(),
-  };
+  return schedulerDeps({ config, adapters, logger, workers: new WorkerRegistry(adapters.leases, logger) });
 }
 
 async function waitFor<T>(

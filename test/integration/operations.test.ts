@@ -10,8 +10,8 @@ import { RedisLeases } from '../../core/adapters/redis-leases.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import { startOpsServer } from '../../core/ops-server.js';
-import { SchedulerState, startScheduler, type SchedulerDeps } from '../../scheduler/index.js';
-import { Placement } from '../../scheduler/runs/placement.js';
+import { startScheduler } from '../../scheduler/index.js';
+import { Placement } from '../../scheduler/runs/shards/placement.js';
 import { WorkerRegistry } from '../../scheduler/workers.js';
 import { cli } from '../support/cli-process.js';
 import { controlPlaneFiles, freePort } from '../support/roles.js';
@@ -182,15 +182,8 @@ describe('operations: health, readiness, metrics, drain', function () {
     for (const id of ['wkr_a', 'wkr_b'])
       await registry.upsert({ id, address: `127.0.0.1:${id === 'wkr_a' ? 1 : 2}`, capacity: 4, active: 0 });
     // two schedulers: their own placement state, one registry
-    const deps = (): SchedulerDeps =>
-      ({
-        workers: new WorkerRegistry(leases, logger),
-        logger,
-        config: {},
-        adapters: {},
-        state: new SchedulerState(),
-      }) as unknown as SchedulerDeps;
-    const [one, two] = [new Placement(deps()), new Placement(deps())];
+    const placement = () => new Placement(new WorkerRegistry(leases, logger));
+    const [one, two] = [placement(), placement()];
     await registry.setDraining('wkr_a', true);
     await new Promise((r) => setTimeout(r, 300)); // the live cache of a placement lasts 250 ms
     const chosen: string[] = [];

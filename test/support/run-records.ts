@@ -6,21 +6,28 @@
  */
 import { MemoryBus, MemoryLeases, type SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
+import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import type { Adapters } from '../../core/ports.js';
 import type { EpisodeState } from '../../episode-actor/index.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
+import type { SchedulerDeps } from '../../scheduler/context.js';
+import { schedulerDeps as depsOf } from '../../scheduler/deps.js';
 import { newAttempt } from '../../scheduler/runs/attempts.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 
 /**
- * The scheduler's deps over `store`, with a memory bus and leases, a silent logger and, where
- * the test needs them, stand-in `workers` (only the members the code under test calls).
+ * The scheduler's deps over `store`, with a memory bus and leases, a silent logger, the default
+ * configuration and, where the test needs them, stand-in `workers` (only the members the code
+ * under test calls).
  */
-export function schedulerDeps(store: SqliteStore, workers?: object): SchedulerDeps {
+export function schedulerDeps(store: SqliteStore, workers: object = {}): SchedulerDeps {
   const adapters = { store, bus: new MemoryBus(), leases: new MemoryLeases() } as unknown as Adapters;
-  const deps = { adapters, logger: createLogger('silent'), state: new SchedulerState() };
-  return (workers ? { ...deps, workers } : deps) as unknown as SchedulerDeps;
+  return depsOf({
+    config: loadConfig({}),
+    adapters,
+    logger: createLogger('silent'),
+    workers: workers as SchedulerDeps['workers'],
+  });
 }
 
 /** The organization `org_1` on the free plan and its project `prj_1`, for runs and jobs that belong somewhere. */

@@ -1,11 +1,12 @@
 /**
- * The pieces of tests that run the real shard driver (scheduler/runs/shard-driver.ts) in a
+ * The pieces of tests that run the real shard driver (scheduler/runs/shards/shard-driver.ts) in a
  * job engine: the shard job kind, stand-in worker records, and polling for what the job does.
  */
 import { Collections } from '../../core/collections.js';
 import type { JobKind } from '../../scheduler/jobs/index.js';
-import type { RunWorld } from '../../scheduler/runs/run-world.js';
-import { ShardDriver } from '../../scheduler/runs/shard-driver.js';
+import type { RunWorld } from '../../scheduler/runs/shards/run-world.js';
+import { ShardDriver } from '../../scheduler/runs/shards/shard-driver.js';
+import { shardParts } from '../../scheduler/runs/shards/shard-parts.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import type { WorkerRecord } from '../../scheduler/workers.js';
 
@@ -27,7 +28,7 @@ export function testShardKind(waitForPlaceMs: number): JobKind {
           const run = (await ctx.deps.adapters.store.get<RunDoc>(Collections.runs, ctx.input.run_id))!;
           const payload = async (ep: RunEpisodeDoc) => ({ episode_id: ep._id });
           const rw = { run, world: null, payload } as unknown as RunWorld;
-          await new ShardDriver(ctx, rw, { waitForPlaceMs }).drive();
+          await new ShardDriver(ctx, shardParts(ctx, rw), { waitForPlaceMs }).drive();
         },
       },
     ],

@@ -8,12 +8,12 @@ import { Collections } from '../../core/collections.js';
 import { monthOf } from '../../billing/index.js';
 import { usageOf } from '../../billing/usage.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
-import { RunBudget } from '../../scheduler/runs/run-budget.js';
+import { RunBudget } from '../../scheduler/runs/shards/run-budget.js';
 import type { RunDoc } from '../../scheduler/runs/types.js';
 import { limitsWith } from '../support/plan-limits.js';
 
 /**
- * budget_usd held across episodes running at once (scheduler/runs/run-budget.ts): what
+ * budget_usd held across episodes running at once (scheduler/runs/shards/run-budget.ts): what
  * rounds may reserve is the budget less what ended attempts spent and running ones hold,
  * two rounds never hand out the same dollars, and usage counts a running attempt's spend.
  */

@@ -8,8 +8,8 @@ import { ServiceError } from '../../core/errors.js';
 import { checkEventData } from '../../core/event-types.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
 import { episodeRecord } from '../../scheduler/episodes/operations.js';
-import { cancelUnstarted, failAndRequeue } from '../../scheduler/runs/endings.js';
-import type { RunWorld } from '../../scheduler/runs/run-world.js';
+import { cancelUnstarted, failAndRequeue } from '../../scheduler/runs/shards/endings.js';
+import type { RunWorld } from '../../scheduler/runs/shards/run-world.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { episodeItemView } from '../../scheduler/runs/views.js';
 import { insertRun, markRunning, queuedAttempt, savedActorState, schedulerDeps } from '../support/run-records.js';
@@ -19,10 +19,10 @@ type Finished = { _id: string; episode_id: string; data: Record<string, unknown>
 /**
  * Every `episode.finished` carries `cost_usd` and `cost_breakdown`, also for attempts the
  * scheduler ended without their actor (worker lost, world never started, run stopped before
- * they started: scheduler/runs/endings.ts), and they say what the episode's records say
+ * they started: scheduler/runs/shards/endings.ts), and they say what the episode's records say
  * (the run's episode list, GET /v1/episodes/{id}).
  */
-describe('the spend of attempts ended without their actor (scheduler/runs/attempts.ts, endings.ts)', () => {
+describe('the spend of attempts ended without their actor (scheduler/runs/attempts.ts, shards/endings.ts)', () => {
   let dir: string;
   let store: SqliteStore;
   let deps: SchedulerDeps;

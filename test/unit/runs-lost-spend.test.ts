@@ -7,8 +7,8 @@ import { Collections } from '../../core/collections.js';
 import { NotHostedError, ServiceError } from '../../core/errors.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
 import { startJobEngine, type JobDoc, type JobEngine } from '../../scheduler/jobs/index.js';
-import { coordinatorKind } from '../../scheduler/runs/coordinator-kind.js';
-import { RunBudget } from '../../scheduler/runs/run-budget.js';
+import { coordinatorKind } from '../../scheduler/runs/summaries/coordinator-kind.js';
+import { RunBudget } from '../../scheduler/runs/shards/run-budget.js';
 import { RUN_JOB, type RunDoc, type RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import type { WorkerRecord } from '../../scheduler/workers.js';
 import type { EpisodeOutcome } from '../../world-worker/index.js';
@@ -24,13 +24,13 @@ import { TEST_SHARD, testShardKind, until, workerRecord } from '../support/shard
 
 /**
  * An attempt ended without its actor (here: lost with its worker) counts what it is known
- * to have spent in the run's spend exactly once (scheduler/runs/shard-spend.ts): in the
+ * to have spent in the run's spend exactly once (scheduler/runs/shards/shard-spend.ts): in the
  * run's spend record the budget reads, in its shard's `spent_usd`, so in the run's
  * `spent_usd`, equal to its summary's `cost_usd` and the sum of its attempts; and a shard
  * resumed after a crash counts nothing twice. The real shard driver (and coordinator) run
  * in a job engine; the workers are stand-ins: `w1` is gone, `w2` is live with room.
  */
-describe("the spend of lost attempts in the run's spend (scheduler/runs/shard-driver.ts, shard-spend.ts)", function () {
+describe("the spend of lost attempts in the run's spend (scheduler/runs/shards/shard-driver.ts, shard-spend.ts)", function () {
   this.timeout(20_000);
   let dir: string;
   let store: SqliteStore;

@@ -6,9 +6,9 @@ import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import type { EpisodeState } from '../../episode-actor/index.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
-import { announceRecovered, failAndRequeue, outcomeFromRecord } from '../../scheduler/runs/endings.js';
-import { finishRun } from '../../scheduler/runs/finish.js';
-import type { RunWorld } from '../../scheduler/runs/run-world.js';
+import { announceRecovered, failAndRequeue, outcomeFromRecord } from '../../scheduler/runs/shards/endings.js';
+import { finishRun } from '../../scheduler/runs/summaries/finish.js';
+import type { RunWorld } from '../../scheduler/runs/shards/run-world.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.js';
 
@@ -16,7 +16,7 @@ import { insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.
  * A run can no longer end `finished` with a planned episode that never ran (docs/runs.md,
  * Worker loss), and attempts lost with their worker do not use up a slot's attempts.
  */
-describe('runs without holes (scheduler/runs/finish.ts, endings.ts)', () => {
+describe('runs without holes (scheduler/runs/summaries/finish.ts, shards/endings.ts)', () => {
   let dir: string;
   let store: SqliteStore;
   let deps: SchedulerDeps;

@@ -5,15 +5,14 @@ import path from 'node:path';
 import { MemoryBus, MemoryLeases, SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import type { Adapters } from '../../core/ports.js';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
-import { OrganizationSlots } from '../../scheduler/runs/organization-slots.js';
+import { OrganizationSlots } from '../../scheduler/runs/shards/organization-slots.js';
 
 /**
  * The plan's `concurrent_episodes` across schedulers (docs/runs.md, Several schedulers):
  * two schedulers (two `deps`, one store and one LeaseStore) placing for one organization
  * at the same moment never both count the same free places.
  */
-describe('organization slots across schedulers (scheduler/runs/organization-slots.ts)', () => {
+describe('organization slots across schedulers (scheduler/runs/shards/organization-slots.ts)', () => {
   let dir: string;
   let store: SqliteStore;
   let leases: MemoryLeases;
@@ -32,12 +31,8 @@ describe('organization slots across schedulers (scheduler/runs/organization-slot
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** One scheduler: its own deps object (so its own in-process state), the shared engines. */
-  const scheduler = () =>
-    new OrganizationSlots({
-      adapters: { store, bus: new MemoryBus(), leases } as unknown as Adapters,
-      state: new SchedulerState(),
-    } as unknown as SchedulerDeps);
+  /** One scheduler: its own gates (its in-process state), the shared engines. */
+  const scheduler = () => new OrganizationSlots({ store, bus: new MemoryBus(), leases } as unknown as Adapters);
 
   /** What a placing round does: takes the room it was given, each place recorded `running`, then leaves. */
   async function place(slots: OrganizationSlots, tag: string): Promise<number> {

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { SchedulerState, type SchedulerDeps } from '../../scheduler/context.js';
-import { Placement } from '../../scheduler/runs/placement.js';
+import { Placement } from '../../scheduler/runs/shards/placement.js';
 import type { WorkerRecord } from '../../scheduler/workers.js';
 
-/** Scheduler deps whose worker registry answers `workers` as the live ones (Placement reads nothing else), with a state of their own. */
-function depsWith(workers: WorkerRecord[]): SchedulerDeps {
-  return { workers: { live: async () => workers }, state: new SchedulerState() } as unknown as SchedulerDeps;
+/** A worker registry that answers `workers` as the live ones (Placement reads nothing else). */
+function depsWith(workers: WorkerRecord[]): { live: () => Promise<WorkerRecord[]> } {
+  return { live: async () => workers };
 }
 
 const worker = (id: string, capacity: number, active = 0): WorkerRecord => ({
@@ -64,9 +63,11 @@ describe('placement of episodes on world-workers', () => {
   });
 
   it('is shared by the shards of one scheduler: what one shard learned, the others know', () => {
-    const deps = depsWith([worker('a', 5)]);
-    new Placement(deps).leaving('a');
-    expect(new Placement(deps).isLeaving('a')).to.equal(true);
+    // the shards of one scheduler all use its one Placement (SchedulerDeps.placement)
+    const scheduler = new Placement(depsWith([worker('a', 5)]));
+    const [shard1, shard2] = [scheduler, scheduler];
+    shard1.leaving('a');
+    expect(shard2.isLeaving('a')).to.equal(true);
     expect(new Placement(depsWith([worker('a', 5)])).isLeaving('a')).to.equal(false);
   });
 

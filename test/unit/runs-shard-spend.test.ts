@@ -5,21 +5,21 @@ import path from 'node:path';
 import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
-import { failAndRequeue } from '../../scheduler/runs/endings.js';
-import { RunBudget } from '../../scheduler/runs/run-budget.js';
-import type { RunWorld } from '../../scheduler/runs/run-world.js';
-import { ShardSpend, spentOnRecords } from '../../scheduler/runs/shard-spend.js';
+import { failAndRequeue } from '../../scheduler/runs/shards/endings.js';
+import { RunBudget } from '../../scheduler/runs/shards/run-budget.js';
+import type { RunWorld } from '../../scheduler/runs/shards/run-world.js';
+import { ShardSpend, spentOnRecords } from '../../scheduler/runs/shards/shard-spend.js';
 import type { RunDoc, RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { insertRun, queuedAttempt, savedActorState, schedulerDeps } from '../support/run-records.js';
 
 /**
- * A shard's spend (scheduler/runs/shard-spend.ts) is made from its attempts' records, so an
+ * A shard's spend (scheduler/runs/shards/shard-spend.ts) is made from its attempts' records, so an
  * attempt ended without its actor counts what its record says it spent, once; and the run's
  * spend record gets that spend before the attempt stops counting as running
  * (run-budget.ts), while the checkpoint the coordinator adds up only ever gets figures made
  * from the records.
  */
-describe("a shard's spend from its attempts' records (scheduler/runs/shard-spend.ts)", () => {
+describe("a shard's spend from its attempts' records (scheduler/runs/shards/shard-spend.ts)", () => {
   let dir: string;
   let store: SqliteStore;
   let deps: SchedulerDeps;

@@ -6,7 +6,6 @@ import { SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
 import { applyCommand, startJobEngine, type JobDoc, type JobEngine } from '../../scheduler/jobs/index.js';
-import { Placement } from '../../scheduler/runs/placement.js';
 import type { RunEpisodeDoc } from '../../scheduler/runs/types.js';
 import { insertProject, insertRun, queuedAttempt, schedulerDeps } from '../support/run-records.js';
 import { TEST_SHARD, testShardKind, until, workerRecord } from '../support/shard-job.js';
@@ -20,7 +19,7 @@ const WAIT_FOR_PLACE_MS = 3_600_000;
  * (scheduler/jobs/wakes.ts) and wakes the job's sleeps. The wait is made an hour long, so
  * a shard that only noticed the command when its wait ended would never get there.
  */
-describe('a shard waiting for a place wakes on stop and pause (scheduler/runs/shard-driver.ts)', function () {
+describe('a shard waiting for a place wakes on stop and pause (scheduler/runs/shards/shard-driver.ts)', function () {
   this.timeout(20_000);
   let dir: string;
   let store: SqliteStore;
@@ -61,7 +60,7 @@ describe('a shard waiting for a place wakes on stop and pause (scheduler/runs/sh
     return { shardId, attempt };
   }
 
-  const placement = () => new Placement(deps);
+  const placement = () => deps.placement;
   const job = async (id: string) => (await store.get<JobDoc>(Collections.jobs, id))!;
   const command = async (id: string, c: 'pause' | 'resume' | 'stop') => applyCommand(engine, await job(id), c);
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { computeSummary, type RunEpisodeDoc } from '../../scheduler/runs/index.js';
-import { mulberry32 } from '../../scheduler/runs/statistics.js';
-import { summaryOfTallies } from '../../scheduler/runs/summary.js';
-import { tallyRun, type RunTally } from '../../scheduler/runs/summary-tally.js';
+import { mulberry32 } from '../../scheduler/runs/summaries/statistics.js';
+import { summaryOfTallies } from '../../scheduler/runs/summaries/summary.js';
+import { tallyRun, type RunTally } from '../../scheduler/runs/summaries/summary-tally.js';
 import { SHARD_SIZE } from '../../scheduler/runs/types.js';
 
 const STATUSES = ['queued', 'running', 'finished', 'finished', 'finished', 'failed', 'cancelled'] as const;
@@ -72,7 +72,7 @@ function randomRun(slots: number, seed: number): RunEpisodeDoc[] {
   return out;
 }
 
-describe('run summaries from shard tallies (scheduler/runs/summary-tally.ts)', () => {
+describe('run summaries from shard tallies (scheduler/runs/summaries/summary-tally.ts)', () => {
   const run = (episodes: number) => ({
     episodes,
     config: { repeats: 3 } as never,

@@ -42,7 +42,7 @@ function attempt(o: Partial<RunEpisodeDoc> & { fc?: boolean; dup?: number }): Ru
   };
 }
 
-describe('run summaries (scheduler/runs/summary.ts)', () => {
+describe('run summaries (scheduler/runs/summaries/summary.ts)', () => {
   it('counts each slot once, by its latest attempt', () => {
     const lost = attempt({
       slot: 0,

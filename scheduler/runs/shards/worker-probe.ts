@@ -1,3 +1,6 @@
+import type { WorldWorkerClients } from '../../../world-worker/index.js';
+import type { PhaseContext } from '../../jobs/index.js';
+
 /** How long a worker that failed both pings is taken as silent without asking again. */
 const SILENT_REUSE_MS = 3_000;
 /** Deadline of one ping. */
@@ -13,23 +16,24 @@ const PING_AGAIN_MS = 500;
  * second and a half each.
  */
 export class WorkerProbe {
-  readonly #ping: (address: string, timeoutMs: number) => Promise<unknown>;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #clients: Pick<WorldWorkerClients, 'ping'>;
+  readonly #job: Pick<PhaseContext, 'sleep'>;
   /** Worker addresses that last failed both pings, and when. */
   readonly #silentAt = new Map<string, number>();
 
-  constructor(ping: (address: string, timeoutMs: number) => Promise<unknown>, sleep: (ms: number) => Promise<void>) {
-    this.#ping = ping;
-    this.#sleep = sleep;
+  /** `job`: the shard's phase, whose sleep a command or the engine closing cuts short. */
+  constructor(clients: Pick<WorldWorkerClients, 'ping'>, job: Pick<PhaseContext, 'sleep'>) {
+    this.#clients = clients;
+    this.#job = job;
   }
 
   async reachable(address: string): Promise<boolean> {
     if (!address) return false;
     if (Date.now() - (this.#silentAt.get(address) ?? 0) < SILENT_REUSE_MS) return false;
     for (let i = 0; i < 2; i++) {
-      if (i > 0) await this.#sleep(PING_AGAIN_MS);
+      if (i > 0) await this.#job.sleep(PING_AGAIN_MS);
       try {
-        await this.#ping(address, PING_MS);
+        await this.#clients.ping(address, PING_MS);
         this.#silentAt.delete(address);
         return true;
       } catch {

@@ -1,6 +1,6 @@
-import { Collections, ServiceError } from '../../core/index.js';
-import type { DocumentStore } from '../../core/index.js';
-import type { RunEpisodeDoc } from './types.js';
+import { Collections, ServiceError } from '../../../core/index.js';
+import type { DocumentStore } from '../../../core/index.js';
+import type { RunEpisodeDoc } from '../types.js';
 
 /** Every attempt of one shard job (at most SHARD_SIZE slots, so the same cost in a run of any size). */
 export function shardAttempts(store: DocumentStore, shardId: string): Promise<RunEpisodeDoc[]> {

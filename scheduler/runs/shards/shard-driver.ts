@@ -1,21 +1,21 @@
-import { Collections } from '../../core/index.js';
-import { type ServiceError, toServiceError } from '../../core/index.js';
-import { EPISODE_WORK, type EpisodeOutcome } from '../../world-worker/index.js';
-import { JobInterrupted, jobsOf, type PhaseContext } from '../jobs/index.js';
-import { AttemptPlacer } from './attempt-placer.js';
-import { recordOutcome } from './attempts.js';
+import { Collections } from '../../../core/index.js';
+import { ServiceError, toServiceError } from '../../../core/index.js';
+import { EPISODE_WORK, type EpisodeOutcome } from '../../../world-worker/index.js';
+import { JobInterrupted, jobsOf, type PhaseContext } from '../../jobs/index.js';
+import type { AttemptPlacer } from './attempt-placer.js';
+import { recordOutcome } from '../attempts.js';
 import { callFailure } from './call-failures.js';
 import { announceRecovered, cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
-import { EpisodeCalls, type InFlight } from './episode-calls.js';
-import { Placement } from './placement.js';
-import { RunBudget } from './run-budget.js';
+import type { EpisodeCalls, InFlight } from './episode-calls.js';
+import type { Placement } from './placement.js';
 import type { RunWorld } from './run-world.js';
 import { checkAllRan, latestBySlot, shardAttempts, takeOver } from './shard-attempts.js';
-import { ShardSpend } from './shard-spend.js';
-import { tallyRun } from './summary-tally.js';
-import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
-import type { RunEpisodeDoc } from './types.js';
-import { WorkerProbe } from './worker-probe.js';
+import type { ShardParts } from './shard-parts.js';
+import type { ShardSpend } from './shard-spend.js';
+import { tallyRun } from '../summaries/summary-tally.js';
+import type { SchedulerMetrics } from '../../metrics.js';
+import type { RunEpisodeDoc } from '../types.js';
+import type { WorkerProbe } from './worker-probe.js';
 
 /** How often running episodes' workers are checked for lost heartbeats. */
 const WORKER_CHECK_MS = 1_000;
@@ -45,21 +45,19 @@ const REATTACH_DELAY_MS = 250;
  * episodes (termination `stopped`) and queued ones, then cancels; when the engine closes,
  * running episodes are left on their workers for the next owner.
  *
- * Its parts: attempt-placer.ts places queued attempts, episode-calls.ts holds the calls to
- * the workers, call-failures.ts reads a failed call, worker-probe.ts pings a worker whose
- * call broke, shard-attempts.ts reads the shard's attempts from the store, shard-spend.ts
- * keeps what they spent.
+ * Its parts, made by shard-parts.ts and given to it: attempt-placer.ts places queued
+ * attempts, episode-calls.ts holds the calls to the workers, worker-probe.ts pings a worker
+ * whose call broke, shard-spend.ts keeps what the attempts spent. call-failures.ts reads a
+ * failed call, shard-attempts.ts reads the shard's attempts from the store.
  */
 export class ShardDriver {
   readonly #ctx: PhaseContext;
   readonly #rw: RunWorld;
   readonly #placement: Placement;
   readonly #placer: AttemptPlacer;
-  readonly #budget: RunBudget;
   readonly #pending: RunEpisodeDoc[] = [];
   readonly #calls: EpisodeCalls;
   readonly #probe: WorkerProbe;
-  readonly #needsArchive = new Set<string>();
   #lastWorkerCheck = 0;
   readonly #spend: ShardSpend;
   /** Attempts changed since the shard's tally was last saved. */
@@ -69,43 +67,21 @@ export class ShardDriver {
   readonly #metrics: SchedulerMetrics;
   readonly #waitForPlaceMs: number;
 
-  /** `opts.waitForPlaceMs`: the longest wait for a place unwoken (default WAIT_FOR_PLACE_MS; tests make it long). */
-  constructor(ctx: PhaseContext, rw: RunWorld, opts: { waitForPlaceMs?: number } = {}) {
+  /**
+   * `parts`: its collaborators for this run of the job (shard-parts.ts); `opts.waitForPlaceMs`:
+   * the longest wait for a place unwoken (default WAIT_FOR_PLACE_MS; tests make it long).
+   */
+  constructor(ctx: PhaseContext, parts: ShardParts, opts: { waitForPlaceMs?: number } = {}) {
     this.#waitForPlaceMs = opts.waitForPlaceMs ?? WAIT_FOR_PLACE_MS;
     this.#owner = ctx.job.owner ?? '';
     this.#ctx = ctx;
-    this.#rw = rw;
-    this.#placement = new Placement(ctx.deps);
-    this.#calls = new EpisodeCalls(
-      ctx.deps.workers,
-      (ep) => rw.payload(ep, this.#needsArchive.has(ep._id)),
-      ctx.deps.logger,
-    );
-    this.#probe = new WorkerProbe(
-      (address, timeoutMs) => ctx.deps.workers.clients.ping(address, timeoutMs),
-      (ms) => ctx.sleep(ms),
-    );
-    this.#metrics = schedulerMetrics(ctx.deps);
-    this.#budget = new RunBudget(ctx.deps, rw.run);
-    this.#spend = new ShardSpend(
-      ctx.deps.adapters.store,
-      ctx.job._id,
-      this.#budget,
-      Number(ctx.checkpoint<{ spent_usd?: number }>().spent_usd ?? 0),
-      (usd) => ctx.save({ spent_usd: usd }),
-    );
-    this.#placer = new AttemptPlacer(ctx.deps, {
-      budget: this.#budget,
-      projectId: ctx.job.project_id,
-      owner: this.#owner,
-      placement: this.#placement,
-      trust: rw.trust,
-      running: () => this.#calls.running,
-      started: (placed, worker) => {
-        this.#dirty = true;
-        this.#calls.start({ ep: placed, workerId: worker.id, address: worker.address, kind: EPISODE_WORK.run });
-      },
-    });
+    this.#rw = parts.world;
+    this.#calls = parts.calls;
+    this.#placer = parts.placer;
+    this.#spend = parts.spend;
+    this.#probe = parts.probe;
+    this.#placement = ctx.deps.placement;
+    this.#metrics = ctx.deps.metrics;
   }
 
   async drive(): Promise<void> {
@@ -134,7 +110,7 @@ export class ShardDriver {
           throw new JobInterrupted();
         if (job.cancel_requested) return this.#stopAll();
         if (this.#calls.empty) throw new JobInterrupted();
-      } else await this.#placer.place(this.#pending);
+      } else if ((await this.#placer.place(this.#pending)) > 0) this.#dirty = true;
       await this.#checkWorkers();
       await this.#drain();
       await this.#saveTally();
@@ -220,7 +196,7 @@ export class ShardDriver {
         this.#placement.down(flight.workerId);
       } else if (failure.mark === 'full') this.#placement.full(flight.workerId);
       else if (failure.mark === 'leaving') this.#placement.leaving(flight.workerId);
-      else this.#needsArchive.add(ep._id);
+      else this.#calls.sendArchive(ep._id);
       const back = await this.#ctx.deps.adapters.store.update<RunEpisodeDoc>(
         Collections.runEpisodes,
         ep._id,

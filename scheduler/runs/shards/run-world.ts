@@ -1,12 +1,12 @@
-import { Collections } from '../../core/index.js';
-import { ServiceError } from '../../core/index.js';
-import { SCRIPTED_CUSTOMER_MODEL, type EpisodeWorld } from '../../episode-actor/index.js';
-import type { CodeRef, EpisodeRunPayload, SourceTrust } from '../../world-worker/index.js';
-import { codeOfVersion, codeTrust } from '../code-trust.js';
-import { getArchive } from '../applications/index.js';
-import type { SchedulerDeps } from '../context.js';
-import { pinSimulators, simulatorModels, type ScenarioDoc, type WorldVersionDoc } from '../worlds/index.js';
-import type { RunDoc, RunEpisodeDoc, RunProfile } from './types.js';
+import { Collections } from '../../../core/index.js';
+import { ServiceError } from '../../../core/index.js';
+import { SCRIPTED_CUSTOMER_MODEL, type EpisodeWorld } from '../../../episode-actor/index.js';
+import type { CodeRef, EpisodeRunPayload, SourceTrust } from '../../../world-worker/index.js';
+import { codeOfVersion, codeTrust } from '../../code-trust.js';
+import { getArchive } from '../../applications/index.js';
+import type { SchedulerDeps } from '../../context.js';
+import { pinSimulators, simulatorModels, type ScenarioDoc, type WorldVersionDoc } from '../../worlds/index.js';
+import type { RunDoc, RunEpisodeDoc, RunProfile } from '../types.js';
 
 /**
  * What a shard needs to start its episodes, loaded once per shard run: the run, its pinned

@@ -1,8 +1,8 @@
-import { Collections } from '../../core/index.js';
-import { newId } from '../../core/index.js';
-import { stateKey, type SchedulerDeps } from '../context.js';
-import type { ProjectDoc } from '../../accounts/index.js';
-import { limitsOf, loadProject } from '../../accounts/index.js';
+import { Collections } from '../../../core/index.js';
+import { newId } from '../../../core/index.js';
+import type { Adapters } from '../../../core/index.js';
+import type { ProjectDoc } from '../../../accounts/index.js';
+import { limitsOf, loadProject } from '../../../accounts/index.js';
 
 /** The places episodes may take under their organization's `concurrent_episodes`, held until `leave()`. */
 export interface OrganizationGate {
@@ -12,12 +12,6 @@ export interface OrganizationGate {
   leave(): void;
 }
 
-interface GateState {
-  /** The last placement of each organization in this scheduler (placements of one organization go one at a time). */
-  turns: Map<string, Promise<void>>;
-}
-
-const GATES = stateKey('organization-gates', (): GateState => ({ turns: new Map() }));
 /** Longer than any placing round; a scheduler that dies holding it blocks its organization this long at most. */
 const LEASE_TTL_MS = 10_000;
 const LEASE_TRIES = 10;
@@ -35,20 +29,21 @@ const LEASE_RETRY_MS = 30;
  * the last place; a scheduler that cannot get the lease at once places nothing this round.
  */
 export class OrganizationSlots {
-  readonly #deps: SchedulerDeps;
-  readonly #state: GateState;
+  readonly #adapters: Pick<Adapters, 'store' | 'leases'>;
+  /** The last placement of each organization in this scheduler (placements of one organization go one at a time). */
+  readonly #turns = new Map<string, Promise<void>>();
 
-  constructor(deps: SchedulerDeps) {
-    this.#deps = deps;
-    this.#state = deps.state.get(GATES);
+  /** One per scheduler (`SchedulerDeps.organizationSlots`), so its shards take turns per organization. */
+  constructor(adapters: Pick<Adapters, 'store' | 'leases'>) {
+    this.#adapters = adapters;
   }
 
   async enter(projectId: string): Promise<OrganizationGate> {
-    const store = this.#deps.adapters.store;
+    const store = this.#adapters.store;
     const { organization } = await loadProject(store, projectId);
     const limit = limitsOf(organization).concurrent_episodes;
     if (limit === null) return { room: null, leave: () => undefined };
-    const turns = this.#state.turns;
+    const turns = this.#turns;
     const before = turns.get(organization._id) ?? Promise.resolve();
     let leave!: () => void;
     const mine = new Promise<void>((resolve) => (leave = resolve));
@@ -60,7 +55,7 @@ export class OrganizationSlots {
     await before;
     const key = `org-placing:${organization._id}`;
     const holder = newId('orgp');
-    const leases = this.#deps.adapters.leases;
+    const leases = this.#adapters.leases;
     let held = false;
     const release = () => {
       // the next round of this scheduler waits for the release, not for the lease to lapse

@@ -1,9 +1,9 @@
-import { Collections } from '../../core/index.js';
-import type { SchedulerDeps } from '../context.js';
-import type { JobDoc } from '../jobs/index.js';
+import { Collections } from '../../../core/index.js';
+import type { SchedulerDeps } from '../../context.js';
+import type { JobDoc } from '../../jobs/index.js';
 import { summaryOfTallies } from './summary.js';
 import { tallyRun, type RunTally } from './summary-tally.js';
-import type { RunDoc, RunEpisodeDoc } from './types.js';
+import type { RunDoc, RunEpisodeDoc } from '../types.js';
 
 /**
  * Keeps a run's stored summary up to date while it runs, for the run's coordinator: every

@@ -1,5 +1,5 @@
-import type { FailureCause } from '../../episode-actor/index.js';
-import type { RunEpisodeDoc } from './types.js';
+import type { FailureCause } from '../../../episode-actor/index.js';
+import type { RunEpisodeDoc } from '../types.js';
 
 /** Failed episodes by cause (docs/scoring.md, Failure attribution). */
 export type FailureCounts = Record<FailureCause, number>;

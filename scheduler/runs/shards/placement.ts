@@ -1,7 +1,6 @@
-import type { SourceTrust } from '../../world-worker/index.js';
-import { mayTake } from '../code-trust.js';
-import { stateKey, type SchedulerDeps } from '../context.js';
-import { WORKER_LOST_AFTER_MS, type WorkerRecord } from '../workers.js';
+import type { SourceTrust } from '../../../world-worker/index.js';
+import { mayTake } from '../../code-trust.js';
+import { WORKER_LOST_AFTER_MS, type WorkerRecord, type WorkerRegistry } from '../../workers.js';
 
 /** How long a worker that refused an episode for capacity is passed over. */
 const FULL_BACKOFF_MS = 1_000;
@@ -24,16 +23,6 @@ interface PlacementState {
   watch: NodeJS.Timeout | null;
 }
 
-const PLACEMENT = stateKey('placement', (): PlacementState => ({
-  placed: new Map(),
-  fullUntil: new Map(),
-  leavingUntil: new Map(),
-  downAt: new Map(),
-  live: null,
-  waiting: new Set(),
-  watch: null,
-}));
-
 /**
  * Chooses world-workers for episodes, for every shard of one scheduler. A worker's free
  * capacity is its capacity minus the larger of what its last heartbeat reported active
@@ -42,19 +31,27 @@ const PLACEMENT = stateKey('placement', (): PlacementState => ({
  * at once can only cause a retry elsewhere, never an overfull worker.
  */
 export class Placement {
-  readonly #deps: SchedulerDeps;
-  readonly #state: PlacementState;
+  readonly #workers: Pick<WorkerRegistry, 'live'>;
+  readonly #state: PlacementState = {
+    placed: new Map(),
+    fullUntil: new Map(),
+    leavingUntil: new Map(),
+    downAt: new Map(),
+    live: null,
+    waiting: new Set(),
+    watch: null,
+  };
 
-  constructor(deps: SchedulerDeps) {
-    this.#deps = deps;
-    this.#state = deps.state.get(PLACEMENT);
+  /** One per scheduler (`SchedulerDeps.placement`): its shards share what it placed and learned. */
+  constructor(workers: Pick<WorkerRegistry, 'live'>) {
+    this.#workers = workers;
   }
 
   /** Live workers (heartbeat current), read at most every LIVE_CACHE_MS. */
   live(): Promise<WorkerRecord[]> {
     const s = this.#state;
     if (!s.live || Date.now() - s.live.at > LIVE_CACHE_MS) {
-      const workers = this.#deps.workers.live();
+      const workers = this.#workers.live();
       s.live = { at: Date.now(), workers };
       // a heartbeat may show places freed that no release of ours announced (an episode ended
       // after the last heartbeat counted it, a worker joined): wake as many waiters as there are

@@ -1,8 +1,8 @@
-import { Collections } from '../../core/index.js';
-import { ServiceError } from '../../core/index.js';
-import { nowIso } from '../../core/index.js';
-import { beforeStart, waitForStart } from './start-wait.js';
-import type { SchedulerDeps } from '../context.js';
+import { Collections } from '../../../core/index.js';
+import { ServiceError } from '../../../core/index.js';
+import { nowIso } from '../../../core/index.js';
+import { beforeStart, waitForStart } from '../start-wait.js';
+import type { SchedulerDeps } from '../../context.js';
 import {
   BudgetReached,
   JobInterrupted,
@@ -12,10 +12,10 @@ import {
   type JobDoc,
   type JobKind,
   type PhaseContext,
-} from '../jobs/index.js';
+} from '../../jobs/index.js';
 import { finishRun, unranSlots } from './finish.js';
 import { SummaryKeeper } from './summary-keeper.js';
-import { RUN_JOB, type RunDoc, type RunStatus } from './types.js';
+import { RUN_JOB, type RunDoc, type RunStatus } from '../types.js';
 
 const TICK_MS = 500;
 

@@ -1,12 +1,13 @@
-import { Collections } from '../../core/index.js';
-import { EventLog } from '../../core/index.js';
-import type { JobDoc, JobKind } from '../jobs/index.js';
-import { stateKey, type SchedulerDeps } from '../context.js';
+import { Collections } from '../../../core/index.js';
+import { EventLog } from '../../../core/index.js';
+import type { JobDoc, JobKind } from '../../jobs/index.js';
+import type { SchedulerDeps } from '../../context.js';
 import { cancelUnstarted } from './endings.js';
 import { RunWorld } from './run-world.js';
 import { ShardDriver } from './shard-driver.js';
-import { waitForStart } from './start-wait.js';
-import { SHARD_JOB, type RunDoc, type RunEpisodeDoc } from './types.js';
+import { shardParts } from './shard-parts.js';
+import { waitForStart } from '../start-wait.js';
+import { SHARD_JOB, type RunDoc, type RunEpisodeDoc } from '../types.js';
 
 /** Input of a `run_shard` job. */
 export interface ShardInput {
@@ -16,9 +17,6 @@ export interface ShardInput {
   /** Slots (planned episodes) the shard holds. */
   slots: number[];
 }
-
-/** Last status announced per shard by this scheduler, so a repeated hook call announces nothing. */
-const ANNOUNCED = stateKey('announced-shard-statuses', () => new Map<string, string>());
 
 /**
  * The `run_shard` job: one phase, `episodes`, driven by ShardDriver until every slot of the
@@ -36,7 +34,7 @@ export const shardKind: JobKind<ShardInput> = {
         // quiet hours: nothing is placed before the run's starts_at
         await waitForStart(ctx, (await ctx.deps.adapters.store.get<RunDoc>(Collections.runs, input.run_id)) ?? {});
         const rw = await RunWorld.load(ctx.deps, input.run_id);
-        await new ShardDriver(ctx, rw).drive();
+        await new ShardDriver(ctx, shardParts(ctx, rw)).drive();
       },
     },
   ],
@@ -54,7 +52,7 @@ export const shardKind: JobKind<ShardInput> = {
 };
 
 async function announce(deps: SchedulerDeps, job: JobDoc<ShardInput>, runId: string): Promise<void> {
-  const seen = deps.state.get(ANNOUNCED);
+  const seen = deps.announcedShards;
   const previous = seen.get(job._id) ?? null;
   if (previous === job.status) return;
   seen.set(job._id, job.status);

@@ -1,7 +1,7 @@
-import { Collections } from '../../core/index.js';
-import { nowIso } from '../../core/index.js';
-import type { DocumentStore } from '../../core/index.js';
-import type { Split } from '../../world/index.js';
+import { Collections } from '../../../core/index.js';
+import { nowIso } from '../../../core/index.js';
+import type { DocumentStore } from '../../../core/index.js';
+import type { Split } from '../../../world/index.js';
 import {
   addRunTallies,
   finalAttempts,
@@ -12,7 +12,7 @@ import {
   wholeProfile,
   type RunTally,
 } from './summary-tally.js';
-import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from './types.js';
+import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from '../types.js';
 
 export { finalAttempts };
 

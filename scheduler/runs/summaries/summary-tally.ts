@@ -1,7 +1,7 @@
-import type { Split } from '../../world/index.js';
+import type { Split } from '../../../world/index.js';
 import { countsAgainstAgent, type FailureCounts, type ScenarioCounts } from './summary-stats.js';
 import { clusteredWilson } from './statistics.js';
-import type { EpisodeStatus, RunEpisodeDoc, ScoreBlock } from './types.js';
+import type { EpisodeStatus, RunEpisodeDoc, ScoreBlock } from '../types.js';
 
 /**
  * Summaries from sums. A run's summary (docs/runs.md, Summary) is a function of a few sums

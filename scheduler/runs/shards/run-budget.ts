@@ -1,9 +1,9 @@
-import { Collections, ServiceError } from '../../core/index.js';
-import { newId } from '../../core/index.js';
-import type { Doc } from '../../core/index.js';
-import type { SchedulerDeps } from '../context.js';
-import type { JobDoc } from '../jobs/index.js';
-import type { RunDoc, RunEpisodeDoc } from './types.js';
+import { Collections, ServiceError } from '../../../core/index.js';
+import { newId } from '../../../core/index.js';
+import type { Doc } from '../../../core/index.js';
+import type { SchedulerDeps } from '../../context.js';
+import type { JobDoc } from '../../jobs/index.js';
+import type { RunDoc, RunEpisodeDoc } from '../types.js';
 
 /** Longer than any placing round; a scheduler that dies holding it holds the run's placements this long at most. */
 const LEASE_TTL_MS = 10_000;

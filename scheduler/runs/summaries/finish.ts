@@ -1,9 +1,9 @@
-import { Collections } from '../../core/index.js';
-import { EventLog } from '../../core/index.js';
-import { nowIso } from '../../core/index.js';
-import type { SchedulerDeps } from '../context.js';
+import { Collections } from '../../../core/index.js';
+import { EventLog } from '../../../core/index.js';
+import { nowIso } from '../../../core/index.js';
+import type { SchedulerDeps } from '../../context.js';
 import { computeSummary, runEpisodes } from './summary.js';
-import type { RunDoc, RunEpisodeDoc } from './types.js';
+import type { RunDoc, RunEpisodeDoc } from '../types.js';
 
 /**
  * Ends a run: computes its final summary from every attempt, stores status, summary, spend

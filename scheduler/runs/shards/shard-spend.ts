@@ -1,7 +1,7 @@
-import type { DocumentStore } from '../../core/index.js';
+import type { DocumentStore } from '../../../core/index.js';
 import type { RunBudget } from './run-budget.js';
 import { shardAttempts } from './shard-attempts.js';
-import type { RunEpisodeDoc } from './types.js';
+import type { RunEpisodeDoc } from '../types.js';
 
 const money = (usd: number): number => Math.round(usd * 1e6) / 1e6;
 

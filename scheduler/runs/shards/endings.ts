@@ -1,12 +1,12 @@
-import { Collections } from '../../core/index.js';
-import { EventLog } from '../../core/index.js';
-import { finishedEvent, summaryView } from '../../episode-actor/index.js';
-import type { SchedulerDeps } from '../context.js';
-import type { EpisodeDoc } from '../../episode-actor/index.js';
-import { endWithoutActor, newAttempt } from './attempts.js';
+import { Collections } from '../../../core/index.js';
+import { EventLog } from '../../../core/index.js';
+import { finishedEvent, summaryView } from '../../../episode-actor/index.js';
+import type { SchedulerDeps } from '../../context.js';
+import type { EpisodeDoc } from '../../../episode-actor/index.js';
+import { endWithoutActor, newAttempt } from '../attempts.js';
 import type { RunWorld } from './run-world.js';
-import { MAX_ATTEMPTS, MAX_ATTEMPTS_WITH_LOSSES, type RunEpisodeDoc } from './types.js';
-import type { EpisodeOutcome } from '../../world-worker/index.js';
+import { MAX_ATTEMPTS, MAX_ATTEMPTS_WITH_LOSSES, type RunEpisodeDoc } from '../types.js';
+import type { EpisodeOutcome } from '../../../world-worker/index.js';
 
 /** How {@link failAndRequeue} ends an attempt. */
 export interface FailOptions {

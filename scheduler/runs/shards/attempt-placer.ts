@@ -1,12 +1,9 @@
-import { Collections, ServiceError, nowIso } from '../../core/index.js';
-import type { SourceTrust } from '../../world-worker/index.js';
-import type { SchedulerDeps } from '../context.js';
-import { schedulerMetrics, type SchedulerMetrics } from '../metrics.js';
-import type { WorkerRecord } from '../workers.js';
-import { OrganizationSlots } from './organization-slots.js';
-import type { Placement } from './placement.js';
+import { Collections, ServiceError, nowIso } from '../../../core/index.js';
+import { EPISODE_WORK, type SourceTrust } from '../../../world-worker/index.js';
+import type { SchedulerDeps } from '../../context.js';
+import type { EpisodeCalls } from './episode-calls.js';
 import type { BudgetRound, RunBudget } from './run-budget.js';
-import type { RunEpisodeDoc } from './types.js';
+import type { RunEpisodeDoc } from '../types.js';
 
 /** How long a shard with work waits for any live world-worker before it fails (full workers are waited for without end). */
 const NO_WORKER_FAIL_MS = 120_000;
@@ -19,14 +16,10 @@ export interface AttemptPlacerOptions {
   projectId: string;
   /** The shard driver's job engine: the fence of every write to the shard's attempts. */
   owner: string;
-  /** The worker places the shard driver holds. */
-  placement: Placement;
   /** Whose code the run's world version runs: tenant code is placed only on workers that isolate it. */
   trust: SourceTrust;
-  /** How many of the shard's attempts run now. */
-  running: () => number;
-  /** Called for each attempt recorded `running` on `worker`: the driver starts its call. */
-  started: (placed: RunEpisodeDoc, worker: WorkerRecord) => void;
+  /** The shard's calls to its workers: an attempt recorded `running` gets its call there. */
+  calls: EpisodeCalls;
 }
 
 /**
@@ -39,42 +32,44 @@ export interface AttemptPlacerOptions {
 export class AttemptPlacer {
   readonly #deps: SchedulerDeps;
   readonly #o: AttemptPlacerOptions;
-  readonly #organizations: OrganizationSlots;
   readonly #budget: RunBudget;
-  readonly #metrics: SchedulerMetrics;
   #noWorkerSince: number | null = null;
+  /** Attempts this placer started, in all. */
+  #started = 0;
 
   constructor(deps: SchedulerDeps, options: AttemptPlacerOptions) {
     this.#deps = deps;
     this.#o = options;
-    this.#organizations = new OrganizationSlots(deps);
     this.#budget = options.budget;
-    this.#metrics = schedulerMetrics(deps);
   }
 
   /**
    * Places attempts from the front of `pending` (taking them off it) until the room, the
    * workers or the budget run out; the rest wait in the queue for the next tick.
    *
+   * @returns how many were started.
+   *
    * @throws ServiceError('unavailable') when no world-worker was live for NO_WORKER_FAIL_MS
    *   while attempts waited and none ran.
    */
-  async place(pending: RunEpisodeDoc[]): Promise<void> {
-    if (pending.length === 0) return;
+  async place(pending: RunEpisodeDoc[]): Promise<number> {
+    if (pending.length === 0) return 0;
     // the plan's concurrent_episodes: what the organization may start now, and no more; the
     // rest wait in the queue for the next tick
-    const gate = await this.#organizations.enter(this.#o.projectId);
+    const gate = await this.#deps.organizationSlots.enter(this.#o.projectId);
+    const before = this.#started;
     let round: BudgetRound | null = null;
     try {
       const room = gate.room ?? Infinity;
       // with budget_usd, each placed episode reserves its share of what is left (run-budget.ts)
       if (this.#budget.limited)
         round = await this.#budget.open(
-          Math.min(room, pending.length, Math.max(1, await this.#o.placement.capacity(this.#o.trust))),
+          Math.min(room, pending.length, Math.max(1, await this.#deps.placement.capacity(this.#o.trust))),
         );
       for (let n = room; n > 0 && pending.length > 0; n--) {
-        if (!(await this.#placeOne(pending, round))) return;
+        if (!(await this.#placeOne(pending, round))) break;
       }
+      return this.#started - before;
     } finally {
       round?.close();
       gate.leave();
@@ -86,7 +81,7 @@ export class AttemptPlacer {
    * false when no worker can take one now, or the run's budget has nothing left to reserve.
    */
   async #placeOne(pending: RunEpisodeDoc[], round: BudgetRound | null): Promise<boolean> {
-    const placement = this.#o.placement;
+    const placement = this.#deps.placement;
     const worker = await placement.reserve(this.#o.trust);
     if (worker === 'full') {
       // busy, not broken: other episodes end and free their places
@@ -95,7 +90,7 @@ export class AttemptPlacer {
     }
     if (worker === 'none') {
       this.#noWorkerSince ??= Date.now();
-      if (Date.now() - this.#noWorkerSince > NO_WORKER_FAIL_MS && this.#o.running() === 0) {
+      if (Date.now() - this.#noWorkerSince > NO_WORKER_FAIL_MS && this.#o.calls.running === 0) {
         throw new ServiceError(
           'unavailable',
           this.#o.trust === 'tenant'
@@ -130,8 +125,9 @@ export class AttemptPlacer {
       return true;
     }
     const waited = (Date.now() - Date.parse(placed.created_at)) / 1000;
-    if (Number.isFinite(waited)) this.#metrics.placementWait.observe(Math.max(0, waited));
-    this.#o.started(placed, worker);
+    if (Number.isFinite(waited)) this.#deps.metrics.placementWait.observe(Math.max(0, waited));
+    this.#o.calls.start({ ep: placed, workerId: worker.id, address: worker.address, kind: EPISODE_WORK.run });
+    this.#started += 1;
     return true;
   }
 }

@@ -5,8 +5,8 @@ import {
   SourceMissingError,
   neverSent,
   type ServiceError,
-} from '../../core/index.js';
-import { EPISODE_WORK } from '../../world-worker/index.js';
+} from '../../../core/index.js';
+import { EPISODE_WORK } from '../../../world-worker/index.js';
 
 /**
  * What a failed `episode.run` or `episode.await` call means for its attempt (the shard

@@ -1,7 +1,8 @@
-import type { Logger } from '../../core/index.js';
-import { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from '../../world-worker/index.js';
-import type { WorkerRegistry } from '../workers.js';
-import type { RunEpisodeDoc } from './types.js';
+import type { Logger } from '../../../core/index.js';
+import { EPISODE_WORK, type EpisodeOutcome } from '../../../world-worker/index.js';
+import type { WorkerRegistry } from '../../workers.js';
+import type { RunWorld } from './run-world.js';
+import type { RunEpisodeDoc } from '../types.js';
 
 /** Deadline of one `episode.run` call: longer than any episode; a call that reaches it re-attaches. */
 const EPISODE_CALL_MS = 7 * 24 * 3600_000;
@@ -29,7 +30,9 @@ export type Settled = { ep: RunEpisodeDoc; flight: InFlight; outcome?: EpisodeOu
  */
 export class EpisodeCalls {
   readonly #workers: WorkerRegistry;
-  readonly #payload: (ep: RunEpisodeDoc) => Promise<EpisodeRunPayload>;
+  readonly #world: Pick<RunWorld, 'payload'>;
+  /** Attempts whose worker lacked the source: their next `episode.run` sends the archive. */
+  readonly #withArchive = new Set<string>();
   readonly #logger: Logger;
   readonly #inflight = new Map<string, InFlight>();
   readonly #settled: Settled[] = [];
@@ -37,11 +40,16 @@ export class EpisodeCalls {
   readonly #stopsAsked = new Map<string, number>();
   #wake: () => void = () => undefined;
 
-  /** `payload`: what an `episode.run` call sends, built when the call starts. */
-  constructor(workers: WorkerRegistry, payload: (ep: RunEpisodeDoc) => Promise<EpisodeRunPayload>, logger: Logger) {
+  /** `world`: builds what an `episode.run` call sends, when the call starts. */
+  constructor(workers: WorkerRegistry, world: Pick<RunWorld, 'payload'>, logger: Logger) {
     this.#workers = workers;
-    this.#payload = payload;
+    this.#world = world;
     this.#logger = logger;
+  }
+
+  /** The worker lacked the attempt's source: its next start sends the archive along. */
+  sendArchive(episodeId: string): void {
+    this.#withArchive.add(episodeId);
   }
 
   /** Attempts waited for. */
@@ -79,7 +87,12 @@ export class EpisodeCalls {
     const run = async (): Promise<EpisodeOutcome> => {
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs).unref());
       return flight.kind === EPISODE_WORK.run
-        ? this.#workers.execute(address, EPISODE_WORK.run, await this.#payload(ep), EPISODE_CALL_MS)
+        ? this.#workers.execute(
+            address,
+            EPISODE_WORK.run,
+            await this.#world.payload(ep, this.#withArchive.has(ep._id)),
+            EPISODE_CALL_MS,
+          )
         : this.#workers.execute(address, 'episode.await', { episode_id: ep._id }, EPISODE_CALL_MS);
     };
     run().then(
