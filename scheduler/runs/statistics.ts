@@ -51,7 +51,7 @@ const T80_SMALL = [1.37638192, 1.06066017, 0.97847231, 0.94096457];
  * null. With 6 or 10 scenarios no interval the simulation tried held the truth 93-97% of the
  * time for every agent: pass^k is one 0/1 value per scenario, and at 10 scenarios and a true
  * 0.75 an interval that holds 0.75 when all 10 pass covers either 92.3% or at least 98.1%;
- * the clustered intervals covered up to 98.6% for a weak and a strong agent (docs/scoring.md,
+ * the clustered intervals covered up to 98.1% for a weak and a strong agent (docs/scoring.md,
  * "Checked by simulation").
  */
 export const MIN_INTERVAL_SCENARIOS = 30;
