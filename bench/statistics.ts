@@ -17,17 +17,21 @@
  *    often the verdict is not `within_noise`.
  * 3. Power: b made better by exactly the median minimum_detectable_difference reported in the
  *    A/A comparisons: how often the verdict is `b_better` (the MDD promises about 80%).
+ * `--exact` instead prints (and with --write records) the exact coverage of pass_at_k_ci,
+ * which needs no simulation: pass^k is one 0/1 value per scenario, a binomial count.
  * `--smoke` runs 200 runs and 200 compares (a quick look, not the recorded figures);
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { MIN_INTERVAL_SCENARIOS } from '../scheduler/runs/index.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
 import { smokeFigures } from './support/smoke.js';
 import {
   POPULATIONS,
   compareCheck,
   coverage,
+  exactPassAtKCoverage,
   lifted,
   liftFor,
   type CoverageResult,
@@ -40,6 +44,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
+    exact: { type: 'boolean', default: false },
   },
 });
 const RUNS = values.smoke ? 200 : Number(values.runs);
@@ -57,6 +62,31 @@ const SIZES: Array<[scenarios: number, repeats: number]> = [
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const started = Date.now();
 
+if (values.exact) {
+  const lines: string[] = [];
+  for (const [name, pop] of Object.entries(POPULATIONS)) {
+    const cells = SIZES.map(([n, k]) => {
+      const c = exactPassAtKCoverage(pop, n, k);
+      return c === null ? 'declined' : `${(100 * c).toFixed(2)}%`;
+    });
+    lines.push(`| ${name} | ${cells.join(' | ')} |`);
+  }
+  const section = [
+    '<!-- bench:statistics-exact start -->',
+    '## pass^k coverage, exact (bench/statistics.ts --exact)',
+    '',
+    '`node --import tsx bench/statistics.ts --exact`: the coverage of `pass_at_k_ci` without simulation noise. pass^k is one 0/1 value per scenario, so the number of scenarios that passed all k repeats is Binomial(scenarios, true pass^k); each count goes through `computeSummary`, and the coverage is the probability of the counts whose interval holds the truth. The simulated figures above differ from these by Monte Carlo error (a standard error of about 0.5 points at 2,000 runs).',
+    '',
+    `| agent | ${SIZES.map(([n, k]) => `${n} x ${k}`).join(' | ')} |`,
+    `|---|${SIZES.map(() => '---').join('|')}|`,
+    ...lines,
+    '<!-- bench:statistics-exact end -->',
+  ].join('\n');
+  if (values.write) writeBenchSection('statistics-exact', section);
+  console.log(section);
+  process.exit(0);
+}
+
 const coverageRows: CoverageResult[] = [];
 const coverageLines: string[] = [];
 let i = 0;
@@ -64,7 +94,15 @@ for (const [name, pop] of Object.entries(POPULATIONS)) {
   for (const [n, k] of SIZES) {
     const c = coverage(pop, n, k, RUNS, SEED + 100 * i++);
     coverageRows.push(c);
-    const line = `| ${name} | ${n} | ${k} | ${c.truth.mean_reward.toFixed(3)} / ${c.truth.success_rate.toFixed(3)} / ${c.truth.pass_at_k.toFixed(3)} | ${pct(c.coverage.mean_reward)} | ${pct(c.coverage.success_rate)} | ${pct(c.coverage.pass_at_k)} | ${c.width.mean_reward.toFixed(3)} / ${c.width.success_rate.toFixed(3)} / ${c.width.pass_at_k.toFixed(3)} |`;
+    // a summary declines its intervals below MIN_INTERVAL_SCENARIOS scenarios: such a cell shows "declined"
+    const cov = (key: keyof CoverageResult['coverage']) =>
+      c.declined[key] === 1
+        ? 'declined'
+        : c.declined[key] > 0
+          ? `${pct(c.coverage[key])} (${pct(c.declined[key])} declined)`
+          : pct(c.coverage[key]);
+    const width = (key: keyof CoverageResult['width']) => (c.declined[key] === 1 ? '-' : c.width[key].toFixed(3));
+    const line = `| ${name} | ${n} | ${k} | ${c.truth.mean_reward.toFixed(3)} / ${c.truth.success_rate.toFixed(3)} / ${c.truth.pass_at_k.toFixed(3)} | ${cov('mean_reward')} | ${cov('success_rate')} | ${cov('pass_at_k')} | ${width('mean_reward')} / ${width('success_rate')} / ${width('pass_at_k')} |`;
     coverageLines.push(line);
     console.log(line);
   }
@@ -99,7 +137,9 @@ for (const [name, n, k] of [
   console.log(line);
 }
 
-const all = coverageRows.flatMap((c) => [c.coverage.mean_reward, c.coverage.success_rate, c.coverage.pass_at_k]);
+const KEYS = ['mean_reward', 'success_rate', 'pass_at_k'] as const;
+// cells where the summaries gave an interval (below MIN_INTERVAL_SCENARIOS scenarios they decline)
+const all = coverageRows.flatMap((c) => KEYS.filter((key) => c.declined[key] < 1).map((key) => c.coverage[key]));
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 const load = os
   .loadavg()
@@ -114,7 +154,7 @@ const section = [
   `\`${command}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; ${seconds} s. Load average when it finished: ${load} (1/5/15 min).`,
   "Simulated agents (bench/support/statistics-simulation.ts: mixtures of scenarios they always, sometimes and never solve, with partial rewards on failure and habit penalties on success) through the service's own `computeSummary` and `comparePair`. Each run draws its scenarios from the agent's population; the repeats of a scenario share its success probability. Truth: the population's expected mean reward, success rate and pass^k.",
   '',
-  `Coverage of the 95% intervals, ${RUNS} simulated runs per row (min ${pct(Math.min(...all))}, max ${pct(Math.max(...all))} over all cells):`,
+  `Coverage of the 95% intervals, ${RUNS} simulated runs per row (min ${pct(Math.min(...all))}, max ${pct(Math.max(...all))} over the cells with intervals; summaries decline every interval below ${MIN_INTERVAL_SCENARIOS} scenarios, docs/scoring.md):`,
   '',
   '| agent | scenarios | repeats (k) | truth: mean reward / success / pass^k | mean_reward_ci | success_rate_ci | pass_at_k_ci | mean width |',
   '|---|---|---|---|---|---|---|---|',

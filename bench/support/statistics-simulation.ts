@@ -189,8 +189,10 @@ export interface CoverageResult {
   scenarios: number;
   repeats: number;
   truth: { mean_reward: number; success_rate: number; pass_at_k: number };
-  /** Share of runs whose interval held the truth (runs without an interval count as misses). */
+  /** Share of runs whose interval held the truth, among the runs that got one. */
   coverage: { mean_reward: number; success_rate: number; pass_at_k: number };
+  /** Share of runs whose summary gave no interval (fewer than MIN_INTERVAL_SCENARIOS scenarios). */
+  declined: { mean_reward: number; success_rate: number; pass_at_k: number };
   /** Mean interval width. */
   width: { mean_reward: number; success_rate: number; pass_at_k: number };
 }
@@ -213,6 +215,7 @@ export function coverage(
   const truth = truths(pop, repeats);
   const hits = { mean_reward: 0, success_rate: 0, pass_at_k: 0 };
   const widths = { mean_reward: 0, success_rate: 0, pass_at_k: 0 };
+  const nulls = { mean_reward: 0, success_rate: 0, pass_at_k: 0 };
   const run = {
     profiles: [{ id: 'agent', label: 'agent' }],
     episodes: scenarios * repeats,
@@ -226,14 +229,24 @@ export function coverage(
       const ci = intervals[key];
       if (inside(ci, truth[key])) hits[key]++;
       if (ci) widths[key] += ci[1] - ci[0];
+      else nulls[key]++;
     }
   }
-  const per = (o: typeof hits) => ({
-    mean_reward: o.mean_reward / runs,
-    success_rate: o.success_rate / runs,
-    pass_at_k: o.pass_at_k / runs,
+  const given = (key: keyof typeof hits) => runs - nulls[key];
+  const per = (o: typeof hits, of: (key: keyof typeof hits) => number) => ({
+    mean_reward: o.mean_reward / Math.max(1, of('mean_reward')),
+    success_rate: o.success_rate / Math.max(1, of('success_rate')),
+    pass_at_k: o.pass_at_k / Math.max(1, of('pass_at_k')),
   });
-  return { runs, scenarios, repeats, truth, coverage: per(hits), width: per(widths) };
+  return {
+    runs,
+    scenarios,
+    repeats,
+    truth,
+    coverage: per(hits, given),
+    declined: per(nulls, () => runs),
+    width: per(widths, given),
+  };
 }
 
 export interface CompareResult {
@@ -319,4 +332,47 @@ export function liftFor(pop: Population, difference: number): number {
     else hi = mid;
   }
   return (lo + hi) / 2;
+}
+
+/** log(n!) by summing logs (n is a number of scenarios, so small). */
+function logFactorial(n: number): number {
+  let s = 0;
+  for (let i = 2; i <= n; i++) s += Math.log(i);
+  return s;
+}
+
+/**
+ * The exact coverage of pass_at_k_ci, without simulation noise: pass^k is one 0/1 value per
+ * scenario (all k repeats passed), so over `scenarios` drawn scenarios the count that passed
+ * is Binomial(scenarios, true pass^k). For each count x the service's computeSummary reads a
+ * run of x scenarios that pass every repeat and the rest that fail one; the coverage is the
+ * binomial probability of the x whose interval holds the truth. Null when the summaries
+ * decline the interval.
+ */
+export function exactPassAtKCoverage(pop: Population, scenarios: number, repeats: number): number | null {
+  const truth = truths(pop, repeats).pass_at_k;
+  const run = {
+    profiles: [{ id: 'agent', label: 'agent' }],
+    episodes: scenarios * repeats,
+    config: { repeats },
+  } as Pick<RunDoc, 'profiles' | 'episodes' | 'config'>;
+  let covered = 0;
+  for (let x = 0; x <= scenarios; x++) {
+    const episodes: RunEpisodeDoc[] = [];
+    for (let s = 0; s < scenarios; s++)
+      for (let r = 1; r <= repeats; r++) {
+        const success = s < x || r > 1;
+        episodes.push(episode(s, 'agent', r, success ? 1 : 0, success, 'exact'));
+      }
+    const ci = computeSummary(run, episodes).profiles.agent!.pass_at_k_ci;
+    if (ci === null) return null;
+    const log =
+      logFactorial(scenarios) -
+      logFactorial(x) -
+      logFactorial(scenarios - x) +
+      (x > 0 ? x * Math.log(truth) : 0) +
+      (scenarios - x > 0 ? (scenarios - x) * Math.log(1 - truth) : 0);
+    if (inside(ci, truth)) covered += Math.exp(log);
+  }
+  return covered;
 }

@@ -142,14 +142,11 @@ describe('runs: pinned scenario sets and compare across them', function () {
     expect(one.body.scenario_set.only_in[after1.run_id]).to.have.length(3);
   });
 
-  it('summaries give intervals, per-scenario counts and failures by cause', async () => {
+  it('summaries of a 4-scenario run give per-scenario counts and failures by cause, and no intervals', async () => {
     const s = after1.summary.profiles['reference@v1'];
     expect(s).to.include({ scored: 4, success_rate: 1, pass_at_k: 1, pass_at_k_scenarios: 4 });
-    // Wilson for 4 of 4 at 95%, by hand: lower = 1 / (1 + z^2/4)
-    expect(s.success_rate_ci[0]).to.be.closeTo(1 / (1 + 1.96 ** 2 / 4), 1e-3);
-    expect(s.success_rate_ci[1]).to.equal(1);
-    // every reward 1: the mean reward's interval is the same Wilson interval over the 4 scenarios
-    expect(s.mean_reward_ci).to.deep.equal(s.success_rate_ci);
+    // 4 scenarios, below the 30 a summary needs for its intervals (docs/scoring.md, Statistics): none
+    expect([s.mean_reward_ci, s.success_rate_ci, s.pass_at_k_ci]).to.deep.equal([null, null, null]);
     expect(s.failures).to.deep.equal({ agent: 0, environment: 0, judge: 0, customer: 0, checks: 0 });
     expect(Object.keys(s.scenarios)).to.have.length(4);
     expect(Object.values<any>(s.scenarios).every((c) => c.successes === 1 && c.scored === 1)).to.equal(true);

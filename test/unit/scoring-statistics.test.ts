@@ -6,6 +6,8 @@ import {
   comparePair,
   effectiveSize,
   t975,
+  t80,
+  MIN_INTERVAL_SCENARIOS,
   splitScenarioSets,
   computeSummary,
   pairedTest,
@@ -108,10 +110,10 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     expect(t.exact).to.equal(true);
     expect(t.p_value).to.be.closeTo(signFlipByHand(d), 1e-4);
     expect(t.difference).to.be.closeTo(d.reduce((s, x) => s + x, 0) / d.length, 1e-4);
-    // minimum detectable difference: (1.96 + 0.8416) * sd / sqrt(n)
+    // minimum detectable difference: (t975(7) + t80(7)) * sd / sqrt(n), from a table of t: 2.365 + 0.896
     const mean = d.reduce((s, x) => s + x, 0) / d.length;
     const sd = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (d.length - 1));
-    expect(t.minimum_detectable_difference).to.be.closeTo((2.8016 * sd) / Math.sqrt(d.length), 1e-3);
+    expect(t.minimum_detectable_difference).to.be.closeTo((3.261 * sd) / Math.sqrt(d.length), 1e-3);
     expect(t.difference_ci[0]).to.be.at.most(t.difference);
     expect(t.difference_ci[1]).to.be.at.least(t.difference);
   });
@@ -126,8 +128,9 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     const d = b.map((x, i) => x - a[i]!);
     const mean = d.reduce((s, x) => s + x, 0) / d.length;
     const se = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (d.length - 1) / d.length);
-    expect(t.difference_ci[0]).to.be.closeTo(mean - 1.96 * se, 0.01);
-    expect(t.difference_ci[1]).to.be.closeTo(mean + 1.96 * se, 0.01);
+    // the expanded percentile bootstrap: about sqrt(40 / 39) x t(39) = 2.048 standard errors each side
+    expect(t.difference_ci[0]).to.be.closeTo(mean - 2.048 * se, 0.01);
+    expect(t.difference_ci[1]).to.be.closeTo(mean + 2.048 * se, 0.01);
     // a z statistic this large leaves a p-value near 0 under either method
     expect(mean / se).to.be.greaterThan(4);
     expect(t.p_value).to.be.below(0.001);
@@ -163,40 +166,61 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     ];
     for (const [df, t] of table) expect(t975(df), `df ${df}`).to.be.closeTo(t, 1.5e-3);
     expect(t975(Infinity)).to.be.closeTo(1.96, 1e-3);
+    // one-sided 80% (0.80 quantile), the power side of the minimum detectable difference
+    const t80Table: Array<[number, number]> = [
+      [1, 1.376],
+      [3, 0.978],
+      [5, 0.92],
+      [10, 0.879],
+      [29, 0.854],
+      [100, 0.845],
+    ];
+    for (const [df, t] of t80Table) expect(t80(df), `df ${df}`).to.be.closeTo(t, 1.5e-3);
+    expect(t80(Infinity)).to.be.closeTo(0.8416, 1e-3);
   });
 
-  it('the clustered Wilson interval: plain Wilson without repeats, scenarios (not episodes) as the unit when repeats agree', () => {
-    // one 0/1 value per scenario: exactly the Wilson interval
-    const single = Array.from({ length: 20 }, (_, i) => ({ sum: i < 13 ? 1 : 0, count: 1 }));
-    expect(clusteredWilson(single)).to.deep.equal(wilson(13, 20));
-    // 20 scenarios x 5 repeats that always agree: the variance is that of 20 values, not 100,
-    // and z is widened by t(19) / t(99) (by hand: n_eff = 20)
-    const agreeing = Array.from({ length: 20 }, (_, i) => ({ sum: i < 13 ? 5 : 0, count: 5 }));
-    const e = effectiveSize(agreeing)!;
-    expect(e.n_eff).to.be.closeTo(20, 1e-9);
-    const z = (1.959964 * 2.093024) / 1.984217;
-    const p = 0.65;
-    const centre = (p + (z * z) / 40) / (1 + (z * z) / 20);
-    const half = (z / (1 + (z * z) / 20)) * Math.sqrt((p * (1 - p)) / 20 + (z * z) / 1600);
+  it('the clustered Wilson interval: scenarios (not episodes) as the unit, and none below the minimum of scenarios', () => {
+    /** Wilson at p with n and z, by the textbook formula. */
+    const byHand = (p: number, n: number, z: number) => {
+      const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+      const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+      return [centre - half, centre + half];
+    };
+    // one 0/1 value per scenario, 40 scenarios: Wilson with n = 39 (the c / (c - 1) factor of
+    // a cluster-robust variance), z unchanged
+    const single = Array.from({ length: 40 }, (_, i) => ({ sum: i < 26 ? 1 : 0, count: 1 }));
+    expect(effectiveSize(single)!.n_eff).to.be.closeTo(39, 1e-9);
+    const [slo, shi] = clusteredWilson(single)!;
+    const [elo, ehi] = byHand(0.65, 39, 1.959964);
+    expect(slo).to.be.closeTo(elo!, 2e-4);
+    expect(shi).to.be.closeTo(ehi!, 2e-4);
+    // 40 scenarios x 5 repeats that always agree: the variance is that of 40 values, not 200,
+    // and z is widened by t(39) / t(199) (by hand: n_eff = 39)
+    const agreeing = Array.from({ length: 40 }, (_, i) => ({ sum: i < 26 ? 5 : 0, count: 5 }));
+    expect(effectiveSize(agreeing)!.n_eff).to.be.closeTo(39, 1e-9);
     const [lo, hi] = clusteredWilson(agreeing)!;
-    expect(lo).to.be.closeTo(centre - half, 2e-4);
-    expect(hi).to.be.closeTo(centre + half, 2e-4);
-    expect(hi - lo).to.be.above(wilson(65, 100)![1] - wilson(65, 100)![0]);
-    // repeats that vary as much as independent trials count as the episodes they are
-    const independent = [
-      { sum: 1, count: 2 },
-      { sum: 1, count: 2 },
-      { sum: 1, count: 2 },
-      { sum: 1, count: 2 },
-    ];
-    expect(effectiveSize(independent)!.n_eff).to.equal(8);
-    // all successes: counted as the scenarios, the cautious reading
-    expect(
-      effectiveSize([
-        { sum: 3, count: 3 },
-        { sum: 3, count: 3 },
-      ])!.n_eff,
-    ).to.equal(2);
+    const [alo, ahi] = byHand(0.65, 39, (1.959964 * 2.022691) / 1.971957);
+    expect(lo).to.be.closeTo(alo!, 2e-4);
+    expect(hi).to.be.closeTo(ahi!, 2e-4);
+    expect(hi - lo).to.be.above(wilson(130, 200)![1] - wilson(130, 200)![0]);
+    // rewards spread less than 0/1 values count for more than their number (no cap at the count)
+    const rewards = Array.from({ length: 40 }, (_, i) => ({ sum: i % 2 ? 0.6 : 0.7, count: 1 }));
+    expect(effectiveSize(rewards)!.n_eff).to.be.above(40);
+    // scenarios that all have the same mean (no between-scenario variance) count every episode
+    const even = Array.from({ length: 4 }, () => ({ sum: 1, count: 2 }));
+    expect(effectiveSize(even)!.n_eff).to.equal(8);
+    // all successes: counted as the scenarios, and the lower bound is the exact one, 0.025^(1/c)
+    const all = Array.from({ length: 30 }, () => ({ sum: 3, count: 3 }));
+    expect(effectiveSize(all)!.n_eff).to.equal(30);
+    expect(clusteredWilson(all)).to.deep.equal([Math.round(0.025 ** (1 / 30) * 10_000) / 10_000, 1]);
+    expect(clusteredWilson(all.map(() => ({ sum: 0, count: 3 })))).to.deep.equal([
+      0,
+      Math.round((1 - 0.025 ** (1 / 30)) * 10_000) / 10_000,
+    ]);
+    // below MIN_INTERVAL_SCENARIOS scenarios: no interval
+    expect(MIN_INTERVAL_SCENARIOS).to.equal(30);
+    expect(clusteredWilson(single.slice(0, 29))).to.equal(null);
+    expect(clusteredWilson(single.slice(0, 29), 1)).to.not.equal(null);
     expect(clusteredWilson([])).to.equal(null);
   });
 
@@ -232,27 +256,34 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     // the customer's failure is counted, not scored: 5 scored, 3 successes
     expect(s).to.include({ scored: 5, mean_reward: 0.75, success_rate: 0.6, pass_at_k: 0.5, pass_at_k_scenarios: 2 });
     expect(s.failures).to.deep.equal({ agent: 2, environment: 0, judge: 0, customer: 1, checks: 0 });
-    // intervals clustered by scenario (repeats are not independent); pass^k has one value per scenario: plain Wilson
-    expect(s.success_rate_ci).to.deep.equal(
-      clusteredWilson([
-        { sum: 2, count: 2 },
-        { sum: 1, count: 2 },
-        { sum: 0, count: 1 },
-      ]),
-    );
-    expect(s.pass_at_k_ci).to.deep.equal(wilson(1, 2));
-    expect(s.mean_reward_ci).to.deep.equal(
-      clusteredWilson([
-        { sum: 2, count: 2 },
-        { sum: 1.25, count: 2 },
-        { sum: 0.5, count: 1 },
-      ]),
-    );
+    // 3 scenarios, below MIN_INTERVAL_SCENARIOS: the summary declines its intervals
+    expect([s.mean_reward_ci, s.success_rate_ci, s.pass_at_k_ci]).to.deep.equal([null, null, null]);
     expect(s.scenarios).to.deep.equal({
       'a--v1': { split: 'train', scored: 2, successes: 2, mean_reward: 1 },
       'b--v1': { split: 'train', scored: 2, successes: 1, mean_reward: 0.625 },
       'c--v1': { split: 'train', scored: 1, successes: 0, mean_reward: 0.5 },
     });
+  });
+
+  it('from 30 scenarios summaries give intervals clustered by scenario, pass^k one value per scenario', () => {
+    // 30 scenarios x 2 repeats: scenario i succeeds on both repeats when i % 3 = 0, on one when i % 3 = 1
+    const eps = Array.from({ length: 30 }, (_, i) =>
+      [1, 2].map((repeat) => {
+        const success = i % 3 === 0 || (i % 3 === 1 && repeat === 1);
+        return ep({ scenario_id: `s${i}`, repeat, reward: success ? 1 : 0.25, success });
+      }),
+    ).flat();
+    const s = computeSummary(
+      { profiles: [{ id: 'p1', label: 'agent@v1' } as never], episodes: 60, config: { repeats: 2 } as never },
+      eps,
+    ).profiles['agent@v1']!;
+    const sums = (f: (i: number) => number, count: number) =>
+      Array.from({ length: 30 }, (_, i) => ({ sum: f(i), count }));
+    expect(s.success_rate_ci).to.deep.equal(clusteredWilson(sums((i) => [2, 1, 0][i % 3]!, 2)));
+    expect(s.mean_reward_ci).to.deep.equal(clusteredWilson(sums((i) => [2, 1.25, 0.5][i % 3]!, 2)));
+    expect(s.pass_at_k_ci).to.deep.equal(clusteredWilson(sums((i) => (i % 3 === 0 ? 1 : 0), 1)));
+    expect(s.success_rate_ci![0]).to.be.below(0.5);
+    expect(s.success_rate_ci![1]).to.be.above(0.5);
   });
 
   it('compare pairs scenarios, lists improved and regressed ones, and says plainly when it is within noise', () => {

@@ -41,6 +41,18 @@ export function wilson(successes: number, n: number, z = Z_95): [number, number]
 
 /** Two-sided 95% quantiles of Student's t for 1 to 4 degrees of freedom (above, the expansion in `t975`). */
 const T975_SMALL = [12.706204736, 4.30265273, 3.182446305, 2.776445105];
+/** 0.80 quantiles of Student's t for 1 to 4 degrees of freedom (above, the expansion in `t80`). */
+const T80_SMALL = [1.37638192, 1.06066017, 0.97847231, 0.94096457];
+
+/**
+ * Fewest scenarios for which a summary gives its 95% intervals; below it every interval is
+ * null. With 6 or 10 scenarios no interval the simulation tried held the truth 93-97% of the
+ * time for every agent: pass^k is one 0/1 value per scenario, and at 10 scenarios and a true
+ * 0.75 an interval that holds 0.75 when all 10 pass covers either 92.3% or at least 98.1%;
+ * the clustered intervals covered up to 98.1% for a weak and a strong agent (docs/scoring.md,
+ * "Checked by simulation").
+ */
+export const MIN_INTERVAL_SCENARIOS = 30;
 
 /**
  * The 0.975 quantile of Student's t with `df` degrees of freedom: exact table values up to 4,
@@ -51,7 +63,19 @@ export function t975(df: number): number {
   if (!Number.isFinite(df)) return Z_95;
   if (df < 1) return T975_SMALL[0]!;
   if (df <= 4) return T975_SMALL[Math.round(df) - 1]!;
-  const z = Z_95;
+  return cornishFisher(Z_95, df);
+}
+
+/** The 0.80 quantile of Student's t with `df` degrees of freedom, as {@link t975} (the power side of the MDD). */
+export function t80(df: number): number {
+  if (!Number.isFinite(df)) return Z_POWER_80;
+  if (df < 1) return T80_SMALL[0]!;
+  if (df <= 4) return T80_SMALL[Math.round(df) - 1]!;
+  return cornishFisher(Z_POWER_80, df);
+}
+
+/** Student's t quantile from the normal quantile z (Abramowitz and Stegun 26.7.5). */
+function cornishFisher(z: number, df: number): number {
   const g1 = (z ** 3 + z) / 4;
   const g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96;
   const g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384;
@@ -67,7 +91,7 @@ export interface EffectiveSize {
   count: number;
   /** Clusters (scenarios) with at least one value. */
   clusters: number;
-  /** mean x (1 - mean) / (cluster-robust variance of the mean), within [clusters - 1, count]. */
+  /** mean x (1 - mean) / (cluster-robust variance of the mean), at least clusters - 1. */
   n_eff: number;
   /** Whether n_eff came from the between-cluster variance (false: one of the fallbacks). */
   estimated: boolean;
@@ -76,11 +100,13 @@ export interface EffectiveSize {
 /**
  * The effective sample size of the mean of values in [0, 1] grouped in clusters (each
  * scenario's scored repeats), from each cluster's sum and count: the cluster-robust
- * (between-scenario) variance of the ratio mean, V = sum_i (sum_i - mean x count_i)^2 /
- * count^2 over c clusters, turned into the number of independent 0/1 values that would have
- * that variance: n_eff = mean (1 - mean) / V, at most the number of values (repeats never
- * count for more than independent episodes). With one 0/1 value per cluster n_eff is exactly
- * the number of values. When it cannot be estimated:
+ * (between-scenario) variance of the ratio mean, V = c / (c - 1) x sum_i (sum_i - mean x
+ * count_i)^2 / count^2 over c clusters (with the small-sample factor c / (c - 1), CR1), turned into the number of independent 0/1 values that would have
+ * that variance: n_eff = mean (1 - mean) / V, at least c - 1. It is not capped at the number
+ * of values: rewards spread less than 0/1 values of the same mean (partial credit, small
+ * penalties), so each says more than a coin flip, and a cap made the mean reward's interval
+ * cover 97-98% without repeats. With one 0/1 value per cluster n_eff is exactly the number of
+ * values. When it cannot be estimated:
  * every value 0 or every value 1 (mean (1 - mean) = 0), or a single cluster, counts the
  * clusters, as if each scenario's repeats said no more than one episode (the cautious
  * reading: an agent that solved each of 10 scenarios 5 times has shown 10 scenarios, not 50
@@ -94,9 +120,10 @@ export function effectiveSize(clusters: Array<{ sum: number; count: number }>): 
   const mean = Math.min(1, Math.max(0, usable.reduce((s, x) => s + x.sum, 0) / count));
   const spread = mean * (1 - mean);
   if (c === 1 || spread < 1e-12) return { mean, count, clusters: c, n_eff: c, estimated: false };
-  const v = usable.reduce((s, x) => s + (x.sum - mean * x.count) ** 2, 0) / count ** 2;
+  // c / (c - 1): the usual small-sample factor of a cluster-robust variance (CR1)
+  const v = (usable.reduce((s, x) => s + (x.sum - mean * x.count) ** 2, 0) / count ** 2) * (c / (c - 1));
   if (v < 1e-15) return { mean, count, clusters: c, n_eff: count, estimated: false };
-  return { mean, count, clusters: c, n_eff: Math.min(count, Math.max(c - 1, spread / v)), estimated: true };
+  return { mean, count, clusters: c, n_eff: Math.max(c - 1, spread / v), estimated: true };
 }
 
 /**
@@ -105,27 +132,59 @@ export function effectiveSize(clusters: Array<{ sum: number; count: number }>): 
  * {@link effectiveSize} in place of n, and z widened by t(clusters - 1) / t(values - 1)
  * (Korn and Graubard's degrees-of-freedom adjustment: the variance was estimated from the
  * clusters, not from the values); when n_eff is a fallback of {@link effectiveSize} (every
- * value 0 or 1, one cluster, equal cluster means) nothing was estimated, and z stays. With one 0/1 value per scenario (no repeats) this is
- * exactly the Wilson interval. Used for the mean reward (rewards in [0, 1]), the success rate
- * and pass^k (one 0/1 value per scenario); null with no value. Why not a bootstrap: with few
+ * value 0 or 1, one cluster, equal cluster means) nothing was estimated, and z stays. With one
+ * 0/1 value per scenario (no repeats) this is the Wilson interval with c - 1 in place of c.
+ * Used for the mean reward (rewards in [0, 1]), the success rate and pass^k (one 0/1 value
+ * per scenario). Why not a bootstrap: with few
  * scenarios the percentile bootstrap covers the truth too rarely (78-88% at 6 to 10
  * scenarios), and Wilson over episodes, which treats repeats as independent, 71-87% with 3
- * to 5 repeats (bench/statistics.ts, docs/scoring.md).
+ * to 5 repeats (bench/statistics.ts, docs/scoring.md). Null below `minClusters` scenarios
+ * ({@link MIN_INTERVAL_SCENARIOS}).
  */
-export function clusteredWilson(clusters: Array<{ sum: number; count: number }>): [number, number] | null {
+export function clusteredWilson(
+  clusters: Array<{ sum: number; count: number }>,
+  minClusters = MIN_INTERVAL_SCENARIOS,
+): [number, number] | null {
   const e = effectiveSize(clusters);
-  if (!e) return null;
+  if (!e || e.clusters < minClusters) return null;
   // the df adjustment applies to an estimated variance; a fallback is the plain Wilson interval
   const z = e.estimated ? (Z_95 * t975(Math.max(1, e.clusters - 1))) / t975(Math.max(1, e.count - 1)) : Z_95;
   return wilsonAt(e.mean, e.n_eff, z);
 }
 
-/** The Wilson score interval at proportion p with sample size n and quantile z. */
+/**
+ * The Wilson score interval at proportion p with sample size n and quantile z; at p = 0 or
+ * p = 1 the open end is the exact one-sided bound (Clopper-Pearson: 1 - 0.025^(1/n), and
+ * 0.025^(1/n)), since Wilson's bound there, z^2 / (n + z^2), is too tight: at 30 scenarios
+ * and a true 0.116 it left pass^k's coverage at 92.3%.
+ */
 function wilsonAt(p: number, n: number, z: number): [number, number] {
+  const edge = Math.pow((1 - CI_LEVEL) / 2, 1 / n);
+  if (p <= 0) return [0, round(1 - edge)];
+  if (p >= 1) return [round(edge), 1];
   const z2 = z * z;
   const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
   const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
   return [round(Math.max(0, centre - half)), round(Math.min(1, centre + half))];
+}
+
+/** The standard normal distribution function (Abramowitz and Stegun 7.1.26, error below 1.5e-7). */
+export function normalCdf(x: number): number {
+  const t = 1 / (1 + (0.3275911 * Math.abs(x)) / Math.SQRT2);
+  const poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  const tail = 0.5 * poly * Math.exp((-x * x) / 2);
+  return x >= 0 ? 1 - tail : tail;
+}
+
+/**
+ * The lower tail share of the expanded percentile bootstrap (Hesterberg): the percentile
+ * interval of a mean from n values is too narrow for small n (it uses z and the variance
+ * over n, not t(n - 1) and over n - 1), so it takes its quantiles at Φ(-sqrt(n / (n - 1)) x
+ * t975(n - 1)) instead of 0.025: 0.019 at 30 scenarios, 0.009 at 10.
+ */
+export function expandedTail(n: number): number {
+  if (n < 2) return (1 - CI_LEVEL) / 2;
+  return normalCdf(-Math.sqrt(n / (n - 1)) * t975(n - 1));
 }
 
 /** The q-quantile of sorted values, linear between the two nearest ranks (type 7). */
@@ -183,7 +242,7 @@ export interface PairedTest {
   n: number;
   /** Mean of the per-scenario differences b - a. */
   difference: number;
-  /** 95% paired bootstrap interval of `difference` (scenarios resampled with replacement). */
+  /** 95% paired bootstrap interval of `difference` (scenarios resampled with replacement, expanded percentile). */
   difference_ci: [number, number];
   /** Two-sided p-value of the sign-flip permutation test of a zero mean difference. */
   p_value: number;
@@ -195,14 +254,17 @@ export interface PairedTest {
 
 /**
  * Paired comparison of per-scenario scores `a[i]`, `b[i]` (same scenario at i):
- * - `difference_ci`: percentile bootstrap of the mean difference, BOOTSTRAP_RESAMPLES
- *   resamples of n indexes drawn with mulberry32(STATS_SEED);
+ * - `difference_ci`: expanded percentile bootstrap of the mean difference (quantiles at
+ *   {@link expandedTail}(n) and 1 minus it), BOOTSTRAP_RESAMPLES resamples of n indexes
+ *   drawn with mulberry32(STATS_SEED);
  * - `p_value`: sign-flip permutation test: under "no difference" each d_i is as likely
  *   -d_i, so p is the share of sign assignments whose |mean| reaches the observed |mean|
  *   (all 2^n when n <= EXACT_PERMUTATION_LIMIT, else PERMUTATIONS random ones from
  *   mulberry32(STATS_SEED + 1), counting the observed one: (hits + 1) / (draws + 1));
- * - `minimum_detectable_difference`: (Z_95 + Z_POWER_80) * sd(d) / sqrt(n), the normal
- *   approximation of a paired two-sided test at 5% with 80% power; null when n < 2.
+ * - `minimum_detectable_difference`: (t975(n - 1) + t80(n - 1)) * sd(d) / sqrt(n), a paired
+ *   two-sided test at 5% with 80% power, with Student's t for the n - 1 degrees of freedom
+ *   of sd(d) (the normal quantiles, 1.96 + 0.84, promised 80% and gave 64% at 10
+ *   scenarios); null when n < 2.
  */
 export function pairedTest(a: number[], b: number[]): PairedTest | null {
   const n = Math.min(a.length, b.length);
@@ -238,13 +300,14 @@ export function pairedTest(a: number[], b: number[]): PairedTest | null {
     hits += 1;
     draws = PERMUTATIONS + 1;
   }
+  const tail = expandedTail(n);
   const sd = n > 1 ? Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1)) : null;
   return {
     n,
     difference: round(mean),
-    difference_ci: [round(quantile(boots, 0.025)), round(quantile(boots, 0.975))],
+    difference_ci: [round(quantile(boots, tail)), round(quantile(boots, 1 - tail))],
     p_value: round(hits / draws),
     exact,
-    minimum_detectable_difference: sd === null ? null : round(((Z_95 + Z_POWER_80) * sd) / Math.sqrt(n)),
+    minimum_detectable_difference: sd === null ? null : round(((t975(n - 1) + t80(n - 1)) * sd) / Math.sqrt(n)),
   };
 }

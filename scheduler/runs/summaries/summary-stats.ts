@@ -6,11 +6,11 @@ export type FailureCounts = Record<FailureCause, number>;
 
 /** The intervals and failure counts a score block carries besides its means and rates (docs/runs.md, Summary). */
 export interface BlockStatistics {
-  /** 95% cluster-bootstrap interval of `mean_reward` (scenarios resampled). */
+  /** 95% clustered Wilson interval of `mean_reward`; null below MIN_INTERVAL_SCENARIOS scenarios. */
   mean_reward_ci: [number, number] | null;
-  /** 95% Wilson interval of `success_rate` over scored episodes. */
+  /** 95% clustered Wilson interval of `success_rate` over scored episodes; null as above. */
   success_rate_ci: [number, number] | null;
-  /** 95% Wilson interval of `pass_at_k` over the scenarios whose k repeats all scored. */
+  /** 95% Wilson interval of `pass_at_k` over the scenarios whose k repeats all scored; null below MIN_INTERVAL_SCENARIOS of them. */
   pass_at_k_ci: [number, number] | null;
   /** Scenarios whose k repeats all scored (the n of pass^k). */
   pass_at_k_scenarios: number;

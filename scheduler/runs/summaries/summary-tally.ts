@@ -9,8 +9,7 @@ import type { EpisodeStatus, RunEpisodeDoc, ScoreBlock } from '../types.js';
  * (a slot's attempts all belong to one shard), the coordinator adds the shards' tallies
  * into the run's stored summary, and reading a run reads that summary, however many
  * episodes the run has. The intervals need nothing more than the per-scenario sums either:
- * the cluster bootstrap resamples scenarios, each scenario standing for (its reward sum, its
- * count).
+ * the clustered Wilson interval reads each scenario's sum and count.
  */
 
 /** One scenario's scored standing attempts in a group. */
