@@ -3,6 +3,8 @@
  * so the same episodes always give the same intervals.
  */
 
+/** The intervals' confidence level (Z_95 is its two-sided z). */
+const CI_LEVEL = 0.95;
 /** z for a two-sided 95% interval. */
 export const Z_95 = 1.959963984540054;
 /** z for 80% power (one side), used by the minimum detectable difference. */
