@@ -129,8 +129,8 @@ function Scores({ c, a, b }: { c: PairedComparison; a?: ScoreBlock; b?: ScoreBlo
     <div className="table-wrap">
       <table data-testid="scores">
         <caption className="muted" style={{ textAlign: 'left' }}>
-          Each side&apos;s summary; brackets are 95% intervals. The B − A row is in the column&apos;s unit (reward, or
-          percentage points).
+          Each side&apos;s summary; brackets are 95% intervals, given from 30 scored scenarios up (fewer cannot hold the
+          promised coverage). The B − A row is in the column&apos;s unit (reward, or percentage points).
         </caption>
         <thead>
           <tr>
