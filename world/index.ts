@@ -76,6 +76,7 @@ export {
   type AdversarialAgent,
   type AdversaryScore,
 } from './adversaries.js';
+export { WORLD_GUARD_PREFIX, seededReads, worldGuards, withWorldGuards, type SeededRead } from './world-guard.js';
 export { scenarioContext, disclosedFacts, customerSendArgs, customerTexts } from './customer.js';
 export {
   replayReferencePlan,
