@@ -127,7 +127,8 @@ after(() => {
 
 for (const { entry, source, scenarios } of catalog) {
   describe(`adversarial calibration: ${entry.name}`, function () {
-    this.timeout(300_000);
+    // each scenario is four sandbox starts: generous, for a loaded machine
+    this.timeout(PER_WORLD * 40_000);
     const scores = new Map<string, AdversaryScore[]>();
 
     before(async () => {
