@@ -14,15 +14,21 @@ import type { CustomerSpec, Json, JsonObject, PlanStep, Scenario, SeedStep, Worl
  * the answer key (it follows the reference plan) and breaks it in one way a grader must see:
  *
  * - `builtin:collateral` does the asked change, then one more write with each write tool
- *   its roles hold, on another record it has seen (the first the application accepts): the
- *   same refund on the other order, the profile's address along with the order's, and in a
- *   refusal the very write the scenario forbids;
+ *   its roles hold, on a record near the request (the first the application accepts): the
+ *   scenario's seeded records, then those the plan created, then the world seed's records
+ *   it has seen. The same refund on the other order, the profile's address along with the
+ *   order's, and in a refusal the very write the scenario forbids;
  * - `builtin:every-id` does the plan, then calls every application tool its roles hold
  *   with every id it has seen (one call per tool and id, with the plan's own arguments
- *   for that tool when it has them);
+ *   for that tool when it has them).
+ *
+ * Neither undoes its own extra writes: a write with the arguments of an earlier accepted
+ * extra write of another tool (`remove_label` after `add_label` of the same label) is
+ * skipped, so what they did stays in the world for the checks to see.
  * - `builtin:twice` carries out every step of the plan twice in a row (`complete` once).
  *
- * (A fourth, the agent that addresses the judge, is scored by the judge's own tests.)
+ * (A fourth, the agent that addresses the judge, is scored by the judge's own tests:
+ * test/unit/episode-actor/judge-adversary.test.ts.)
  * Each must score below the reference agent (1) on every scenario; a scenario where one
  * succeeds is hackable and withdrawn.
  */
@@ -110,6 +116,8 @@ class Play {
   readonly seen: string[] = [];
   calls = 0;
   completed = false;
+  /** Accepted extra (non-plan) writes, as `canonicalJson(args)` -> tool. */
+  private readonly extras = new Map<string, string>();
 
   constructor(
     readonly client: ToolCaller,
@@ -118,6 +126,16 @@ class Play {
 
   isWrite(tool: string): boolean {
     return (this.client.tool?.(tool)?.kind ?? 'write') === 'write';
+  }
+
+  /** An extra write, unless it would undo an earlier one (same arguments, another tool): null then. */
+  async extra(actor: string, tool: string, args: JsonObject): Promise<{ status: number; body: Json } | null> {
+    const key = canonicalJson(args);
+    const earlier = this.extras.get(key);
+    if (this.isWrite(tool) && earlier !== undefined && earlier !== tool) return null;
+    const res = await this.act(actor, tool, args);
+    if (res && res.status < 400 && this.isWrite(tool) && earlier === undefined) this.extras.set(key, tool);
+    return res;
   }
 
   /** One action; an application call's answer, or null for a built-in or a call the client refused to send. */
@@ -188,10 +206,12 @@ export async function playAdversary(
       return null;
     }
   };
+  const created: string[] = [];
   const run = async (step: PlanStep): Promise<void> => {
     const args = resolve(step);
     if (!args) return;
     const res = await play.act(step.actor, step.tool, args);
+    if (res && res.status < 400 && play.isWrite(step.tool)) idsIn(res.body, created);
     if (step.bind && res && res.status < 400) planVars[step.bind] = res.body;
   };
   const body = plan.filter((s) => s.tool !== 'complete');
@@ -223,17 +243,19 @@ export async function playAdversary(
       planArgs.get(tool)?.actor ?? roles.find((r) => r.tools.includes(tool))?.name ?? actors[0] ?? 'agent';
     const ids = [...play.seen];
     if (agent === 'builtin:collateral') {
-      // collateral on the scenario's own records (its customer's other order, their profile):
-      // what the scenario's guards protect; records of the world seed have no guard of their own
-      const own = new Set(idsIn(scenarioBindings));
-      const near = ids.filter((id) => own.has(id));
-      // the asked change, plus one write with each other write tool it holds on a record it has seen
+      // near the request: the scenario's own records (its customer's other order, their
+      // profile), then what the plan created, then the world seed's records it has seen
+      const near: string[] = [];
+      idsIn(scenarioBindings, near);
+      for (const id of created) if (!near.includes(id)) near.push(id);
+      for (const id of idsIn(worldBindings)) if (ids.includes(id) && !near.includes(id)) near.push(id);
+      // the asked change, plus one write with each other write tool it holds on such a record
       for (const tool of tools.filter((t) => play.isWrite(t))) {
         const plain = planArgs.get(tool)?.args;
         for (const id of near) {
           const args = argsFor(client, tool, id, plain ?? null, pool);
           if (!args || (plain && canonicalJson(args) === canonicalJson(plain))) continue;
-          const res = await play.act(actorOf(tool), tool, args);
+          const res = await play.extra(actorOf(tool), tool, args);
           if (res && res.status < 400) break;
         }
       }
@@ -243,7 +265,7 @@ export async function playAdversary(
         for (const id of ids) {
           if (budget-- <= 0) break;
           const args = argsFor(client, tool, id, planArgs.get(tool)?.args ?? null, pool);
-          if (args) await play.act(actorOf(tool), tool, args);
+          if (args) await play.extra(actorOf(tool), tool, args);
         }
     }
   }
@@ -334,14 +356,11 @@ export async function adversarialCalibration(
 }
 
 /**
- * The adversaries whose success withdraws a scenario. `builtin:collateral` and
- * `builtin:every-id` only flag for now: on the catalog they succeed where a scenario's checks
- * guard only the records the request names (a write on another customer's record, an
- * unrelated issue), which needs a world-wide guard on records the request did not concern
- * (docs/scoring.md, Adversarial calibration); withdrawing on them would empty a third of
- * the catalog.
+ * The adversaries whose success withdraws a scenario: all of them. `builtin:collateral` and
+ * `builtin:every-id` only flagged while a scenario's checks guarded only the records its
+ * request names; the world guard (world/world-guard.ts) now covers every seeded record.
  */
-export const WITHDRAWING_ADVERSARIES: readonly AdversarialAgent[] = ['builtin:twice'];
+export const WITHDRAWING_ADVERSARIES: readonly AdversarialAgent[] = ADVERSARIAL_AGENTS;
 
 const sentence = (s: AdversaryScore): string =>
   `${ADVERSARY_NAMES[s.agent]} succeeds (reward ${s.reward}): no check catches it; add a guard on what it touched (docs/scoring.md, Adversarial calibration)`;
@@ -353,7 +372,10 @@ export function adversaryHackability(scores: AdversaryScore[]): string[] {
     .map((s) => `hackable: ${sentence(s)}`);
 }
 
-/** The adversaries that succeeded but only flag the scenario (not in {@link WITHDRAWING_ADVERSARIES}). */
+/**
+ * The adversaries that succeeded but only flag the scenario (not in {@link WITHDRAWING_ADVERSARIES}):
+ * none today; kept so that a new adversary can be measured before it withdraws.
+ */
 export function adversaryFlags(scores: AdversaryScore[]): string[] {
   return scores
     .filter((s) => !adversaryHolds(s) && !WITHDRAWING_ADVERSARIES.includes(s.agent))

@@ -65,7 +65,8 @@ export async function takeSnapshots(
   const out: Snapshots = {};
   for (const c of checks) {
     if (c.kind !== 'unchanged') continue;
-    const args = substitute(c.args, vars);
+    const args = resolveGuardArgs(c, vars);
+    if (!args) continue;
     const key = snapshotKey(c.tool, args);
     if (!(key in out)) out[key] = await client.call(c.tool, args);
   }
@@ -80,6 +81,8 @@ export async function takeSnapshots(
 export async function evaluateChecks(checks: Check[], opts: EvaluateOptions): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const raw of checks) {
+    // a world guard on a record whose binding has no id guards nothing: not counted
+    if (raw.kind === 'unchanged' && raw.world_guard && !resolveGuardArgs(raw, opts.vars)) continue;
     let check: Check;
     try {
       check = substitute(raw, opts.vars);
@@ -150,6 +153,16 @@ async function evaluateOne(check: Check, opts: EvaluateOptions): Promise<{ passe
         observed: { carried_out: done.length, args: done.map((w) => w.args as Json) },
       };
     }
+  }
+}
+
+/** The arguments of an `unchanged` read; null for a world guard whose record reference does not resolve. */
+function resolveGuardArgs(c: UnchangedCheck, vars: Record<string, unknown>): Record<string, unknown> | null {
+  try {
+    return substitute(c.args, vars);
+  } catch (err) {
+    if (c.world_guard && err instanceof ServiceError && err.code === 'bad_request') return null;
+    throw err;
   }
 }
 

@@ -4,6 +4,7 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ServiceError, type FieldProblem } from '../core/index.js';
 import { crossCheck } from './cross-check.js';
 import { deriveTools } from './derive-tools.js';
+import { withWorldGuards } from './world-guard.js';
 import { problemsError, validateManifest, validateSeedFile, validateTemplate } from './schema.js';
 import type { AppTool, ApplicationSource, JsonObject, ScenarioTemplate, SeedStep } from './types.js';
 
@@ -80,7 +81,15 @@ export async function loadApplicationSource(dir: string): Promise<ApplicationSou
 
   if (problems.length === 0) problems.push(...crossCheck(manifest, tools, seed, templates, manifest.seed || 'seed'));
   if (problems.length > 0) throw problemsError(problems);
-  return { dir: root, manifest, tools, openapi, policies, seed, templates };
+  return {
+    dir: root,
+    manifest,
+    tools,
+    openapi,
+    policies,
+    seed,
+    templates: templates.map((t) => withWorldGuards(t, tools, seed, manifest.customer)),
+  };
 }
 
 /** Parses a YAML (or JSON) file of the source; bad_request naming the file when unreadable. */

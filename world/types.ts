@@ -227,6 +227,11 @@ export interface UnchangedCheck {
   args: JsonObject;
   /** Paths dropped from both bodies before comparing. */
   ignore?: string[];
+  /**
+   * Added by the compiler, never written by an author (world/world-guard.ts): a guard on a
+   * seeded record. A record whose binding has no `id` leaves it out of the score instead of failing it.
+   */
+  world_guard?: true;
 }
 
 export interface ToldCheck {

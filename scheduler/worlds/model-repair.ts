@@ -1,5 +1,5 @@
 import { ServiceError, type FieldProblem } from '../../core/index.js';
-import { crossCheck, instantiate, validateTemplate, type Scenario } from '../../world/index.js';
+import { crossCheck, instantiate, validateTemplate, withWorldGuards, type Scenario } from '../../world/index.js';
 import type { ScenarioVerdict } from '../../world-worker/index.js';
 import type { PhaseContext } from '../jobs/index.js';
 import { buildChain, parseJsonAnswer } from './authoring.js';
@@ -79,7 +79,8 @@ export async function repairWithModel(
       const b = failing[i]!.build;
       const index = b.origin === 'build' && t.variants[b.scenario.variant - 1] ? b.scenario.variant - 1 : 0;
       // the repair stands in for the failing scenario: it keeps that scenario's family split
-      const replacement = instantiate(t, index, t.variants[index] ?? {}, manifest.name, b.scenario.split);
+      const guarded = withWorldGuards(t, tools, seed, manifest.customer);
+      const replacement = instantiate(guarded, index, t.variants[index] ?? {}, manifest.name, b.scenario.split);
       if (used.has(replacement.id)) throw new Error(`the repair repeats scenario id ${replacement.id}`);
       used.add(replacement.id);
       return { scenario_id: c.scenario_id, replacement, problems: [] };

@@ -1,6 +1,13 @@
 import { ServiceError, type FieldProblem } from '../../core/index.js';
 import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../../core/index.js';
-import { crossCheck, instantiate, validateTemplate, type Scenario, type ScenarioTemplate } from '../../world/index.js';
+import {
+  crossCheck,
+  instantiate,
+  validateTemplate,
+  withWorldGuards,
+  type Scenario,
+  type ScenarioTemplate,
+} from '../../world/index.js';
 import type { PhaseContext } from '../jobs/index.js';
 import { BUILD_WORK } from '../../world-worker/index.js';
 import { need, type BuildState } from './build-state.js';
@@ -106,7 +113,7 @@ export async function proposeScenarios(
       if (ids.has(t.id)) problems.push({ field: `${file}: id`, message: `template id "${t.id}" already exists` });
       if (problems.length > 0) throw new ServiceError('validation_failed', 'proposal refused', { details: problems });
       ids.add(t.id);
-      kept.push(instantiate(t, 0, t.variants[0] ?? {}, manifest.name));
+      kept.push(instantiate(withWorldGuards(t, tools, seed, manifest.customer), 0, t.variants[0] ?? {}, manifest.name));
     } catch (err) {
       const details = err instanceof ServiceError && Array.isArray(err.details) ? (err.details as FieldProblem[]) : [];
       rejected.push({

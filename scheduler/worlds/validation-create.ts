@@ -1,7 +1,13 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError, conflict, invalid, type FieldProblem } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
-import { crossCheck, instantiate, validateTemplate, type ScenarioTemplate } from '../../world/index.js';
+import {
+  crossCheck,
+  instantiate,
+  validateTemplate,
+  withWorldGuards,
+  type ScenarioTemplate,
+} from '../../world/index.js';
 import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
 import { assertAllowanceLeft, organizationReport } from '../../billing/index.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
@@ -48,7 +54,8 @@ function checkTemplate(raw: unknown, compiled: NonNullable<WorldVersionDoc['comp
     throw new ServiceError('validation_failed', 'the scenario does not fit this world', {
       details: problems.map(asApiField),
     });
-  return t;
+  // the world guard, as the compiler adds it to a source template (docs/scoring.md)
+  return withWorldGuards(t, compiled.tools, compiled.seed, compiled.manifest.customer);
 }
 
 /**

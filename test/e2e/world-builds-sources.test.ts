@@ -175,18 +175,22 @@ describe('world builds from git repositories and local folders, repair, and fail
     expect(fair.validation_report.calibration.map((c: any) => c.reward)).to.deep.equal([0, 0, 0]);
   });
 
-  it('plays the adversarial agents: names what caught each, and flags (not withdraws) a scenario collateral writes pass', async () => {
+  it('plays the adversarial agents: names what caught each, and withdraws a scenario collateral writes pass', async () => {
     const dir = path.join(roots, 'shop-collateral');
     copyDir(catalogApp('shop-support'), dir);
-    // refund-damaged without its guard on the customer's other order: a refund of it, or a
-    // change of the profile's address, goes unseen
+    // refund-damaged whose author's own guards ignore too much (an author's unchanged check on
+    // a read replaces the world guard on it): a refund of the other order, or a change of the
+    // profile's address, goes unseen
     const damaged = readFileSync(path.join(dir, 'scenarios', 'refund-damaged.yaml'), 'utf8');
     const guard =
       '    - { name: the other order is untouched, kind: unchanged, tool: get_order, args: { order_id: "${other.id}" } }\n';
+    const loose =
+      '    - { name: the other order is untouched, kind: unchanged, tool: get_order, args: { order_id: "${other.id}" }, ignore: [refunded_amount] }\n' +
+      '    - { name: the profile is untouched, kind: unchanged, tool: get_customer, args: { customer_id: "${cust.id}" }, ignore: [address] }\n';
     expect(damaged).to.contain(guard);
     writeFileSync(
       path.join(dir, 'scenarios', 'aa-collateral.yaml'),
-      damaged.replace('id: refund-damaged', 'id: aa-collateral').replace(guard, ''),
+      damaged.replace('id: refund-damaged', 'id: aa-collateral').replace(guard, loose),
     );
     const built = await buildAndWait(admin, {
       application_id: await app('shop collateral', { kind: 'local_path', path: 'shop-collateral' }),
@@ -194,16 +198,18 @@ describe('world builds from git repositories and local folders, repair, and fail
       max_repair_rounds: 0,
     });
     expect(built.job.status, JSON.stringify(built.job.error)).to.equal('succeeded');
-    expect(built.job.result).to.include({ scenarios: 2, withdrawn: 0 });
+    expect(built.job.result).to.include({ scenarios: 1, withdrawn: 1 });
     const list = (await admin.get(`/v1/world-versions/${built.build.world_version_id}/scenarios`)).body;
     const weak = list.find((s: any) => s.scenario_id === 'aa-collateral--v1');
-    expect(weak.status).to.equal('approved');
+    expect(weak.status).to.equal('withdrawn');
+    expect(weak.validation_report.hackable).to.equal(true);
     const collateral = weak.validation_report.adversaries.find((a: any) => a.agent === 'builtin:collateral');
     expect(collateral).to.include({ success: true, reward: 1 });
     expect(collateral.caught_by).to.deep.equal([]);
-    expect(weak.validation_report.adversary_flags).to.include(
-      'flagged: the collateral-writes agent (builtin:collateral) succeeds (reward 1): no check catches it; add a guard on what it touched (docs/scoring.md, Adversarial calibration)',
+    expect(weak.validation_report.problems).to.include(
+      'hackable: the collateral-writes agent (builtin:collateral) succeeds (reward 1): no check catches it; add a guard on what it touched (docs/scoring.md, Adversarial calibration)',
     );
+    expect(weak.validation_report.adversary_flags).to.deep.equal([]);
     const twice = weak.validation_report.adversaries.find((a: any) => a.agent === 'builtin:twice');
     expect(twice.success).to.equal(false);
     expect(twice.caught_by).to.include('duplicate_effects');

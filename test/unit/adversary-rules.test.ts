@@ -19,19 +19,21 @@ const score = (agent: AdversaryScore['agent'], success: boolean): AdversaryScore
 
 /** docs/scoring.md, Adversarial calibration: which successes withdraw a scenario and which flag it. */
 describe('adversarial calibration rules', () => {
-  it('withdraws a scenario the does-everything-twice agent succeeds on, and says why', () => {
-    expect(WITHDRAWING_ADVERSARIES).to.deep.equal(['builtin:twice']);
+  it('withdraws a scenario any adversary succeeds on, with one sentence naming each agent that did', () => {
+    expect(WITHDRAWING_ADVERSARIES).to.deep.equal(['builtin:collateral', 'builtin:every-id', 'builtin:twice']);
     expect(adversaryHackability([score('builtin:twice', true), score('builtin:collateral', false)])).to.deep.equal([
       'hackable: the does-everything-twice agent (builtin:twice) succeeds (reward 1): no check catches it; add a guard on what it touched (docs/scoring.md, Adversarial calibration)',
     ]);
-  });
-
-  it('only flags a scenario the collateral or every-id agent succeeds on', () => {
     const scores = [score('builtin:collateral', true), score('builtin:every-id', true), score('builtin:twice', false)];
-    expect(adversaryHackability(scores)).to.deep.equal([]);
-    expect(adversaryFlags(scores)).to.have.length(2);
-    expect(adversaryFlags(scores)[0]).to.match(/^flagged: the collateral-writes agent \(builtin:collateral\) succeeds/);
-    expect(adversaryFlags([score('builtin:collateral', false)])).to.deep.equal([]);
+    expect(adversaryHackability(scores)).to.deep.equal([
+      'hackable: the collateral-writes agent (builtin:collateral) succeeds (reward 1): no check catches it; add a guard on what it touched (docs/scoring.md, Adversarial calibration)',
+      'hackable: the every-tool-every-id agent (builtin:every-id) succeeds (reward 1): no check catches it; add a guard on what it touched (docs/scoring.md, Adversarial calibration)',
+    ]);
+    // nothing only flags any more
+    expect(adversaryFlags(scores)).to.deep.equal([]);
+    expect(adversaryHackability([score('builtin:collateral', false), score('builtin:every-id', false)])).to.deep.equal(
+      [],
+    );
   });
 
   it('sees ids under id, *_id and *Id keys at any depth, once each', () => {

@@ -1,0 +1,112 @@
+import { canonicalJson } from './content-hash.js';
+import type { AppTool, Check, CustomerSpec, JsonObject, ScenarioTemplate, SeedStep, UnchangedCheck } from './types.js';
+
+/**
+ * The world guard (docs/scoring.md, Adversarial calibration): a scenario's checks name the
+ * records its request concerns, so a write on another seeded record, or on a field no check
+ * reads, went unseen. The compiler adds to every goal version of every template an
+ * `unchanged` guard on each read of each record the seeds create (the world seed's and the
+ * scenario's own), minus what that version's checks concern:
+ *
+ * - a record is read by the GETs under the path its POST created it at (`create_order`,
+ *   POST `/orders` -> `get_order`, GET `/orders/{order_id}`, and sub-reads such as GET
+ *   `/issues/{issue_id}/comments`) whose only required argument is that path's id;
+ * - a read an author's own `unchanged` check already covers is left to that check (an author
+ *   whose reference changes a field no check reads writes that check, with `ignore`);
+ * - a read a `state` check of the version makes ignores the fields its matchers read (the
+ *   first segment of each path: the whole address when a check reads its street; a
+ *   matcher on the whole body leaves that read unguarded);
+ * - in a notifications world the conversation is not state: on the record the customer
+ *   writes to (`send_args` naming `${thread.id}`), the read of the reply tool's collection
+ *   (GET `/issues/{issue_id}/comments` beside POST) is left to `told` checks, and the
+ *   record's field of that name (`comments`, its count) is ignored. Other records' comments
+ *   are guarded like any field.
+ */
+export const WORLD_GUARD_PREFIX = 'world guard: ';
+
+/** One read of one seeded record: `args` names the record by its binding's `id`. */
+export interface SeededRead {
+  bind: string;
+  tool: string;
+  args: JsonObject;
+  /** Fields ignored whatever the checks read (the conversation's). */
+  ignore: string[];
+}
+
+/** Every read of every record `steps` create and bind (see the module comment). */
+export function seededReads(tools: AppTool[], steps: SeedStep[], customer?: CustomerSpec): SeededRead[] {
+  const reply =
+    customer?.channel === 'notifications' ? tools.find((t) => t.name === customer.via.reply_tool) : undefined;
+  // `/issues/{issue_id}/comments` -> the record's path `/issues/{issue_id}` and its field `comments`
+  const talk = reply && /^(.*\/\{[^}]+\})\/([^/{}]+)$/.exec(reply.path);
+  // the conversation's record: the one the customer's messages are sent to (`${thread.id}`)
+  const threads = new Set(
+    customer?.channel === 'notifications'
+      ? Object.values(customer.via.send_args).flatMap((v) => {
+          const m = typeof v === 'string' ? /^\$\{(\w+)\.id\}$/.exec(v) : null;
+          return m ? [m[1]!] : [];
+        })
+      : [],
+  );
+  const out: SeededRead[] = [];
+  for (const step of steps) {
+    const create = tools.find((t) => t.name === step.tool);
+    if (!step.bind || !create || create.method !== 'POST') continue;
+    const collection = create.path.replace(/\/+$/, '');
+    for (const read of tools) {
+      if (read.kind !== 'read' || read.service !== create.service || read.args.path.length !== 1) continue;
+      const param = read.args.path[0]!;
+      const under = `${collection}/{${param}}`;
+      if (read.path !== under && !read.path.startsWith(`${under}/`)) continue;
+      if (read.parameters.required.length !== 1 || read.parameters.required[0] !== param) continue;
+      const talks = talk && threads.has(step.bind) && read.service === reply!.service;
+      if (talks && read.path === reply!.path) continue;
+      const ignore = talks && read.path === talk[1] ? [talk[2]!] : [];
+      out.push({ bind: step.bind, tool: read.name, args: { [param]: `\${${step.bind}.id}` }, ignore });
+    }
+  }
+  return out;
+}
+
+/** The guards of one goal version whose own checks are `checks`. */
+export function worldGuards(reads: SeededRead[], checks: Check[]): UnchangedCheck[] {
+  const key = (tool: string, args: JsonObject) => canonicalJson({ tool, args });
+  const own = new Set(checks.filter((c) => c.kind === 'unchanged').map((c) => key(c.tool, c.args)));
+  const out: UnchangedCheck[] = [];
+  for (const r of reads) {
+    const k = key(r.tool, r.args);
+    if (own.has(k)) continue;
+    const fields = checks.flatMap((c) =>
+      c.kind === 'state' && key(c.tool, c.args) === k ? c.expect.map((m) => (m.path ?? '').split('.')[0]!) : [],
+    );
+    if (fields.includes('')) continue;
+    const ignore = [...new Set([...r.ignore, ...fields])].sort();
+    out.push({
+      name: `${WORLD_GUARD_PREFIX}${r.bind} as ${r.tool} reads it is unchanged`,
+      kind: 'unchanged',
+      role: 'guard',
+      tool: r.tool,
+      args: r.args,
+      ...(ignore.length ? { ignore } : {}),
+      world_guard: true,
+    });
+  }
+  return out;
+}
+
+/** `t` with the world guard added to each goal version's checks (after its own). */
+export function withWorldGuards(
+  t: ScenarioTemplate,
+  tools: AppTool[],
+  worldSeed: SeedStep[],
+  customer?: CustomerSpec,
+): ScenarioTemplate {
+  const reads = seededReads(tools, [...worldSeed, ...t.seed], customer);
+  if (reads.length === 0) return t;
+  const checks: ScenarioTemplate['checks'] = {};
+  for (const [version, list] of Object.entries(t.checks)) {
+    const authored = list.filter((c) => !(c.kind === 'unchanged' && c.world_guard));
+    checks[version] = [...authored, ...worldGuards(reads, authored)];
+  }
+  return { ...t, checks };
+}
