@@ -46,11 +46,4 @@ export default tseslint.config(
     files: ['test/**', 'bench/**', 'examples/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
-  {
-    // The console's and the CLI's API shapes become the generated OpenAPI types (issue 27,
-    // item 4); until then their `any` is reported as a warning, not a failure. Remove this
-    // block when they are typed.
-    files: ['console/**', 'cli/**'],
-    rules: { '@typescript-eslint/no-explicit-any': 'warn' },
-  },
 );

@@ -33,7 +33,7 @@ function credentialView(c: CredentialDoc): Record<string, unknown> {
 }
 
 /** The project's credential reference with this name, for components that need one; null when absent. */
-export function findCredential(store: DocumentStore, projectId: string, name: string): Promise<CredentialDoc | null> {
+function findCredential(store: DocumentStore, projectId: string, name: string): Promise<CredentialDoc | null> {
   return store.findOne<CredentialDoc>(Collections.credentials, { project_id: projectId, name });
 }
 

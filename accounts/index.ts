@@ -17,20 +17,10 @@ export { identityOf } from './identity.js';
 export { SESSION_COOKIE } from './sessions.js';
 export { IDP_REQUEST_COOKIE, IDP_REQUEST_FIELD, clearedIdpRequestCookie } from './idp-request.js';
 export { sessionResolver, type SessionResolver } from './session-resolver.js';
-export { lookUpApiKey, prefixOfKey, readApiKeys, readSessions, recordKeyUse, type CheckedKey } from './key-resolver.js';
-export type { ApiKeyDoc } from './api-keys.js';
-export type { SessionDoc } from './sessions.js';
-export { createUser, findUserByEmail, normalizeEmail, type AccountUserDoc } from './users.js';
-export {
-  addOperator,
-  isOperatorUser,
-  listOperators,
-  removeOperator,
-  subjectKey,
-  type OperatorView,
-} from './operators.js';
-export { findCredential, type CredentialDoc, type CredentialKind } from './credentials.js';
-export { createPasswordLink, PASSWORD_LINK_TTL_MS, PASSWORD_LINK_MAX_TTL_MS } from './password-links.js';
+export { lookUpApiKey, prefixOfKey, readApiKeys, readSessions, recordKeyUse } from './key-resolver.js';
+export { createUser, findUserByEmail, normalizeEmail } from './users.js';
+export { addOperator, listOperators, removeOperator, type OperatorView } from './operators.js';
+export { createPasswordLink } from './password-links.js';
 
 /**
  * Accounts: sign-up and sign-in (password and identity provider), console sessions,

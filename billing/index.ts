@@ -6,7 +6,10 @@ export { assertAllowanceLeft } from './allowance.js';
 export type { PaymentDeps } from './payment-handlers.js';
 
 /** Every usage and billing operation of spec section 4. */
-export const billingHandlers: HandlerTable<PaymentDeps> = mergeHandlerTables<PaymentDeps>(usageHandlers, paymentHandlers);
+export const billingHandlers: HandlerTable<PaymentDeps> = mergeHandlerTables<PaymentDeps>(
+  usageHandlers,
+  paymentHandlers,
+);
 
 export { PLANS, DEFAULT_PLAN, effectiveLimits } from './plans.js';
 export type { PlanLimits, PlanName } from './plans.js';

@@ -4,14 +4,9 @@ export { generateKeyText, hashKeyText, hashesEqual, keyPrefix } from './api-key-
 export { chooseAdapters, requireShareableStore } from './choose-adapters.js';
 export { CollectionOwners, Collections, type CollectionName } from './collections.js';
 export { loadConfig, readEnvVar } from './config.js';
-export {
-  DEFAULT_CREDENTIAL_VARS,
-  assertCredentialVar,
-  describeCredentialVars,
-  isServiceVariable,
-} from './credential-vars.js';
+export { assertCredentialVar } from './credential-vars.js';
 export { CONTROL_PLANE_ROLES, ControlPlane, serialKey } from './control-plane.js';
-export { isLoopback, roleControlPlane } from './control-plane-role.js';
+export { roleControlPlane } from './control-plane-role.js';
 export type {
   ControlPlanePeer,
   ControlPlanePems,
@@ -23,10 +18,9 @@ export type {
 export const controlPlaneCerts = () => import('./control-plane-certs.js');
 /** Revocation lists (@peculiar/x509), loaded only by `crucible admin certs revoke` and roles given one. */
 export const controlPlaneCrl = () => import('./control-plane-crl.js');
-export type { ControlPlaneCa, IssuedCertificate } from './control-plane-certs.js';
 export type { Config } from './config.js';
 export { clientWheelPath, downloadsDir } from './downloads.js';
-export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, makePrivateDir, touchPrivateFile } from './private-files.js';
+export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 export {
   AtCapacityError,
   NotHostedError,
@@ -59,15 +53,13 @@ export { MAX_ARTIFACT_BYTES, grpcMessageLimit } from './grpc-limits.js';
 export { newId, nowIso, randomToken } from './ids.js';
 export { takeRateLimit } from './rate-limit.js';
 export { clientAddressKey } from './client-address.js';
-export { HOST_NAME, addressKind, allowedPrivate } from './private-address.js';
+export { addressKind, allowedPrivate } from './private-address.js';
 export { literalAddresses, parseGitRemote, remoteAddressProblem, type GitRemote } from './git-remote.js';
 export type { RateLimit } from './rate-limit.js';
 export { createLogger } from './log.js';
 export type { Logger } from './log.js';
 export {
-  DEFAULT_PRICE_FILE,
   ModelChain,
-  ModelCallError,
   OpenAiModelClient,
   PriceTable,
   isBuiltinModel,
@@ -75,23 +67,12 @@ export {
   priceTable,
   resolveModelApiKey,
 } from './models/index.js';
-export type { MarketRange, ModelClient, ModelJsonSchema, ModelMessage, ModelPrice } from './models/index.js';
+export type { MarketRange, ModelClient, ModelJsonSchema, ModelMessage } from './models/index.js';
 export { accepted, body, created, mergeHandlerTables, ok, okPage, param, requirePrincipal } from './operations.js';
-export {
-  LIST_PAGE,
-  NEXT_CURSOR_HEADER,
-  decodeCursor,
-  encodeCursor,
-  nextLink,
-  pageArray,
-  pageOf,
-  pageRequest,
-} from './paging.js';
-export type { Page, PageBounds, PageRequest, SortKey } from './paging.js';
-export { RoleMetrics, scrape } from './metrics.js';
-export type { Role } from './metrics.js';
+export { NEXT_CURSOR_HEADER, decodeCursor, nextLink, pageArray, pageOf, pageRequest } from './paging.js';
+export { RoleMetrics } from './metrics.js';
 export { answerOps, readiness, startOpsServer } from './ops-server.js';
-export type { OpsEndpoints, OpsServer, Readiness, ReadinessCheck } from './ops-server.js';
+export type { OpsEndpoints, OpsServer, Readiness } from './ops-server.js';
 export type { HandlerDeps, HandlerTable, OperationContext, OperationHandler, Reply } from './operations.js';
 export type { Adapters, BusSubscription, Doc, DocumentStore, EventBus, Filter, LeaseStore } from './ports.js';
 export { ACCESS_RULES, scopesAllow } from './principal.js';

@@ -21,7 +21,7 @@ export type Application = Schema<'Application'>;
 export type AgentProfile = Schema<'AgentProfile'>;
 export type Credential = Schema<'Credential'>;
 export type Job = Schema<'Job'>;
-export type Scenario = Schema<'Scenario'>;
+type Scenario = Schema<'Scenario'>;
 
 /** `GET /v1/me`: who the key or session is. */
 export type Identity = Omit<Schema<'Identity'>, 'project' | 'organization' | 'plan' | 'user'> & {

@@ -24,7 +24,7 @@ import { ensureWorkspaceIndexes } from '../accounts/index.js';
 import { workerAdminHandlers } from './workers-admin.js';
 import { mergeHandlerTables, readiness, type Readiness, type RoleMetrics } from '../core/index.js';
 
-export type { HandlerTable, OperationContext, OperationHandler, SchedulerDeps } from './context.js';
+export type { HandlerTable, SchedulerDeps } from './context.js';
 export { setWorkerDraining, workerView } from './workers-admin.js';
 export { HEARTBEAT_INTERVAL_MS, WorkerRegistry } from './workers.js';
 export { createApiKey } from '../accounts/index.js';

@@ -15,12 +15,10 @@ import { SchedulerLink } from './scheduler-link.js';
 export { WorldWorkerService } from './service.js';
 export { LocalWorkers } from './local-workers.js';
 export { WorldWorkerClients, type HostedEpisode } from './client.js';
-export type { WorkAnswer, WorkHandler, WorkKind, WorkKinds, WorkPayload } from './work-kinds.js';
+export type { WorkAnswer, WorkKind, WorkPayload } from './work-kinds.js';
 import type { LocalWorkers } from './local-workers.js';
-export { EpisodeHost } from './episode-host.js';
 export {
   assertMayRun,
-  isolatesTenantCode,
   operatorSources,
   refusalText,
   runPolicy,
@@ -28,7 +26,6 @@ export {
   TENANT_CODE_NEEDS,
   type CodeOrigin,
   type CodeRef,
-  type RunPolicy,
   type SourceTrust,
 } from './sandboxes/index.js';
 export { EPISODE_WORK, type EpisodeOutcome, type EpisodeRunPayload } from './episode-work.js';
@@ -183,13 +180,11 @@ export type { AnalyseAnswer, SourceSurvey } from './builds/index.js';
 export { extractArchive, inspectArchive } from './builds/index.js';
 
 export {
-  TENANT_IMAGE_PREFIX,
   engineOf,
   isOtherTenantsImage,
   loadImage,
   saveImage,
   tenantImageRepo,
   unpackFiles,
-  type ExpectedImage,
   type SavedImage,
 } from './sandboxes/index.js';

@@ -360,7 +360,7 @@ export async function adversarialCalibration(
  * `builtin:every-id` only flagged while a scenario's checks guarded only the records its
  * request names; the world guard (world/world-guard.ts) now covers every seeded record.
  */
-export const WITHDRAWING_ADVERSARIES: readonly AdversarialAgent[] = ADVERSARIAL_AGENTS;
+export const WITHDRAWING_ADVERSARIES: readonly AdversarialAgent[] = [...ADVERSARIAL_AGENTS];
 
 const sentence = (s: AdversaryScore): string =>
   `${ADVERSARY_NAMES[s.agent]} succeeds (reward ${s.reward}): no check catches it; add a guard on what it touched (docs/scoring.md, Adversarial calibration)`;

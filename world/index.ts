@@ -33,6 +33,6 @@ export {
   idsIn,
   type AdversaryScore,
 } from './adversaries.js';
-export { WORLD_GUARD_PREFIX, seededReads, worldGuards, withWorldGuards, type SeededRead } from './world-guard.js';
+export { WORLD_GUARD_PREFIX, withWorldGuards } from './world-guard.js';
 export { scenarioContext, disclosedFacts, customerSendArgs, customerTexts } from './customer.js';
 export { replayReferencePlan, runSeed, type ReplayOptions, type ReplayResult } from './replay.js';

@@ -6,35 +6,13 @@
  */
 export {
   ModelCallError,
-  isFallbackStatus,
-  isRetryableStatus,
-  retryAfterMs,
   type ModelClient,
   type ModelJsonSchema,
   type ModelMessage,
   type ModelRequest,
-  type ModelResponse,
-  type ModelTool,
-  type ModelToolCall,
-  type ModelUsage,
 } from './model-client.js';
-export { OpenAiModelClient, type OpenAiModelClientOptions } from './openai-client.js';
-export {
-  DEFAULT_RETRY_POLICY,
-  ModelChain,
-  parseModelChain,
-  type ChainAttempt,
-  type ChainResponse,
-  type ModelChainOptions,
-  type RetryPolicy,
-} from './model-chain.js';
-export {
-  PriceTable,
-  isBuiltinModel,
-  priceTable,
-  type MarketRange,
-  type ModelPrice,
-  type PriceFileEntry,
-} from './prices.js';
+export { OpenAiModelClient } from './openai-client.js';
+export { ModelChain, parseModelChain } from './model-chain.js';
+export { PriceTable, isBuiltinModel, priceTable, type MarketRange } from './prices.js';
 export { DEFAULT_PRICE_FILE } from './prices-default.js';
 export { resolveModelApiKey } from './credentials.js';

@@ -12,11 +12,9 @@ import { coordinatorKind } from './summaries/coordinator-kind.js';
 import { shardKind } from './shards/shard-kind.js';
 
 export { runHandlers } from './handlers.js';
-export { coordinatorKind } from './summaries/coordinator-kind.js';
-export { shardKind, type ShardInput } from './shards/shard-kind.js';
 export { computeSummary, scoreBlock, finalAttempts, refreshSummary, runEpisodes } from './summaries/summary.js';
-export { loadRun, runView, episodeItemView } from './views.js';
-export { comparePair, runScenarioSet, splitScenarioSets } from './compare.js';
+export { loadRun } from './views.js';
+export { comparePair, splitScenarioSets } from './compare.js';
 export {
   BOOTSTRAP_RESAMPLES,
   clusterBootstrapMean,
@@ -25,12 +23,9 @@ export {
   mulberry32,
   t975,
   t80,
-  expandedTail,
-  normalCdf,
   MIN_INTERVAL_SCENARIOS,
   pairedTest,
   wilson,
-  type PairedTest,
 } from './summaries/statistics.js';
 export * from './types.js';
 

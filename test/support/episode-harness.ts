@@ -14,7 +14,7 @@ import {
   type ApplicationSource,
   type Scenario,
 } from '../../world/index.js';
-import { ChildProcessSandboxes, type SandboxHandle } from '../../world-worker/sandboxes/index.js';
+import type { ChildProcessSandboxes, SandboxHandle } from '../../world-worker/sandboxes/index.js';
 import {
   EpisodeActor,
   MemoryEpisodePersistence,

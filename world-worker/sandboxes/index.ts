@@ -1,29 +1,18 @@
 /** Sandboxes: where an application's services run (child processes or Docker containers). */
 import path from 'node:path';
-export type { Sandboxes, SandboxHandle, SandboxProbe, SandboxService, SandboxStartOptions } from './sandboxes.js';
-export { SandboxPool, poolKey, sameProbe, type PoolKey, type PooledSandbox, type SandboxPoolOptions } from './pool.js';
-export { dataFiles } from './probe.js';
-export { fillEnv } from './sandboxes.js';
-export { ChildProcessSandboxes, type ChildProcessSandboxesOptions } from './child-process.js';
-export {
-  DEFAULT_LIMITS,
-  DockerSandboxes,
-  OWNER_LABEL,
-  parseDockerHost,
-  type ContainerLimits,
-  type DockerSandboxesOptions,
-} from './docker.js';
+export type { Sandboxes, SandboxHandle, SandboxProbe, SandboxService } from './sandboxes.js';
+export { SandboxPool, type PoolKey, type PooledSandbox } from './pool.js';
+export { ChildProcessSandboxes } from './child-process.js';
+export { DockerSandboxes, OWNER_LABEL, parseDockerHost } from './docker.js';
 export {
   assertMayRun,
   operatorSources,
-  packagedCatalogDigests,
   refusalText,
   runPolicy,
   sandboxOwner,
   trustOfCode,
   type CodeOrigin,
   type CodeRef,
-  type OperatorSources,
   type RunPolicy,
   type SourceTrust,
 } from './trust.js';
@@ -32,14 +21,10 @@ export {
   CONTAINER_ISOLATION,
   ISOLATION_PROMISES,
   TENANT_CODE_NEEDS,
-  isolatesTenantCode,
-  keptPromises,
   type IsolationPromise,
   type IsolationTable,
 } from './isolation.js';
 export { freePort } from './free-port.js';
-export { SandboxPidFiles } from './pid-files.js';
-
 import type { Config } from '../../core/index.js';
 import type { Sandboxes } from './sandboxes.js';
 import { ChildProcessSandboxes } from './child-process.js';
@@ -69,14 +54,11 @@ export function chooseSandboxes(
   });
 }
 export {
-  TENANT_IMAGE_PREFIX,
   engineOf,
   isOtherTenantsImage,
   loadImage,
   saveImage,
-  sha256OfFile,
   tenantImageRepo,
   unpackFiles,
-  type ExpectedImage,
   type SavedImage,
 } from './images.js';

@@ -1,5 +1,5 @@
 import { Collections } from '../../../core/index.js';
-import { ServiceError, toServiceError } from '../../../core/index.js';
+import { type ServiceError, toServiceError } from '../../../core/index.js';
 import { EPISODE_WORK, type EpisodeOutcome } from '../../../world-worker/index.js';
 import { JobInterrupted, jobsOf, type PhaseContext } from '../../jobs/index.js';
 import type { AttemptPlacer } from './attempt-placer.js';
