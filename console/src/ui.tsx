@@ -77,6 +77,39 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
+/**
+ * A secret shown once (a new key, an invitation link): what to do with it, the value with a
+ * copy button, and Done, which hides it for good.
+ */
+export function ShownOnce({
+  children,
+  value,
+  testId,
+  copyLabel,
+  onDone,
+}: {
+  children: ReactNode;
+  value: string;
+  testId: string;
+  copyLabel: string;
+  onDone: () => void;
+}) {
+  return (
+    <div className="notice" role="status">
+      <p>{children}</p>
+      <p className="row">
+        <code data-testid={testId} style={{ wordBreak: 'break-all' }}>
+          {value}
+        </code>
+        <CopyButton text={value} label={copyLabel} />
+        <button type="button" onClick={onDone}>
+          Done
+        </button>
+      </p>
+    </div>
+  );
+}
+
 export const pct = (x: number | null | undefined): string =>
   x === null || x === undefined || Number.isNaN(x) ? '—' : `${(x * 100).toFixed(1)}%`;
 export const num = (x: number | null | undefined, digits = 3): string =>

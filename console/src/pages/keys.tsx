@@ -3,7 +3,7 @@ import { api } from '../api';
 import type { Schema } from '../api-types';
 import { useAction, useList, useTitle } from '../hooks';
 import { DataTable } from '../table';
-import { CopyButton, ErrorBox, PageHead, when } from '../ui';
+import { ErrorBox, PageHead, ShownOnce, when } from '../ui';
 
 type Key = Schema<'ApiKey'>;
 
@@ -66,20 +66,9 @@ export default function Keys() {
       </form>
       <ErrorBox error={act.error ?? keys.error} />
       {created ? (
-        <div className="notice" role="status">
-          <p>
-            <strong>Copy this key now: it is shown only once.</strong> {created.note}
-          </p>
-          <p className="row">
-            <code data-testid="new-key" style={{ wordBreak: 'break-all' }}>
-              {created.api_key}
-            </code>
-            <CopyButton text={created.api_key} label="Copy key" />
-            <button type="button" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </p>
-        </div>
+        <ShownOnce value={created.api_key} testId="new-key" copyLabel="Copy key" onDone={() => setCreated(null)}>
+          <strong>Copy this key now: it is shown only once.</strong> {created.note}
+        </ShownOnce>
       ) : null}
       <DataTable
         rows={keys.data}

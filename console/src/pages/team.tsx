@@ -4,7 +4,7 @@ import type { Invitation, InvitationCreated } from '../api-types';
 import { useAction, useList, useTitle } from '../hooks';
 import { useSession } from '../session';
 import { DataTable } from '../table';
-import { CopyButton, ErrorBox, PageHead, when } from '../ui';
+import { ErrorBox, PageHead, ShownOnce, when } from '../ui';
 
 /**
  * The project's people: owners and admins invite an e-mail address (member or admin) and get
@@ -59,21 +59,10 @@ export default function Team() {
       </form>
       <ErrorBox error={act.error ?? invitations.error} />
       {created ? (
-        <div className="notice" role="status">
-          <p>
-            <strong>Send this link to {created.email}: it is shown only once.</strong> It works once, until{' '}
-            {when(created.expires_at)}, for whoever signs in with that address.
-          </p>
-          <p className="row">
-            <code data-testid="invitation-link" style={{ wordBreak: 'break-all' }}>
-              {created.url}
-            </code>
-            <CopyButton text={created.url} label="Copy link" />
-            <button type="button" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </p>
-        </div>
+        <ShownOnce value={created.url} testId="invitation-link" copyLabel="Copy link" onDone={() => setCreated(null)}>
+          <strong>Send this link to {created.email}: it is shown only once.</strong> It works once, until{' '}
+          {when(created.expires_at)}, for whoever signs in with that address.
+        </ShownOnce>
       ) : null}
       <h2>Open invitations</h2>
       <DataTable
