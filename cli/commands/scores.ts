@@ -59,8 +59,10 @@ export function compactSummary(summary: RunSummary | undefined): string {
   const others = widths.slice(1).reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
   const labelWidth = Math.max('profile'.length, TERMINAL_WIDTH - others);
   const ks = [...new Set(rows.map(([, p]) => p?.k).filter((k) => typeof k === 'number'))];
+  // the server gives no interval below a minimum of scored scenarios (docs/scoring.md)
+  const declined = rows.some(([, p]) => (p?.scored ?? 0) > 0 && p?.mean_reward_ci == null);
   const note =
-    `mean reward with its 95% interval (clustered by scenario); pass^k: scenarios whose every one of ` +
+    `mean reward with its 95% interval (clustered by scenario${declined ? '; - where too few scenarios were scored for one' : ''}); pass^k: scenarios whose every one of ` +
     `k = ${ks.length ? ks.join(', ') : '-'} repeats succeeded; more with --wide, everything with --json`;
   return `${table(
     rows.map(([label, p]) => [shorten(label, labelWidth), p] as [string, ProfileScores]),
