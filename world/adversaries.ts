@@ -61,10 +61,19 @@ export interface AdversaryScore {
   caught_by: string[];
   /** Application calls it made. */
   calls: number;
+  /**
+   * Writes beyond the plan the application accepted (`builtin:collateral`, `builtin:every-id`;
+   * absent for `builtin:twice`). None means it found nothing to do but the plan: it played as
+   * the reference agent, so its success shows nothing the checks miss.
+   */
+  extra_writes?: number;
 }
 
-/** A scenario is fair to an adversary that did not succeed. */
-export const adversaryHolds = (s: AdversaryScore): boolean => !s.success;
+/**
+ * A scenario is fair to an adversary that did not succeed, or that succeeded without one
+ * accepted write beyond the plan (the application refused every extra write it tried).
+ */
+export const adversaryHolds = (s: AdversaryScore): boolean => !s.success || s.extra_writes === 0;
 
 const ID_KEY = /(^id$|_id$|Id$)/;
 
@@ -118,6 +127,8 @@ class Play {
   completed = false;
   /** Accepted extra (non-plan) writes, as `canonicalJson(args)` -> tool. */
   private readonly extras = new Map<string, string>();
+  /** Extra writes the application accepted. */
+  extraWrites = 0;
 
   constructor(
     readonly client: ToolCaller,
@@ -134,7 +145,10 @@ class Play {
     const earlier = this.extras.get(key);
     if (this.isWrite(tool) && earlier !== undefined && earlier !== tool) return null;
     const res = await this.act(actor, tool, args);
-    if (res && res.status < 400 && this.isWrite(tool) && earlier === undefined) this.extras.set(key, tool);
+    if (res && res.status < 400 && this.isWrite(tool)) {
+      this.extraWrites++;
+      if (earlier === undefined) this.extras.set(key, tool);
+    }
     return res;
   }
 
@@ -302,6 +316,7 @@ export async function playAdversary(
     duplicate_effects: dup,
     caught_by: reward === 1 ? [] : caught,
     calls: play.calls,
+    ...(agent === 'builtin:twice' ? {} : { extra_writes: play.extraWrites }),
   };
 }
 

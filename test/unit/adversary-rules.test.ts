@@ -36,6 +36,15 @@ describe('adversarial calibration rules', () => {
     );
   });
 
+  it('does not withdraw for an adversary whose every extra write the application refused: it played as the reference', () => {
+    const idle = { ...score('builtin:collateral', true), extra_writes: 0 };
+    const wrote = { ...score('builtin:every-id', true), extra_writes: 2 };
+    expect(adversaryHackability([idle])).to.deep.equal([]);
+    expect(adversaryHackability([idle, wrote])).to.deep.equal([
+      'hackable: the every-tool-every-id agent (builtin:every-id) succeeds (reward 1): no check catches it; add a guard on what it touched (docs/scoring.md, Adversarial calibration)',
+    ]);
+  });
+
   it('sees ids under id, *_id and *Id keys at any depth, once each', () => {
     expect(
       idsIn({ id: 'a', orders: [{ id: 'b', customer_id: 'a' }, { orderId: 7 }], note: { text: 'id' } }),
