@@ -23,69 +23,40 @@ function run(label, cmd, args, env = {}) {
 // Packages and services first; when they cannot be made ready the script has said why, in one line.
 if (spawnSync('bash', ['scripts/test-setup.sh'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
 
-if (!run('generated gRPC types are current', process.execPath, ['scripts/gen-proto.mjs', '--check'])) {
-  broken = true;
-  totals.failed++;
-} else totals.passed++;
-
-if (!run('generated API types are current', process.execPath, ['scripts/gen-api-types.mjs', '--check'])) {
-  broken = true;
-  totals.failed++;
-} else totals.passed++;
-
-if (
-  !run('type-check (tsc, strict)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.check.json'])
-) {
-  broken = true;
-  totals.failed++;
-} else totals.passed++;
-
-if (
-  !run('format (prettier --check; `npm run format` fixes)', process.execPath, [
-    'node_modules/prettier/bin/prettier.cjs',
-    '--check',
-    '--log-level',
-    'warn',
-    '.',
-  ])
-) {
-  broken = true;
-  totals.failed++;
-} else totals.passed++;
-
-// The layout's rules (.dependency-cruiser.cjs, which lists the components): components are entered
-// through their index.ts only, no cycles between them.
-if (
-  !run('dependency rules (dependency-cruiser)', process.execPath, [
-    'node_modules/dependency-cruiser/bin/dependency-cruise.mjs',
-    '--config',
-    '.dependency-cruiser.cjs',
-    '--output-type',
-    'err',
-    '.',
-  ])
-) {
-  broken = true;
-  totals.failed++;
-} else totals.passed++;
-
-// typescript-eslint (eslint.config.mjs): floating promises, type-only imports, `any` in product code.
-if (
-  !run('lint (eslint; `npm run lint:fix` fixes the fixable)', process.execPath, [
-    'node_modules/eslint/bin/eslint.js',
-    '--quiet',
-    '.',
-  ])
-) {
-  broken = true;
-  totals.failed++;
-} else totals.passed++;
-
-// knip (knip.json): exports, files and dependencies nothing uses.
-if (!run('unused code (knip)', process.execPath, ['node_modules/knip/bin/knip.js'])) {
-  broken = true;
-  totals.failed++;
-} else totals.passed++;
+// The checks before the suites: each is one test, run with Node from the project's own packages.
+const CHECKS = [
+  ['generated gRPC types are current', ['scripts/gen-proto.mjs', '--check']],
+  ['generated API types are current', ['scripts/gen-api-types.mjs', '--check']],
+  ['type-check (tsc, strict)', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.check.json']],
+  [
+    'format (prettier --check; `npm run format` fixes)',
+    ['node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '.'],
+  ],
+  // the layout's rules (.dependency-cruiser.cjs, which lists the components): components are
+  // entered through their index.ts only, no cycles between them
+  [
+    'dependency rules (dependency-cruiser)',
+    [
+      'node_modules/dependency-cruiser/bin/dependency-cruise.mjs',
+      '--config',
+      '.dependency-cruiser.cjs',
+      '--output-type',
+      'err',
+      '.',
+    ],
+  ],
+  // typescript-eslint (eslint.config.mjs): floating promises, type-only imports, `any` in product code
+  ['lint (eslint; `npm run lint:fix` fixes the fixable)', ['node_modules/eslint/bin/eslint.js', '--quiet', '.']],
+  // knip (knip.json): exports, files and dependencies nothing uses
+  ['unused code (knip)', ['node_modules/knip/bin/knip.js']],
+];
+for (const [label, args] of CHECKS) {
+  if (run(label, process.execPath, args)) totals.passed++;
+  else {
+    broken = true;
+    totals.failed++;
+  }
+}
 
 const stats = path.join(tmp, 'mocha-stats.json');
 rmSync(stats, { force: true });
