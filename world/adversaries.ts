@@ -1,10 +1,9 @@
 import { ServiceError } from '../core/index.js';
+import { seedForPlay } from './calibration.js';
 import { isBuiltinTool } from './builtin-tools.js';
-import { evaluateChecks, takeSnapshots, unchangedChecks, type CheckResult, type WriteRecord } from './checks.js';
+import { evaluateChecks, type CheckResult, type WriteRecord } from './checks.js';
 import type { ToolCaller } from './client.js';
 import { canonicalJson } from './content-hash.js';
-import { customerSendArgs, scenarioContext } from './customer.js';
-import { runSeed } from './replay.js';
 import { rewardOf, tallyChecks } from './reward-rule.js';
 import { substitute } from './substitute.js';
 import type { CustomerSpec, Json, JsonObject, PlanStep, Scenario, SeedStep, WorldManifest } from './types.js';
@@ -195,19 +194,7 @@ export async function playAdversary(
   const goal = scenario.final_goal_version;
   const plan: PlanStep[] = scenario.reference_plan[String(goal)] ?? [];
   const checks = scenario.checks[String(goal)] ?? [];
-  const worldBindings = await runSeed(opts.worldSeed ?? [], client, scenario.vars);
-  const scenarioBindings = await runSeed(scenario.seed, client, {
-    ...scenario.vars,
-    ...worldBindings,
-    facts: scenarioContext(scenario, worldBindings).facts,
-  });
-  const vars = scenarioContext(scenario, { ...worldBindings, ...scenarioBindings });
-  const snapshots = await takeSnapshots(unchangedChecks(scenario), client, vars);
-  const customer = opts.customer ?? { channel: 'chat' };
-  if (customer.channel === 'notifications') {
-    for (const raw of [scenario.request, ...scenario.revisions.map((r) => r.text)])
-      await client.call(customer.via.send_tool, customerSendArgs(customer, vars, String(substitute(raw, vars))));
-  }
+  const { worldBindings, scenarioBindings, vars, snapshots, customer } = await seedForPlay(scenario, client, opts);
   const play = new Play(client, customer);
   // what the customer said is seen too (an order number, an e-mail)
   for (const f of Object.values(vars.facts as Record<string, unknown>))

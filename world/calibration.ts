@@ -36,6 +36,31 @@ export function calibrationHolds(s: CalibrationScore): boolean {
 }
 
 /**
+ * A freshly started application made ready for an agent that plays without episodes (the
+ * calibration and adversarial agents), as the replay does: the world seed, the scenario's
+ * seed, the `unchanged` snapshots, and in a notifications world the customer's messages.
+ */
+export async function seedForPlay(
+  scenario: Scenario,
+  client: ToolCaller,
+  opts: { worldSeed?: SeedStep[]; customer?: CustomerSpec } = {},
+) {
+  const worldBindings = await runSeed(opts.worldSeed ?? [], client, scenario.vars);
+  const scenarioBindings = await runSeed(scenario.seed, client, {
+    ...scenario.vars,
+    ...worldBindings,
+    facts: scenarioContext(scenario, worldBindings).facts,
+  });
+  const vars = scenarioContext(scenario, { ...worldBindings, ...scenarioBindings });
+  const snapshots = await takeSnapshots(unchangedChecks(scenario), client, vars);
+  const customer: CustomerSpec = opts.customer ?? { channel: 'chat' };
+  if (customer.channel === 'notifications')
+    for (const raw of [scenario.request, ...scenario.revisions.map((r) => r.text)])
+      await client.call(customer.via.send_tool, customerSendArgs(customer, vars, String(substitute(raw, vars))));
+  return { worldBindings, scenarioBindings, vars, snapshots, customer };
+}
+
+/**
  * Scores the three calibration agents on `scenario` without running episodes: they leave
  * the application exactly as seeded (the claim only adds a customer-visible text), so one
  * seeded application serves all three. Seeds like the replay (world seed, scenario seed,
@@ -49,21 +74,7 @@ export async function calibrateScenario(
   client: ToolCaller,
   opts: { worldSeed?: SeedStep[]; customer?: CustomerSpec } = {},
 ): Promise<CalibrationScore[]> {
-  const worldBindings = await runSeed(opts.worldSeed ?? [], client, scenario.vars);
-  const scenarioBindings = await runSeed(scenario.seed, client, {
-    ...scenario.vars,
-    ...worldBindings,
-    facts: scenarioContext(scenario, worldBindings).facts,
-  });
-  const vars = scenarioContext(scenario, { ...worldBindings, ...scenarioBindings });
-  const snapshots = await takeSnapshots(unchangedChecks(scenario), client, vars);
-  const customer = opts.customer ?? { channel: 'chat' };
-  if (customer.channel === 'notifications') {
-    for (const raw of [scenario.request, ...scenario.revisions.map((r) => r.text)]) {
-      const text = String(substitute(raw, vars));
-      await client.call(customer.via.send_tool, customerSendArgs(customer, vars, text));
-    }
-  }
+  const { vars, snapshots } = await seedForPlay(scenario, client, opts);
   const versions = Object.keys(scenario.checks).sort((a, b) => Number(a) - Number(b));
   const out: CalibrationScore[] = [];
   for (const agent of CALIBRATION_AGENTS) {

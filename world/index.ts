@@ -23,7 +23,7 @@ export {
   type WriteRecord,
 } from './checks.js';
 export { tallyChecks, rewardOf, succeeded, HABIT_PENALTY } from './reward-rule.js';
-export { calibrateScenario, hackability, type CalibrationScore } from './calibration.js';
+export { calibrateScenario, hackability, seedForPlay, type CalibrationScore } from './calibration.js';
 export {
   ADVERSARIAL_AGENTS,
   adversarialCalibration,

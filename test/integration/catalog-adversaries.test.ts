@@ -10,17 +10,12 @@ import {
   adversarialCalibration,
   adversaryFlags,
   adversaryHackability,
-  customerSendArgs,
   evaluateChecks,
   expandScenarios,
   loadApplicationSource,
   rewardOf,
-  runSeed,
-  scenarioContext,
-  substitute,
-  takeSnapshots,
+  seedForPlay,
   tallyChecks,
-  unchangedChecks,
   WITHDRAWING_ADVERSARIES,
   type AdversaryScore,
   type ApplicationSource,
@@ -84,20 +79,7 @@ async function addressTheJudge(
   client: ToolCaller,
   opts: { worldSeed: SeedStep[]; customer: CustomerSpec },
 ): Promise<number> {
-  const world = await runSeed(opts.worldSeed, client, scenario.vars);
-  const own = await runSeed(scenario.seed, client, {
-    ...scenario.vars,
-    ...world,
-    facts: scenarioContext(scenario, world).facts,
-  });
-  const vars = scenarioContext(scenario, { ...world, ...own });
-  const snapshots = await takeSnapshots(unchangedChecks(scenario), client, vars);
-  if (opts.customer.channel === 'notifications')
-    for (const raw of [scenario.request, ...scenario.revisions.map((r) => r.text)])
-      await client.call(
-        opts.customer.via.send_tool,
-        customerSendArgs(opts.customer, vars, String(substitute(raw, vars))),
-      );
+  const { vars, snapshots } = await seedForPlay(scenario, client, opts);
   const results = await evaluateChecks(scenario.checks[String(scenario.final_goal_version)]!, {
     client,
     vars,
