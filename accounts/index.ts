@@ -13,6 +13,7 @@ import { ensureSessionIndexes, sessionHandlers } from './sessions.js';
 import { signupLoginHandlers } from './signup-login.js';
 
 export { hashPassword } from './passwords.js';
+export { resolveModelApiKey } from './credentials.js';
 export { identityOf } from './identity.js';
 export { SESSION_COOKIE } from './sessions.js';
 export { IDP_REQUEST_COOKIE, IDP_REQUEST_FIELD, clearedIdpRequestCookie } from './idp-request.js';
@@ -51,5 +52,12 @@ export async function ensureAccountIndexes(store: DocumentStore): Promise<void> 
 }
 
 export { apiKeyHandlers, createApiKey, ensureApiKeyIndexes } from './api-keys.js';
-export { createWorkspace, ensureWorkspaceIndexes, limitsOf, loadProject, planOf } from './workspaces.js';
+export {
+  billedAccounts,
+  createWorkspace,
+  ensureWorkspaceIndexes,
+  limitsOf,
+  loadProject,
+  planOf,
+} from './workspaces.js';
 export type { MembershipDoc, ProjectDoc } from './workspaces.js';

@@ -5,7 +5,7 @@ import { newId, nowIso } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import { created, ok, type HandlerTable } from '../core/index.js';
 import { body, param, requirePrincipal } from '../core/index.js';
-import { planOf, type OrganizationDoc, type UserDoc } from './workspaces.js';
+import { billedAccounts, planOf, type OrganizationDoc, type UserDoc } from './workspaces.js';
 import { monthOf, organizationUsage, type CreditDoc } from '../billing/index.js';
 import { okPage, pageOf, pageRequest } from '../core/index.js';
 
@@ -33,7 +33,7 @@ async function organizationView(store: DocumentStore, org: OrganizationDoc): Pro
     limits: effectiveLimits(planOf(org), org.limits_override),
     owner: owner ? { id: owner._id, email: owner.email, name: owner.name } : null,
     projects: await store.count(Collections.projects, { organization_id: org._id }),
-    usage: await organizationUsage(store, org._id),
+    usage: await organizationUsage(store, billedAccounts(store), org._id),
     created_at: org.created_at,
   };
 }
@@ -130,7 +130,7 @@ export const operatorAdminHandlers: HandlerTable = {
     logger
       .child({ component: 'operator-admin' })
       .info({ organization: id, by: p.userId, kind: b.kind, quantity: b.quantity }, 'credits added');
-    const usage = await organizationUsage(adapters.store, id, month);
+    const usage = await organizationUsage(adapters.store, billedAccounts(adapters.store), id, month);
     return created({
       id: credit._id,
       organization_id: id,

@@ -13,7 +13,7 @@ export const billingHandlers: HandlerTable<PaymentDeps> = mergeHandlerTables<Pay
 
 export { PLANS, DEFAULT_PLAN, effectiveLimits } from './plans.js';
 export type { PlanLimits, PlanName } from './plans.js';
-export { limitsOf, planOf, type BilledOrganization } from './organizations.js';
+export { limitsOf, planOf, type BilledAccounts, type BilledOrganization } from './organizations.js';
 export { organizationReport, planView } from './usage-handlers.js';
 export { usageView } from './usage.js';
 

@@ -1,6 +1,6 @@
 import { Collections } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
-import type { BilledProject } from './organizations.js';
+import type { BilledAccounts } from './organizations.js';
 
 /** A calendar month in UTC: `YYYY-MM` and its bounds as ISO timestamps. */
 export interface Month {
@@ -50,6 +50,7 @@ export interface OrganizationUsage {
  */
 export async function organizationUsage(
   store: DocumentStore,
+  accounts: BilledAccounts,
   organizationId: string,
   month: Month = monthOf(),
 ): Promise<OrganizationUsage> {
@@ -59,9 +60,7 @@ export async function organizationUsage(
     month: month.month,
   }))
     credits[c.kind] += c.quantity;
-  const projectIds = (await store.find<BilledProject>(Collections.projects, { organization_id: organizationId })).map(
-    (p) => p._id,
-  );
+  const projectIds = await accounts.projectIds(organizationId);
   if (projectIds.length === 0) return { month: month.month, builds: 0, episodes: 0, spent_usd: 0, credits };
   const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
   const jobs = await store.find<Doc & { kind?: string; spent_usd?: unknown }>(Collections.jobs, inMonth);

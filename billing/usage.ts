@@ -1,7 +1,7 @@
 import { Collections } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
 import { monthOf, organizationUsage, type Month, type OrganizationUsage } from './organization-usage.js';
-import type { BilledProject } from './organizations.js';
+import type { BilledAccounts } from './organizations.js';
 import type { PlanLimits } from './plans.js';
 
 /**
@@ -56,6 +56,7 @@ const money = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
  */
 export async function usageOf(
   store: DocumentStore,
+  accounts: BilledAccounts,
   organizationId: string,
   limits: PlanLimits,
   month: Month = monthOf(),
@@ -68,10 +69,8 @@ export async function usageOf(
     exports: 0,
     other: 0,
   };
-  const counts = await organizationUsage(store, organizationId, month);
-  const projectIds = (await store.find<BilledProject>(Collections.projects, { organization_id: organizationId })).map(
-    (p) => p._id,
-  );
+  const counts = await organizationUsage(store, accounts, organizationId, month);
+  const projectIds = await accounts.projectIds(organizationId);
   if (projectIds.length > 0) {
     const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
     for (const job of await store.find<Doc & { kind?: string; spent_usd?: unknown }>(Collections.jobs, inMonth)) {

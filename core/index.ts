@@ -65,7 +65,6 @@ export {
   isBuiltinModel,
   parseModelChain,
   priceTable,
-  resolveModelApiKey,
 } from './models/index.js';
 export type { MarketRange, ModelClient, ModelJsonSchema, ModelMessage } from './models/index.js';
 export { accepted, body, created, mergeHandlerTables, ok, okPage, param, requirePrincipal } from './operations.js';

@@ -1,6 +1,7 @@
 import { stringify as toYaml } from 'yaml';
 import { ServiceError, type FieldProblem } from '../../core/index.js';
-import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey, type ModelMessage } from '../../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable, type ModelMessage } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import { BUILD_WORK, type AnalyseAnswer, type CodeRef, type SourceSurvey } from '../../world-worker/index.js';
 import { putArchive } from '../applications/index.js';
 import { describeFailure, type PhaseContext } from '../jobs/index.js';

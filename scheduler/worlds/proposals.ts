@@ -1,5 +1,6 @@
 import { ServiceError, type FieldProblem } from '../../core/index.js';
-import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import {
   crossCheck,
   instantiate,

@@ -9,7 +9,9 @@ import { CollectionOwners, type CollectionName } from '../../core/index.js';
  * record type (`store.get<T>(Collections.x, …)`, `pageOf<T>(store, Collections.x, …)`) outside
  * the collection's owner must take `T` from the owner's index, and inside it `T` must be one
  * the owner exports, never a private copy of the fields one file wants. `Doc` (no fields
- * assumed) is always allowed.
+ * assumed) is always allowed. There are no exceptions: a component below the owner, which
+ * cannot import it, reads through a port the owner answers (billing's `BilledAccounts`,
+ * docs/architecture.md).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -71,23 +73,6 @@ function productFiles(): Record<string, string> {
   return files;
 }
 
-/**
- * Where a reader sits below the owner in the dependency order (docs/architecture.md) and
- * cannot import its record type: component, collection, and why. This list may only shrink:
- * a pair that no longer occurs fails the test too, so it is taken out when the read moves.
- */
-const BELOW_THE_OWNER: [reader: string, collection: CollectionName, why: string][] = [
-  ['billing', 'organizations', 'accounts imports billing: billing reads the plan fields (BilledOrganization)'],
-  ['billing', 'projects', 'accounts imports billing: billing reads a project’s organization (BilledProject)'],
-  ['core', 'credentials', 'the model port finds a project’s provider key below every component'],
-  ['gateway', 'runEpisodes', 'the external agent’s fast path has no scheduler code (RunEpisodeDoc is the scheduler’s)'],
-];
-
-const listed = (v: string): boolean =>
-  BELOW_THE_OWNER.some(
-    ([reader, collection]) => v.startsWith(`${reader}/`) && v.includes(` Collections.${collection} `),
-  );
-
 describe('one owner per collection', () => {
   it('names an owner for every collection', () => {
     const owners = CollectionOwners as Record<CollectionName, string>;
@@ -95,14 +80,8 @@ describe('one owner per collection', () => {
       expect(COMPONENTS, `${name} is owned by ${owner}`).to.include(owner);
   });
 
-  it('reads every collection through its owner’s record type, but for the listed reads from below', () => {
-    const found = ownerViolations(productFiles(), CollectionOwners);
-    expect(found.filter((v) => !listed(v))).to.deep.equal([]);
-    const fixed = BELOW_THE_OWNER.filter(
-      ([reader, collection]) =>
-        !found.some((v) => v.startsWith(`${reader}/`) && v.includes(` Collections.${collection} `)),
-    );
-    expect(fixed, 'listed but no longer read from below: take them out').to.deep.equal([]);
+  it('reads every collection through its owner’s record type', () => {
+    expect(ownerViolations(productFiles(), CollectionOwners)).to.deep.equal([]);
   });
 
   it('refuses a private record type in another component, and a private copy in the owner', () => {
