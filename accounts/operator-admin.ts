@@ -1,6 +1,6 @@
 import { PLANS, effectiveLimits, type PlanLimits, type PlanName } from '../billing/index.js';
 import { Collections } from '../core/index.js';
-import { ServiceError, notFound, type FieldProblem } from '../core/index.js';
+import { notFound, type FieldProblem, ValidationFailedError } from '../core/index.js';
 import { newId, nowIso } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import { created, ok, type HandlerTable } from '../core/index.js';
@@ -60,8 +60,7 @@ function checkLimitsOverride(override: Record<string, number | boolean | null>):
     else if (value !== null && !FRACTIONAL_LIMITS.has(name) && !Number.isInteger(value))
       problems.push({ field, message: 'must be a whole number, or null for no limit' });
   }
-  if (problems.length > 0)
-    throw new ServiceError('validation_failed', 'limits_override is not valid', { details: problems });
+  if (problems.length > 0) throw new ValidationFailedError('limits_override is not valid', problems);
 }
 
 /**
@@ -98,9 +97,9 @@ export const operatorAdminHandlers: HandlerTable = {
       patch.limits_override = Object.keys(b.limits_override).length > 0 ? b.limits_override : null;
     }
     if (Object.keys(patch).length === 0) {
-      throw new ServiceError('validation_failed', 'nothing to change', {
-        details: [{ field: 'body', message: 'give plan_override, limits_override or both' }],
-      });
+      throw new ValidationFailedError('nothing to change', [
+        { field: 'body', message: 'give plan_override, limits_override or both' },
+      ]);
     }
     const updated = await adapters.store.update<OrganizationDoc>(Collections.organizations, id, patch);
     if (!updated) throw notFound(`organization ${id}`);

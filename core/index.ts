@@ -27,6 +27,7 @@ export {
   ServiceError,
   ShuttingDownError,
   SourceMissingError,
+  ValidationFailedError,
   conflict,
   invalid,
   notFound,
