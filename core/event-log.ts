@@ -57,7 +57,14 @@ export function toServiceEvent(d: ServiceEvent): ServiceEvent {
   };
 }
 
-/** Per store and process: index creation, each stream's append queue and last written id. */
+/**
+ * Per store and process: index creation, each stream's append queue and last written id.
+ * Kept by store in a module-level WeakMap on purpose: its lifetime is the store's (it goes
+ * with it, and two stores share nothing), while `EventLog`s are short-lived views made
+ * wherever an event is written (`new EventLog(store, bus)`), and every view of one store must
+ * share the queue so a stream's ids follow call order. Owning it elsewhere would mean one
+ * EventLog per set of adapters, handed to every writer.
+ */
 interface StoreState {
   indexes: Promise<void>;
   tails: Map<string, Promise<unknown>>;
