@@ -38,6 +38,11 @@ export interface ServiceEvent {
 
 export interface EventDoc extends Doc, ServiceEvent {
   project_id: string;
+  /**
+   * The token of the batch write that stored it (`#insertSurely`), by which a retry after a
+   * lost answer finds what landed; absent on events stored one at a time.
+   */
+  write?: string;
 }
 
 /** The bus subject live events of a stream are published on. */
@@ -278,7 +283,7 @@ export class EventLog {
   async #landed(docs: Doc[], write: string): Promise<number> {
     let n = 0;
     for (const d of docs) {
-      const found = await this.#store.get<Doc & { write?: string }>(Collections.events, d._id);
+      const found = await this.#store.get<EventDoc>(Collections.events, d._id);
       if (found?.write !== write) break;
       n++;
     }
