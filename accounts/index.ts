@@ -1,6 +1,7 @@
 import { Collections, mergeHandlerTables } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import type { HandlerTable } from '../core/index.js';
+import type { BillingDeps } from '../billing/index.js';
 import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
 import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
 import { idpHandlers } from './idp.js';
@@ -25,9 +26,10 @@ export { createPasswordLink } from './password-links.js';
 
 /**
  * Accounts: sign-up and sign-in (password and identity provider), console sessions,
- * onboarding, terminal sign-in, credential references and operator administration.
+ * onboarding, terminal sign-in, credential references and operator administration (which
+ * reads the month's use through billing's ports, so the table runs with billing's deps).
  */
-export const accountHandlers: HandlerTable = mergeHandlerTables(
+export const accountHandlers: HandlerTable<BillingDeps> = mergeHandlerTables<BillingDeps>(
   signupLoginHandlers,
   idpHandlers,
   idpRequestHandlers,

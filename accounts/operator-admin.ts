@@ -1,11 +1,11 @@
-import { PLANS, effectiveLimits, type PlanLimits, type PlanName } from '../billing/index.js';
+import { PLANS, effectiveLimits, type BillingDeps, type PlanLimits, type PlanName } from '../billing/index.js';
 import { Collections } from '../core/index.js';
 import { notFound, type FieldProblem, ValidationFailedError } from '../core/index.js';
 import { newId, nowIso } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import { created, ok, type HandlerTable } from '../core/index.js';
 import { body, param, requirePrincipal } from '../core/index.js';
-import { billedAccounts, planOf, type OrganizationDoc, type UserDoc } from './workspaces.js';
+import { planOf, type OrganizationDoc, type UserDoc } from './workspaces.js';
 import { monthOf, organizationUsage, type CreditDoc } from '../billing/index.js';
 import { okPage, pageOf, pageRequest } from '../core/index.js';
 
@@ -20,8 +20,12 @@ const BOOLEAN_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits
   (k) => typeof PLANS.free.limits[k] === 'boolean',
 );
 
-/** One organization as operators see it: plan, limits in force, owner and this month's use. */
-async function organizationView(store: DocumentStore, org: OrganizationDoc): Promise<Record<string, unknown>> {
+/**
+ * One organization as operators see it: plan, limits in force, owner and this month's use
+ * (counted by billing through the deps' ports: `billedAccounts`, and the scheduler's `billedWork`).
+ */
+async function organizationView(deps: BillingDeps, org: OrganizationDoc): Promise<Record<string, unknown>> {
+  const store = deps.adapters.store;
   const owner = org.owner_user_id ? await store.get<UserDoc>(Collections.users, org.owner_user_id) : null;
   return {
     id: org._id,
@@ -33,7 +37,7 @@ async function organizationView(store: DocumentStore, org: OrganizationDoc): Pro
     limits: effectiveLimits(planOf(org), org.limits_override),
     owner: owner ? { id: owner._id, email: owner.email, name: owner.name } : null,
     projects: await store.count(Collections.projects, { organization_id: org._id }),
-    usage: await organizationUsage(store, billedAccounts(store), org._id),
+    usage: await organizationUsage(store, deps, org._id),
     created_at: org.created_at,
   };
 }
@@ -66,10 +70,12 @@ function checkLimitsOverride(override: Record<string, number | boolean | null>):
 /**
  * Operator administration. The gateway admits only a console session of a user named an
  * operator (accounts/operators.ts; x-access `operator`; every key is refused), so
- * these handlers act across all organizations.
+ * these handlers act across all organizations. They run with billing's deps: the month's use
+ * is read through billing's ports, which the scheduler hands in.
  */
-export const operatorAdminHandlers: HandlerTable = {
-  async admin_list_organizations(ctx, { adapters }) {
+export const operatorAdminHandlers: HandlerTable<BillingDeps> = {
+  async admin_list_organizations(ctx, deps) {
+    const { adapters } = deps;
     const page = await pageOf<OrganizationDoc>(
       adapters.store,
       Collections.organizations,
@@ -77,7 +83,7 @@ export const operatorAdminHandlers: HandlerTable = {
       [{ field: 'created_at', direction: 'asc' }],
       pageRequest(ctx.query),
     );
-    return okPage(await Promise.all(page.items.map((o) => organizationView(adapters.store, o))), page.next);
+    return okPage(await Promise.all(page.items.map((o) => organizationView(deps, o))), page.next);
   },
 
   /**
@@ -85,7 +91,8 @@ export const operatorAdminHandlers: HandlerTable = {
    * (`limits_override`, which replaces the previous override as a whole; a limit set to
    * null means no limit; `{}` removes every override). Fields left out stay as they are.
    */
-  async admin_update_organization(ctx, { adapters, logger }) {
+  async admin_update_organization(ctx, deps) {
+    const { adapters, logger } = deps;
     const p = requirePrincipal(ctx);
     const id = param(ctx, 'org_id');
     await loadOrganization(adapters.store, id);
@@ -106,11 +113,12 @@ export const operatorAdminHandlers: HandlerTable = {
     logger
       .child({ component: 'operator-admin' })
       .info({ organization: id, by: p.userId, change: patch }, 'organization plan or limits changed');
-    return ok(await organizationView(adapters.store, updated));
+    return ok(await organizationView(deps, updated));
   },
 
   /** Adds builds or episodes to an organization for the current month (UTC). */
-  async admin_add_credits(ctx, { adapters, logger }) {
+  async admin_add_credits(ctx, deps) {
+    const { adapters, logger } = deps;
     const p = requirePrincipal(ctx);
     const id = param(ctx, 'org_id');
     await loadOrganization(adapters.store, id);
@@ -129,7 +137,7 @@ export const operatorAdminHandlers: HandlerTable = {
     logger
       .child({ component: 'operator-admin' })
       .info({ organization: id, by: p.userId, kind: b.kind, quantity: b.quantity }, 'credits added');
-    const usage = await organizationUsage(adapters.store, billedAccounts(adapters.store), id, month);
+    const usage = await organizationUsage(adapters.store, deps, id, month);
     return created({
       id: credit._id,
       organization_id: id,

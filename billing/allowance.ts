@@ -12,7 +12,7 @@ export async function assertAllowanceLeft(deps: BillingDeps, organizationId: str
   if (!org) return;
   const limits = limitsOf(org);
   if (limits.allowance_usd === null) return;
-  const usage = await usageOf(deps.adapters.store, deps.billedAccounts, org._id, limits);
+  const usage = await usageOf(deps.adapters.store, deps, org._id, limits);
   if (usage.left_usd === 0) {
     throw new ServiceError(
       'payment_required',

@@ -1,4 +1,5 @@
 import type { Doc, HandlerDeps } from '../core/index.js';
+import type { BilledWork } from './billed-work.js';
 import { effectiveLimits, type PlanLimits, type PlanName } from './plans.js';
 
 /**
@@ -31,10 +32,17 @@ export interface BilledAccounts {
   setPlan(organizationId: string, plan: PlanName): Promise<void>;
 }
 
-/** Handler deps with the accounts port: what billing's reads of an organization run with. */
+/**
+ * Handler deps with billing's ports: onto accounts (organizations, projects) and onto the
+ * scheduler (jobs, episode attempts), what billing's reads of other components' records run with.
+ */
 export interface BillingDeps extends HandlerDeps {
   readonly billedAccounts: BilledAccounts;
+  readonly billedWork: BilledWork;
 }
+
+/** The ports alone, for the month's usage counts (a test hands in just these). */
+export type BillingPorts = Pick<BillingDeps, 'billedAccounts' | 'billedWork'>;
 
 /** The plan in force: the operator's override, else the subscribed plan. */
 export function planOf(org: BilledOrganization): PlanName {

@@ -1,7 +1,6 @@
 import { ServiceError } from '../core/index.js';
-import type { DocumentStore } from '../core/index.js';
 import { organizationUsage } from './organization-usage.js';
-import { limitsOf, planOf, type BilledAccounts } from './organizations.js';
+import { limitsOf, planOf, type BilledAccounts, type BillingDeps } from './organizations.js';
 import { runStartsAt, type QuietWindow } from './quiet-hours.js';
 
 /**
@@ -13,13 +12,8 @@ import { runStartsAt, type QuietWindow } from './quiet-hours.js';
  */
 
 /** A new run: episodes started this month plus this run's stay within `episodes_per_month` + episode credits. */
-export async function checkRunAllowed(
-  store: DocumentStore,
-  accounts: BilledAccounts,
-  projectId: string,
-  episodes: number,
-): Promise<void> {
-  const m = await monthly(store, accounts, projectId, 'episodes');
+export async function checkRunAllowed(deps: BillingDeps, projectId: string, episodes: number): Promise<void> {
+  const m = await monthly(deps, projectId, 'episodes');
   if (m && m.used + episodes > m.allowed) {
     throw new ServiceError(
       'payment_required',
@@ -44,12 +38,8 @@ export async function runStartTime(
 }
 
 /** A new world build: builds started this month stay within `builds_per_month` + build credits. */
-export async function checkBuildAllowed(
-  store: DocumentStore,
-  accounts: BilledAccounts,
-  projectId: string,
-): Promise<void> {
-  const m = await monthly(store, accounts, projectId, 'builds');
+export async function checkBuildAllowed(deps: BillingDeps, projectId: string): Promise<void> {
+  const m = await monthly(deps, projectId, 'builds');
   if (m && m.used + 1 > m.allowed) {
     throw new ServiceError(
       'payment_required',
@@ -60,15 +50,14 @@ export async function checkBuildAllowed(
 
 /** This month's count of `kind` and what the plan plus the month's credits allow; null without a limit. */
 async function monthly(
-  store: DocumentStore,
-  accounts: BilledAccounts,
+  deps: BillingDeps,
   projectId: string,
   kind: 'episodes' | 'builds',
 ): Promise<{ plan: string; month: string; used: number; allowed: number } | null> {
-  const organization = await accounts.organizationOfProject(projectId);
+  const organization = await deps.billedAccounts.organizationOfProject(projectId);
   const limits = limitsOf(organization);
   const limit = kind === 'episodes' ? limits.episodes_per_month : limits.builds_per_month;
   if (limit === null) return null;
-  const usage = await organizationUsage(store, accounts, organization._id);
+  const usage = await organizationUsage(deps.adapters.store, deps, organization._id);
   return { plan: planOf(organization), month: usage.month, used: usage[kind], allowed: limit + usage.credits[kind] };
 }

@@ -15,7 +15,7 @@ export async function organizationReport(
   const organization = await deps.billedAccounts.organizationOfProject(projectId);
   return {
     organization,
-    usage: await usageOf(deps.adapters.store, deps.billedAccounts, organization._id, limitsOf(organization)),
+    usage: await usageOf(deps.adapters.store, deps, organization._id, limitsOf(organization)),
   };
 }
 

@@ -49,7 +49,7 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
     plan.profiles.some((pr) => pr.driver === 'llm' && !(pr.model ?? '').startsWith('builtin:')) ||
     plan.simulators.customer.prices.length > 0 ||
     plan.simulators.judge.prices.length > 0;
-  await checkRunAllowed(deps.adapters.store, deps.billedAccounts, p.projectId, slots.length);
+  await checkRunAllowed(deps, p.projectId, slots.length);
   if (spends) await assertAllowanceLeft(deps, p.organizationId);
   const startsAt = await runStartTime(deps.billedAccounts, p.projectId, deps.config.quietHoursUtc);
   const run = await storeRun(deps, p.projectId, plan, slots, startsAt);

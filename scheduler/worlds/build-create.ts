@@ -60,7 +60,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   // trust follows the bytes the build pins (the upload's digest, the folder or repository),
   // never the application's `catalog` field; the workers judge again before they run anything
   await assertSomeWorkerRuns(deps, { digest: app.upload?.digest ?? '', origin: originOf(app.source) });
-  await checkBuildAllowed(store, deps.billedAccounts, p.projectId);
+  await checkBuildAllowed(deps, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {
     throw new ServiceError(
