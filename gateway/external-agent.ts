@@ -75,13 +75,26 @@ export class ExternalAgentPath {
     return { event_id: earlier.event_id, duplicate: true };
   }
 
-  /** GET /v1/episodes/{id}/actions/{key}: the stored action record (saved before anything was acknowledged). */
+  /**
+   * GET /v1/episodes/{id}/actions/{key}: the action as saved (before anything about it was
+   * acknowledged). While a worker hosts the episode, its actor answers from memory what it
+   * saved; otherwise, or when the worker cannot answer, the stored episode does.
+   */
   async actionResult(
     projectId: string,
     id: string,
     key: string,
   ): Promise<{ status: 'pending' } | { status: 'done'; result: unknown }> {
     const ep = await this.#attempt(projectId, id);
+    if (ep.status === 'running') {
+      try {
+        const live = await this.#workers.onEpisode(ep, 'episode.action', { key });
+        if (live?.action) return live.action;
+      } catch (err) {
+        // an unreachable worker, or one from before this work kind: the store has every saved action
+        if (!(err instanceof ServiceError)) throw err;
+      }
+    }
     const a = await findAction(this.#store, ep._id, key);
     if (!a) throw new ServiceError('not_found', `episode ${ep._id} has no action with idempotency key "${key}"`);
     return a.status === 'done' && a.result ? { status: 'done', result: a.result } : { status: 'pending' };
