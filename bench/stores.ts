@@ -327,7 +327,7 @@ const section = [
   '<!-- bench:stores start -->',
   '## Document stores: PostgreSQL beside SQLite (bench/stores.ts)',
   '',
-  `\`node --import tsx bench/stores.ts --rounds ${ROUNDS} --repeats ${REPEATS} --capacity ${CAPACITY} --actions-episodes ${ACTION_EPISODES} --actions ${ACTIONS}${PG_OPTIONS ? ` --pg-options='${PG_OPTIONS}'` : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; PostgreSQL on the same machine over TCP loopback. Other engineers' test runs and benches loaded the machine while measuring, which moves each figure; the ratios, taken in one run with the stores alternating, are what to read. \`uptime\` at the start: \`${uptimeAtStart}\`; at the end: \`${uptime()}\`.`,
+  `\`node --import tsx bench/stores.ts --rounds ${ROUNDS} --repeats ${REPEATS} --capacity ${CAPACITY} --op-rounds ${OP_ROUNDS} --actions-episodes ${ACTION_EPISODES} --actions ${ACTIONS}${PG_OPTIONS ? ` --pg-options='${PG_OPTIONS}'` : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; PostgreSQL on the same machine over TCP loopback. Other engineers' test runs and benches loaded the machine while measuring, which moves each figure; the ratios, taken in one run with the stores alternating, are what to read. \`uptime\` at the start: \`${uptimeAtStart}\`; at the end: \`${uptime()}\`.`,
   '',
   `**Episodes/s** (bench/run.ts's first figure: builtin:reference and builtin:naive over the 6 shop-support scenarios, ${episodesPerRun} episodes per run, an embedded service with one world-worker of capacity ${CAPACITY}, a fresh service and database per run):`,
   '',
