@@ -1,8 +1,9 @@
 /**
  * The layout's rules (docs/architecture.md, "Dependency rules"), checked by `npm test`:
- * each top-level component folder is entered only through its index.ts, and no two
- * top-level folders import each other, directly or around a loop. Tests, benchmarks and
- * examples may reach inside a component (they test its parts), but never the other way.
+ * each top-level component folder is entered only through its index.ts, no two top-level
+ * folders import each other, directly or around a loop, and the gateway imports only types
+ * from the scheduler. Tests, benchmarks and examples may reach inside a component (they test
+ * its parts), but never the other way.
  * COMPONENT_FOLDERS is the one list of components: `npm run deps:check` and `npm test` cruise
  * the whole tree (`.`), and `includeOnly` keeps it to these folders and the code that uses them.
  */
@@ -38,6 +39,14 @@ module.exports = {
       scope: 'folder',
       from: { path: `^${COMPONENTS}$` },
       to: { path: `^${COMPONENTS}$`, circular: true },
+    },
+    {
+      name: 'gateway-takes-only-types-from-the-scheduler',
+      comment:
+        'The gateway may type a record with the scheduler’s type (import type), but runs no scheduler code: it calls the scheduler over gRPC.',
+      severity: 'error',
+      from: { path: '^gateway/' },
+      to: { path: '^scheduler/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'components-do-not-import-tests',

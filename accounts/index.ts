@@ -1,6 +1,7 @@
 import { Collections, mergeHandlerTables } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import type { HandlerTable } from '../core/index.js';
+import type { BillingDeps } from '../billing/index.js';
 import { cliLoginHandlers, ensureCliLoginIndexes } from './cli-logins.js';
 import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
 import { idpHandlers } from './idp.js';
@@ -13,6 +14,7 @@ import { ensureSessionIndexes, sessionHandlers } from './sessions.js';
 import { signupLoginHandlers } from './signup-login.js';
 
 export { hashPassword } from './passwords.js';
+export { resolveModelApiKey } from './credentials.js';
 export { identityOf } from './identity.js';
 export { SESSION_COOKIE } from './sessions.js';
 export { IDP_REQUEST_COOKIE, IDP_REQUEST_FIELD, clearedIdpRequestCookie } from './idp-request.js';
@@ -24,9 +26,10 @@ export { createPasswordLink } from './password-links.js';
 
 /**
  * Accounts: sign-up and sign-in (password and identity provider), console sessions,
- * onboarding, terminal sign-in, credential references and operator administration.
+ * onboarding, terminal sign-in, credential references and operator administration (which
+ * reads the month's use through billing's ports, so the table runs with billing's deps).
  */
-export const accountHandlers: HandlerTable = mergeHandlerTables(
+export const accountHandlers: HandlerTable<BillingDeps> = mergeHandlerTables<BillingDeps>(
   signupLoginHandlers,
   idpHandlers,
   idpRequestHandlers,
@@ -51,5 +54,12 @@ export async function ensureAccountIndexes(store: DocumentStore): Promise<void> 
 }
 
 export { apiKeyHandlers, createApiKey, ensureApiKeyIndexes } from './api-keys.js';
-export { createWorkspace, ensureWorkspaceIndexes, limitsOf, loadProject, planOf } from './workspaces.js';
+export {
+  billedAccounts,
+  createWorkspace,
+  ensureWorkspaceIndexes,
+  limitsOf,
+  loadProject,
+  planOf,
+} from './workspaces.js';
 export type { MembershipDoc, ProjectDoc } from './workspaces.js';

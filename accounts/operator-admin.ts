@@ -1,6 +1,6 @@
-import { PLANS, effectiveLimits, type PlanLimits, type PlanName } from '../billing/index.js';
+import { PLANS, effectiveLimits, type BillingDeps, type PlanLimits, type PlanName } from '../billing/index.js';
 import { Collections } from '../core/index.js';
-import { ServiceError, notFound, type FieldProblem } from '../core/index.js';
+import { notFound, type FieldProblem, ValidationFailedError } from '../core/index.js';
 import { newId, nowIso } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import { created, ok, type HandlerTable } from '../core/index.js';
@@ -20,8 +20,12 @@ const BOOLEAN_LIMITS = (Object.keys(PLANS.free.limits) as Array<keyof PlanLimits
   (k) => typeof PLANS.free.limits[k] === 'boolean',
 );
 
-/** One organization as operators see it: plan, limits in force, owner and this month's use. */
-async function organizationView(store: DocumentStore, org: OrganizationDoc): Promise<Record<string, unknown>> {
+/**
+ * One organization as operators see it: plan, limits in force, owner and this month's use
+ * (counted by billing through the deps' ports: `billedAccounts`, and the scheduler's `billedWork`).
+ */
+async function organizationView(deps: BillingDeps, org: OrganizationDoc): Promise<Record<string, unknown>> {
+  const store = deps.adapters.store;
   const owner = org.owner_user_id ? await store.get<UserDoc>(Collections.users, org.owner_user_id) : null;
   return {
     id: org._id,
@@ -33,7 +37,7 @@ async function organizationView(store: DocumentStore, org: OrganizationDoc): Pro
     limits: effectiveLimits(planOf(org), org.limits_override),
     owner: owner ? { id: owner._id, email: owner.email, name: owner.name } : null,
     projects: await store.count(Collections.projects, { organization_id: org._id }),
-    usage: await organizationUsage(store, org._id),
+    usage: await organizationUsage(store, deps, org._id),
     created_at: org.created_at,
   };
 }
@@ -60,17 +64,18 @@ function checkLimitsOverride(override: Record<string, number | boolean | null>):
     else if (value !== null && !FRACTIONAL_LIMITS.has(name) && !Number.isInteger(value))
       problems.push({ field, message: 'must be a whole number, or null for no limit' });
   }
-  if (problems.length > 0)
-    throw new ServiceError('validation_failed', 'limits_override is not valid', { details: problems });
+  if (problems.length > 0) throw new ValidationFailedError('limits_override is not valid', problems);
 }
 
 /**
  * Operator administration. The gateway admits only a console session of a user named an
  * operator (accounts/operators.ts; x-access `operator`; every key is refused), so
- * these handlers act across all organizations.
+ * these handlers act across all organizations. They run with billing's deps: the month's use
+ * is read through billing's ports, which the scheduler hands in.
  */
-export const operatorAdminHandlers: HandlerTable = {
-  async admin_list_organizations(ctx, { adapters }) {
+export const operatorAdminHandlers: HandlerTable<BillingDeps> = {
+  async admin_list_organizations(ctx, deps) {
+    const { adapters } = deps;
     const page = await pageOf<OrganizationDoc>(
       adapters.store,
       Collections.organizations,
@@ -78,7 +83,7 @@ export const operatorAdminHandlers: HandlerTable = {
       [{ field: 'created_at', direction: 'asc' }],
       pageRequest(ctx.query),
     );
-    return okPage(await Promise.all(page.items.map((o) => organizationView(adapters.store, o))), page.next);
+    return okPage(await Promise.all(page.items.map((o) => organizationView(deps, o))), page.next);
   },
 
   /**
@@ -86,7 +91,8 @@ export const operatorAdminHandlers: HandlerTable = {
    * (`limits_override`, which replaces the previous override as a whole; a limit set to
    * null means no limit; `{}` removes every override). Fields left out stay as they are.
    */
-  async admin_update_organization(ctx, { adapters, logger }) {
+  async admin_update_organization(ctx, deps) {
+    const { adapters, logger } = deps;
     const p = requirePrincipal(ctx);
     const id = param(ctx, 'org_id');
     await loadOrganization(adapters.store, id);
@@ -98,20 +104,21 @@ export const operatorAdminHandlers: HandlerTable = {
       patch.limits_override = Object.keys(b.limits_override).length > 0 ? b.limits_override : null;
     }
     if (Object.keys(patch).length === 0) {
-      throw new ServiceError('validation_failed', 'nothing to change', {
-        details: [{ field: 'body', message: 'give plan_override, limits_override or both' }],
-      });
+      throw new ValidationFailedError('nothing to change', [
+        { field: 'body', message: 'give plan_override, limits_override or both' },
+      ]);
     }
     const updated = await adapters.store.update<OrganizationDoc>(Collections.organizations, id, patch);
     if (!updated) throw notFound(`organization ${id}`);
     logger
       .child({ component: 'operator-admin' })
       .info({ organization: id, by: p.userId, change: patch }, 'organization plan or limits changed');
-    return ok(await organizationView(adapters.store, updated));
+    return ok(await organizationView(deps, updated));
   },
 
   /** Adds builds or episodes to an organization for the current month (UTC). */
-  async admin_add_credits(ctx, { adapters, logger }) {
+  async admin_add_credits(ctx, deps) {
+    const { adapters, logger } = deps;
     const p = requirePrincipal(ctx);
     const id = param(ctx, 'org_id');
     await loadOrganization(adapters.store, id);
@@ -130,7 +137,7 @@ export const operatorAdminHandlers: HandlerTable = {
     logger
       .child({ component: 'operator-admin' })
       .info({ organization: id, by: p.userId, kind: b.kind, quantity: b.quantity }, 'credits added');
-    const usage = await organizationUsage(adapters.store, id, month);
+    const usage = await organizationUsage(adapters.store, deps, id, month);
     return created({
       id: credit._id,
       organization_id: id,

@@ -5,7 +5,7 @@ import { newId, nowIso, randomToken } from '../core/index.js';
 import type { Config, Doc, DocumentStore } from '../core/index.js';
 import { body, type HandlerTable } from '../core/index.js';
 import { hashPassword } from './passwords.js';
-import { startSession } from './sessions.js';
+import { startSession, type SessionDoc } from './sessions.js';
 import { defaultMembership, userView, type AccountUserDoc } from './users.js';
 
 /** How long a link to set a password is good for, unless the operator says otherwise. */
@@ -119,7 +119,7 @@ export const passwordLinkHandlers: HandlerTable = {
       throw new ServiceError('gone', 'this link was already used to set the password; sign in with it instead');
     await store.update(Collections.users, user._id, { password_hash: passwordHash });
     const now = nowIso();
-    for (const s of await store.find<Doc & { revoked_at: string | null }>(Collections.sessions, {
+    for (const s of await store.find<SessionDoc>(Collections.sessions, {
       user_id: user._id,
       revoked_at: null,
     })) {

@@ -18,6 +18,14 @@ export function hashPassword(password: string): Promise<string> {
   return argon2.hash(password, PASSWORD_HASH_OPTIONS);
 }
 
+/**
+ * The throw-away hash `verifyPassword` checks against when there is no stored one. A constant,
+ * not state: the same for every caller and every service in the process, so it lives in the
+ * module, made once on first use (hashing costs 19 MiB and tens of milliseconds, which a
+ * worker or a CLI command that never checks a password should not pay at import). It is not
+ * written out as a literal because it must carry the current `PASSWORD_HASH_OPTIONS`, so that
+ * the check takes as long as a real one.
+ */
 let dummyHash: Promise<string> | null = null;
 
 /**

@@ -2,7 +2,7 @@ import { Collections } from '../core/index.js';
 import { ServiceError, notFound } from '../core/index.js';
 import { newId, nowIso } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
-import { DEFAULT_PLAN, type BilledOrganization } from '../billing/index.js';
+import { DEFAULT_PLAN, type BilledAccounts, type BilledOrganization } from '../billing/index.js';
 
 export interface OrganizationDoc extends BilledOrganization {
   owner_user_id: string | null;
@@ -106,6 +106,22 @@ export async function loadProject(
   const organization = await store.get<OrganizationDoc>(Collections.organizations, project.organization_id);
   if (!organization) throw new ServiceError('internal', `project ${projectId} has no organization`);
   return { project, organization };
+}
+
+/**
+ * Billing's port onto the organizations and projects (billing/organizations.ts), answered
+ * over accounts' own records: billing sits below accounts and cannot import them.
+ */
+export function billedAccounts(store: DocumentStore): BilledAccounts {
+  return {
+    organization: (id) => store.get<OrganizationDoc>(Collections.organizations, id),
+    organizationOfProject: async (projectId) => (await loadProject(store, projectId)).organization,
+    projectIds: async (organizationId) =>
+      (await store.find<ProjectDoc>(Collections.projects, { organization_id: organizationId })).map((p) => p._id),
+    setPlan: async (organizationId, plan) => {
+      await store.update<OrganizationDoc>(Collections.organizations, organizationId, { plan });
+    },
+  };
 }
 
 export { limitsOf, planOf } from '../billing/index.js';

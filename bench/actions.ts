@@ -19,8 +19,8 @@
  * polls) and the back-to-back one, both baselines; writes nothing.
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -71,6 +71,33 @@ const quantile = (xs: number[], q: number) => {
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 
+/** Clock ticks per second of /proc's CPU times (null where there is no /proc: the column then shows '-'). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || null;
+  } catch {
+    return null;
+  }
+})();
+
+/**
+ * CPU time (user + system, ms) of this process's main thread: the service's thread (gateway,
+ * scheduler and, embedded, worker and actors), without the agents' worker thread or the
+ * sandboxes. Unlike its wall-clock busy share, it hardly grows while the thread waits for a
+ * core, so it compares runs on a loaded machine. Null where /proc cannot say.
+ */
+function serviceCpuMs(): number | null {
+  if (CLOCK_TICKS === null) return null;
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    // fields after the command name (which may hold spaces): state is the 3rd, utime the 14th, stime the 15th
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
 interface Phase {
   samples: Array<{ key: string; accepted_ms: number }>;
   wall_ms: number;
@@ -80,12 +107,13 @@ interface Phase {
 async function agents(
   job: Record<string, unknown>,
   onReady?: () => void,
-): Promise<Phase & { elu: number; delay: { p99: number; max: number } }> {
+): Promise<Phase & { elu: number; cpuMs: number | null; delay: { p99: number; max: number } }> {
   const entry = new URL('./support/actions-agents.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: job });
   const label = `${job.bareUrl ? 'baseline' : 'service'}, think ${job.thinkMs} ms, poll ${job.pollMs} ms`;
   let elu = performance.eventLoopUtilization();
+  let cpu = serviceCpuMs();
   // how long the service's thread kept callbacks waiting (a block of synchronous work, a GC pause)
   const lag = monitorEventLoopDelay({ resolution: 5 });
   return new Promise((resolve, reject) => {
@@ -93,16 +121,19 @@ async function agents(
       if (m.ready) {
         onReady?.();
         elu = performance.eventLoopUtilization();
+        cpu = serviceCpuMs();
         lag.enable();
         worker.postMessage({ go: true });
         process.stderr.write(`[${new Date().toISOString()}] phase started: ${label}\n`);
       } else {
         // how busy the service's thread (this one: gateway, scheduler, worker, actors) was
         const busy = performance.eventLoopUtilization(elu).utilization;
+        const now = serviceCpuMs();
+        const cpuMs = now !== null && cpu !== null ? now - cpu : null;
         process.stderr.write(`[${new Date().toISOString()}] phase finished: ${label}\n`);
         lag.disable();
         void worker.terminate();
-        resolve({ ...(m as Phase), elu: busy, delay: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 } });
+        resolve({ ...(m as Phase), elu: busy, cpuMs, delay: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 } });
       }
     });
     worker.on('error', reject);
@@ -185,6 +216,7 @@ const rows: string[] = [];
 const p99s: number[] = [];
 /** actions/s per phase, in order (the smoke check reads them). */
 const rates: number[] = [];
+
 let liveStart = 0;
 
 try {
@@ -228,7 +260,7 @@ try {
   };
   const row = async (
     label: string,
-    phase: Phase & { elu: number; delay: { p99: number; max: number } },
+    phase: Phase & { elu: number; cpuMs: number | null; delay: { p99: number; max: number } },
     server: boolean,
   ) => {
     const done = server ? await serverLatency(phase) : [];
@@ -237,10 +269,11 @@ try {
     if (n !== episodes.length * ACTIONS)
       throw new Error(`${label}: ${n} actions answered, expected ${episodes.length * ACTIONS}`);
     rates.push(n / (phase.wall_ms / 1000));
+    const cpu = server && phase.cpuMs !== null ? `${(phase.cpuMs / n).toFixed(2)} ms` : '-';
     const f = (xs: number[]) =>
       xs.length === 0 ? '-' : `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} ms`;
     rows.push(
-      `| ${label} | ${n} | ${(n / (phase.wall_ms / 1000)).toFixed(0)}/s | ${f(phase.samples.map((s) => s.accepted_ms))} | ${f(done)} | ${server ? `${(phase.elu * 100).toFixed(0)}%` : '-'} | ${server ? `${phase.delay.p99.toFixed(0)} / ${phase.delay.max.toFixed(0)} ms` : '-'} |`,
+      `| ${label} | ${n} | ${(n / (phase.wall_ms / 1000)).toFixed(0)}/s | ${f(phase.samples.map((s) => s.accepted_ms))} | ${f(done)} | ${server ? `${(phase.elu * 100).toFixed(0)}%` : '-'} | ${cpu} | ${server ? `${phase.delay.p99.toFixed(0)} / ${phase.delay.max.toFixed(0)} ms` : '-'} |`,
     );
   };
 
@@ -313,13 +346,13 @@ const section = [
     .map((x) => x.toFixed(1))
     .join(' / ')} (1/5/15 min).`,
   '',
-  '| phase | actions | actions/s | POST -> 202 p50 / p99 | accepted -> done (server) p50 / p99 | service event loop busy | its delay p99 / max |',
-  '|---|---|---|---|---|---|---|',
+  '| phase | actions | actions/s | POST -> 202 p50 / p99 | accepted -> done (server) p50 / p99 | service event loop busy | service thread CPU per action | its delay p99 / max |',
+  '|---|---|---|---|---|---|---|---|',
   ...rows,
   '',
   `Target, accepted -> done p99 under 50 ms at 200 concurrent episodes: ${p99s[0]! < 50 ? 'met' : 'not met'} here (p99 ${p99s[0]!.toFixed(0)} ms with agents pacing as in the first row).`,
   '',
-  `accepted -> done covers the tool proxy, the HTTP call to the episode's sandbox, the saved result and the next turn offered; POST -> 202 covers the gateway (key, access rule, validation, episode look-up), the hosting world-worker (actor rules, action saved \`pending\`, \`action.accepted\` stored) and back; the service event loop columns are how busy the ${WORKER_PROCESS ? 'thread running the gateway and the scheduler (the actors run in the worker process)' : 'one thread running gateway, scheduler, worker and actors'} was and how long it kept callbacks waiting at worst (a block of synchronous work or a GC pause). The agents think before each action (so they do not all act in the same millisecond). The bare rows are the same HTTP round trip with nothing behind it.`,
+  `accepted -> done covers the tool proxy, the HTTP call to the episode's sandbox, the saved result and the next turn offered; POST -> 202 covers the gateway (key, access rule, validation, episode look-up), the hosting world-worker (actor rules, action saved \`pending\`, \`action.accepted\` stored) and back; the service columns are how busy the ${WORKER_PROCESS ? 'thread running the gateway and the scheduler (the actors run in the worker process)' : 'one thread running gateway, scheduler, worker and actors'} was (its share of wall-clock time, and its CPU time per action from /proc, which a loaded machine inflates far less) and how long it kept callbacks waiting at worst (a block of synchronous work or a GC pause). The agents think before each action (so they do not all act in the same millisecond). The bare rows are the same HTTP round trip with nothing behind it.`,
   `<!-- bench:${SECTION} end -->`,
 ].join('\n');
 console.log(section);

@@ -63,6 +63,8 @@ const { values } = parseArgs({
     capacity: { type: 'string', default: '20' },
     live: { type: 'string', default: '20' },
     passes: { type: 'string', default: '3' },
+    /** Also run the same evaluation with warm sandboxes (SANDBOX_REUSE_EPISODES=N), as a second row. */
+    reuse: { type: 'string', default: '1' },
     'harness-only': { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
@@ -73,6 +75,7 @@ const REPEATS = SMOKE ? 1 : Number(values.repeats);
 const CAPACITY = SMOKE ? 4 : Number(values.capacity);
 const LIVE = SMOKE ? 2 : Math.min(20, Number(values.live), CAPACITY);
 const PASSES = SMOKE ? 1 : Number(values.passes);
+const REUSE = SMOKE ? 1 : Number(values.reuse);
 /** Scenarios of the build (step 1) and played in this process (step 2). */
 const SCENARIOS = SMOKE ? 2 : 6;
 /** Figures the smoke check reads. */
@@ -89,11 +92,19 @@ function sandboxRss(dir: string): { count: number; bytes: number } {
 }
 
 // ---------------------------------------------------------------- 1 and 3: the service
-let throughput = '';
+const throughputRows: string[] = [];
+let coldRate = 0;
 let memory = '';
-/** Episodes/s of a run in the service, and the memory of live external episodes. */
-async function serviceFigures(): Promise<void> {
-  const t = await startTestService({ WORKER_CAPACITY: String(CAPACITY), SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000' });
+/**
+ * Episodes/s of a run in the service, and (with cold sandboxes) the memory of live external
+ * episodes. `reuse`: SANDBOX_REUSE_EPISODES, 1 for a sandbox started and stopped per episode.
+ */
+async function serviceFigures(reuse: number): Promise<void> {
+  const t = await startTestService({
+    WORKER_CAPACITY: String(CAPACITY),
+    SERVICE_EXTERNAL_TURN_TIMEOUT_MS: '3600000',
+    SANDBOX_REUSE_EPISODES: String(reuse),
+  });
   try {
     const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: SCENARIOS });
     // room for any --capacity (the team plan runs at most 128 episodes at once)
@@ -113,11 +124,16 @@ async function serviceFigures(): Promise<void> {
     const turns = items.reduce((a, e) => a + e.turns, 0);
     const busy = items.reduce((a, e) => a + (Date.parse(e.ended_at) - Date.parse(e.started_at)), 0);
     if (run.status !== 'finished') throw new Error(`the run ended ${run.status}`);
-    smoke.episodes_per_s = started.episodes / wall;
+    const rate = started.episodes / wall;
+    const kind =
+      reuse > 1 ? `warm sandboxes (reuse ${reuse}), ${(rate / coldRate).toFixed(2)}x cold` : 'a sandbox per episode';
+    throughputRows.push(
+      `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY}, ${kind} | ${wall.toFixed(1)} s | ${rate.toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${(busy / turns).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
+    );
+    if (reuse > 1) return;
+    coldRate = rate;
+    smoke.episodes_per_s = rate;
     smoke.turns_per_episode = turns / items.length;
-    throughput = [
-      `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY} | ${wall.toFixed(1)} s | ${(started.episodes / wall).toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${(busy / turns).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
-    ].join('\n');
 
     const beforeSandboxes = sandboxRss(t.dataDir);
     global.gc?.();
@@ -149,7 +165,10 @@ async function serviceFigures(): Promise<void> {
     await t.close();
   }
 }
-if (!values['harness-only']) await serviceFigures();
+if (!values['harness-only']) {
+  await serviceFigures(1);
+  if (REUSE > 1) await serviceFigures(REUSE);
+}
 
 // ---------------------------------------------------------------- 2: per-turn overhead in process
 const source = await loadApplicationSource(
@@ -349,7 +368,7 @@ const section = [
   '<!-- bench:run start -->',
   '## Runs with built-in models (bench/run.ts)',
   '',
-  `\`node --import tsx --expose-gc bench/run.ts --repeats ${REPEATS} --capacity ${CAPACITY} --live ${LIVE} --passes ${PASSES}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${os
+  `\`node --import tsx --expose-gc bench/run.ts --repeats ${REPEATS} --capacity ${CAPACITY} --live ${LIVE} --passes ${PASSES}${REUSE > 1 ? ` --reuse ${REUSE}` : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Load average when it finished: ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(' / ')} (1/5/15 min).`,
@@ -358,7 +377,7 @@ const section = [
   '',
   '| run | wall | episodes/s | turns per episode | episode time per turn (sandbox start, seeding and checks included) | turns/s |',
   '|---|---|---|---|---|---|',
-  throughput,
+  throughputRows.join('\n'),
   '',
   `Per-turn overhead of the episode harness, builtin:reference on the same ${SCENARIOS} scenarios in this process, timers around the application client and the policy (harness = episode time - application calls - policy); the median of ${PASSES} alternating passes of each kind:`,
   '',

@@ -3,7 +3,7 @@
  * ratios taken in one run (issue 26, item 7; target: PostgreSQL at least 0.7x SQLite on
  * bench/run's episodes/s).
  *
- *   node --import tsx bench/stores.ts [--rounds 3] [--repeats 3] [--capacity 20] [--actions-episodes 50] [--actions 5] [--pg-options='-c synchronous_commit=off'] [--smoke] [--write]
+ *   node --import tsx bench/stores.ts [--rounds 3] [--repeats 3] [--capacity 20] [--actions-episodes 50] [--actions 5] [--op-rounds 5] [--ops-only] [--pg-options='-c synchronous_commit=off'] [--smoke] [--write] [--help]
  *
  * 1. Episodes/s, bench/run.ts's first figure: an embedded service (one world-worker,
  *    WORKER_CAPACITY = --capacity) runs builtin:reference and builtin:naive over the 6
@@ -51,8 +51,23 @@ const { values } = parseArgs({
     'op-rounds': { type: 'string', default: '5' },
     smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+if (values.help) {
+  console.log(`node --import tsx bench/stores.ts [options]: PostgreSQL (CRUCIBLE_TEST_POSTGRES_URL) beside SQLite, as ratios
+  --rounds N            rounds of episodes/s, alternating which store goes first (3)
+  --repeats N           repeats of each scenario per run: 12 episodes per repeat (3)
+  --capacity N          WORKER_CAPACITY of the world-worker (20)
+  --actions-episodes N  external episodes of bench/actions.ts, run once per store (50)
+  --actions N           actions per external episode (5)
+  --op-rounds N         rounds of the store operations, in this process (5)
+  --ops-only            the store operations alone
+  --pg-options '-c k=v' session settings added to the PostgreSQL URL (as DATABASE_URL's options)
+  --smoke               one tiny round of episodes/s, checked for sane figures
+  --write               put the figures into BENCHMARKS.md`);
+  process.exit(0);
+}
 const SMOKE = values.smoke;
 const ROUNDS = SMOKE ? 1 : Number(values.rounds);
 const REPEATS = SMOKE ? 1 : Number(values.repeats);
@@ -312,7 +327,7 @@ const section = [
   '<!-- bench:stores start -->',
   '## Document stores: PostgreSQL beside SQLite (bench/stores.ts)',
   '',
-  `\`node --import tsx bench/stores.ts --rounds ${ROUNDS} --repeats ${REPEATS} --capacity ${CAPACITY} --actions-episodes ${ACTION_EPISODES} --actions ${ACTIONS}${PG_OPTIONS ? ` --pg-options='${PG_OPTIONS}'` : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; PostgreSQL on the same machine over TCP loopback. Other engineers' test runs and benches loaded the machine while measuring, which moves each figure; the ratios, taken in one run with the stores alternating, are what to read. \`uptime\` at the start: \`${uptimeAtStart}\`; at the end: \`${uptime()}\`.`,
+  `\`node --import tsx bench/stores.ts --rounds ${ROUNDS} --repeats ${REPEATS} --capacity ${CAPACITY} --op-rounds ${OP_ROUNDS} --actions-episodes ${ACTION_EPISODES} --actions ${ACTIONS}${PG_OPTIONS ? ` --pg-options='${PG_OPTIONS}'` : ''}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; PostgreSQL on the same machine over TCP loopback. Other engineers' test runs and benches loaded the machine while measuring, which moves each figure; the ratios, taken in one run with the stores alternating, are what to read. \`uptime\` at the start: \`${uptimeAtStart}\`; at the end: \`${uptime()}\`.`,
   '',
   `**Episodes/s** (bench/run.ts's first figure: builtin:reference and builtin:naive over the 6 shop-support scenarios, ${episodesPerRun} episodes per run, an embedded service with one world-worker of capacity ${CAPACITY}, a fresh service and database per run):`,
   '',

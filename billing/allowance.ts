@@ -1,20 +1,18 @@
 import { usageOf } from './usage.js';
-import { Collections } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
-import type { HandlerDeps } from '../core/index.js';
-import { limitsOf, planOf, type BilledOrganization } from './organizations.js';
+import { limitsOf, planOf, type BillingDeps } from './organizations.js';
 
 /**
  * Refuses new model-spending work (402 payment_required) when the organization's monthly
  * model-spend allowance is used up (`left_usd` 0). No limit (`allowance_usd` null) always
  * passes. Spend already under way is not stopped: the allowance gates starting work.
  */
-export async function assertAllowanceLeft(deps: HandlerDeps, organizationId: string): Promise<void> {
-  const org = await deps.adapters.store.get<BilledOrganization>(Collections.organizations, organizationId);
+export async function assertAllowanceLeft(deps: BillingDeps, organizationId: string): Promise<void> {
+  const org = await deps.billedAccounts.organization(organizationId);
   if (!org) return;
   const limits = limitsOf(org);
   if (limits.allowance_usd === null) return;
-  const usage = await usageOf(deps.adapters.store, org._id, limits);
+  const usage = await usageOf(deps.adapters.store, deps, org._id, limits);
   if (usage.left_usd === 0) {
     throw new ServiceError(
       'payment_required',

@@ -2,7 +2,7 @@ import { Collections } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
 import { monthOf, type CreditDoc } from './organization-usage.js';
-import type { BilledOrganization } from './organizations.js';
+import type { BilledAccounts, BilledOrganization } from './organizations.js';
 import { ITEMS } from './items.js';
 import type { PaymentEvent } from './payment-provider.js';
 import { DEFAULT_PLAN } from './plans.js';
@@ -31,11 +31,12 @@ export type EventOutcome = 'applied' | 'duplicate' | 'stale' | 'other_subscripti
  */
 export async function applyPaymentEvent(
   store: DocumentStore,
+  accounts: BilledAccounts,
   provider: string,
   event: PaymentEvent,
 ): Promise<{ applied: boolean; outcome: EventOutcome }> {
   if (event.type === 'other') return { applied: false, outcome: 'ignored' };
-  const org = await store.get<BilledOrganization>(Collections.organizations, event.organization_id);
+  const org = await accounts.organization(event.organization_id);
   if (!org) return { applied: false, outcome: 'ignored' };
   const marker = event.type === 'checkout_completed' ? `checkout:${event.session_id}` : `event:${event.id}`;
   try {
@@ -56,8 +57,8 @@ export async function applyPaymentEvent(
   try {
     const outcome =
       event.type === 'checkout_completed'
-        ? await applyCheckout(store, provider, org, event)
-        : await applySubscriptionChange(store, provider, org, event);
+        ? await applyCheckout(store, accounts, provider, org, event)
+        : await applySubscriptionChange(store, accounts, provider, org, event);
     if (outcome !== 'applied') await store.update(Collections.billingEvents, marker, { outcome });
     return { applied: outcome === 'applied', outcome };
   } catch (err) {
@@ -84,6 +85,7 @@ const markOf = (created: number | null): number => created ?? Math.floor(Date.no
 
 async function applyCheckout(
   store: DocumentStore,
+  accounts: BilledAccounts,
   provider: string,
   org: BilledOrganization,
   e: Extract<PaymentEvent, { type: 'checkout_completed' }>,
@@ -109,7 +111,7 @@ async function applyCheckout(
       event_created: markOf(e.created),
       updated_at: at,
     });
-    await store.update(Collections.organizations, org._id, { plan: spec.plan });
+    await accounts.setPlan(org._id, spec.plan);
   } else {
     const month = monthOf().month;
     credited = { kind: spec.credit, quantity: spec.per_unit * e.quantity, month };
@@ -143,6 +145,7 @@ async function applyCheckout(
 
 async function applySubscriptionChange(
   store: DocumentStore,
+  accounts: BilledAccounts,
   provider: string,
   org: BilledOrganization,
   e: Extract<PaymentEvent, { type: 'subscription_changed' }>,
@@ -165,8 +168,7 @@ async function applySubscriptionChange(
     updated_at: at,
   });
   const spec = ITEMS[item];
-  if (e.status === 'canceled') await store.update(Collections.organizations, org._id, { plan: DEFAULT_PLAN });
-  else if (e.status === 'active' && spec.kind === 'plan')
-    await store.update(Collections.organizations, org._id, { plan: spec.plan });
+  if (e.status === 'canceled') await accounts.setPlan(org._id, DEFAULT_PLAN);
+  else if (e.status === 'active' && spec.kind === 'plan') await accounts.setPlan(org._id, spec.plan);
   return 'applied';
 }

@@ -5,6 +5,7 @@ import type { DocumentStore } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Principal } from '../core/index.js';
 import { applyPaymentEvent } from './apply-event.js';
+import type { BilledAccounts } from './organizations.js';
 import { ITEMS } from './items.js';
 import { LOCAL_CHECKOUT_OFF, LocalPaymentProvider } from './local-provider.js';
 import { subscriptionOf, topUpsOf, type CheckoutDoc } from './records.js';
@@ -22,6 +23,8 @@ export interface LocalPagesOptions {
   principalOf(req: Request): Promise<Principal | null>;
   /** Throws 403 unless the request's Origin (or Referer) names this server. */
   refuseCrossSite(req: Request): void;
+  /** The organizations the pages bill, read through their owner (accounts' `billedAccounts`). */
+  billedAccounts: BilledAccounts;
   logger: Logger;
 }
 
@@ -126,7 +129,7 @@ export function localBillingPages(store: DocumentStore, opts: LocalPagesOptions)
         // the provider's own signed notification, verified and applied here: the path Stripe's takes
         const n = await provider.completionNotification(co._id);
         const event = await provider.verifyWebhook(n.body, n.signature);
-        const { applied, outcome } = await applyPaymentEvent(store, provider.name, event);
+        const { applied, outcome } = await applyPaymentEvent(store, opts.billedAccounts, provider.name, event);
         opts.logger
           .child({ component: 'billing' })
           .info({ checkout: co._id, by: p.userId, applied, outcome }, 'local checkout completed');
@@ -139,7 +142,7 @@ export function localBillingPages(store: DocumentStore, opts: LocalPagesOptions)
 
   router.get('/billing/local-portal/:organization', async (req, res, next) => {
     try {
-      const org = await store.get(Collections.organizations, String(req.params.organization));
+      const org = await opts.billedAccounts.organization(String(req.params.organization));
       if (!org) return next();
       requireOrganizationAdmin(await opts.principalOf(req), org._id, 'billing portal');
       const sub = await subscriptionOf(store, org._id);

@@ -2,11 +2,11 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Collections } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import { newId } from '../core/index.js';
-import type { Doc, DocumentStore } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import type { BilledOrganization } from './organizations.js';
 import { ITEMS, type BillingItem } from './items.js';
 import type { CheckoutRequest, PaymentEvent, PaymentProvider, SubscriptionView } from './payment-provider.js';
-import { subscriptionOf, type CheckoutDoc } from './records.js';
+import { subscriptionOf, type BillingSettingDoc, type CheckoutDoc } from './records.js';
 import { toPaymentEvent, verifiedStripeEvent, webhooks } from './stripe-events.js';
 
 const SECRET_ID = 'local_webhook_secret';
@@ -151,16 +151,16 @@ export class LocalPaymentProvider implements PaymentProvider {
   }
 
   async #storedSecret(id: string, prefix: string): Promise<string> {
-    const found = await this.#store.get<Doc & { secret: string }>(Collections.billingSettings, id);
+    const found = await this.#store.get<BillingSettingDoc>(Collections.billingSettings, id);
     if (found) return found.secret;
     try {
-      await this.#store.insert(Collections.billingSettings, {
+      await this.#store.insert<BillingSettingDoc>(Collections.billingSettings, {
         _id: id,
         secret: `${prefix}${randomBytes(24).toString('hex')}`,
       });
     } catch (err) {
       if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
     }
-    return (await this.#store.get<Doc & { secret: string }>(Collections.billingSettings, id))!.secret;
+    return (await this.#store.get<BillingSettingDoc>(Collections.billingSettings, id))!.secret;
   }
 }

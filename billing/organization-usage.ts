@@ -1,6 +1,6 @@
 import { Collections } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
-import type { BilledProject } from './organizations.js';
+import type { BillingPorts } from './organizations.js';
 
 /** A calendar month in UTC: `YYYY-MM` and its bounds as ISO timestamps. */
 export interface Month {
@@ -45,11 +45,13 @@ export interface OrganizationUsage {
 /**
  * One organization's use in a month, counted from the records themselves: jobs of kind
  * `world_build` and episodes created in the month in any of its projects, the sum of
- * those jobs' `spent_usd`, and the operator credits recorded for the month. Nothing is
- * kept twice, so the figures cannot drift from what happened.
+ * those jobs' `spent_usd` (read through the scheduler's `billedWork`), and the operator
+ * credits recorded for the month. Nothing is kept twice, so the figures cannot drift from
+ * what happened.
  */
 export async function organizationUsage(
   store: DocumentStore,
+  ports: BillingPorts,
   organizationId: string,
   month: Month = monthOf(),
 ): Promise<OrganizationUsage> {
@@ -59,21 +61,14 @@ export async function organizationUsage(
     month: month.month,
   }))
     credits[c.kind] += c.quantity;
-  const projectIds = (await store.find<BilledProject>(Collections.projects, { organization_id: organizationId })).map(
-    (p) => p._id,
-  );
+  const projectIds = await ports.billedAccounts.projectIds(organizationId);
   if (projectIds.length === 0) return { month: month.month, builds: 0, episodes: 0, spent_usd: 0, credits };
-  const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
-  const jobs = await store.find<Doc & { kind?: string; spent_usd?: unknown }>(Collections.jobs, inMonth);
-  const spent = jobs.reduce(
-    (sum, j) => sum + (typeof j.spent_usd === 'number' && Number.isFinite(j.spent_usd) ? j.spent_usd : 0),
-    0,
-  );
+  const jobs = await ports.billedWork.jobs(projectIds, month);
+  const spent = jobs.reduce((sum, j) => sum + j.spent_usd, 0);
   return {
     month: month.month,
     builds: jobs.filter((j) => j.kind === 'world_build').length,
-    // the compact records (same id, project and created_at as the full ones), indexed for this
-    episodes: await store.count(Collections.runEpisodes, inMonth),
+    episodes: await ports.billedWork.episodeCount(projectIds, month),
     // rounded to a millionth of a dollar, so a float sum never prints 0.30000000000000004
     spent_usd: Math.round(spent * 1e6) / 1e6,
     credits,

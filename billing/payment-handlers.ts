@@ -6,21 +6,21 @@ import { publicUrlOf } from './provider.js';
 import { subscriptionOf, subscriptionView, topUpsOf } from './records.js';
 import { ServiceError } from '../core/index.js';
 import { newId } from '../core/index.js';
-import { ok, type HandlerTable, type OperationContext, type HandlerDeps } from '../core/index.js';
+import { ok, type HandlerTable, type OperationContext } from '../core/index.js';
 import { body, requirePrincipal } from '../core/index.js';
-import { organizationOfProject } from './organizations.js';
+import type { BillingDeps } from './organizations.js';
 
 /**
- * What the payment operations are answered with: the handler deps and the provider, made
+ * What the payment operations are answered with: the billing deps and the provider, made
  * once by whoever serves them (the scheduler's `schedulerDeps`, from `paymentProviderFor`):
  * the local one keeps nothing in memory, Stripe's client is reusable.
  */
-export interface PaymentDeps extends HandlerDeps {
+export interface PaymentDeps extends BillingDeps {
   readonly payments: PaymentProvider;
 }
 
-async function callerOrganization(ctx: OperationContext, deps: HandlerDeps) {
-  return (await organizationOfProject(deps.adapters.store, requirePrincipal(ctx).projectId)).organization;
+async function callerOrganization(ctx: OperationContext, deps: BillingDeps) {
+  return deps.billedAccounts.organizationOfProject(requirePrincipal(ctx).projectId);
 }
 
 /** The raw notification as the gateway passes it (gateway/app.ts keeps billing_webhook's body unparsed). */
@@ -52,7 +52,7 @@ export const paymentHandlers: HandlerTable<PaymentDeps> = {
     const provider = deps.payments;
     const moved = await provider.changeSubscription(org, item);
     // the same apply path as a notification, so the plan follows the subscription at once
-    await applyPaymentEvent(deps.adapters.store, provider.name, {
+    await applyPaymentEvent(deps.adapters.store, deps.billedAccounts, provider.name, {
       id: newId('change'),
       type: 'subscription_changed',
       organization_id: org._id,
@@ -76,7 +76,8 @@ export const paymentHandlers: HandlerTable<PaymentDeps> = {
     const provider = deps.payments;
     const { events } = await provider.sync(org);
     let applied = 0;
-    for (const e of events) if ((await applyPaymentEvent(deps.adapters.store, provider.name, e)).applied) applied += 1;
+    for (const e of events)
+      if ((await applyPaymentEvent(deps.adapters.store, deps.billedAccounts, provider.name, e)).applied) applied += 1;
     return ok({
       subscription: subscriptionView(await subscriptionOf(deps.adapters.store, org._id)),
       topups: await topUpsOf(deps.adapters.store, org._id),
@@ -89,7 +90,12 @@ export const paymentHandlers: HandlerTable<PaymentDeps> = {
     const provider = deps.payments;
     const event = await provider.verifyWebhook(raw, signature);
     refuseFutureEvent(event, signature);
-    const { applied, outcome } = await applyPaymentEvent(deps.adapters.store, provider.name, event);
+    const { applied, outcome } = await applyPaymentEvent(
+      deps.adapters.store,
+      deps.billedAccounts,
+      provider.name,
+      event,
+    );
     deps.logger
       .child({ component: 'billing' })
       .info({ event_id: event.id, type: event.type, applied, outcome }, 'payment notification');

@@ -1,7 +1,6 @@
 import { ServiceError } from '../core/index.js';
-import type { DocumentStore } from '../core/index.js';
 import { organizationUsage } from './organization-usage.js';
-import { limitsOf, organizationOfProject, planOf } from './organizations.js';
+import { limitsOf, planOf, type BilledAccounts, type BillingDeps } from './organizations.js';
 import { runStartsAt, type QuietWindow } from './quiet-hours.js';
 
 /**
@@ -13,8 +12,8 @@ import { runStartsAt, type QuietWindow } from './quiet-hours.js';
  */
 
 /** A new run: episodes started this month plus this run's stay within `episodes_per_month` + episode credits. */
-export async function checkRunAllowed(store: DocumentStore, projectId: string, episodes: number): Promise<void> {
-  const m = await monthly(store, projectId, 'episodes');
+export async function checkRunAllowed(deps: BillingDeps, projectId: string, episodes: number): Promise<void> {
+  const m = await monthly(deps, projectId, 'episodes');
   if (m && m.used + episodes > m.allowed) {
     throw new ServiceError(
       'payment_required',
@@ -29,18 +28,18 @@ export async function checkRunAllowed(store: DocumentStore, projectId: string, e
  * override) say `quiet_hours_only` and now is outside it.
  */
 export async function runStartTime(
-  store: DocumentStore,
+  accounts: BilledAccounts,
   projectId: string,
   window: QuietWindow,
   now = new Date(),
 ): Promise<string | null> {
-  const { organization } = await organizationOfProject(store, projectId);
+  const organization = await accounts.organizationOfProject(projectId);
   return runStartsAt(limitsOf(organization).quiet_hours_only === true, now, window);
 }
 
 /** A new world build: builds started this month stay within `builds_per_month` + build credits. */
-export async function checkBuildAllowed(store: DocumentStore, projectId: string): Promise<void> {
-  const m = await monthly(store, projectId, 'builds');
+export async function checkBuildAllowed(deps: BillingDeps, projectId: string): Promise<void> {
+  const m = await monthly(deps, projectId, 'builds');
   if (m && m.used + 1 > m.allowed) {
     throw new ServiceError(
       'payment_required',
@@ -51,14 +50,14 @@ export async function checkBuildAllowed(store: DocumentStore, projectId: string)
 
 /** This month's count of `kind` and what the plan plus the month's credits allow; null without a limit. */
 async function monthly(
-  store: DocumentStore,
+  deps: BillingDeps,
   projectId: string,
   kind: 'episodes' | 'builds',
 ): Promise<{ plan: string; month: string; used: number; allowed: number } | null> {
-  const { organization } = await organizationOfProject(store, projectId);
+  const organization = await deps.billedAccounts.organizationOfProject(projectId);
   const limits = limitsOf(organization);
   const limit = kind === 'episodes' ? limits.episodes_per_month : limits.builds_per_month;
   if (limit === null) return null;
-  const usage = await organizationUsage(store, organization._id);
+  const usage = await organizationUsage(deps.adapters.store, deps, organization._id);
   return { plan: planOf(organization), month: usage.month, used: usage[kind], allowed: limit + usage.credits[kind] };
 }

@@ -21,6 +21,14 @@ export interface SubscriptionDoc extends Doc {
   updated_at: string;
 }
 
+/**
+ * A secret the local payment provider keeps in the store so every gateway agrees on it
+ * (billing/local-provider.ts); `_id` names it (the webhook secret, the checkout pages' token secret).
+ */
+export interface BillingSettingDoc extends Doc {
+  secret: string;
+}
+
 /** A checkout page opened through a provider; `_id` is the provider's session id. */
 export interface CheckoutDoc extends Doc {
   organization_id: string;

@@ -3,17 +3,20 @@ import { pricing } from './pricing.js';
 import { nextQuietStart } from './quiet-hours.js';
 import { subscriptionOf, subscriptionView } from './records.js';
 import { usageOf, usageView, type UsageReport } from './usage.js';
-import { ok, type HandlerTable, type HandlerDeps } from '../core/index.js';
+import { ok, type HandlerTable } from '../core/index.js';
 import { requirePrincipal } from '../core/index.js';
-import { limitsOf, organizationOfProject, planOf, type BilledOrganization } from './organizations.js';
+import { limitsOf, planOf, type BilledOrganization, type BillingDeps } from './organizations.js';
 
 /** The organization of the caller's project, its usage this month, and its plan in force. */
 export async function organizationReport(
-  deps: HandlerDeps,
+  deps: BillingDeps,
   projectId: string,
 ): Promise<{ organization: BilledOrganization; usage: UsageReport }> {
-  const { organization } = await organizationOfProject(deps.adapters.store, projectId);
-  return { organization, usage: await usageOf(deps.adapters.store, organization._id, limitsOf(organization)) };
+  const organization = await deps.billedAccounts.organizationOfProject(projectId);
+  return {
+    organization,
+    usage: await usageOf(deps.adapters.store, deps, organization._id, limitsOf(organization)),
+  };
 }
 
 /** The plan in force with its limits (operator overrides applied) and whether it is overridden. */
@@ -30,7 +33,7 @@ export function planView(org: BilledOrganization): Record<string, unknown> {
 }
 
 /** Spec section 4, Usage and billing: the reads. */
-export const usageHandlers: HandlerTable = {
+export const usageHandlers: HandlerTable<BillingDeps> = {
   async get_usage(ctx, deps) {
     const { usage } = await organizationReport(deps, requirePrincipal(ctx).projectId);
     return ok(usageView(usage));

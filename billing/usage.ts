@@ -1,7 +1,6 @@
-import { Collections } from '../core/index.js';
-import type { Doc, DocumentStore } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import { monthOf, organizationUsage, type Month, type OrganizationUsage } from './organization-usage.js';
-import type { BilledProject } from './organizations.js';
+import type { BillingPorts } from './organizations.js';
 import type { PlanLimits } from './plans.js';
 
 /**
@@ -41,14 +40,13 @@ export interface UsageReport extends Usage {
 }
 
 const round = (usd: number): number => Math.round(usd * 1e6) / 1e6;
-const money = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /**
  * This month's spend of one organization, from the records that exist (nothing is kept
- * twice): the `spent_usd` of server jobs created in the month in any of its projects, by
- * job kind, and the `cost_usd` of episodes (run attempts) created in the month, for a
- * running attempt what its actor has spent so far (`live_cost_usd` on the attempt's compact
- * record, kept by the episode's persistence). Run and
+ * twice), read through the scheduler's `billedWork`: the `spent_usd` of server jobs created
+ * in the month in any of its projects, by job kind, and the `cost_usd` of episodes (run
+ * attempts) created in the month, for a running attempt what its actor has spent so far
+ * (`live_cost_usd` on the attempt's compact record, kept by the episode's persistence). Run and
  * shard jobs are left out of the job buckets because what they spend is exactly what their
  * episodes cost; counting the episodes instead keeps `episodes` current while a run's
  * coordinator has not yet summed its shards. Counts and operator credits come from
@@ -56,6 +54,7 @@ const money = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
  */
 export async function usageOf(
   store: DocumentStore,
+  ports: BillingPorts,
   organizationId: string,
   limits: PlanLimits,
   month: Month = monthOf(),
@@ -68,28 +67,15 @@ export async function usageOf(
     exports: 0,
     other: 0,
   };
-  const counts = await organizationUsage(store, organizationId, month);
-  const projectIds = (await store.find<BilledProject>(Collections.projects, { organization_id: organizationId })).map(
-    (p) => p._id,
-  );
+  const counts = await organizationUsage(store, ports, organizationId, month);
+  const projectIds = await ports.billedAccounts.projectIds(organizationId);
   if (projectIds.length > 0) {
-    const inMonth = { project_id: { $in: projectIds }, created_at: { $gte: month.start, $lt: month.end } };
-    for (const job of await store.find<Doc & { kind?: string; spent_usd?: unknown }>(Collections.jobs, inMonth)) {
-      const kind = String(job.kind ?? '');
-      if (EPISODE_JOB_KINDS.has(kind)) continue;
-      const bucket = BUCKET_OF_JOB_KIND[kind] ?? 'other';
-      by_kind[bucket] = (by_kind[bucket] ?? 0) + money(job.spent_usd);
+    for (const job of await ports.billedWork.jobs(projectIds, month)) {
+      if (EPISODE_JOB_KINDS.has(job.kind)) continue;
+      const bucket = BUCKET_OF_JOB_KIND[job.kind] ?? 'other';
+      by_kind[bucket] = (by_kind[bucket] ?? 0) + job.spent_usd;
     }
-    for (const ep of await store.find<Doc & { cost_usd?: unknown; live_cost_usd?: unknown; status?: unknown }>(
-      Collections.runEpisodes,
-      inMonth,
-    )) {
-      // an attempt still running has spent what its actor last recorded on it (live_cost_usd,
-      // written with the save of every step that spent): spend counts as it happens, not when
-      // the episode ends, without reading the episodes' full documents
-      const live = ep.status === 'running' ? money(ep.live_cost_usd) : 0;
-      by_kind.episodes! += Math.max(money(ep.cost_usd), live);
-    }
+    by_kind.episodes! += await ports.billedWork.episodeSpend(projectIds, month);
   }
   for (const k of Object.keys(by_kind)) by_kind[k] = round(by_kind[k]!);
   const spent_usd = round(Object.values(by_kind).reduce((a, b) => a + b, 0));

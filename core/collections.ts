@@ -20,6 +20,7 @@ export const Collections = {
   episodes: 'episodes',
   runEpisodes: 'run_episodes',
   runSpend: 'run_spend',
+  /** Written by versions before 2026-11-27 (an episode's actions are in its state now); nothing reads it. */
   actions: 'actions',
   events: 'events',
   artifacts: 'artifacts',

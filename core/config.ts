@@ -364,7 +364,7 @@ export function loadConfig(env: Env = process.env): Config {
 
 /**
  * Reads one variable by name for adapters that take secrets by reference. A credential
- * reference's `env_var` goes through `readCredentialVar` (core/models/credentials.ts), which
+ * reference's `env_var` goes through `resolveModelApiKey` (accounts/credentials.ts), which
  * checks SERVICE_CREDENTIAL_VARS first.
  */
 export function readEnvVar(name: string, env: Env = process.env): string | undefined {

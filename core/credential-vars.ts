@@ -1,4 +1,4 @@
-import { ServiceError } from './errors.js';
+import { ServiceError, ValidationFailedError } from './errors.js';
 
 /**
  * Which environment variables a credential reference (`env_var`) may name. A project's
@@ -112,5 +112,5 @@ export function assertCredentialVar(name: string, allowed: readonly string[]): v
       : null;
   if (reason === null) return;
   const message = `${reason}; allowed: ${describeCredentialVars(allowed)} (set by the operator in SERVICE_CREDENTIAL_VARS)`;
-  throw new ServiceError('validation_failed', message, { details: [{ field: 'env_var', message }] });
+  throw new ValidationFailedError(message, [{ field: 'env_var', message }]);
 }

@@ -80,6 +80,20 @@ export class ServiceError extends Error {
  * an older peer reads, stays as it was; `fromGrpcError` turns the flags back into the class.
  */
 
+/**
+ * A 422: the fields in `problems` are wrong. Its `detail` on the wire is that list, kept in
+ * `details` as ever, so the JSON is unchanged; callers read `problems` instead of casting.
+ */
+export class ValidationFailedError extends ServiceError {
+  readonly problems: readonly FieldProblem[];
+
+  constructor(message: string, problems: FieldProblem[], options: Omit<ServiceErrorOptions, 'details'> = {}) {
+    super('validation_failed', message, { ...options, details: problems });
+    this.name = 'ValidationFailedError';
+    this.problems = problems;
+  }
+}
+
 /** The world-worker asked does not host the episode (`starting`: not yet, its actor is still starting). */
 export class NotHostedError extends ServiceError {
   readonly starting: boolean;
@@ -127,10 +141,8 @@ export const notFound = (what: string) => new ServiceError('not_found', `${what}
 export const conflict = (message: string) => new ServiceError('conflict', message);
 
 /** A 422 naming one or more wrong fields. */
-export function invalid(field: string, message: string, ...more: FieldProblem[]): ServiceError {
-  return new ServiceError('validation_failed', `${field}: ${message}`, {
-    details: [{ field, message }, ...more],
-  });
+export function invalid(field: string, message: string, ...more: FieldProblem[]): ValidationFailedError {
+  return new ValidationFailedError(`${field}: ${message}`, [{ field, message }, ...more]);
 }
 
 /** Wraps anything thrown into a ServiceError, keeping the original as `cause`. */
@@ -166,7 +178,7 @@ const cut = (text: string, max = MAX_WIRE_TEXT): string =>
  * details and headers dropped when they would not fit. What the caller sees stays readable.
  */
 export function boundForWire(e: ServiceError): ReturnType<ServiceError['toJSON']> {
-  const problems = e.code === 'validation_failed' && Array.isArray(e.details) ? (e.details as FieldProblem[]) : null;
+  const problems = e instanceof ValidationFailedError ? e.problems : null;
   const cutProblems = problems?.slice(0, MAX_WIRE_PROBLEMS).map((p) => ({
     field: cut(String(p?.field), 200),
     message: cut(String(p?.message), 300),
@@ -210,7 +222,7 @@ export function fromGrpcError(err: { code: number; details?: string }): ServiceE
   }
 }
 
-/** The error a peer sent, as the class its `details` flags name (see NotHostedError and the others). */
+/** The error a peer sent, as the class its `details` name (see NotHostedError and the others). */
 function revive({ code, message, details, headers }: ReturnType<ServiceError['toJSON']>): ServiceError {
   const flags =
     details && typeof details === 'object' && !Array.isArray(details) ? (details as Record<string, unknown>) : {};
@@ -220,5 +232,8 @@ function revive({ code, message, details, headers }: ReturnType<ServiceError['to
   if (code === 'rate_limited' && flags.at_capacity === true) return new AtCapacityError(message);
   if (code === 'unavailable' && flags.shutting_down === true)
     return new ShuttingDownError(message, flags.not_started === true);
+  // the field list as the peer bounded it (boundForWire): each entry a field and a message
+  if (code === 'validation_failed' && Array.isArray(details))
+    return new ValidationFailedError(message, details as FieldProblem[], { headers });
   return new ServiceError(code, message, { details, headers });
 }

@@ -38,6 +38,11 @@ export interface ServiceEvent {
 
 export interface EventDoc extends Doc, ServiceEvent {
   project_id: string;
+  /**
+   * The token of the batch write that stored it (`#insertSurely`), by which a retry after a
+   * lost answer finds what landed; absent on events stored one at a time.
+   */
+  write?: string;
 }
 
 /** The bus subject live events of a stream are published on. */
@@ -57,7 +62,14 @@ export function toServiceEvent(d: ServiceEvent): ServiceEvent {
   };
 }
 
-/** Per store and process: index creation, each stream's append queue and last written id. */
+/**
+ * Per store and process: index creation, each stream's append queue and last written id.
+ * Kept by store in a module-level WeakMap on purpose: its lifetime is the store's (it goes
+ * with it, and two stores share nothing), while `EventLog`s are short-lived views made
+ * wherever an event is written (`new EventLog(store, bus)`), and every view of one store must
+ * share the queue so a stream's ids follow call order. Owning it elsewhere would mean one
+ * EventLog per set of adapters, handed to every writer.
+ */
 interface StoreState {
   indexes: Promise<void>;
   tails: Map<string, Promise<unknown>>;
@@ -271,7 +283,7 @@ export class EventLog {
   async #landed(docs: Doc[], write: string): Promise<number> {
     let n = 0;
     for (const d of docs) {
-      const found = await this.#store.get<Doc & { write?: string }>(Collections.events, d._id);
+      const found = await this.#store.get<EventDoc>(Collections.events, d._id);
       if (found?.write !== write) break;
       n++;
     }

@@ -27,6 +27,7 @@ export {
   ServiceError,
   ShuttingDownError,
   SourceMissingError,
+  ValidationFailedError,
   conflict,
   invalid,
   notFound,
@@ -65,7 +66,6 @@ export {
   isBuiltinModel,
   parseModelChain,
   priceTable,
-  resolveModelApiKey,
 } from './models/index.js';
 export type { MarketRange, ModelClient, ModelJsonSchema, ModelMessage } from './models/index.js';
 export { accepted, body, created, mergeHandlerTables, ok, okPage, param, requirePrincipal } from './operations.js';

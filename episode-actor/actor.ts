@@ -1,7 +1,7 @@
 import { ServiceError, toServiceError } from '../core/index.js';
 import { acceptedEvent, recordAction, unannounced } from './action-records.js';
 import type { AgentDecision } from './agents/policy.js';
-import { EpisodeCore } from './core.js';
+import { EpisodeCore, type SavedAction } from './core.js';
 import { executeAction, uncertainOutcome } from './execute.js';
 import { endEpisode, storeEnded } from './finish.js';
 import { accountUsage, overBudget } from './spend.js';
@@ -140,6 +140,14 @@ export class EpisodeActor {
     const observation = observationView(st, this.#core.world);
     this.#observed = { turn, actionKey: turn?.action_key ?? null, status: st.status, observation };
     return observation;
+  }
+
+  /**
+   * GET /v1/episodes/{id}/actions/{key}: the action as last saved (null when no action with
+   * this key was saved), answered from memory: `pending` until its result is durable.
+   */
+  actionResult(key: string): SavedAction | null {
+    return this.#core.savedAction(key);
   }
 
   /**

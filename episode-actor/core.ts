@@ -5,7 +5,7 @@ import type { Customer } from './customer/port.js';
 import type { CustomerMessage } from './customer/simulator.js';
 import { systemClock, type Clock, type EpisodeActorDeps, type EpisodeEvent } from './ports.js';
 import { ToolProxy } from './tool-proxy.js';
-import type { ActionRecord, EpisodeState, EpisodeWorld } from './types.js';
+import type { ActionRecord, ActionResult, EpisodeState, EpisodeWorld } from './types.js';
 
 /**
  * The inside of one episode actor, shared by its flows (lifecycle, actions, interventions):
@@ -29,6 +29,8 @@ export class EpisodeCore {
   /** Events of saved states not recorded yet: sent before newer ones by the next commit or flush. */
   readonly #outbox: Array<{ event: EpisodeEvent; emitted?: (eventId: number) => void }> = [];
   readonly #dirty = new Set<number>();
+  /** Each action as last saved, by idempotency key: what `GET .../actions/{key}` may show (see {@link savedAction}). */
+  readonly #saved = new Map<string, SavedAction>();
 
   constructor(state: EpisodeState, world: EpisodeWorld, deps: EpisodeActorDeps) {
     this.state = state;
@@ -38,6 +40,8 @@ export class EpisodeCore {
     this.facing = customerFacingRoles(world.manifest);
     this.clock = deps.clock ?? systemClock;
     this.log = deps.logger?.child({ component: 'episode-actor', episodeId: state.episode_id });
+    // a state given here was loaded from the store (or is new): every action in it is saved
+    for (const a of state.actions) this.#saved.set(a.idempotency_key, savedView(a));
   }
 
   get signal(): AbortSignal {
@@ -101,13 +105,31 @@ export class EpisodeCore {
   async commit(): Promise<Array<number | null>> {
     const st = this.state;
     st.rev++;
-    for (const i of this.#dirty) if (st.actions[i]) st.actions[i]!.rev = st.rev;
+    const changed: ActionRecord[] = [];
+    for (const i of this.#dirty) {
+      const a = st.actions[i];
+      if (!a) continue;
+      a.rev = st.rev;
+      changed.push(a);
+    }
     await this.deps.persistence.save(st);
     this.#dirty.clear();
+    // nothing changes the state while a save is under way (one message at a time): what the
+    // changed actions hold now is what was saved
+    for (const a of changed) this.#saved.set(a.idempotency_key, savedView(a));
     const mine = this.#queued.length;
     this.#outbox.push(...this.#queued.splice(0, mine));
     const ids = await this.flush();
     return mine === 0 ? [] : ids.slice(ids.length - mine);
+  }
+
+  /**
+   * The action with this idempotency key as it was last saved (null: none saved), so an answer
+   * never shows a result that a crash could still take back: the action is `pending` until
+   * the commit carrying its result is durable.
+   */
+  savedAction(key: string): SavedAction | null {
+    return this.#saved.get(key) ?? null;
   }
 
   /** Events a commit could not record yet (the outbox): emitted first by the next commit or flush. */
@@ -197,6 +219,13 @@ export class EpisodeCore {
       }
     }
   }
+}
+
+/** What `GET /v1/episodes/{id}/actions/{key}` answers for a saved action. */
+export type SavedAction = { status: 'pending' } | { status: 'done'; result: ActionResult };
+
+function savedView(a: ActionRecord): SavedAction {
+  return a.status === 'done' && a.result ? { status: 'done', result: a.result } : { status: 'pending' };
 }
 
 /** One line of at most 120 characters, for event summaries. */

@@ -15,6 +15,7 @@ export { EpisodeActor } from './actor.js';
 export { initialState, profileWithDefaults } from './state.js';
 export { type Clock, type EpisodeEvent, type EpisodeEvents, type EpisodePersistence } from './ports.js';
 export { StoreEpisodePersistence, MemoryEpisodePersistence, findAction } from './persistence.js';
+export type { SavedAction } from './core.js';
 export { eventLogEmitter } from './event-emitter.js';
 export { readEpisode, type EpisodeDoc } from './records.js';
 export { ACTION_ERRORS, checkExternalAction, type ExternalAction } from './external-rules.js';

@@ -1,4 +1,4 @@
-import { ServiceError, type FieldProblem } from '../core/index.js';
+import { ServiceError, type FieldProblem, ValidationFailedError } from '../core/index.js';
 import { isBuiltinTool } from '../world/index.js';
 import { clip, type EpisodeCore } from './core.js';
 import { ToolProxy } from './tool-proxy.js';
@@ -107,9 +107,7 @@ export function validateIntervention(st: EpisodeState, world: EpisodeWorld, inpu
       problems.push({ field: 'kind', message: `must be one of ${INTERVENTION_KINDS.join(', ')}` });
   }
   if (problems.length > 0 || !out)
-    throw new ServiceError('validation_failed', problems.map((p) => `${p.field}: ${p.message}`).join('; '), {
-      details: problems,
-    });
+    throw new ValidationFailedError(problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
   return out;
 }
 

@@ -1,19 +1,12 @@
 import { Collections } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
-import type { Doc, DocumentStore } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import type { EpisodePersistence } from './ports.js';
 import { migrateState } from './state.js';
 import { StateSerializer } from './state-json.js';
 import { episodeCost, totalCost } from './spend.js';
 import type { ActionRecord, EpisodeState } from './types.js';
 import type { EpisodeDoc } from './records.js';
-
-/** An action as stored in Collections.actions, readable by idempotency key without the actor. */
-export interface ActionDoc extends Doc, Omit<ActionRecord, 'rev'> {
-  episode_id: string;
-}
-
-export const actionDocId = (episodeId: string, key: string): string => `${episodeId}:${key}`;
 
 /** The fields of the episode document this persistence writes; the rest belong to the scheduler. */
 const STATE_FIELDS = [
@@ -35,8 +28,6 @@ interface Known {
   rev: number;
   /** The document's other fields (run, profile, split... written by the scheduler when it queued the attempt). */
   base: Record<string, unknown>;
-  /** Ids of the Collections.actions documents known to exist. */
-  actions: Set<string>;
   /** Writes the state reusing the text of what did not change. */
   serializer: StateSerializer;
   /** The spend last written to the attempt's compact record as `live_cost_usd` (null: not known). */
@@ -48,9 +39,10 @@ interface Known {
  * episode id) gets the whole state under `actor_state` plus the fields listings read
  * (`status`, `termination`, `reward`, `oracle`, `cost_usd`, `tokens`, `goal_version`);
  * other fields of the document (run, profile, split... written by the scheduler) are read
- * once and kept. Each external agent's action changed since the last save is written to
- * Collections.actions as well, so `GET .../actions/{key}` is answered from the store by key (the
- * built-in and model agents' actions are found in the state: {@link findAction}).
+ * once and kept. A save is one store write: every action is in the state (`actions`), so
+ * `GET .../actions/{key}` is answered by the hosting actor from what it saved, or from this
+ * document ({@link findAction}). (Versions before 2026-11-27 also wrote each external
+ * action to Collections.actions: two writes per commit.)
  *
  * A save writes the document whole (`putJson`: the state's text reuses what did not change,
  * see state-json.ts; nothing is read back), because
@@ -61,9 +53,7 @@ interface Known {
  *
  * Saves are compare-and-set on `state_rev`: once this instance has saved or loaded an
  * episode, a save finding another revision in the store fails with `conflict` (two actors
- * of one episode cannot both write, and a fenced episode takes no more saves). Actions are
- * written before the episode document, so a crash in between leaves action records at
- * most one save ahead, never behind.
+ * of one episode cannot both write, and a fenced episode takes no more saves).
  *
  * A save whose spend changed also sets `live_cost_usd` on the attempt's compact record
  * (Collections.runEpisodes, same id) while the scheduler holds it `running`, so the month's
@@ -79,19 +69,9 @@ export class StoreEpisodePersistence implements EpisodePersistence {
     this.#store = store;
   }
 
-  static async ensureIndexes(store: DocumentStore): Promise<void> {
-    await store.ensureIndexes(Collections.actions, [{ fields: ['episode_id', 'index'] }]);
-  }
-
   async save(state: EpisodeState): Promise<void> {
     const id = state.episode_id;
     const known = this.#known.get(id) ?? (await this.#first(id));
-    for (const a of state.actions) {
-      // the agent's own actions (driver llm) are read back from the state (findAction)
-      if (a.source !== 'external') continue;
-      if (a.rev <= known.rev && known.actions.has(actionDocId(id, a.idempotency_key))) continue;
-      await this.#saveAction(id, a, known);
-    }
     const cost = totalCost(episodeCost(state));
     if (cost !== known.liveCost) {
       await this.#store.update(Collections.runEpisodes, id, { live_cost_usd: cost }, { status: 'running' });
@@ -137,12 +117,9 @@ export class StoreEpisodePersistence implements EpisodePersistence {
     const doc = await this.#store.get<EpisodeDoc>(Collections.episodes, episodeId);
     if (!doc?.actor_state) return null;
     const state = migrateState(doc.actor_state);
-    // actions are saved before the state that lists them: every one listed has its document
-    const actions = new Set(state.actions.map((a) => actionDocId(episodeId, a.idempotency_key)));
     this.#known.set(episodeId, {
       rev: doc.state_rev ?? state.rev,
       base: baseOf(doc),
-      actions,
       serializer: new StateSerializer(),
       // another actor may have spent more than its last save shows: the next save writes it
       liveCost: null,
@@ -159,29 +136,10 @@ export class StoreEpisodePersistence implements EpisodePersistence {
     return {
       rev: existing?.state_rev ?? -1,
       base: existing ? baseOf(existing) : {},
-      actions: new Set(),
       serializer: new StateSerializer(),
       // a new attempt's record has no live spend, which counts as nothing spent
       liveCost: existing && existing.state_rev != null ? null : 0,
     };
-  }
-
-  async #saveAction(episodeId: string, a: ActionRecord, known: Known): Promise<void> {
-    const { rev: _rev, ...fields } = a;
-    const doc: ActionDoc = { _id: actionDocId(episodeId, a.idempotency_key), episode_id: episodeId, ...fields };
-    if (
-      !known.actions.has(doc._id) ||
-      !(await this.#store.putJson(Collections.actions, doc._id, JSON.stringify(doc)))
-    ) {
-      try {
-        await this.#store.insert(Collections.actions, doc);
-      } catch (err) {
-        // written before (an earlier actor of this episode): replace it
-        if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
-        await this.#store.putJson(Collections.actions, doc._id, JSON.stringify(doc));
-      }
-    }
-    known.actions.add(doc._id);
   }
 }
 
@@ -191,17 +149,22 @@ function baseOf(doc: EpisodeDoc): Record<string, unknown> {
   return base;
 }
 
-/** Reads one action by idempotency key from the store (for answering without the actor). */
-export async function findAction(store: DocumentStore, episodeId: string, key: string): Promise<ActionDoc | null> {
-  const doc = await store.get<ActionDoc>(Collections.actions, actionDocId(episodeId, key));
-  if (doc) return doc;
-  // the agent's own actions (driver llm) are kept only in the episode's state
+/** An action as read from the store by {@link findAction}. */
+export interface StoredAction extends Omit<ActionRecord, 'rev'> {
+  episode_id: string;
+}
+
+/**
+ * Reads one action by idempotency key from the stored episode (for answering without the
+ * actor): the saved state lists every action, so what it shows is durable.
+ */
+export async function findAction(store: DocumentStore, episodeId: string, key: string): Promise<StoredAction | null> {
   const a = (await store.get<EpisodeDoc>(Collections.episodes, episodeId))?.actor_state?.actions.find(
     (x) => x.idempotency_key === key,
   );
   if (!a) return null;
   const { rev: _rev, ...fields } = a;
-  return { _id: actionDocId(episodeId, key), episode_id: episodeId, ...fields };
+  return { episode_id: episodeId, ...fields };
 }
 
 /**

@@ -26,7 +26,7 @@ export class StateSerializer {
   readonly #memory = new WeakMap<MemoryEntry, string>();
 
   serialize(st: EpisodeState): string {
-    const parts: string[] = [];
+    let text = '';
     for (const [key, value] of Object.entries(st)) {
       if (value === undefined) continue;
       let json: string;
@@ -35,9 +35,9 @@ export class StateSerializer {
       else if (FIXED_FIELDS.has(key) && typeof value === 'object' && value !== null)
         json = this.#fixedJson(value as object);
       else json = JSON.stringify(value);
-      parts.push(`${JSON.stringify(key)}:${json}`);
+      text = join(text, `${JSON.stringify(key)}:${json}`);
     }
-    return `{${parts.join(',')}}`;
+    return `{${text}}`;
   }
 
   #fixedJson(value: object): string {
@@ -50,45 +50,55 @@ export class StateSerializer {
   }
 
   #actionsJson(actions: ActionRecord[]): string {
-    const out: string[] = [];
+    let text = '';
     for (const a of actions) {
       const cached = this.#actions.get(a);
       if (cached && cached.rev === a.rev) {
-        out.push(cached.json);
+        text = join(text, cached.json);
         continue;
       }
       const json = JSON.stringify(a);
       this.#actions.set(a, { rev: a.rev, json });
-      out.push(json);
+      text = join(text, json);
     }
-    return `[${out.join(',')}]`;
+    return `[${text}]`;
   }
 
   #actorsJson(actors: Record<string, ActorState>): string {
-    const out: string[] = [];
+    let text = '';
     for (const [name, actor] of Object.entries(actors)) {
-      const fields: string[] = [];
+      let fields = '';
       for (const [key, value] of Object.entries(actor)) {
         if (value === undefined) continue;
-        fields.push(
+        fields = join(
+          fields,
           `${JSON.stringify(key)}:${key === 'memory' ? this.#memoryJson(actor.memory) : JSON.stringify(value)}`,
         );
       }
-      out.push(`${JSON.stringify(name)}:{${fields.join(',')}}`);
+      text = join(text, `${JSON.stringify(name)}:{${fields}}`);
     }
-    return `{${out.join(',')}}`;
+    return `{${text}}`;
   }
 
   #memoryJson(memory: MemoryEntry[]): string {
-    const out: string[] = [];
+    let text = '';
     for (const m of memory) {
       let json = this.#memory.get(m);
       if (json === undefined) {
         json = JSON.stringify(m);
         this.#memory.set(m, json);
       }
-      out.push(json);
+      text = join(text, json);
     }
-    return `[${out.join(',')}]`;
+    return `[${text}]`;
   }
+}
+
+/**
+ * `a,b` (or `b` after nothing). Concatenation, not `Array.join`: the engine links the parts
+ * instead of copying them, so the document's text is copied once, when the store writes it,
+ * rather than once per level of nesting.
+ */
+function join(text: string, part: string): string {
+  return text === '' ? part : `${text},${part}`;
 }

@@ -14,7 +14,7 @@ import { localOperations, TRANSPORT } from './local-operations.js';
 import { apiPipeline, type LocalHandler } from './pipeline.js';
 import { refuseForeignOrigin } from './csrf.js';
 import { secureOver } from './idp-request.js';
-import { sessionResolver } from '../accounts/index.js';
+import { billedAccounts, sessionResolver } from '../accounts/index.js';
 import type { LocalWorkers } from '../world-worker/index.js';
 import type { SchedulerClient } from './scheduler-client.js';
 import { localBillingPages } from '../billing/index.js';
@@ -120,6 +120,7 @@ export async function createGatewayApp(opts: {
         checkoutEnabled: config.localCheckout,
         principalOf: (req) => auth.authenticate(req),
         refuseCrossSite: (req) => refuseForeignOrigin(req, config),
+        billedAccounts: billedAccounts(adapters.store),
         logger,
       }),
     );

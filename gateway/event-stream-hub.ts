@@ -1,6 +1,7 @@
 import type { EventLog, ServiceEvent } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { BusSubscription } from '../core/index.js';
+import { SseFrames } from './sse-frames.js';
 
 /** Receives the live events of one stream. */
 export type StreamListener = (event: ServiceEvent) => void;
@@ -20,6 +21,8 @@ export class EventStreamHub {
   readonly #log: EventLog;
   readonly #logger: Logger;
   readonly #entries = new Map<string, Entry>();
+  /** The frames its connections send, made once per event however many connections send it. */
+  readonly frames = new SseFrames();
 
   constructor(log: EventLog, logger: Logger) {
     this.#log = log;

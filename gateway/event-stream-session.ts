@@ -27,36 +27,6 @@ const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** First re-check after a terminal event when the document does not show the end yet. */
 const FIRST_RECHECK_MS = 100;
 
-const frames = new WeakMap<ServiceEvent, Buffer>();
-/** The SSE frame of an event, as bytes: made once however many connections send it. */
-function frameOf(event: ServiceEvent): Buffer {
-  let frame = frames.get(event);
-  if (frame === undefined) {
-    frame = Buffer.from(`id: ${event.event_id}\ndata: ${JSON.stringify(event)}\n\n`);
-    frames.set(event, frame);
-  }
-  return frame;
-}
-
-/** The last batch of frames joined, and the events it holds: connections that are level share it. */
-let lastBatch: { first: ServiceEvent; last: ServiceEvent; count: number; bytes: Buffer } | null = null;
-
-/**
- * The frames of `events` as one buffer, so a connection makes one socket write per batch
- * (not one chunk per event). Connections that are level with each other receive the same
- * events (the hub hands every listener the same objects) and share the joined buffer.
- */
-function framesOf(events: ServiceEvent[]): Buffer {
-  if (events.length === 1) return frameOf(events[0]!);
-  const first = events[0]!;
-  const last = events[events.length - 1]!;
-  const b = lastBatch;
-  if (b && b.first === first && b.last === last && b.count === events.length) return b.bytes;
-  const bytes = Buffer.concat(events.map(frameOf));
-  lastBatch = { first, last, count: events.length, bytes };
-  return bytes;
-}
-
 /**
  * One server-sent event connection.
  *
@@ -176,7 +146,7 @@ export class EventStreamSession {
   }
 
   #send(ready: ServiceEvent[]): void {
-    if (ready.length > 0) this.#write(framesOf(ready));
+    if (ready.length > 0) this.#write(this.#opts.hub.frames.batch(ready));
   }
 
   /** true: the event says the work ended; false: it runs again; null: neither. */
@@ -222,7 +192,7 @@ export class EventStreamSession {
     // Events stored between our catch-up and the end event still go out before it.
     await this.#catchUp(end.event_id);
     if (this.#closed) return;
-    this.#write(frameOf(end));
+    this.#write(this.#opts.hub.frames.of(end));
     this.#res.end();
     this.#close();
   }

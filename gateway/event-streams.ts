@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { Collections } from '../core/index.js';
 import type { Config } from '../core/index.js';
-import { ServiceError } from '../core/index.js';
+import { ServiceError, ValidationFailedError } from '../core/index.js';
 import { EventLog } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters, Doc } from '../core/index.js';
@@ -111,11 +111,9 @@ function lastEventId(req: Request): number {
   const raw = req.get('last-event-id');
   if (raw === undefined || raw.trim() === '') return 0;
   if (!/^\d{1,15}$/.test(raw.trim())) {
-    throw new ServiceError('validation_failed', 'Last-Event-ID must be an event_id', {
-      details: [
-        { field: 'header.Last-Event-ID', message: 'must be a whole number >= 0 (an event_id this stream sent)' },
-      ],
-    });
+    throw new ValidationFailedError('Last-Event-ID must be an event_id', [
+      { field: 'header.Last-Event-ID', message: 'must be a whole number >= 0 (an event_id this stream sent)' },
+    ]);
   }
   return Number(raw.trim());
 }

@@ -1,7 +1,7 @@
 import { Collections } from '../core/index.js';
 import { ServiceError, notFound } from '../core/index.js';
 import type { ControlPlane } from '../core/index.js';
-import type { Doc, DocumentStore } from '../core/index.js';
+import type { DocumentStore } from '../core/index.js';
 import {
   ACTION_ERRORS,
   checkExternalAction,
@@ -11,19 +11,10 @@ import {
   type ExternalAction,
   type Observation,
 } from '../episode-actor/index.js';
-import { WorldWorkerClients, type HostedEpisode, type LocalWorkers } from '../world-worker/index.js';
+import type { RunEpisodeDoc } from '../scheduler/index.js';
+import { WorldWorkerClients, type LocalWorkers } from '../world-worker/index.js';
 import type { LocalHandler } from './pipeline.js';
 import { sendShared } from './shared-answer.js';
-
-/**
- * The fields of an episode attempt (Collections.runEpisodes) this path reads: where it is
- * hosted, as world-worker's clients take it, plus its project and status. The record is the
- * scheduler's (`RunEpisodeDoc`), which this path must not load (it has no scheduler code).
- */
-interface AttemptRecord extends HostedEpisode, Doc {
-  project_id: string;
-  status: string;
-}
 
 const hasEnded = (status: string): boolean => status === 'finished' || status === 'failed' || status === 'cancelled';
 
@@ -84,13 +75,26 @@ export class ExternalAgentPath {
     return { event_id: earlier.event_id, duplicate: true };
   }
 
-  /** GET /v1/episodes/{id}/actions/{key}: the stored action record (saved before anything was acknowledged). */
+  /**
+   * GET /v1/episodes/{id}/actions/{key}: the action as saved (before anything about it was
+   * acknowledged). While a worker hosts the episode, its actor answers from memory what it
+   * saved; otherwise, or when the worker cannot answer, the stored episode does.
+   */
   async actionResult(
     projectId: string,
     id: string,
     key: string,
   ): Promise<{ status: 'pending' } | { status: 'done'; result: unknown }> {
     const ep = await this.#attempt(projectId, id);
+    if (ep.status === 'running') {
+      try {
+        const live = await this.#workers.onEpisode(ep, 'episode.action', { key });
+        if (live?.action) return live.action;
+      } catch (err) {
+        // an unreachable worker, or one from before this work kind: the store has every saved action
+        if (!(err instanceof ServiceError)) throw err;
+      }
+    }
     const a = await findAction(this.#store, ep._id, key);
     if (!a) throw new ServiceError('not_found', `episode ${ep._id} has no action with idempotency key "${key}"`);
     return a.status === 'done' && a.result ? { status: 'done', result: a.result } : { status: 'pending' };
@@ -119,8 +123,9 @@ export class ExternalAgentPath {
   }
 
   /** An episode attempt of the caller's project; 404 for unknown ids and other projects' episodes alike. */
-  async #attempt(projectId: string, id: string): Promise<AttemptRecord> {
-    const ep = await this.#store.get<AttemptRecord>(Collections.runEpisodes, id);
+  async #attempt(projectId: string, id: string): Promise<RunEpisodeDoc> {
+    // the scheduler's record, typed by a type-only import: no scheduler code runs on this path
+    const ep = await this.#store.get<RunEpisodeDoc>(Collections.runEpisodes, id);
     if (!ep || ep.project_id !== projectId) throw notFound(`episode ${id}`);
     return ep;
   }

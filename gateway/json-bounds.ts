@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ServiceError } from '../core/index.js';
+import { ServiceError, ValidationFailedError } from '../core/index.js';
 import type { FieldProblem } from './validation-errors.js';
 
 /**
@@ -159,5 +159,5 @@ export function verifyJsonBounds(_req: IncomingMessage, _res: unknown, body: Buf
     throw new ServiceError('unsupported_media_type', 'the body must be UTF-8 JSON');
   }
   const problem = jsonBoundsProblem(text);
-  if (problem) throw new ServiceError('validation_failed', 'the request is not valid', { details: [problem] });
+  if (problem) throw new ValidationFailedError('the request is not valid', [problem]);
 }

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import multer from 'multer';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { Config } from '../core/index.js';
-import { NEXT_CURSOR_HEADER, ServiceError, nextLink, type RoleMetrics } from '../core/index.js';
+import { NEXT_CURSOR_HEADER, ServiceError, nextLink, type RoleMetrics, ValidationFailedError } from '../core/index.js';
 import type { Principal } from '../core/index.js';
 import { authorize } from './access.js';
 import type { Authenticator } from './auth.js';
@@ -145,8 +145,7 @@ export function apiPipeline(opts: {
           field: 'file',
           message: 'a multipart part named "file" holding a .tar.gz archive is required',
         });
-      if (problems.length > 0)
-        throw new ServiceError('validation_failed', 'the request is not valid', { details: problems });
+      if (problems.length > 0) throw new ValidationFailedError('the request is not valid', problems);
 
       const coerced = validation.coerced ?? {};
       const params = route.params;

@@ -1,5 +1,7 @@
 import type { HandlerDeps } from '../core/index.js';
+import { billedAccounts } from '../accounts/index.js';
 import { paymentProviderFor } from '../billing/index.js';
+import { billedWork } from './billed-work.js';
 import type { SchedulerDeps } from './context.js';
 import { JobEngine, type JobEngineOptions } from './jobs/index.js';
 import { createSchedulerMetrics } from './metrics.js';
@@ -10,8 +12,10 @@ import type { WorkerRegistry } from './workers.js';
 /**
  * Makes the deps of one scheduler, with everything it keeps across its shards and handlers
  * as named fields (docs/architecture.md): its job engine (started later by
- * `startJobEngine`), placement, organization gates, metrics, payment provider, and what it
- * remembers (shard statuses announced, catalog entries packed).
+ * `startJobEngine`), placement, organization gates, metrics, payment provider, billing's ports
+ * onto accounts (`billedAccounts`) and onto the scheduler's own jobs and attempts
+ * (`billedWork`), and what it remembers (shard statuses announced, catalog
+ * entries packed).
  * `startScheduler` calls it once; tests and benchmarks call it for a scheduler of their own.
  */
 export function schedulerDeps(
@@ -24,6 +28,8 @@ export function schedulerDeps(
     organizationSlots: new OrganizationSlots(base.adapters),
     metrics: createSchedulerMetrics(base.workers),
     payments: paymentProviderFor(base.config, base.adapters.store),
+    billedAccounts: billedAccounts(base.adapters.store),
+    billedWork: billedWork(base.adapters.store),
     announcedShards: new Map(),
     packedCatalog: new Map(),
   };

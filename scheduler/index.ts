@@ -25,6 +25,7 @@ import { workerAdminHandlers } from './workers-admin.js';
 import { mergeHandlerTables, readiness, type Readiness, type RoleMetrics } from '../core/index.js';
 
 export type { HandlerTable, SchedulerDeps } from './context.js';
+export type { RunEpisodeDoc } from './runs/types.js';
 export { setWorkerDraining, workerView } from './workers-admin.js';
 export { HEARTBEAT_INTERVAL_MS, WorkerRegistry } from './workers.js';
 export { createApiKey } from '../accounts/index.js';

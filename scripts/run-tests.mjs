@@ -33,7 +33,7 @@ const CHECKS = [
     ['node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '.'],
   ],
   // the layout's rules (.dependency-cruiser.cjs, which lists the components): components are
-  // entered through their index.ts only, no cycles between them
+  // entered through their index.ts only, no cycles between them, the gateway takes only types from the scheduler
   [
     'dependency rules (dependency-cruiser)',
     [

@@ -97,6 +97,10 @@ export class EpisodeHost {
       hosted: ((p as { episode_ids?: string[] }).episode_ids ?? []).filter((id) => this.#live.has(id)),
     }));
     service.register(EPISODE_WORK.observe, async (p) => this.#actor((p as EpisodeTarget).episode_id).observation());
+    service.register(EPISODE_WORK.action, async (p) => {
+      const { episode_id, key } = p as EpisodeTarget & { key: string };
+      return { action: this.#actor(episode_id).actionResult(key) };
+    });
     const latency = this.#opts.metrics?.histogram(
       'crucible_worker_action_duration_seconds',
       'Time from an action reaching the worker to its acknowledgement (stored and answered)',

@@ -31,6 +31,11 @@ export const EPISODE_WORK = {
   hosted: 'episode.hosted',
   /** `{episode_id}` -> the actor's Observation. */
   observe: 'episode.observe',
+  /**
+   * `{episode_id, key}` -> `{action}`: the action with that idempotency key as the actor last
+   * saved it (`pending`, or `done` with its result; null when it saved none).
+   */
+  action: 'episode.action',
   /** `{episode_id, action: ExternalAction}` -> `{event_id, duplicate?}` once the action is accepted (not yet carried out). */
   act: 'episode.act',
   /** `{episode_id, intervention: InterventionInput}` -> `{event_id}`. */

@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { Config } from '../core/index.js';
 import { toServiceError } from '../core/index.js';
 import type { DocumentStore } from '../core/index.js';
-import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable } from '../core/index.js';
+import { resolveModelApiKey } from '../accounts/index.js';
 import {
   createAgentPolicy,
   modelCustomer,

@@ -14,7 +14,7 @@ import { SchedulerLink } from './scheduler-link.js';
 
 export { WorldWorkerService } from './service.js';
 export { LocalWorkers } from './local-workers.js';
-export { WorldWorkerClients, type HostedEpisode } from './client.js';
+export { WorldWorkerClients } from './client.js';
 export type { WorkAnswer, WorkKind, WorkPayload } from './work-kinds.js';
 import type { LocalWorkers } from './local-workers.js';
 export {

@@ -7,7 +7,7 @@ import type { WorkHandler, WorkKind } from './work-kinds.js';
 import { EPISODE_WORK } from './episode-work.js';
 
 /** The work a gateway may send a worker: the external-agent path's episode operations. */
-const GATEWAY_WORK = [EPISODE_WORK.observe, EPISODE_WORK.act, EPISODE_WORK.intervene] as const;
+const GATEWAY_WORK = [EPISODE_WORK.observe, EPISODE_WORK.action, EPISODE_WORK.act, EPISODE_WORK.intervene] as const;
 export type GatewayWorkKind = (typeof GATEWAY_WORK)[number];
 const GATEWAY_WORK_KINDS: ReadonlySet<string> = new Set(GATEWAY_WORK);
 

@@ -1,4 +1,4 @@
-import type { ExternalAction, InterventionInput, Observation } from '../episode-actor/index.js';
+import type { ExternalAction, InterventionInput, Observation, SavedAction } from '../episode-actor/index.js';
 import type {
   AnalyseAnswer,
   FetchAnswer,
@@ -29,6 +29,8 @@ export interface WorkKinds {
   /** Which of the episodes this worker hosts now. */
   [EPISODE_WORK.hosted]: { payload: { episode_ids: string[] }; answer: { hosted: string[] } };
   [EPISODE_WORK.observe]: { payload: EpisodeTarget; answer: Observation };
+  /** An action by idempotency key, as last saved (GET .../actions/{key}). */
+  [EPISODE_WORK.action]: { payload: EpisodeTarget & { key: string }; answer: { action: SavedAction | null } };
   /** Answers once the action is accepted (saved), before it is carried out. */
   [EPISODE_WORK.act]: {
     payload: EpisodeTarget & { action: ExternalAction };

@@ -1,7 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { ServiceError, type FieldProblem } from '../core/index.js';
+import { ServiceError, type FieldProblem, ValidationFailedError } from '../core/index.js';
 import { crossCheck } from './cross-check.js';
 import { deriveTools } from './derive-tools.js';
 import { withWorldGuards } from './world-guard.js';
@@ -27,8 +27,8 @@ export async function loadApplicationSource(dir: string): Promise<ApplicationSou
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof ServiceError && err.code === 'validation_failed' && Array.isArray(err.details)) {
-        problems.push(...(err.details as FieldProblem[]));
+      if (err instanceof ValidationFailedError) {
+        problems.push(...err.problems);
         return fallback;
       }
       throw err;

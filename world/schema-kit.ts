@@ -1,4 +1,4 @@
-import { ServiceError, type FieldProblem } from '../core/index.js';
+import { type ServiceError, type FieldProblem, ValidationFailedError } from '../core/index.js';
 import type { Json, JsonObject, SeedStep } from './types.js';
 
 /**
@@ -34,7 +34,7 @@ export function problemsError(list: FieldProblem[]): ServiceError {
     .map((p) => `${p.field}: ${p.message}`)
     .join('; ');
   const more = list.length > 5 ? ` (and ${list.length - 5} more)` : '';
-  return new ServiceError('validation_failed', `${head}${more}`, { details: list });
+  return new ValidationFailedError(`${head}${more}`, list);
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> =>

@@ -4,10 +4,10 @@ import {
   OpenAiModelClient,
   conflict,
   priceTable,
-  resolveModelApiKey,
   type Config,
   type DocumentStore,
 } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import { ModelJudge, rejudgeEpisode, type Judge } from '../../episode-actor/index.js';
 import type { EpisodeDoc } from '../../episode-actor/index.js';
 import { RUN_ENDED, refreshSummary, type RunDoc, type RunEpisodeDoc } from '../runs/index.js';

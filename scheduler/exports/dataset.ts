@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { Collections } from '../../core/index.js';
-import type { EpisodeState, MemoryEntry, Oracle } from '../../episode-actor/index.js';
+import { readEpisode, type EpisodeState, type MemoryEntry, type Oracle } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
 import type { RunDoc, RunEpisodeDoc } from '../runs/index.js';
 import { holdoutFamilies, type WorldVersionDoc } from '../worlds/index.js';
@@ -123,7 +123,7 @@ export const datasetExportKind: JobKind<ExportInput> = {
               skipped++;
               continue;
             }
-            const doc = await store.get<{ _id: string; actor_state?: EpisodeState }>(Collections.episodes, e._id);
+            const doc = await readEpisode(store, e._id);
             episodes++;
             if (!openai) lines.push(JSON.stringify(datasetLine(run, e, doc?.actor_state ?? null)));
             else if (doc?.actor_state && wv?.compiled)

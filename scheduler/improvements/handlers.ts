@@ -1,5 +1,6 @@
 import { invalid, ServiceError, toServiceError } from '../../core/index.js';
-import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, priceTable } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import { assertAllowanceLeft } from '../../billing/index.js';
 import { accepted, type HandlerTable, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';

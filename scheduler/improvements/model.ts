@@ -3,10 +3,10 @@ import {
   ModelChain,
   OpenAiModelClient,
   priceTable,
-  resolveModelApiKey,
   type ModelJsonSchema,
   type ModelMessage,
 } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import type { PhaseContext } from '../jobs/index.js';
 import type { RunEpisodeDoc } from '../runs/index.js';
 import { MAX_IDS, type Findings } from './evidence.js';

@@ -1,5 +1,5 @@
 import { Collections } from '../../core/index.js';
-import { ServiceError, type FieldProblem } from '../../core/index.js';
+import { ServiceError, ValidationFailedError } from '../../core/index.js';
 import type { EventType } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import type { SchedulerDeps } from '../context.js';
@@ -209,9 +209,8 @@ class PhaseError extends ServiceError {
 /** The job's `error` sentence for a failure: the message, plus the field list of a 422. */
 export function describeFailure(err: unknown): string {
   if (err instanceof ServiceError) {
-    const problems = Array.isArray(err.details)
-      ? (err.details as FieldProblem[]).filter((p) => p && typeof p.field === 'string')
-      : [];
+    const problems =
+      err instanceof ValidationFailedError ? err.problems.filter((p) => typeof p.field === 'string') : [];
     if (err.code === 'validation_failed' && problems.length > 0) {
       const list = problems.slice(0, 10).map((p) => `${p.field}: ${p.message}`);
       if (problems.length > 10) list.push(`and ${problems.length - 10} more`);

@@ -49,9 +49,9 @@ export const createEvaluation: OperationHandler = async (ctx, deps) => {
     plan.profiles.some((pr) => pr.driver === 'llm' && !(pr.model ?? '').startsWith('builtin:')) ||
     plan.simulators.customer.prices.length > 0 ||
     plan.simulators.judge.prices.length > 0;
-  await checkRunAllowed(deps.adapters.store, p.projectId, slots.length);
+  await checkRunAllowed(deps, p.projectId, slots.length);
   if (spends) await assertAllowanceLeft(deps, p.organizationId);
-  const startsAt = await runStartTime(deps.adapters.store, p.projectId, deps.config.quietHoursUtc);
+  const startsAt = await runStartTime(deps.billedAccounts, p.projectId, deps.config.quietHoursUtc);
   const run = await storeRun(deps, p.projectId, plan, slots, startsAt);
   await new EventLog(deps.adapters.store, deps.adapters.bus).append({
     stream: run._id,

@@ -6,7 +6,6 @@
  */
 import type { DocumentStore } from '../../core/index.js';
 import { Collections } from '../../core/index.js';
-import { StoreEpisodePersistence } from '../../episode-actor/index.js';
 import type { JobKind } from '../jobs/index.js';
 import { coordinatorKind } from './summaries/coordinator-kind.js';
 import { shardKind } from './shards/shard-kind.js';
@@ -45,5 +44,6 @@ export async function ensureRunIndexes(store: DocumentStore): Promise<void> {
   // document of tens of kilobytes makes every save of the episode parse it twice more
   // (data folders from before 2026-11-22 still have this one)
   await store.dropIndexes(Collections.episodes, [{ fields: ['project_id', 'created_at'] }]);
-  await StoreEpisodePersistence.ensureIndexes(store);
+  // actions are no longer written apart from their episode (2026-11-27): their index goes too
+  await store.dropIndexes(Collections.actions, [{ fields: ['episode_id', 'index'] }]);
 }

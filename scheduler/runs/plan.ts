@@ -1,6 +1,7 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError, invalid, type FieldProblem } from '../../core/index.js';
-import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, priceTable } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import type { DocumentStore } from '../../core/index.js';
 import { BUILTIN_MODELS, needsModelProvider, profileWithDefaults } from '../../episode-actor/index.js';
 import type { Split } from '../../world/index.js';

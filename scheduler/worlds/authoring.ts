@@ -1,6 +1,7 @@
 import { stringify as toYaml } from 'yaml';
-import { ServiceError, type FieldProblem } from '../../core/index.js';
-import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey, type ModelMessage } from '../../core/index.js';
+import { ServiceError, ValidationFailedError } from '../../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable, type ModelMessage } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import { BUILD_WORK, type AnalyseAnswer, type CodeRef, type SourceSurvey } from '../../world-worker/index.js';
 import { putArchive } from '../applications/index.js';
 import { describeFailure, type PhaseContext } from '../jobs/index.js';
@@ -145,9 +146,10 @@ export async function authorWorld(
       } catch (err) {
         if (!(err instanceof ServiceError) || (err.code !== 'validation_failed' && err.code !== 'bad_request'))
           throw err;
-        problems = Array.isArray(err.details)
-          ? (err.details as FieldProblem[]).map((d) => `${d.field}: ${d.message}`)
-          : [describeFailure(err)];
+        problems =
+          err instanceof ValidationFailedError
+            ? err.problems.map((d) => `${d.field}: ${d.message}`)
+            : [describeFailure(err)];
       }
     }
     rounds.push({ round, cost_usd: res.cost_usd, problems });

@@ -1,7 +1,8 @@
 import { Collections } from '../../core/index.js';
 import { ServiceError, invalid } from '../../core/index.js';
 import { newId, nowIso } from '../../core/index.js';
-import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, priceTable } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import { SCRIPTED_CUSTOMER_MODEL } from '../../episode-actor/index.js';
 import { assertSomeWorkerRuns, originOf } from '../code-trust.js';
 import { loadApplication } from '../applications/index.js';
@@ -59,7 +60,7 @@ export const createWorldBuild: OperationHandler = async (ctx, deps) => {
   // trust follows the bytes the build pins (the upload's digest, the folder or repository),
   // never the application's `catalog` field; the workers judge again before they run anything
   await assertSomeWorkerRuns(deps, { digest: app.upload?.digest ?? '', origin: originOf(app.source) });
-  await checkBuildAllowed(store, p.projectId);
+  await checkBuildAllowed(deps, p.projectId);
   await assertAllowanceLeft(deps, p.organizationId);
   if (app.source.kind === 'upload' && !app.upload) {
     throw new ServiceError(

@@ -1,4 +1,4 @@
-import { ServiceError, type FieldProblem } from '../../core/index.js';
+import { type FieldProblem, ValidationFailedError } from '../../core/index.js';
 import { crossCheck, instantiate, validateTemplate, withWorldGuards, type Scenario } from '../../world/index.js';
 import type { ScenarioVerdict } from '../../world-worker/index.js';
 import type { PhaseContext } from '../jobs/index.js';
@@ -74,7 +74,7 @@ export async function repairWithModel(
       const t = validateTemplate(candidate, file);
       t.id = `${t.id.replace(/-r\d+$/, '')}-r${round}`;
       const problems: FieldProblem[] = crossCheck(manifest, tools, seed, [t], manifest.seed || 'seed');
-      if (problems.length > 0) throw new ServiceError('validation_failed', 'repair refused', { details: problems });
+      if (problems.length > 0) throw new ValidationFailedError('repair refused', problems);
       // a scenario of a source template keeps its variant: its repairs stay distinct scenarios
       const b = failing[i]!.build;
       const index = b.origin === 'build' && t.variants[b.scenario.variant - 1] ? b.scenario.variant - 1 : 0;
@@ -85,7 +85,7 @@ export async function repairWithModel(
       used.add(replacement.id);
       return { scenario_id: c.scenario_id, replacement, problems: [] };
     } catch (err) {
-      const details = err instanceof ServiceError && Array.isArray(err.details) ? (err.details as FieldProblem[]) : [];
+      const details = err instanceof ValidationFailedError ? err.problems : [];
       return {
         scenario_id: c.scenario_id,
         replacement: null,

@@ -1,5 +1,6 @@
-import { ServiceError, type FieldProblem } from '../../core/index.js';
-import { ModelChain, OpenAiModelClient, priceTable, resolveModelApiKey } from '../../core/index.js';
+import { type FieldProblem, ValidationFailedError } from '../../core/index.js';
+import { ModelChain, OpenAiModelClient, priceTable } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import {
   crossCheck,
   instantiate,
@@ -111,11 +112,11 @@ export async function proposeScenarios(
       const t = validateTemplate(candidate, file);
       const problems: FieldProblem[] = crossCheck(manifest, tools, seed, [t], manifest.seed || 'seed');
       if (ids.has(t.id)) problems.push({ field: `${file}: id`, message: `template id "${t.id}" already exists` });
-      if (problems.length > 0) throw new ServiceError('validation_failed', 'proposal refused', { details: problems });
+      if (problems.length > 0) throw new ValidationFailedError('proposal refused', problems);
       ids.add(t.id);
       kept.push(instantiate(withWorldGuards(t, tools, seed, manifest.customer), 0, t.variants[0] ?? {}, manifest.name));
     } catch (err) {
-      const details = err instanceof ServiceError && Array.isArray(err.details) ? (err.details as FieldProblem[]) : [];
+      const details = err instanceof ValidationFailedError ? err.problems : [];
       rejected.push({
         index: i,
         problems: details.length ? details.map((d) => `${d.field}: ${d.message}`) : [(err as Error).message],

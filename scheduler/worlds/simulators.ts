@@ -1,4 +1,5 @@
-import { invalid, isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
+import { invalid, isBuiltinModel, parseModelChain, priceTable } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import type { Config, DocumentStore, FieldProblem } from '../../core/index.js';
 import { SCRIPTED_CUSTOMER_MODEL } from '../../episode-actor/index.js';
 import type { WorldManifest } from '../../world/index.js';

@@ -1,5 +1,5 @@
 import { Collections } from '../../core/index.js';
-import { ServiceError, conflict, invalid, type FieldProblem } from '../../core/index.js';
+import { conflict, invalid, type FieldProblem, ValidationFailedError } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import {
   crossCheck,
@@ -8,7 +8,8 @@ import {
   withWorldGuards,
   type ScenarioTemplate,
 } from '../../world/index.js';
-import { isBuiltinModel, parseModelChain, priceTable, resolveModelApiKey } from '../../core/index.js';
+import { isBuiltinModel, parseModelChain, priceTable } from '../../core/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import { assertAllowanceLeft, organizationReport } from '../../billing/index.js';
 import { accepted, type OperationHandler, type SchedulerDeps } from '../context.js';
 import { jobsOf } from '../jobs/index.js';
@@ -40,20 +41,15 @@ function checkTemplate(raw: unknown, compiled: NonNullable<WorldVersionDoc['comp
   try {
     t = validateTemplate(raw, FILE);
   } catch (err) {
-    if (err instanceof ServiceError && Array.isArray(err.details)) {
-      throw new ServiceError('validation_failed', 'the scenario is not valid', {
-        details: (err.details as FieldProblem[]).map(asApiField),
-      });
-    }
+    if (err instanceof ValidationFailedError)
+      throw new ValidationFailedError('the scenario is not valid', err.problems.map(asApiField));
     throw err;
   }
   const problems = crossCheck(compiled.manifest, compiled.tools, compiled.seed, [t], 'seed').filter((p) =>
     p.field.startsWith(`${FILE}:`),
   );
   if (problems.length > 0)
-    throw new ServiceError('validation_failed', 'the scenario does not fit this world', {
-      details: problems.map(asApiField),
-    });
+    throw new ValidationFailedError('the scenario does not fit this world', problems.map(asApiField));
   // the world guard, as the compiler adds it to a source template (docs/scoring.md)
   return withWorldGuards(t, compiled.tools, compiled.seed, compiled.manifest.customer);
 }

@@ -78,4 +78,28 @@ describe('PostgresStore beyond the contract', function () {
     await store.insert('longnames', { _id: '2', [long]: { a: 2, b: 2 } });
     await expectError(store.insert('longnames', { _id: '3', [long]: { a: 3, b: 1 } }), 'conflict');
   });
+  it('statements prepared by name keep working on every connection, after indexes change, and past the number prepared', async function () {
+    const store = await PostgresStore.connect(db!.url, { maxConnections: 3 });
+    open.push(store);
+    await store.insertMany('prepared', [
+      { _id: 'a', n: 0, tag: 'x' },
+      { _id: 'b', n: 0, tag: 'y' },
+    ]);
+    // the same statements on each of the pool's connections, at once
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) => store.update('prepared', i % 2 ? 'a' : 'b', { [`k${i % 3}`]: i })),
+    );
+    expect(await store.get('prepared', 'a')).to.include.keys('k0', 'k1', 'k2');
+    // a unique index made after the statements were prepared still refuses, and its drop frees the value again
+    await store.ensureIndexes('prepared', [{ fields: ['tag'], unique: true }]);
+    await expectError(store.update('prepared', 'a', { tag: 'y' }), 'conflict');
+    await store.dropIndexes('prepared', [{ fields: ['tag'], unique: true }]);
+    expect(await store.update('prepared', 'a', { tag: 'y' })).to.include({ tag: 'y' });
+    // more distinct statement texts than the store prepares (500): the later ones run unprepared
+    for (let i = 0; i < 520; i++) {
+      const doc = await store.update('prepared', 'b', { n: i + 1 }, { n: i, [`absent${i}`]: null });
+      expect(doc, `update ${i}`).to.include({ n: i + 1 });
+    }
+    expect(await store.update('prepared', 'b', { n: 0 }, { n: 520, absent0: null })).to.include({ n: 0 });
+  });
 });

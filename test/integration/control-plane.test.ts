@@ -180,6 +180,11 @@ describe('control plane: mutual TLS and per-method roles between gateway, schedu
     // an episode operation from a gateway passes the check and reaches the worker (which hosts no such episode)
     const observe = { kind: 'episode.observe', payload_json: JSON.stringify({ episode_id: 'ep_none' }) };
     expect(await outcome(workerCall(as(certs, 'gateway'), 'Execute', observe))).to.equal('not_found');
+    const action = {
+      kind: 'episode.action',
+      payload_json: JSON.stringify({ episode_id: 'ep_none', key: 'k-12345678' }),
+    };
+    expect(await outcome(workerCall(as(certs, 'gateway'), 'Execute', action))).to.equal('not_found');
   });
 
   it('a gateway does not talk to a server whose certificate is not a scheduler’s', async () => {

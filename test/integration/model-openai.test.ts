@@ -5,14 +5,8 @@ import { expect } from 'chai';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
 import { Collections } from '../../core/collections.js';
 import { ServiceError } from '../../core/errors.js';
-import {
-  ModelCallError,
-  ModelChain,
-  OpenAiModelClient,
-  PriceTable,
-  parseModelChain,
-  resolveModelApiKey,
-} from '../../core/models/index.js';
+import { ModelCallError, ModelChain, OpenAiModelClient, PriceTable, parseModelChain } from '../../core/models/index.js';
+import { resolveModelApiKey } from '../../accounts/index.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 
 describe('models: the OpenAI adapter and model chains against a real OpenAI-compatible server on loopback', () => {

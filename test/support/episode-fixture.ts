@@ -256,16 +256,16 @@ export function judgedDeskScenario({ told = true }: { told?: boolean } = {}): Sc
 type ActionRecord = ReturnType<EpisodeActor['snapshot']>['actions'][number];
 
 /**
- * An action's result by idempotency key, read from the actor's state as the gateway reads
- * the stored record (GET /v1/episodes/{id}/actions/{key}): pending until carried out.
+ * An action's result by idempotency key, as the actor answers GET /v1/episodes/{id}/actions/{key}
+ * (what it last saved): pending until the result is carried out and saved.
  */
 export function actionResult(
   actor: EpisodeActor,
   key: string,
 ): { status: 'pending' } | { status: 'done'; result: NonNullable<ActionRecord['result']> } {
-  const a = actor.snapshot().actions.find((x) => x.idempotency_key === key);
-  if (!a) throw new Error(`episode ${actor.id} accepted no action with idempotency key "${key}"`);
-  return a.status === 'done' && a.result ? { status: 'done', result: a.result } : { status: 'pending' };
+  const a = actor.actionResult(key);
+  if (!a) throw new Error(`episode ${actor.id} saved no action with idempotency key "${key}"`);
+  return a;
 }
 
 /** Whether the actor accepted an action with this idempotency key. */

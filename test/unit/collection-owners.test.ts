@@ -8,8 +8,11 @@ import { CollectionOwners, type CollectionName } from '../../core/index.js';
  * One owner per collection (core/collections.ts, `CollectionOwners`): a store call typed with a
  * record type (`store.get<T>(Collections.x, …)`, `pageOf<T>(store, Collections.x, …)`) outside
  * the collection's owner must take `T` from the owner's index, and inside it `T` must be one
- * the owner exports, never a private copy of the fields one file wants. `Doc` (no fields
- * assumed) is always allowed.
+ * the owner exports, never a private copy of the fields one file wants, whether declared
+ * (`interface KeyRecord`) or written in the call (`Doc & { spent_usd?: number }`). A bare
+ * `Doc` (no fields assumed) is always allowed. There are no exceptions: a component below the
+ * owner, which cannot import it, reads through a port the owner answers (billing's
+ * `BilledAccounts` and `BilledWork`, docs/architecture.md).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -19,36 +22,69 @@ const COMPONENTS = readdirSync(ROOT, { withFileTypes: true })
   .filter((e) => readdirSync(path.join(ROOT, e.name)).some((f) => f.endsWith('.ts')))
   .map((e) => e.name);
 const WRAPPERS = new Set(['Pick', 'Omit', 'Partial', 'Readonly', 'Required']);
-const CALL = /\b\w+<([^;{}()]*?)>\(\s*(?:[\w.#]+,\s*)?Collections\.(\w+)\b/g;
+/** The end of a typed store call: `>(` then the collection, after the store for `pageOf(store, …)`. */
+const CALL_END = />\(\s*(?:[\w.#]+,\s*)?Collections\.(\w+)\b/g;
+
+/**
+ * The type arguments of the generic call whose `>` is at `close`: walks back to the `<` that
+ * opens them (nested `<…>` counted, so `Partial<Doc & { a: X<b> }>` is whole); null when the
+ * `>` closes no call (an arrow, a comparison).
+ */
+function typeArgumentsBefore(text: string, close: number): string | null {
+  let depth = 0;
+  let braces = 0;
+  for (let i = close; i >= 0; i--) {
+    const c = text[i];
+    if (c === '}') braces++;
+    else if (c === '{' && --braces < 0) return null;
+    else if (braces > 0) continue;
+    else if (c === '>' && text[i - 1] !== '=') depth++;
+    else if (c === '<' && --depth === 0) return /\w/.test(text[i - 1] ?? '') ? text.slice(i + 1, close) : null;
+    else if (c === ';' || c === ')') return null;
+  }
+  return null;
+}
 
 /**
  * The typed store calls that break the rule, as `file: T for Collections.x (owner)`. Relative
  * imports tell where a type comes from: `../<owner>/index.js` (at any depth) is the owner's door.
+ * `T` is one named record type, maybe in `Partial<…>`, `Pick<…>` and the like; a type written
+ * in the call (`Doc & { spent_usd?: number }`, `{ secret: string }`) is a private copy too,
+ * so only a bare `Doc` goes without an owner's type.
  */
 export function ownerViolations(files: Record<string, string>, owners: Record<string, string>): string[] {
   const found: string[] = [];
   for (const [file, text] of Object.entries(files)) {
     const component = file.split('/')[0]!;
-    for (const m of text.matchAll(CALL)) {
-      const collection = m[2]!;
+    for (const m of text.matchAll(CALL_END)) {
+      const collection = m[1]!;
       const owner = owners[collection];
       if (!owner) continue;
-      const type = /\b[A-Za-z_]\w*\b/g;
+      const args = typeArgumentsBefore(text, m.index);
+      if (args === null) continue;
+      const written = args
+        .replace(/'[^']*'|"[^"]*"/g, "''")
+        .replace(/\s+/g, ' ')
+        .trim();
+      const where = (type: string) => `${file}: ${type} for Collections.${collection} (${owner})`;
+      if (/[{&|]/.test(written)) {
+        found.push(where(written));
+        continue;
+      }
       let name = '';
-      for (const t of m[1]!.matchAll(type))
+      for (const t of written.matchAll(/\b[A-Za-z_]\w*\b/g))
         if (!WRAPPERS.has(t[0])) {
           name = t[0];
           break;
         }
       if (!name || name === 'Doc') continue;
-      const where = `${file}: ${name} for Collections.${collection} (${owner})`;
       if (component !== owner) {
         const fromOwner = new RegExp(
           `import[^;]*\\b${name}\\b[^;]*from '(?:\\.\\./)+${owner.replace('-', '\\-')}/index\\.js'`,
         );
-        if (!fromOwner.test(text)) found.push(where);
+        if (!fromOwner.test(text)) found.push(where(name));
       } else if (new RegExp(`^(?:interface|type) ${name}\\b`, 'm').test(text)) {
-        found.push(where);
+        found.push(where(name));
       }
     }
   }
@@ -71,23 +107,6 @@ function productFiles(): Record<string, string> {
   return files;
 }
 
-/**
- * Where a reader sits below the owner in the dependency order (docs/architecture.md) and
- * cannot import its record type: component, collection, and why. This list may only shrink:
- * a pair that no longer occurs fails the test too, so it is taken out when the read moves.
- */
-const BELOW_THE_OWNER: [reader: string, collection: CollectionName, why: string][] = [
-  ['billing', 'organizations', 'accounts imports billing: billing reads the plan fields (BilledOrganization)'],
-  ['billing', 'projects', 'accounts imports billing: billing reads a project’s organization (BilledProject)'],
-  ['core', 'credentials', 'the model port finds a project’s provider key below every component'],
-  ['gateway', 'runEpisodes', 'the external agent’s fast path has no scheduler code (RunEpisodeDoc is the scheduler’s)'],
-];
-
-const listed = (v: string): boolean =>
-  BELOW_THE_OWNER.some(
-    ([reader, collection]) => v.startsWith(`${reader}/`) && v.includes(` Collections.${collection} `),
-  );
-
 describe('one owner per collection', () => {
   it('names an owner for every collection', () => {
     const owners = CollectionOwners as Record<CollectionName, string>;
@@ -95,14 +114,8 @@ describe('one owner per collection', () => {
       expect(COMPONENTS, `${name} is owned by ${owner}`).to.include(owner);
   });
 
-  it('reads every collection through its owner’s record type, but for the listed reads from below', () => {
-    const found = ownerViolations(productFiles(), CollectionOwners);
-    expect(found.filter((v) => !listed(v))).to.deep.equal([]);
-    const fixed = BELOW_THE_OWNER.filter(
-      ([reader, collection]) =>
-        !found.some((v) => v.startsWith(`${reader}/`) && v.includes(` Collections.${collection} `)),
-    );
-    expect(fixed, 'listed but no longer read from below: take them out').to.deep.equal([]);
+  it('reads every collection through its owner’s record type', () => {
+    expect(ownerViolations(productFiles(), CollectionOwners)).to.deep.equal([]);
   });
 
   it('refuses a private record type in another component, and a private copy in the owner', () => {
@@ -123,6 +136,34 @@ describe('one owner per collection', () => {
     expect(found).to.deep.equal([
       'accounts/resolver.ts: SessionRecord for Collections.sessions (accounts)',
       'gateway/auth.ts: KeyRecord for Collections.apiKeys (accounts)',
+    ]);
+  });
+
+  it('refuses a record type written in the call, in any component, wrapped or over several lines', () => {
+    const owners = { jobs: 'scheduler', sessions: 'accounts' };
+    const found = ownerViolations(
+      {
+        'billing/usage.ts':
+          'const jobs = await store.find<Doc & { kind?: string; spent_usd?: unknown }>(Collections.jobs, inMonth);\n',
+        'accounts/links.ts': [
+          "import type { SessionDoc } from './sessions.js';",
+          'await store.update<Partial<Doc & {',
+          '  revoked_at: string | null;',
+          '}>>(Collections.sessions, id, { revoked_at: now });',
+          'const s = await store.find<{ _id: string; user_id: string }>(',
+          '  Collections.sessions,',
+          '  {},',
+          ');',
+          'const ok = await store.find<Partial<SessionDoc>>(Collections.sessions, {});',
+          'const bare = await store.find<Doc>(Collections.jobs, {});',
+        ].join('\n'),
+      },
+      owners,
+    );
+    expect(found).to.deep.equal([
+      'accounts/links.ts: Partial<Doc & { revoked_at: string | null; }> for Collections.sessions (accounts)',
+      'accounts/links.ts: { _id: string; user_id: string } for Collections.sessions (accounts)',
+      'billing/usage.ts: Doc & { kind?: string; spent_usd?: unknown } for Collections.jobs (scheduler)',
     ]);
   });
 });

@@ -63,12 +63,28 @@ describe('dependency rules', function () {
 
   it('refuse two components importing each other, even around a loop', async () => {
     const found = await violations({
-      'world/index.ts': "import { g } from '../gateway/index.js';\nexport const w = g;\n",
-      'gateway/index.ts': "import { s } from '../scheduler/index.js';\nexport const g = s;\n",
+      'world/index.ts': "import { b } from '../billing/index.js';\nexport const w = b;\n",
+      'billing/index.ts': "import { s } from '../scheduler/index.js';\nexport const b = s;\n",
       'scheduler/index.ts': "import { w } from '../world/index.js';\nexport const s = w;\n",
     });
     expect(found).to.not.be.empty;
     expect(found.every((v) => v.startsWith('no-cycle-between-components:'))).to.equal(true, found.join('\n'));
+  });
+
+  it('let the gateway take types from the scheduler, and refuse anything else', async () => {
+    const scheduler = { 'scheduler/index.ts': 'export interface R { id: string }\nexport const s = 1;\n' };
+    expect(
+      await violations({
+        ...scheduler,
+        'gateway/index.ts': "import type { R } from '../scheduler/index.js';\nexport const g: R = { id: '' };\n",
+      }),
+    ).to.deep.equal([]);
+    expect(
+      await violations({
+        ...scheduler,
+        'gateway/index.ts': "import { s } from '../scheduler/index.js';\nexport const g = s;\n",
+      }),
+    ).to.deep.equal(['gateway-takes-only-types-from-the-scheduler: gateway/index.ts -> scheduler/index.ts']);
   });
 
   it('refuse a component importing a test', async () => {

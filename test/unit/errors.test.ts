@@ -10,6 +10,7 @@ import {
   NotHostedError,
   ShuttingDownError,
   SourceMissingError,
+  ValidationFailedError,
 } from '../../core/errors.js';
 import { status } from '@grpc/grpc-js';
 
@@ -36,6 +37,13 @@ describe('errors', () => {
     expect(new SourceMissingError('lacks it', 'sha256:abc').details).to.deep.equal({ missing_source: 'sha256:abc' });
     expect(new ShuttingDownError('leaving', true).details).to.deep.equal({ shutting_down: true, not_started: true });
     expect(new NotHostedError('x', true).details).to.deep.equal({ not_hosted: true, starting: true });
+    // a 422 comes back with its problems, typed, and the same JSON
+    const problems = [{ field: 'a', message: 'b' }];
+    const refused = fromGrpcError(toGrpcError(new ValidationFailedError('bad', problems)));
+    expect(refused).to.be.instanceOf(ValidationFailedError);
+    expect((refused as ValidationFailedError).problems).to.deep.equal(problems);
+    expect(refused.toJSON()).to.deep.equal(new ValidationFailedError('bad', problems).toJSON());
+    expect(invalid('a', 'b').detail).to.deep.equal(problems);
     // a plain error with other details stays a plain ServiceError
     const plain = fromGrpcError(toGrpcError(new ServiceError('not_found', 'gone', { details: { other: 1 } })));
     expect(plain.constructor).to.equal(ServiceError);
@@ -65,9 +73,10 @@ describe('errors', () => {
     const big = 'x'.repeat(200 * 1024);
     const cases = [
       new ServiceError('not_found', `application ${big} not found`),
-      new ServiceError('validation_failed', 'bad', {
-        details: Array.from({ length: 500 }, (_, i) => ({ field: `f${i}${big}`, message: big })),
-      }),
+      new ValidationFailedError(
+        'bad',
+        Array.from({ length: 500 }, (_, i) => ({ field: `f${i}${big}`, message: big })),
+      ),
       new ServiceError('conflict', 'taken', { details: { echo: big } }),
       new ServiceError('rate_limited', big, { headers: { 'retry-after': '7' } }),
     ];
@@ -80,6 +89,7 @@ describe('errors', () => {
     }
     expect(fromGrpcError(toGrpcError(cases[3])).headers).to.deep.equal({ 'retry-after': '7' });
     const problems = fromGrpcError(toGrpcError(cases[1])).detail as unknown[];
+    expect(problems).to.be.an('array');
     expect(problems.length).to.be.greaterThan(0);
   });
 });

@@ -6,11 +6,16 @@ import { MemoryLeases } from '../../core/adapters/memory-leases.js';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
 import { Collections } from '../../core/collections.js';
 import { monthOf } from '../../billing/index.js';
+import { billedAccounts } from '../../accounts/index.js';
+import { billedWork } from '../../scheduler/billed-work.js';
 import { usageOf } from '../../billing/usage.js';
 import type { SchedulerDeps } from '../../scheduler/context.js';
 import { RunBudget } from '../../scheduler/runs/shards/run-budget.js';
 import type { RunDoc } from '../../scheduler/runs/types.js';
 import { limitsWith } from '../support/plan-limits.js';
+
+/** Billing's ports as the scheduler's deps hand them in. */
+const ports = (store: SqliteStore) => ({ billedAccounts: billedAccounts(store), billedWork: billedWork(store) });
 
 /**
  * budget_usd held across episodes running at once (scheduler/runs/shards/run-budget.ts): what
@@ -141,7 +146,7 @@ describe('run budgets: reservations, and spend as it happens in usage', () => {
       created_at: now,
       checkpoint: {},
     });
-    const u = await usageOf(store, 'org_b', limits, monthOf());
+    const u = await usageOf(store, ports(store), 'org_b', limits, monthOf());
     expect(u.by_kind.episodes).to.equal(0.625);
     expect(u.by_kind.improvements).to.equal(0.125);
     expect(u.left_usd).to.equal(9.25);

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteStore } from '../../core/adapters/sqlite-store.js';
 import { Collections } from '../../core/collections.js';
+import { billedAccounts } from '../../accounts/index.js';
+import { billedWork } from '../../scheduler/billed-work.js';
 import { usageOf } from '../../billing/usage.js';
 import { monthOf } from '../../billing/index.js';
 import { StoreEpisodePersistence, type AgentDecision, type AgentPolicy } from '../../episode-actor/index.js';
@@ -11,6 +13,9 @@ import { deskEpisode } from '../support/episode-fixture.js';
 import { limitsWith } from '../support/plan-limits.js';
 
 const LIMITS = limitsWith({ allowance_usd: 10 });
+
+/** Billing's ports as the scheduler's deps hand them in. */
+const ports = (store: SqliteStore) => ({ billedAccounts: billedAccounts(store), billedWork: billedWork(store) });
 
 /**
  * The month's usage counts a running attempt's spend from its compact record
@@ -85,21 +90,21 @@ describe("usage: a running attempt's spend from its compact record", () => {
     expect((await compact()).live_cost_usd).to.equal(0.125);
     // the full document is not read: a different figure there changes nothing
     await store.update(Collections.episodes, 'ep_live', { cost_usd: 5 });
-    expect((await usageOf(store, 'org_l', LIMITS, monthOf())).by_kind.episodes).to.equal(0.125);
+    expect((await usageOf(store, ports(store), 'org_l', LIMITS, monthOf())).by_kind.episodes).to.equal(0.125);
 
     release();
     const summary = await actor.done;
     expect(summary.cost_usd).to.equal(0.375);
     // ended by its actor, not yet recorded by the scheduler: still running there, at its final spend
     expect((await compact()).live_cost_usd).to.equal(0.375);
-    expect((await usageOf(store, 'org_l', LIMITS, monthOf())).by_kind.episodes).to.equal(0.375);
+    expect((await usageOf(store, ports(store), 'org_l', LIMITS, monthOf())).by_kind.episodes).to.equal(0.375);
 
     // once the scheduler records the outcome, cost_usd counts (once) and later saves leave the record alone
     await store.update(Collections.runEpisodes, 'ep_live', { status: 'finished', cost_usd: 0.375 });
     const ended = actor.snapshot();
     await new StoreEpisodePersistence(store).save({ ...ended, cost_usd: ended.cost_usd + 1, rev: ended.rev + 1 });
     expect((await compact()).live_cost_usd).to.equal(0.375);
-    const u = await usageOf(store, 'org_l', LIMITS, monthOf());
+    const u = await usageOf(store, ports(store), 'org_l', LIMITS, monthOf());
     expect(u.by_kind.episodes).to.equal(0.375);
     expect(u.left_usd).to.equal(9.625);
   });

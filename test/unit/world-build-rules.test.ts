@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError, ValidationFailedError } from '../../core/errors.js';
 import { describeFailure } from '../../scheduler/jobs/index.js';
 import { coverSplits } from '../../scheduler/worlds/index.js';
 import { unfairness } from '../../scheduler/worlds/validation-kind.js';
@@ -64,7 +64,7 @@ describe('world build rules', () => {
 
   it('describeFailure names every wrong field of a 422, at most ten', () => {
     const many = Array.from({ length: 12 }, (_, i) => ({ field: `world.yaml: roles[${i}]`, message: 'bad' }));
-    const text = describeFailure(new ServiceError('validation_failed', 'x', { details: many }));
+    const text = describeFailure(new ValidationFailedError('x', many));
     expect(text).to.contain('world.yaml: roles[0]: bad; ');
     expect(text).to.match(/and 2 more$/);
     expect(describeFailure(new ServiceError('bad_request', 'plain sentence'))).to.equal('plain sentence');

@@ -10,6 +10,7 @@ import {
   parseGitRemote,
   remoteAddressProblem,
   type GitRemote,
+  ValidationFailedError,
 } from '../../core/index.js';
 import { readEnvVar, type Logger } from '../../core/index.js';
 import { isInside } from './tree.js';
@@ -270,7 +271,7 @@ export async function checkFileUrl(url: string, roots: readonly string[]): Promi
 }
 
 const fieldProblem = (field: string, message: string) =>
-  new ServiceError('validation_failed', `${field}: ${message}`, { details: [{ field, message }] });
+  new ValidationFailedError(`${field}: ${message}`, [{ field, message }]);
 
 function run(args: string[], timeoutMs: number, opts: { home: string; sshCommand: string | null }): Promise<string> {
   const env: Record<string, string> = {

@@ -1,10 +1,10 @@
 import { cp, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ServiceError } from '../../core/index.js';
+import { ValidationFailedError } from '../../core/index.js';
 import { SKIPPED_FOLDERS, isInside, listTree } from './tree.js';
 
 const problem = (message: string) =>
-  new ServiceError('validation_failed', `source.path: ${message}`, { details: [{ field: 'source.path', message }] });
+  new ValidationFailedError(`source.path: ${message}`, [{ field: 'source.path', message }]);
 
 /**
  * Resolves a `local_path` source to the real folder it names, inside one of the source

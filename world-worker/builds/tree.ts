@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmod, lstat, readdir, readlink, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { digestFolder } from '../../catalog/index.js';
-import { ServiceError } from '../../core/index.js';
+import { ServiceError, ValidationFailedError } from '../../core/index.js';
 
 export interface TreeEntry {
   /** Posix path relative to the root. */
@@ -38,11 +38,9 @@ export async function listTree(root: string): Promise<TreeEntry[]> {
       if (st.isSymbolicLink()) {
         const target = await realpath(abs).catch(() => null);
         if (target !== null && !isInside(realRoot, target)) {
-          throw new ServiceError('validation_failed', `source entry "${relPath}" is a link leaving the source folder`, {
-            details: [
-              { field: 'source', message: `"${relPath}" is a symbolic link to ${target}, outside the source folder` },
-            ],
-          });
+          throw new ValidationFailedError(`source entry "${relPath}" is a link leaving the source folder`, [
+            { field: 'source', message: `"${relPath}" is a symbolic link to ${target}, outside the source folder` },
+          ]);
         }
         out.push({ path: relPath, type: 'symlink' });
       } else if (st.isDirectory()) {
@@ -52,9 +50,9 @@ export async function listTree(root: string): Promise<TreeEntry[]> {
         if (st.mode & SPECIAL_BITS) await chmod(abs, st.mode & 0o777);
         out.push({ path: relPath, type: 'file' });
       } else {
-        throw new ServiceError('validation_failed', `source entry "${relPath}" is not a file, folder or link`, {
-          details: [{ field: 'source', message: `"${relPath}" is a device, FIFO or socket` }],
-        });
+        throw new ValidationFailedError(`source entry "${relPath}" is not a file, folder or link`, [
+          { field: 'source', message: `"${relPath}" is a device, FIFO or socket` },
+        ]);
       }
     }
   };
