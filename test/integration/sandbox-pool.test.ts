@@ -89,6 +89,34 @@ describe('sandbox pool', function () {
     await again.release();
   });
 
+  it('hands a sandbox whose restore is under way to the next episode of its key instead of starting another', async () => {
+    const first = await pool.acquire(a, shop.dir, shop.manifest);
+    await first.release(); // its restore starts now; the next acquire comes before it ends
+    expect(pool.idle).to.equal(0);
+    const second = await pool.acquire(a, shop.dir, shop.manifest);
+    expect(second.warm).to.equal(true);
+    expect(second.handle.id).to.equal(first.handle.id);
+    // another tenant never waits for it: it gets a sandbox of its own at once
+    await second.release();
+    const other = await pool.acquire({ tenant: 'prj_b', sourceDigest: a.sourceDigest }, shop.dir, shop.manifest);
+    expect(other.warm).to.equal(false);
+    expect(other.handle.id).to.not.equal(first.handle.id);
+    await other.release();
+  });
+
+  it('starts a sandbox of its own when the restore it waited for fails', async () => {
+    const first = await pool.acquire(a, shop.dir, shop.manifest);
+    // a file the reset does not know: the restore under way finds the sandbox changed and retires it
+    await writeFile(path.join(pool.dataDirOf(first.handle)!, 'stray.txt'), 'left behind');
+    await first.release();
+    const second = await pool.acquire(a, shop.dir, shop.manifest);
+    expect(second.warm).to.equal(false);
+    expect(second.handle.id).to.not.equal(first.handle.id);
+    await pool.settled();
+    expect(alive(first.handle.details[0]!.pid!)).to.equal(false);
+    await second.release();
+  });
+
   it('retires a sandbox after N episodes and after a failed one, leaving no process', async () => {
     const one = await episode(a);
     await episode(a);

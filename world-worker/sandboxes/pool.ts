@@ -21,7 +21,19 @@ export interface SandboxPoolOptions {
   idleMs: number;
   /** Where the pool makes each sandbox's data folder (removed when the sandbox is retired). */
   dataRoot: string;
+  /**
+   * How long an episode waits at most for a sandbox of its key whose restore is under way,
+   * rather than starting one of its own (default RESTORE_WAIT_MS).
+   */
+  restoreWaitMs?: number;
 }
+
+/**
+ * How long an episode waits at most for a sandbox being restored: longer than a restore takes
+ * (child processes well under 1 s, containers about 4 s: bench/sandboxes.ts), so that it
+ * only stops a wait for a restore that hangs; a restore that fails hands over nothing at once.
+ */
+export const RESTORE_WAIT_MS = 10_000;
 
 /** Who may reuse a sandbox: the tenant (project) and the exact world version it runs. */
 export interface PoolKey {
@@ -73,6 +85,10 @@ export class SandboxPool {
   readonly #lent = new Set<Entry>();
   /** Restores and retirements under way (stopAll waits for them). */
   readonly #pending = new Set<Promise<void>>();
+  /** Restores under way, by key. */
+  readonly #restoring = new Map<string, number>();
+  /** Episodes waiting for a restore of their key, oldest first: each is handed the next sandbox restored, or null. */
+  readonly #waiting = new Map<string, Array<(e: Entry | null) => void>>();
   #closed = false;
 
   constructor(sandboxes: Sandboxes, opts: SandboxPoolOptions) {
@@ -115,6 +131,13 @@ export class SandboxPool {
         if (e.handle.alive()) return this.#lend(e, true);
         void this.#retire(e);
       }
+      // A sandbox of this key is being restored for no one yet: waiting for it costs its
+      // restore, less than a start, and keeps a run at as many sandboxes as it has episodes at once.
+      const waiters = this.#waiting.get(k)?.length ?? 0;
+      if ((this.#restoring.get(k) ?? 0) > waiters) {
+        const e = await this.#awaitRestore(k);
+        if (e) return this.#lend(e, true);
+      }
     }
     const dataDir = path.join(this.#opts.dataRoot, newId('sbxdata'));
     await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -141,6 +164,7 @@ export class SandboxPool {
   /** Retires every sandbox, idle or lent, and waits until all are stopped. */
   async stopAll(): Promise<void> {
     this.#closed = true;
+    for (const waiters of this.#waiting.values()) for (const w of waiters.splice(0)) w(null);
     for (const e of this.#idle.splice(0)) void this.#retire(e);
     for (const e of this.#lent) void this.#retire(e);
     this.#lent.clear();
@@ -159,6 +183,7 @@ export class SandboxPool {
           if (!this.#lent.delete(e)) return; // stopAll took it
           // a sandbox that is not reused is stopped before the episode's end is reported, as before pooling
           if (failed || this.#closed || e.episodes >= this.#opts.maxEpisodes) return this.#retire(e);
+          this.#restoring.set(e.key, (this.#restoring.get(e.key) ?? 0) + 1);
           void this.#track(this.#restore(e));
         })()),
     };
@@ -176,7 +201,20 @@ export class SandboxPool {
     } catch {
       ok = false;
     }
-    if (!ok || this.#closed) return this.#retire(e);
+    // counted down in the same turn as the hand-over below, so no acquire sees a restore that has already ended
+    const n = (this.#restoring.get(e.key) ?? 1) - 1;
+    if (n > 0) this.#restoring.set(e.key, n);
+    else this.#restoring.delete(e.key);
+    if (!ok || this.#closed) {
+      // a waiting episode starts a sandbox of its own
+      this.#waiting.get(e.key)?.shift()?.(null);
+      return this.#retire(e);
+    }
+    const waiter = this.#waiting.get(e.key)?.shift();
+    if (waiter) {
+      waiter(e);
+      return;
+    }
     e.idleTimer = setTimeout(() => {
       const i = this.#idle.indexOf(e);
       if (i >= 0) void this.#retire(this.#idle.splice(i, 1)[0]!);
@@ -186,6 +224,26 @@ export class SandboxPool {
       const oldest = this.#idle.shift()!;
       void this.#retire(oldest);
     }
+  }
+
+  /** The next sandbox of key `k` restored (null: its restore failed, the pool closed, or the wait ran out). */
+  #awaitRestore(k: string): Promise<Entry | null> {
+    return new Promise((resolve) => {
+      const waiters = this.#waiting.get(k) ?? [];
+      this.#waiting.set(k, waiters);
+      const timer = setTimeout(() => {
+        const i = waiters.indexOf(take);
+        if (i >= 0) waiters.splice(i, 1);
+        if (!waiters.length && this.#waiting.get(k) === waiters) this.#waiting.delete(k);
+        resolve(null);
+      }, this.#opts.restoreWaitMs ?? RESTORE_WAIT_MS);
+      const take = (e: Entry | null): void => {
+        clearTimeout(timer);
+        if (!waiters.length && this.#waiting.get(k) === waiters) this.#waiting.delete(k);
+        resolve(e);
+      };
+      waiters.push(take);
+    });
   }
 
   /** Every service still answers its health path on the port it started on. */
