@@ -93,6 +93,8 @@ function sandboxRss(dir: string): { count: number; bytes: number } {
 
 // ---------------------------------------------------------------- 1 and 3: the service
 const throughputRows: string[] = [];
+/** Where each run's wall time went: before the first episode, episodes, after the last. */
+const spans: string[] = [];
 let coldRate = 0;
 let memory = '';
 /**
@@ -113,6 +115,7 @@ async function serviceFigures(reuse: number): Promise<void> {
     const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
     const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });
     const t0 = performance.now();
+    const t0Clock = Date.now();
     const started = await evaluate(cw.admin, {
       world_version_id: wv,
       profile_ids: [reference.id, naive.id],
@@ -120,6 +123,7 @@ async function serviceFigures(reuse: number): Promise<void> {
     });
     const run = await waitRun(cw.admin, started.run_id);
     const wall = (performance.now() - t0) / 1000;
+    const endClock = Date.now();
     const items = await runEpisodes(cw.admin, started.run_id);
     const turns = items.reduce((a, e) => a + e.turns, 0);
     const busy = items.reduce((a, e) => a + (Date.parse(e.ended_at) - Date.parse(e.started_at)), 0);
@@ -129,6 +133,13 @@ async function serviceFigures(reuse: number): Promise<void> {
       reuse > 1 ? `warm sandboxes (reuse ${reuse}), ${(rate / coldRate).toFixed(2)}x cold` : 'a sandbox per episode';
     throughputRows.push(
       `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY}, ${kind} | ${wall.toFixed(1)} s | ${rate.toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${(busy / turns).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
+    );
+    const firstStart = Math.min(...items.map((e) => Date.parse(e.started_at)));
+    const lastEnd = Math.max(...items.map((e) => Date.parse(e.ended_at)));
+    spans.push(
+      `${kind}: ${((firstStart - t0Clock) / 1000).toFixed(2)} s from the request to the first episode's start, ` +
+        `${((lastEnd - firstStart) / 1000).toFixed(2)} s of episodes (the ${CAPACITY} slots busy ${((busy / (CAPACITY * (lastEnd - firstStart))) * 100).toFixed(0)}% of it), ` +
+        `${((endClock - lastEnd) / 1000).toFixed(2)} s from the last episode's end to the run read as finished (polled every 150 ms)`,
     );
     if (reuse > 1) return;
     coldRate = rate;
@@ -378,6 +389,8 @@ const section = [
   '| run | wall | episodes/s | turns per episode | episode time per turn (sandbox start, seeding and checks included) | turns/s |',
   '|---|---|---|---|---|---|',
   throughputRows.join('\n'),
+  '',
+  `Where the wall time went: ${spans.join('; ')}.`,
   '',
   `Per-turn overhead of the episode harness, builtin:reference on the same ${SCENARIOS} scenarios in this process, timers around the application client and the policy (harness = episode time - application calls - policy); the median of ${PASSES} alternating passes of each kind:`,
   '',
