@@ -184,7 +184,7 @@ try {
     });
     await fault.apply(started.run_id, n);
     const run = await waitRun(work.admin, started.run_id, undefined, 900_000);
-    const items = await runEpisodes(work.admin, started.run_id);
+    let items = await runEpisodes(work.admin, started.run_id);
     const finishedBySlot = new Map<string, number>();
     for (const e of items.filter((x) => x.status === 'finished'))
       finishedBySlot.set(`${e.scenario}/${e.repeat}`, (finishedBySlot.get(`${e.scenario}/${e.repeat}`) ?? 0) + 1);
@@ -195,13 +195,20 @@ try {
       [...finishedBySlot.values()].filter((k) => k > 1).length +
       (profile && profile.duplicate_effect_rate > 0 ? 1 : 0) +
       Math.max(0, (profile?.scored ?? 0) - started.episodes);
-    // orphans: attempts still open after the end, and processes left beside the workers once they settle
+    // orphans: attempts still open, and processes left beside the workers, once things settle
+    // (30 s at most: an attempt superseded on a killed or cut-off worker is closed, and its
+    // sandbox stopped, after the run's own end, later still on a loaded machine)
+    const openOf = (list: typeof items) => list.filter((e) => e.status === 'running' || e.status === 'queued').length;
     let stray = strays();
-    for (let i = 0; i < 30 && stray > 0; i++) {
+    let open = openOf(items);
+    for (let i = 0; i < 60 && stray + open > 0; i++) {
       await sleep(500);
       stray = strays();
+      if (open > 0) {
+        items = await runEpisodes(work.admin, started.run_id);
+        open = openOf(items);
+      }
     }
-    const open = items.filter((e) => e.status === 'running' || e.status === 'queued').length;
     trials.push({
       fault: fault.name,
       planned: started.episodes,
@@ -244,7 +251,7 @@ try {
     ...byFault,
     `| **all** | ${trials.length} | ${sum('planned')} | ${sum('attempts')} | ${sum('lost')} | ${sum('duplicated')} | ${sum('orphaned')} |`,
     '',
-    'Lost: planned episodes without a finished attempt (or in a run that did not finish). Duplicated: planned episodes scored more than once, or a duplicate effect in a world. Orphaned: attempts left queued or running after the run ended, plus processes left in the worker hosts beside the workers once they settle (15 s at most).',
+    'Lost: planned episodes without a finished attempt (or in a run that did not finish). Duplicated: planned episodes scored more than once, or a duplicate effect in a world. Orphaned: attempts still queued or running, plus processes left in the worker hosts beside the workers, once they settle after the run ended (30 s at most).',
     '<!-- bench:cluster end -->',
   ].join('\n');
   process.stdout.write(`${section}\n`);
