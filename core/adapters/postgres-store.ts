@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ServiceError } from '../errors.js';
 import type { Doc, DocumentStore, Filter, FindOptions, IndexSpec } from '../ports.js';
 import { redactUrl } from './nats-bus.js';
 import { compilePgFilter, pgFieldSql } from './postgres-filter.js';
 import { mapPgError } from './postgres-errors.js';
+import { StatementNames, checkCollection, indexName } from './postgres-names.js';
 import { checkPaging, docJson, FIELD_SEGMENT } from './sql-filter.js';
 
 /** Options of {@link PostgresStore.connect}. */
@@ -15,7 +15,6 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
 }
 
-const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
 /**
  * How `doc` is generated from `body`. JSONB holds no U+0000 (`\u0000` in JSON text), which
  * `body` keeps as written: `doc` reads it as U+FFFD, and so do filter values
@@ -24,13 +23,6 @@ const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
 const JSONB_OF_BODY = "replace(body, '\\u0000', '\\ufffd')::jsonb";
 /** Prepared by name (on each connection that runs them): statements that find their row by `_id`. */
 const BY_ID = true;
-/**
- * Distinct statement texts prepared by name at most; later ones are parsed each time. It
- * bounds what each connection holds (a text differs per collection and per `where` shape).
- */
-const MAX_PREPARED = 500;
-/** PostgreSQL cuts identifiers at 63 bytes; longer index names end in a hash instead. */
-const MAX_IDENTIFIER = 63;
 
 /**
  * The networked {@link DocumentStore} on PostgreSQL (node-postgres), chosen by
@@ -56,8 +48,8 @@ const MAX_IDENTIFIER = 63;
 export class PostgresStore implements DocumentStore {
   readonly #pool: pg.Pool;
   readonly #tables = new Map<string, Promise<string>>();
-  /** Names of the statements prepared by {@link #query}, by their text. */
-  readonly #prepared = new Map<string, string>();
+  /** Names of the statements prepared by {@link #query}. */
+  readonly #prepared = new StatementNames();
   /** ` COMPRESSION lz4` where the server has it (PostgreSQL 14+ built with lz4): large documents cost less CPU to store. */
   #compression = '';
   #closing: Promise<void> | null = null;
@@ -362,11 +354,7 @@ export class PostgresStore implements DocumentStore {
    * best plan may depend on the values (filters, sorts), are planned for their values each time.
    */
   async #query(sql: string, params: unknown[], prepare = false): Promise<pg.QueryResult> {
-    let name = prepare ? this.#prepared.get(sql) : undefined;
-    if (prepare && name === undefined && this.#prepared.size < MAX_PREPARED) {
-      name = `crucible_${this.#prepared.size + 1}`;
-      this.#prepared.set(sql, name);
-    }
+    const name = prepare ? this.#prepared.nameOf(sql) : undefined;
     try {
       return await this.#pool.query(
         name === undefined ? { text: sql, values: params } : { name, text: sql, values: params },
@@ -401,22 +389,3 @@ export class PostgresStore implements DocumentStore {
 function bodyOf<T>(row: Record<string, unknown> | undefined): T | null {
   return row ? (JSON.parse(row.body as string) as T) : null;
 }
-
-function checkCollection(collection: string): void {
-  if (!COLLECTION_NAME.test(collection)) {
-    throw new ServiceError(
-      'bad_request',
-      `invalid collection name "${collection}": letters, digits and _ only, starting with a letter`,
-    );
-  }
-}
-
-/** The PostgreSQL name of the index `ensureIndexes` makes for `index` (names are per schema, hence the collection). */
-function indexName(collection: string, index: IndexSpec): string {
-  const name = `${collection}__${index.unique ? 'ux' : 'ix'}__${index.fields.join('__').replace(/[^A-Za-z0-9_]/g, '_')}`;
-  if (name.length <= MAX_IDENTIFIER) return name;
-  const hash = createHash('sha256').update(name).digest('hex').slice(0, 16);
-  return `${name.slice(0, MAX_IDENTIFIER - hash.length - 1)}_${hash}`;
-}
-
-/** SQLSTATE classes and codes meaning "the server or the link is not usable now; try again". */
