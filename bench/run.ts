@@ -38,9 +38,7 @@ import {
   eventLogEmitter,
   profileWithDefaults,
   scriptedCustomer,
-  type AgentPolicy,
   type EpisodeEvents,
-  type EpisodePersistence,
 } from '../episode-actor/index.js';
 import {
   ApplicationClient,
@@ -53,6 +51,7 @@ import { ChildProcessSandboxes } from '../world-worker/sandboxes/index.js';
 import { catalogWorkspace, evaluate, makeProfile, runEpisodes, waitRun } from '../test/support/runs.js';
 import { AgentClient } from '../test/support/http-agent.js';
 import { startTestService } from '../test/support/service.js';
+import { emptyTimed, timedApp, timedEvents, timedPersistence, timedPolicy, type Timed } from './support/timed-ports.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
 import { processesUsing } from './support/processes.js';
 import { smokeFigures } from './support/smoke.js';
@@ -190,21 +189,6 @@ const world = { manifest: source.manifest, tools: source.tools, policies: source
 const sandboxes = new ChildProcessSandboxes();
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-run-'));
 
-interface Timed {
-  total: number;
-  app: number;
-  policy: number;
-  turns: number;
-  calls: number;
-  saves: number;
-  saveMs: number;
-  saveBytes: number;
-  events: number;
-  eventMs: number;
-  /** Time the bench itself spent inside the episode (measuring state sizes); not the harness's. */
-  probe: number;
-}
-
 async function withWorld<T>(fn: (client: ApplicationClient) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(path.join(scratch, 'sbx-'));
   const handle = await sandboxes.start(source.dir, source.manifest, dataDir);
@@ -219,45 +203,11 @@ async function withWorld<T>(fn: (client: ApplicationClient) => Promise<T>): Prom
 async function harness(durable: boolean): Promise<Timed> {
   const store = durable ? new SqliteStore(path.join(scratch, `bench-${Date.now()}.db`)) : null;
   const log = store ? new EventLog(store, new MemoryBus()) : null;
-  const sum: Timed = {
-    total: 0,
-    app: 0,
-    policy: 0,
-    turns: 0,
-    calls: 0,
-    saves: 0,
-    saveMs: 0,
-    saveBytes: 0,
-    events: 0,
-    eventMs: 0,
-    probe: 0,
-  };
+  const sum = emptyTimed();
   for (const [i, scenario] of scenarios.entries()) {
     await withWorld(async (client) => {
-      const app: ToolCaller = {
-        tool: (name) => client.tool(name),
-        async call(name, args) {
-          const a = performance.now();
-          try {
-            return await client.call(name, args);
-          } finally {
-            sum.app += performance.now() - a;
-            sum.calls++;
-          }
-        },
-      };
-      const inner = createReferenceAgent();
-      const policy: AgentPolicy = {
-        model: inner.model,
-        async decide(input) {
-          const a = performance.now();
-          try {
-            return await inner.decide(input);
-          } finally {
-            sum.policy += performance.now() - a;
-          }
-        },
-      };
+      const app = timedApp(client, sum);
+      const policy = timedPolicy(createReferenceAgent(), sum);
       const episodeId = `ep_bench_${durable ? 'd' : 'm'}_${i}`;
       if (store)
         await store.insert('episodes', {
@@ -269,43 +219,9 @@ async function harness(durable: boolean): Promise<Timed> {
       const sink: EpisodeEvents = log
         ? eventLogEmitter(log, { stream: 'run_bench', projectId: 'prj_bench', episodeId })
         : { emit: async () => ({ event_id: 0 }) };
-      const events: EpisodeEvents = {
-        async emit(e) {
-          const a = performance.now();
-          try {
-            return await sink.emit(e);
-          } finally {
-            sum.events++;
-            sum.eventMs += performance.now() - a;
-          }
-        },
-        async emitMany(batch) {
-          const a = performance.now();
-          try {
-            return sink.emitMany ? await sink.emitMany(batch) : await Promise.all(batch.map((e) => sink.emit(e)));
-          } finally {
-            sum.events += batch.length;
-            sum.eventMs += performance.now() - a;
-          }
-        },
-      };
+      const events = timedEvents(sink, sum);
       const saver = store ? new StoreEpisodePersistence(store) : new MemoryEpisodePersistence();
-      const persistence: EpisodePersistence = {
-        load: (id) => saver.load(id),
-        async save(state) {
-          const a = performance.now();
-          try {
-            await saver.save(state);
-          } finally {
-            sum.saves++;
-            sum.saveMs += performance.now() - a;
-            // the size is the bench's own work: kept out of the episode's time
-            const b = performance.now();
-            sum.saveBytes += JSON.stringify(state).length;
-            sum.probe += performance.now() - b;
-          }
-        },
-      };
+      const persistence = timedPersistence(saver, sum);
       const actor = new EpisodeActor(
         {
           episodeId,
