@@ -2,7 +2,7 @@
  * Run benchmark: how fast the service runs episodes with the built-in models, what the
  * episode harness costs per turn, and how much memory a live episode holds.
  *
- *   node --import tsx bench/run.ts [--repeats 5] [--capacity 20] [--live 20] [--passes 3] [--smoke] [--write]
+ *   node --import tsx bench/run.ts [--repeats 5] [--capacity 20] [--live 20] [--passes 3] [--reuse N] [--smoke] [--write]
  *
  * 1. Episodes/s: an embedded service (one world-worker, WORKER_CAPACITY = --capacity) runs
  *    builtin:reference and builtin:naive over the 6 scenarios of a shop-support build,
