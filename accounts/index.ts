@@ -15,7 +15,7 @@ import { signupLoginHandlers } from './signup-login.js';
 
 export { hashPassword } from './passwords.js';
 export { resolveModelApiKey } from './credentials.js';
-export { identityOf } from './identity.js';
+export { identityFrom, identityRecordsOf, type IdentityRecords } from './identity.js';
 export { SESSION_COOKIE } from './sessions.js';
 export { IDP_REQUEST_COOKIE, IDP_REQUEST_FIELD, clearedIdpRequestCookie } from './idp-request.js';
 export { sessionResolver, type SessionResolver } from './session-resolver.js';

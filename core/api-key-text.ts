@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { randomToken } from './ids.js';
 
 /**
@@ -21,7 +21,20 @@ export function generateKeyText(): KeyText {
 }
 
 export function hashKeyText(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return keyDigest(text).toString('hex');
+}
+
+/**
+ * The SHA-256 of a key's text as bytes. One-shot `crypto.hash` costs a third of a Hash object's
+ * create, update and digest, which showed in the gateway's profile (it hashes every request's key).
+ */
+export function keyDigest(text: string): Buffer {
+  return hash('sha256', text, 'buffer');
+}
+
+/** Whether two SHA-256 digests are equal, compared in constant time. */
+export function digestsEqual(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The prefix of a well-formed key, or null for text that cannot be a key. */
@@ -31,7 +44,5 @@ export function keyPrefix(text: string): string | null {
 }
 
 export function hashesEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
+  return digestsEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
 }

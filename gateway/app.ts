@@ -6,7 +6,6 @@ import { ServiceError, toServiceError } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
 import { Authenticator } from './auth.js';
-import { compressAnswers } from './compression.js';
 import { consoleHandler } from './console.js';
 import { docsRouter } from './docs-page.js';
 import { createApiBackend, loadOpenApiDocument, servedByProblems, type ApiOperation } from './openapi.js';
@@ -17,10 +16,11 @@ import { secureOver } from './idp-request.js';
 import { billedAccounts, sessionResolver } from '../accounts/index.js';
 import type { LocalWorkers } from '../world-worker/index.js';
 import type { SchedulerClient } from './scheduler-client.js';
-import { localBillingPages } from '../billing/index.js';
+import { localBillingPages, type BilledAccounts } from '../billing/index.js';
 import { publicUrlOf } from '../billing/index.js';
 import { downloadsDir } from '../core/index.js';
 import { CredentialWatch } from './credential-watch.js';
+import { IdentityCache } from './identity-cache.js';
 
 export interface GatewayParts {
   app: Express;
@@ -59,7 +59,9 @@ export async function createGatewayApp(opts: {
   const opsRegistries: Registry[] = [metrics.registry];
   const watch = new CredentialWatch(adapters.store, adapters.bus, logger);
   await watch.start();
-  const { handlers: local, hub, externalAgents } = localOperations({ ...opts, watch });
+  // GET /v1/me's records, kept for a moment; any change answered here drops them (identity-cache.ts)
+  const identities = new IdentityCache(adapters.store);
+  const { handlers: local, hub, externalAgents } = localOperations({ ...opts, watch, identities });
   const problems = servedByProblems(api.getOperations() as ApiOperation[], { gateway: local.keys() }, TRANSPORT);
   if (problems.length > 0) throw new Error(`the gateway will not start: ${problems.join('; ')}`);
   metrics.gauge('crucible_sse_clients', 'Event stream (SSE) clients connected to this gateway', [], (g) =>
@@ -89,14 +91,14 @@ export async function createGatewayApp(opts: {
 
   app.use(
     '/v1',
-    compressAnswers(),
-    ...apiPipeline({
+    apiPipeline({
       api,
       auth,
       scheduler,
       config,
       local,
       metrics,
+      changed: () => identities.forgetAll(),
       // sign-out ends the session's open streams on every gateway at once
       signedOut: (sessionId) =>
         watch
@@ -120,7 +122,7 @@ export async function createGatewayApp(opts: {
         checkoutEnabled: config.localCheckout,
         principalOf: (req) => auth.authenticate(req),
         refuseCrossSite: (req) => refuseForeignOrigin(req, config),
-        billedAccounts: billedAccounts(adapters.store),
+        billedAccounts: plansForgotten(billedAccounts(adapters.store), identities),
         logger,
       }),
     );
@@ -150,6 +152,17 @@ export async function createGatewayApp(opts: {
       auth.close();
       watch.close();
       externalAgents.close();
+    },
+  };
+}
+
+/** Billing's port onto the accounts, dropping GET /v1/me's kept records whenever a payment sets a plan. */
+function plansForgotten(accounts: BilledAccounts, identities: IdentityCache): BilledAccounts {
+  return {
+    ...accounts,
+    setPlan: async (organizationId, plan) => {
+      await accounts.setPlan(organizationId, plan);
+      identities.forgetAll();
     },
   };
 }

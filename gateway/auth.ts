@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { hashKeyText, hashesEqual } from '../core/index.js';
+import { digestsEqual, keyDigest } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
 import type { BusSubscription, DocumentStore, EventBus, Logger } from '../core/index.js';
 import type { Principal } from '../core/index.js';
@@ -20,7 +20,7 @@ const KEY_CACHE_ENTRIES = 10_000;
 
 interface CachedKey {
   /** sha256 of the key's full text, as stored: the text a request brings must hash to it. */
-  hash: string;
+  digest: Buffer;
   keyId: string;
   principal: Principal;
   until: number;
@@ -117,10 +117,9 @@ export class Authenticator {
 
   async #fromKey(text: string): Promise<Principal> {
     const prefix = prefixOfKey(text);
-    const hash = hashKeyText(text);
     const kept = this.#keys.get(prefix);
     if (kept) {
-      if (kept.until > Date.now() && this.#subscription && hashesEqual(kept.hash, hash)) {
+      if (kept.until > Date.now() && this.#subscription && digestsEqual(kept.digest, keyDigest(text))) {
         this.#touch(kept.keyId);
         return { ...kept.principal, scopes: [...kept.principal.scopes] };
       }
@@ -133,7 +132,7 @@ export class Authenticator {
     if (this.#subscription && revocations === this.#revocations) {
       if (this.#keys.size >= KEY_CACHE_ENTRIES) this.#keys.clear();
       this.#keys.set(prefix, {
-        hash: key.hash,
+        digest: Buffer.from(key.hash, 'hex'),
         keyId: key.keyId,
         principal: { ...key.principal, scopes: [...key.principal.scopes] },
         until: Date.now() + this.#keyCacheMs,

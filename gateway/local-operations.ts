@@ -1,13 +1,13 @@
 import type { Config, ControlPlane } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
-import { identityOf } from '../accounts/index.js';
 import type { LocalWorkers } from '../world-worker/index.js';
 import type { CredentialWatch } from './credential-watch.js';
 import type { EventStreamHub } from './event-stream-hub.js';
 import { registerEventStreams } from './event-streams.js';
 import { externalAgentPath, type ExternalAgentPath } from './external-agent.js';
 import { healthView } from './health-view.js';
+import type { IdentityCache } from './identity-cache.js';
 import type { LocalHandler } from './pipeline.js';
 import type { SchedulerClient } from './scheduler-client.js';
 
@@ -72,6 +72,7 @@ export function localOperations(deps: {
   config: Config;
   logger: Logger;
   watch: CredentialWatch;
+  identities: IdentityCache;
   scheduler: SchedulerClient;
   controlPlane: ControlPlane;
   localWorkers?: LocalWorkers;
@@ -83,7 +84,7 @@ export function localOperations(deps: {
   externalAgents.register(handlers);
   handlers.set('get_health', healthView(deps.scheduler));
   handlers.set('get_me', async (call, _req, res) => {
-    res.json(await identityOf(adapters.store, call.principal!));
+    res.json(await deps.identities.identityOf(call.principal!));
   });
   return { handlers, hub, externalAgents };
 }

@@ -5,6 +5,7 @@ import type { Config } from '../core/index.js';
 import { NEXT_CURSOR_HEADER, ServiceError, nextLink, type RoleMetrics, ValidationFailedError } from '../core/index.js';
 import type { Principal } from '../core/index.js';
 import { authorize } from './access.js';
+import { compressAnswers } from './compression.js';
 import type { Authenticator } from './auth.js';
 import { refuseCrossSite } from './csrf.js';
 import { bindIdpRequest, secureOver } from './idp-request.js';
@@ -28,10 +29,11 @@ export interface LocalCall {
 export type LocalHandler = (call: LocalCall, req: Request, res: Response) => Promise<void>;
 
 /**
- * The /v1 pipeline: route by the OpenAPI document, read the body as the operation needs it
- * (gateway/local-operations.ts, TRANSPORT), authenticate, apply the operation's access rule,
- * validate the request (422 lists each wrong field), then hand it to the scheduler over gRPC
- * (or to the gateway's own handler, by `x-served-by`) and write the answer.
+ * The /v1 pipeline, one Express layer: compress answers (gateway/compression.ts), route by the
+ * OpenAPI document, read the body as the operation needs it (gateway/local-operations.ts,
+ * TRANSPORT), authenticate, apply the operation's access rule, validate the request (422 lists
+ * each wrong field), then hand it to the scheduler over gRPC (or to the gateway's own handler,
+ * by `x-served-by`) and write the answer.
  */
 export function apiPipeline(opts: {
   api: OpenAPIBackend;
@@ -40,9 +42,11 @@ export function apiPipeline(opts: {
   config: Config;
   local: Map<string, LocalHandler>;
   metrics: RoleMetrics;
+  /** Called when a request that is not a read has succeeded, before its answer is written. */
+  changed?: () => void;
   /** Called after a console session was signed out (`delete_session` answered), with its id. */
   signedOut?: (sessionId: string) => Promise<void>;
-}): RequestHandler[] {
+}): RequestHandler {
   const { api, auth, scheduler, config, local } = opts;
   const latency = opts.metrics.histogram(
     'crucible_http_request_duration_seconds',
@@ -77,6 +81,11 @@ export function apiPipeline(opts: {
         };
         next();
       });
+    // no body at all (most GETs): nothing for the parser to look at
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+      if (needs.idpRequestCookie) bindIdpRequest(req, res);
+      return next();
+    }
     json(req, res, (err?: unknown) => {
       if (err) return next(err);
       if (needs.idpRequestCookie) bindIdpRequest(req, res);
@@ -149,7 +158,8 @@ export function apiPipeline(opts: {
 
       const coerced = validation.coerced ?? {};
       const params = route.params;
-      const query = (coerced.query ?? req.query) as Record<string, unknown>;
+      // (req.query parses the query string again on every read)
+      const query = (coerced.query ?? (nothingToCheck ? {} : req.query)) as Record<string, unknown>;
       const body = multipart ? undefined : (res.locals.dispatchBody ?? req.body);
 
       if (servedByOf(operation) === 'gateway') {
@@ -190,6 +200,7 @@ export function apiPipeline(opts: {
         else if (k.toLowerCase() === 'set-cookie') res.append('set-cookie', secureOver(req, v));
         else res.setHeader(k, v);
       }
+      if ((reply.status || 200) < 400 && req.method !== 'GET' && req.method !== 'HEAD') opts.changed?.();
       if (needs.endsSession && principal?.sessionId && (reply.status || 200) < 400)
         await opts.signedOut?.(principal.sessionId);
       // this gateway refuses a key it revoked before answering; the others drop it on the announcement
@@ -207,7 +218,14 @@ export function apiPipeline(opts: {
       next(err);
     }
   };
-  return [readBody, answer];
+  // One Express layer for the whole pipeline, the compressor's wrapping included: each layer of
+  // Express's router costs a path match and a prefix trim and restore per request (bench/gateway).
+  const compress = compressAnswers();
+  return (req, res, next) =>
+    compress(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      readBody(req, res, (err2?: unknown) => (err2 ? next(err2) : void answer(req, res, next)));
+    });
 }
 
 function runUpload(upload: RequestHandler, req: Request, res: Response): Promise<void> {

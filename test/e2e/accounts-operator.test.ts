@@ -95,6 +95,8 @@ describe('accounts: operator administration', function () {
   });
 
   it('sets a plan and single limits without payment; null means no limit; the workspace feels it at once', async () => {
+    // read first, so the gateway keeps the identity (gateway/identity-cache.ts): the change must drop it
+    expect((await client(t.url, ws.key).get('/v1/me')).body.plan).to.equal('free');
     const r = await operator.put(`/v1/admin/organizations/${ws.organizationId}`, {
       plan_override: 'pro',
       limits_override: { api_keys: 2, applications: null },

@@ -3,6 +3,7 @@ import { ControlPlane, createLogger, loadConfig } from '../../core/index.js';
 import { mergeHandlerTables, ok, type Adapters } from '../../core/index.js';
 import { MemoryBus } from '../../core/adapters/memory-bus.js';
 import type { CredentialWatch } from '../../gateway/credential-watch.js';
+import type { IdentityCache } from '../../gateway/identity-cache.js';
 import { localOperations, TRANSPORT } from '../../gateway/local-operations.js';
 import { createApiBackend, servedByProblems, type ApiOperation } from '../../gateway/openapi.js';
 import type { SchedulerClient } from '../../gateway/scheduler-client.js';
@@ -24,6 +25,7 @@ describe('who answers each operation (x-served-by)', () => {
       config: loadConfig({}),
       logger: createLogger('silent'),
       watch: {} as CredentialWatch,
+      identities: {} as IdentityCache,
       scheduler: {} as SchedulerClient,
       controlPlane: ControlPlane.insecure(),
     });
