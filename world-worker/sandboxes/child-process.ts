@@ -113,7 +113,7 @@ export class ChildProcessSandboxes implements Sandboxes {
       probe: async () => ({
         alive: stopped === null && running.every((r) => r.exitCode() === null),
         data: await dataFiles(data),
-        processes: await groupMembers(details.map((d) => d.pid!)),
+        processes: groupMembers(details.map((d) => d.pid!)),
       }),
     };
     this.#handles.add(handle);
