@@ -80,10 +80,15 @@ export async function waitRun(
   }
 }
 
-/** The episodes of a run (GET /v1/runs/{id}/episodes). */
+/** Every episode of a run (GET /v1/runs/{id}/episodes, all its pages). */
 export async function runEpisodes(c: Client, runId: string): Promise<any[]> {
-  const r = await c.get(`/v1/runs/${runId}/episodes`);
-  if (r.status !== 200)
-    throw new Error(`GET /v1/runs/${runId}/episodes answered ${r.status}: ${JSON.stringify(r.body)}`);
-  return r.body;
+  const all: any[] = [];
+  // every page: the list is paged (`Link: <...>; rel="next"`), 100 to a page by default
+  for (let next: string | null = `/v1/runs/${runId}/episodes`; next;) {
+    const r: { status: number; body: unknown; headers: Headers } = await c.get(next);
+    if (r.status !== 200) throw new Error(`GET ${next} answered ${r.status}: ${JSON.stringify(r.body)}`);
+    all.push(...(r.body as any[]));
+    next = /<([^>]+)>;\s*rel="next"/.exec(r.headers.get('link') ?? '')?.[1] ?? null;
+  }
+  return all;
 }
