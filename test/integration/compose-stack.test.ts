@@ -182,7 +182,11 @@ const until = async (what: string, fn: () => Promise<boolean>, ms: number): Prom
       expect(ended.status, ended.error).to.equal('finished');
       const items = await runEpisodes(admin, started.run_id);
       const finished = items.filter((e) => e.status === 'finished');
-      expect(finished).to.have.length(20);
+      // what the others are and why, so a failure here says which attempt ended how
+      const others = items
+        .filter((e) => e.status !== 'finished')
+        .map((e) => `${e.id} ${e.status} ${e.replaced_by ?? ''} ${e.environment_error ?? e.error ?? ''}`);
+      expect(finished, others.join('; ')).to.have.length(20);
       expect(new Set(finished.map((e) => `${e.scenario}/${e.repeat}`)).size).to.equal(20);
       expect(finished.every((e) => e.replaced_by === null)).to.equal(true);
       expect(ended.summary.profiles['reference@v1']).to.include({ episodes: 20, scored: 20 });
