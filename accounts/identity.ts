@@ -28,14 +28,14 @@ export async function identityRecordsOf(
   p: Pick<Principal, 'projectId' | 'userId'>,
 ): Promise<IdentityRecords> {
   const user = p.userId ? await store.get<UserDoc>(Collections.users, p.userId) : null;
-  const kept = user ? { _id: user._id, email: user.email, name: user.name } : null;
-  if (!p.projectId) return { project: null, organization: null, user: kept, role: null };
+  const named = user ? { _id: user._id, email: user.email, name: user.name } : null;
+  if (!p.projectId) return { project: null, organization: null, user: named, role: null };
   const { project, organization } = await loadProject(store, p.projectId);
   const role = user
     ? ((await store.findOne<MembershipDoc>(Collections.memberships, { user_id: user._id, project_id: project._id }))
         ?.role ?? null)
     : null;
-  return { project: { _id: project._id, name: project.name }, organization, user: kept, role };
+  return { project: { _id: project._id, name: project.name }, organization, user: named, role };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Collections } from '../core/index.js';
 import { ServiceError } from '../core/index.js';
-import { hashKeyText, hashesEqual, keyPrefix } from '../core/index.js';
+import { digestsEqual, keyDigest, keyPrefix } from '../core/index.js';
 import { nowIso } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
 import type { Principal } from '../core/index.js';
@@ -29,7 +29,8 @@ export function prefixOfKey(text: string): string {
 export async function lookUpApiKey(store: DocumentStore, text: string): Promise<CheckedKey> {
   const prefix = prefixOfKey(text);
   const key = await store.findOne<ApiKeyDoc>(Collections.apiKeys, { prefix });
-  if (!key || !hashesEqual(key.hash, hashKeyText(text))) throw new ServiceError('unauthenticated', 'invalid API key');
+  if (!key || !digestsEqual(Buffer.from(key.hash, 'hex'), keyDigest(text)))
+    throw new ServiceError('unauthenticated', 'invalid API key');
   if (key.revoked_at) throw new ServiceError('unauthenticated', 'this API key was revoked');
   return {
     keyId: key._id,

@@ -42,7 +42,3 @@ export function keyPrefix(text: string): string | null {
   const m = KEY_PATTERN.exec(text);
   return m ? m[1]! : null;
 }
-
-export function hashesEqual(a: string, b: string): boolean {
-  return digestsEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
-}

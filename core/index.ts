@@ -1,6 +1,6 @@
 /** The public surface of core/: other folders import only from here. */
 export { closingController, sleepUnlessAborted, untilAborted } from './abortable.js';
-export { digestsEqual, generateKeyText, hashKeyText, hashesEqual, keyDigest, keyPrefix } from './api-key-text.js';
+export { digestsEqual, generateKeyText, keyDigest, keyPrefix } from './api-key-text.js';
 export { chooseAdapters, requireShareableStore } from './choose-adapters.js';
 export { CollectionOwners, Collections, type CollectionName } from './collections.js';
 export { loadConfig, readEnvVar } from './config.js';

@@ -32,9 +32,7 @@ export function compressAnswers(): RequestHandler {
   return (req, res, next) => {
     if (req.headers['accept-encoding'] && !EVENT_STREAM.test(req.path) && !OBSERVATION.test(req.path))
       return compress(req, res, next);
-    // the vary module's merge is for a Vary already set; nothing has set one this early
-    if (res.getHeader('vary') === undefined) res.setHeader('Vary', 'Accept-Encoding');
-    else res.vary('Accept-Encoding');
+    res.vary('Accept-Encoding');
     next();
   };
 }

@@ -81,16 +81,14 @@ export function apiPipeline(opts: {
         };
         next();
       });
-    // no body at all (most GETs): nothing for the parser to look at
-    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
-      if (needs.idpRequestCookie) bindIdpRequest(req, res);
-      return next();
-    }
-    json(req, res, (err?: unknown) => {
+    const read = (err?: unknown) => {
       if (err) return next(err);
       if (needs.idpRequestCookie) bindIdpRequest(req, res);
       next();
-    });
+    };
+    // no body at all (most GETs): nothing for the parser to look at
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return read();
+    json(req, res, read);
   };
 
   const answer: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
@@ -158,7 +156,7 @@ export function apiPipeline(opts: {
 
       const coerced = validation.coerced ?? {};
       const params = route.params;
-      // (req.query parses the query string again on every read)
+      // nothing to check means no query string: skip req.query, which parses the URL again on every read
       const query = (coerced.query ?? (nothingToCheck ? {} : req.query)) as Record<string, unknown>;
       const body = multipart ? undefined : (res.locals.dispatchBody ?? req.body);
 

@@ -3,6 +3,7 @@
  * worlds built and published, profiles, evaluations, and waiting for runs. Everything goes
  * through the HTTP API except the plan override, which an operator would set.
  */
+import { nextPageOf } from '../../cli/api-client.js';
 import { Collections } from '../../core/collections.js';
 import { buildAndWait } from './builds.js';
 import { client, type TestService } from './service.js';
@@ -88,7 +89,7 @@ export async function runEpisodes(c: Client, runId: string): Promise<any[]> {
     const r: { status: number; body: unknown; headers: Headers } = await c.get(next);
     if (r.status !== 200) throw new Error(`GET ${next} answered ${r.status}: ${JSON.stringify(r.body)}`);
     all.push(...(r.body as any[]));
-    next = /<([^>]+)>;\s*rel="next"/.exec(r.headers.get('link') ?? '')?.[1] ?? null;
+    next = nextPageOf(r.headers.get('link'));
   }
   return all;
 }
