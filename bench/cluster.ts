@@ -22,6 +22,7 @@
  * `--write` puts the figures into BENCHMARKS.md between this benchmark's markers.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { clusterUnavailable, startCluster, type Cluster } from '../test/support/netns-cluster.js';
@@ -46,6 +47,15 @@ const REPEATS = Number(values.repeats ?? (SMOKE ? 1 : 6));
 const CAPACITY = Number(values.capacity ?? (SMOKE ? 2 : 4));
 const TRIALS = Number(values.trials ?? (SMOKE ? 2 : 30));
 const TURNS = 4;
+/** How long after a run's end open attempts and stray processes are given to go. */
+const SETTLE_MS = 60_000;
+const commandLine = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '(gone)';
+  }
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -173,6 +183,23 @@ try {
       );
     }, 0);
 
+  /** What was left after a run, for the log: open attempts and the command lines of stray processes. */
+  const leftovers = (items: Awaited<ReturnType<typeof runEpisodes>>) => {
+    const open = items
+      .filter((e) => e.status === 'running' || e.status === 'queued')
+      .map((e) => `${e.id} ${e.status} on ${e.worker_id ?? '-'}`);
+    const procs = workers.flatMap((w) => {
+      const role = cluster.children.get(w)?.pid;
+      return cluster
+        .host(w)
+        .pids()
+        .filter((p) => p !== role)
+        .map((p) => `${w} pid ${p}: ${commandLine(p)}`);
+    });
+    const logs = workers.map((w) => `--- ${w}'s log, last lines ---\n${cluster.logTail(w).slice(-3000) || '(none)'}`);
+    return [JSON.stringify({ open, procs }), ...logs].join('\n');
+  };
+
   const trials: Trial[] = [];
   for (let n = 0; n < TRIALS; n++) {
     const fault = faults[n % faults.length]!;
@@ -196,12 +223,13 @@ try {
       (profile && profile.duplicate_effect_rate > 0 ? 1 : 0) +
       Math.max(0, (profile?.scored ?? 0) - started.episodes);
     // orphans: attempts still open, and processes left beside the workers, once things settle
-    // (30 s at most: an attempt superseded on a killed or cut-off worker is closed, and its
-    // sandbox stopped, after the run's own end, later still on a loaded machine)
+    // (SETTLE_MS at most: an attempt superseded on a killed or cut-off worker is closed, and its
+    // sandbox stopped, after the run's own end, later still on a loaded machine; a process still
+    // there after that is a leak, and the log says what it is)
     const openOf = (list: typeof items) => list.filter((e) => e.status === 'running' || e.status === 'queued').length;
     let stray = strays();
     let open = openOf(items);
-    for (let i = 0; i < 60 && stray + open > 0; i++) {
+    for (const settleEnd = Date.now() + SETTLE_MS; Date.now() < settleEnd && stray + open > 0;) {
       await sleep(500);
       stray = strays();
       if (open > 0) {
@@ -209,6 +237,7 @@ try {
         open = openOf(items);
       }
     }
+    if (stray + open > 0) log(`  left after the run: ${leftovers(items)}`);
     trials.push({
       fault: fault.name,
       planned: started.episodes,
@@ -251,7 +280,7 @@ try {
     ...byFault,
     `| **all** | ${trials.length} | ${sum('planned')} | ${sum('attempts')} | ${sum('lost')} | ${sum('duplicated')} | ${sum('orphaned')} |`,
     '',
-    'Lost: planned episodes without a finished attempt (or in a run that did not finish). Duplicated: planned episodes scored more than once, or a duplicate effect in a world. Orphaned: attempts still queued or running, plus processes left in the worker hosts beside the workers, once they settle after the run ended (30 s at most).',
+    `Lost: planned episodes without a finished attempt (or in a run that did not finish). Duplicated: planned episodes scored more than once, or a duplicate effect in a world. Orphaned: attempts still queued or running, plus processes left in the worker hosts beside the workers, once they settle after the run ended (${SETTLE_MS / 1000} s at most).`,
     '<!-- bench:cluster end -->',
   ].join('\n');
   process.stdout.write(`${section}\n`);

@@ -51,6 +51,8 @@ export interface Cluster {
   envOf(name: string): Record<string, string>;
   /** Starts (or starts again, on its folder) the role `name`; adds its host when new. */
   start(name: string): ChildProcess;
+  /** The last of what a role wrote (its log, at `warn` unless DEBUG_ROLES, and any crash), across its restarts. */
+  logTail(name: string): string;
   /** SIGKILL, and waits for the exit. */
   kill(name: string): Promise<void>;
   /** A signal (SIGTERM by default), and waits for the exit; answers its exit code. */
@@ -63,6 +65,9 @@ export interface Cluster {
 export function clusterUnavailable(): string | null {
   return netnsUnavailable() ?? labEnginesUnavailable();
 }
+
+/** How much of each role's stderr {@link Cluster.logTail} keeps. */
+const TAIL_CHARS = 8_000;
 
 const kindOf = (name: string): RoleKind => name.replace(/-\d+$/, '') as RoleKind;
 
@@ -152,6 +157,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       copyFileSync(path.join(certs.dir, f), path.join(tls, f));
   };
 
+  const tails = new Map<string, string>();
   const start = (name: string): ChildProcess => {
     const kind = kindOf(name);
     prepare(name);
@@ -164,11 +170,16 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         LOG_LEVEL: process.env.DEBUG_ROLES ? 'info' : 'warn',
         ...envOf(name),
       },
-      stdio: ['ignore', process.env.DEBUG_ROLES ? 'pipe' : 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const echo = (d: Buffer) => process.env.DEBUG_ROLES && process.stderr.write(`[${name}] ${d}`);
-    child.stdout?.on('data', echo);
-    child.stderr!.on('data', echo);
+    // the log (stdout) and anything a crash prints (stderr): echoed with DEBUG_ROLES, the tail always kept
+    const take = (d: Buffer) => {
+      if (process.env.DEBUG_ROLES) process.stderr.write(`[${name}] ${d}`);
+      const kept = (tails.get(name) ?? '') + d.toString('utf8');
+      tails.set(name, kept.length > TAIL_CHARS ? kept.slice(-TAIL_CHARS) : kept);
+    };
+    child.stdout!.on('data', take);
+    child.stderr!.on('data', take);
     children.set(name, child);
     return child;
   };
@@ -191,6 +202,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     workerId: (name) => `${name}-${process.pid}`,
     envOf,
     start,
+    logTail: (name) => tails.get(name) ?? '',
     kill: async (name) => void (await stop(name, 'SIGKILL')),
     stop,
     async close({ keepFiles = false } = {}) {
