@@ -50,11 +50,27 @@ export async function failAndRequeue(
   });
   if (!ended) return null;
   await announceEnd(deps, ended, why);
-  if (opts.requeue === false) return null;
-  const losses = (ep.worker_losses ?? 0) + (opts.workerLost ? 1 : 0);
-  const counted = ep.attempt + 1 - losses;
-  if (counted > MAX_ATTEMPTS || ep.attempt >= MAX_ATTEMPTS_WITH_LOSSES) return null;
+  if (opts.requeue === false || !hasAttemptLeft(ep, opts.workerLost)) return null;
   return nextAttempt(deps, rw, ep, { workerLost: opts.workerLost, owner: opts.owner });
+}
+
+/**
+ * Whether `ep`'s slot may get another attempt once `ep` ends: MAX_ATTEMPTS counted, attempts
+ * lost with their worker (`workerLost`: this one too) not counted, MAX_ATTEMPTS_WITH_LOSSES in all.
+ */
+export function hasAttemptLeft(ep: RunEpisodeDoc, workerLost = false): boolean {
+  const losses = (ep.worker_losses ?? 0) + (workerLost ? 1 : 0);
+  return ep.attempt + 1 - losses <= MAX_ATTEMPTS && ep.attempt < MAX_ATTEMPTS_WITH_LOSSES;
+}
+
+/**
+ * Whether an attempt its actor ended is re-run: its world failed before the agent took a
+ * turn (the seed, the first save: the application, the store or a model provider out of
+ * reach), so nothing in it was the agent's doing. It is re-run like a world that did not
+ * start, within the slot's attempts; an environment error after the agent acted stands.
+ */
+export function failedBeforeAgent(o: Pick<EpisodeOutcome, 'status' | 'termination' | 'turns'>): boolean {
+  return o.status === 'failed' && o.termination === 'environment_error' && o.turns === 0;
 }
 
 /**

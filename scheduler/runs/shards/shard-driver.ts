@@ -5,7 +5,15 @@ import { JobInterrupted, jobsOf, type PhaseContext } from '../../jobs/index.js';
 import type { AttemptPlacer } from './attempt-placer.js';
 import { recordOutcome } from '../attempts.js';
 import { callFailure } from './call-failures.js';
-import { announceRecovered, cancelUnstarted, failAndRequeue, nextAttempt, outcomeFromRecord } from './endings.js';
+import {
+  announceRecovered,
+  cancelUnstarted,
+  failAndRequeue,
+  failedBeforeAgent,
+  hasAttemptLeft,
+  nextAttempt,
+  outcomeFromRecord,
+} from './endings.js';
 import type { EpisodeCalls, InFlight } from './episode-calls.js';
 import type { Placement } from './placement.js';
 import type { RunWorld } from './run-world.js';
@@ -180,6 +188,9 @@ export class ShardDriver {
         this.#ctx.deps.logger.debug({ episode: ep._id }, 'outcome not recorded: the attempt ended already or moved');
         return;
       }
+      // its ending stands on the record; the slot gets a new attempt as for a world that did not start
+      if (failedBeforeAgent(o) && hasAttemptLeft(written))
+        this.#pending.push(await nextAttempt(this.#ctx.deps, this.#rw, written, { owner: this.#owner }));
     }
     this.#dirty = true;
   }
