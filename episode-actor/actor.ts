@@ -106,6 +106,7 @@ export class EpisodeActor {
         this.#offer(lead);
         await core.commit();
       } catch (err) {
+        st.failed_at_start = true;
         await this.#finish('environment_error', `the world failed while starting: ${toServiceError(err).message}`);
         return;
       }
@@ -118,8 +119,10 @@ export class EpisodeActor {
     return this.#mailbox.post(async () => {
       const st = this.#core.state;
       if (st.status !== 'running') return this.#resolve();
-      if (!st.started)
+      if (!st.started) {
+        st.failed_at_start = true;
         return this.#finish('environment_error', 'the service restarted while the episode was being seeded');
+      }
       const pending = st.actions.find((a) => a.status === 'pending');
       if (pending) return this.#execute(pending);
       // which turn the agent read before the restart is not saved: take the current one as read

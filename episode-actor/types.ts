@@ -286,6 +286,12 @@ export interface EpisodeState {
   options: EpisodeOptions;
   /** Whether seeding, snapshots and the opening message are done. */
   started: boolean;
+  /**
+   * Set when the episode ended with an environment error while starting (the seed, the first
+   * save): before any actor was asked to decide, so nothing in it was an actor's doing.
+   * Absent otherwise.
+   */
+  failed_at_start?: true;
   bindings: Record<string, Json>;
   snapshots: Snapshots;
   goal_version: number;

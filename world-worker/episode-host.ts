@@ -241,6 +241,7 @@ export class EpisodeHost {
         turns: st.actions.length,
         environment_error: st.environment_error,
         not_started: false,
+        failed_at_start: st.failed_at_start === true,
         worker_id: this.#opts.workerId,
         started_at: startedAt,
         ended_at: st.ended_at ?? nowIso(),

@@ -107,6 +107,11 @@ export interface EpisodeOutcome {
    * of the episode was saved, and the scheduler records the ending and re-queues it.
    */
   not_started: boolean;
+  /**
+   * True when its actor ended it with an environment error while starting (EpisodeState's
+   * `failed_at_start`): before anyone was asked to decide. The scheduler re-runs the slot.
+   */
+  failed_at_start?: boolean;
   worker_id: string;
   started_at: string | null;
   ended_at: string;

@@ -235,6 +235,23 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     const s = await actor.done;
     expect(s).to.include({ status: 'failed', termination: 'environment_error', reward: null });
     expect(s.oracle!.environment_error).to.match(/the world failed while starting: service "desk" did not answer/);
+    // before anyone was asked to decide: the scheduler re-runs such an attempt (docs/runs.md)
+    expect(actor.snapshot().failed_at_start).to.equal(true);
+  });
+
+  it("the agent's model failing on its first decision is an environment error, but not one of starting", async () => {
+    const failing: AgentPolicy = {
+      model: 'test:failing',
+      async decide(): Promise<AgentDecision> {
+        throw new Error('model endpoint answered 500');
+      },
+    };
+    const { actor } = deskEpisode({ profile: { driver: 'llm', max_turns_per_actor: 3 }, policy: failing });
+    await actor.start();
+    const s = await actor.done;
+    expect(s).to.include({ status: 'failed', termination: 'environment_error' });
+    expect(s.oracle!.environment_error).to.match(/the agent's model could not decide/);
+    expect(actor.snapshot().failed_at_start).to.equal(undefined);
   });
 
   it('stop() ends the episode as cancelled without running checks', async () => {

@@ -12,14 +12,14 @@ import { insertProject, insertRun, queuedAttempt, schedulerDeps } from '../suppo
 import { TEST_SHARD, testShardKind, until, workerRecord } from '../support/shard-job.js';
 
 /**
- * An attempt whose world failed before the agent took a turn (its seed or first save could
- * not reach the application, the store or a model: compose-stack saw PostgreSQL time out a
- * connection while a scheduler container was killed) is re-run like a world that did not
- * start, within the slot's 3 attempts; one that failed after the agent acted stands
- * (docs/runs.md, Attempts). The real shard driver runs in a job engine; the worker `w` is a
+ * An attempt whose world failed while starting, before the agent was asked to decide (its
+ * seed or first save could not reach the application or the store: compose-stack saw
+ * PostgreSQL time out a connection while a scheduler container was killed), is re-run like
+ * a world that did not start, within the slot's 3 attempts; one that failed later stands,
+ * the agent's model failing on its first decision included (docs/runs.md). The real shard driver runs in a job engine; the worker `w` is a
  * stand-in answering each `episode.run` with the outcome the test gives for that attempt.
  */
-describe('attempts whose world failed before the agent acted (scheduler/runs/shards/shard-driver.ts)', function () {
+describe('attempts whose world failed while starting (scheduler/runs/shards/shard-driver.ts)', function () {
   this.timeout(20_000);
   let dir: string;
   let store: SqliteStore;
@@ -50,9 +50,10 @@ describe('attempts whose world failed before the agent acted (scheduler/runs/sha
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const outcome = (ep: RunEpisodeDoc, how: 'finished' | 'failed', turns: number): EpisodeOutcome => ({
+  /** `failed`: while starting (`failed_at_start`); `failed-later`: after the agent was asked to decide. */
+  const outcome = (ep: RunEpisodeDoc, how: 'finished' | 'failed' | 'failed-later', turns: number): EpisodeOutcome => ({
     episode_id: ep._id,
-    status: how,
+    status: how === 'finished' ? 'finished' : 'failed',
     termination: how === 'finished' ? 'completed' : 'environment_error',
     reward: how === 'finished' ? 1 : null,
     oracle: null,
@@ -63,8 +64,11 @@ describe('attempts whose world failed before the agent acted (scheduler/runs/sha
     environment_error:
       how === 'failed'
         ? 'the world failed while starting: PostgreSQL is not reachable now; try again (Connection terminated due to connection timeout)'
-        : null,
+        : how === 'failed-later'
+          ? "the agent's model could not decide: the provider answered 500"
+          : null,
     not_started: false,
+    failed_at_start: how === 'failed',
     worker_id: 'w',
     started_at: new Date().toISOString(),
     ended_at: new Date().toISOString(),
@@ -92,7 +96,7 @@ describe('attempts whose world failed before the agent acted (scheduler/runs/sha
     return (await all()).sort((a, b) => a.attempt - b.attempt);
   }
 
-  it('re-runs an attempt whose world failed before the first turn, and the re-run stands for the slot', async () => {
+  it('re-runs an attempt whose world failed while starting, and the re-run stands for the slot', async () => {
     outcomeFor = (ep) => (ep.attempt === 1 ? outcome(ep, 'failed', 0) : outcome(ep, 'finished', 3));
     const [first, second] = await attemptsOfOneSlot(2);
     // the failed attempt keeps its own ending, replaced by the re-run
@@ -104,7 +108,7 @@ describe('attempts whose world failed before the agent acted (scheduler/runs/sha
     expect(second!.worker_losses ?? 0).to.equal(0);
   });
 
-  it('stops after the slot’s 3 attempts when the world never gets to a first turn; the last failure stands', async () => {
+  it('stops after the slot’s 3 attempts when the world never starts; the last failure stands', async () => {
     outcomeFor = (ep) => outcome(ep, 'failed', 0);
     const eps = await attemptsOfOneSlot(3);
     expect(eps.map((e) => [e.attempt, e.status])).to.deep.equal([
@@ -115,10 +119,12 @@ describe('attempts whose world failed before the agent acted (scheduler/runs/sha
     expect(eps[2]!.replaced_by ?? null).to.equal(null);
   });
 
-  it('does not re-run an attempt whose world failed after the agent acted: that failure stands', async () => {
-    outcomeFor = (ep) => outcome(ep, 'failed', 2);
-    const [only] = await attemptsOfOneSlot(1);
-    expect(only).to.include({ attempt: 1, status: 'failed', termination: 'environment_error' });
-    expect(only!.replaced_by ?? null).to.equal(null);
-  });
+  for (const turns of [0, 2])
+    it(`does not re-run an attempt that failed once the agent was asked to decide (${turns} actions): that failure stands`, async () => {
+      // a re-run there would let an agent that dislikes its first turn draw another
+      outcomeFor = (ep) => outcome(ep, 'failed-later', turns);
+      const [only] = await attemptsOfOneSlot(1);
+      expect(only).to.include({ attempt: 1, status: 'failed', termination: 'environment_error' });
+      expect(only!.replaced_by ?? null).to.equal(null);
+    });
 });

@@ -64,13 +64,15 @@ export function hasAttemptLeft(ep: RunEpisodeDoc, workerLost = false): boolean {
 }
 
 /**
- * Whether an attempt its actor ended is re-run: its world failed before the agent took a
- * turn (the seed, the first save: the application, the store or a model provider out of
- * reach), so nothing in it was the agent's doing. It is re-run like a world that did not
- * start, within the slot's attempts; an environment error after the agent acted stands.
+ * Whether an attempt its actor ended is re-run: its world failed while starting (the seed,
+ * the first save: the application or the store out of reach), before the agent was asked
+ * to decide anything, so nothing in it was the agent's doing. It is re-run like a world
+ * that did not start, within the slot's attempts. Any later environment error stands,
+ * the agent's own model failing on its first decision included: a re-run there would let
+ * an agent that dislikes its opening turn draw another.
  */
-export function failedBeforeAgent(o: Pick<EpisodeOutcome, 'status' | 'termination' | 'turns'>): boolean {
-  return o.status === 'failed' && o.termination === 'environment_error' && o.turns === 0;
+export function failedBeforeAgent(o: Pick<EpisodeOutcome, 'status' | 'failed_at_start'>): boolean {
+  return o.status === 'failed' && o.failed_at_start === true;
 }
 
 /**
@@ -126,6 +128,7 @@ export async function outcomeFromRecord(deps: SchedulerDeps, ep: RunEpisodeDoc):
     turns: st.actions.length,
     environment_error: st.environment_error,
     not_started: false,
+    failed_at_start: st.failed_at_start === true,
     worker_id: ep.worker_id ?? '',
     started_at: st.created_at,
     ended_at: st.ended_at ?? st.created_at,
