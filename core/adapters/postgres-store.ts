@@ -11,9 +11,22 @@ import { checkPaging, docJson, FIELD_SEGMENT } from './sql-filter.js';
 export interface PostgresStoreOptions {
   /** Connections the store keeps open at most (20: a world-worker runs 8 or more episodes at once). */
   maxConnections?: number;
-  /** How long to wait for a connection before failing with `unavailable` (10000 ms). */
+  /**
+   * How long to wait for a connection (10000 ms). A statement whose connection could not be
+   * had is asked for once more before it fails with `unavailable` (see {@link CONNECT_TRIES}).
+   */
   connectTimeoutMs?: number;
 }
+
+/**
+ * Tries at a pooled connection per statement: one more after a connection that could not be
+ * had. Nothing was sent on it, so asking again is safe for any statement, writes included.
+ * Compose saw a worker's connect time out once while another container was killed, and that
+ * failed the episode it was starting.
+ */
+const CONNECT_TRIES = 2;
+/** Pause before that second try. */
+const CONNECT_RETRY_MS = 250;
 
 /**
  * How `doc` is generated from `body`. JSONB holds no U+0000 (`\u0000` in JSON text), which
@@ -355,22 +368,35 @@ export class PostgresStore implements DocumentStore {
    */
   async #query(sql: string, params: unknown[], prepare = false): Promise<pg.QueryResult> {
     const name = prepare ? this.#prepared.nameOf(sql) : undefined;
+    const client = await this.#client();
+    // as pool.query does: a connection whose statement failed is closed, not pooled again
+    let failed: Error | undefined;
     try {
-      return await this.#pool.query(
+      return await client.query(
         name === undefined ? { text: sql, values: params } : { name, text: sql, values: params },
       );
     } catch (err) {
+      failed = err as Error;
       throw mapPgError(err);
+    } finally {
+      client.release(failed);
+    }
+  }
+
+  /** A pooled connection, asked for {@link CONNECT_TRIES} times; `unavailable` when none could be had. */
+  async #client(): Promise<pg.PoolClient> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.#pool.connect();
+      } catch (err) {
+        if (tries >= CONNECT_TRIES || this.#closing) throw mapPgError(err);
+      }
+      await new Promise((r) => setTimeout(r, CONNECT_RETRY_MS));
     }
   }
 
   async #transaction<R>(fn: (client: pg.PoolClient) => Promise<R>): Promise<R> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (err) {
-      throw mapPgError(err);
-    }
+    const client = await this.#client();
     try {
       await client.query('BEGIN');
       const result = await fn(client);

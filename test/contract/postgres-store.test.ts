@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { connect as tcpConnect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { PostgresStore } from '../../core/adapters/postgres-store.js';
 import { ServiceError } from '../../core/errors.js';
 import { expectError } from '../support/expect-error.js';
@@ -101,5 +102,80 @@ describe('PostgresStore beyond the contract', function () {
       expect(doc, `update ${i}`).to.include({ n: i + 1 });
     }
     expect(await store.update('prepared', 'b', { n: 0 }, { n: 520, absent0: null })).to.include({ n: 0 });
+  });
+
+  /**
+   * A TCP relay to PostgreSQL that can hold new connections without ever answering them (a
+   * connect that times out, as compose saw while another container was killed).
+   */
+  async function stallingRelay(): Promise<{
+    url: string;
+    hold: (n: number) => void;
+    opened: () => number;
+    cutAll: () => void;
+  }> {
+    const target = new URL(db!.url);
+    let held = 0;
+    let opened = 0;
+    const relayed = new Set<Socket>();
+    const server = createServer((inbound) => {
+      opened++;
+      relayed.add(inbound);
+      inbound.on('close', () => relayed.delete(inbound));
+      if (held > 0) {
+        held--;
+        inbound.on('error', () => undefined); // held: read nothing, answer nothing
+        return;
+      }
+      const outbound = tcpConnect(Number(target.port || 5432), target.hostname);
+      inbound.pipe(outbound).pipe(inbound);
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    relays.push(server);
+    const url = new URL(db!.url);
+    url.hostname = '127.0.0.1';
+    url.port = String((server.address() as AddressInfo).port);
+    return {
+      url: url.toString(),
+      hold: (n) => (held = n),
+      opened: () => opened,
+      cutAll: () => relayed.forEach((c) => c.destroy()),
+    };
+  }
+  const relays: Server[] = [];
+  after(() => relays.forEach((r) => r.close()));
+
+  it('a statement whose connection could not be had asks for another once, then fails unavailable', async function () {
+    const relay = await stallingRelay();
+    const store = await PostgresStore.connect(relay.url, { connectTimeoutMs: 400 });
+    open.push(store);
+    await store.insert('retried', { _id: 'a', n: 1 });
+    // every pooled connection busy and one more wanted: that new one is held and times out
+    const idle = relay.opened();
+    relay.hold(1);
+    const reads = await Promise.all(Array.from({ length: idle + 1 }, () => store.get('retried', 'a')));
+    expect(reads.every((d) => d !== null && d.n === 1)).to.equal(true);
+    expect(relay.opened(), 'the held connection was asked for').to.be.greaterThan(idle);
+    // a write in a transaction too
+    relay.hold(1);
+    await Promise.all([
+      store.insertMany('retried', [{ _id: 'b' }, { _id: 'c' }]),
+      ...Array.from({ length: idle }, () => store.get('retried', 'a')),
+    ]);
+    expect(await store.count('retried', {})).to.equal(3);
+    // no connection to be had at all (the pooled ones cut, every new one held): one more try, then `unavailable`
+    relay.hold(1_000);
+    relay.cutAll();
+    await new Promise((r) => setTimeout(r, 100));
+    const started = relay.opened();
+    const err = await store.get('retried', 'a').then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ServiceError);
+    expect((err as ServiceError).code).to.equal('unavailable');
+    expect(relay.opened() - started, 'connections asked for').to.equal(2);
   });
 });
