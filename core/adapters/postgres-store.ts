@@ -4,6 +4,7 @@ import type { Doc, DocumentStore, Filter, FindOptions, IndexSpec } from '../port
 import { redactUrl } from './nats-bus.js';
 import { compilePgFilter, pgFieldSql } from './postgres-filter.js';
 import { mapPgError } from './postgres-errors.js';
+import { PgStatements } from './postgres-pool.js';
 import { StatementNames, checkCollection, indexName } from './postgres-names.js';
 import { checkPaging, docJson, FIELD_SEGMENT } from './sql-filter.js';
 
@@ -13,20 +14,10 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /**
    * How long to wait for a connection (10000 ms). A statement whose connection could not be
-   * had is asked for once more before it fails with `unavailable` (see {@link CONNECT_TRIES}).
+   * had is asked for once more before it fails with `unavailable` (postgres-pool.ts).
    */
   connectTimeoutMs?: number;
 }
-
-/**
- * Tries at a pooled connection per statement: one more after a connection that could not be
- * had. Nothing was sent on it, so asking again is safe for any statement, writes included.
- * Compose saw a worker's connect time out once while another container was killed, and that
- * failed the episode it was starting.
- */
-const CONNECT_TRIES = 2;
-/** Pause before that second try. */
-const CONNECT_RETRY_MS = 250;
 
 /**
  * How `doc` is generated from `body`. JSONB holds no U+0000 (`\u0000` in JSON text), which
@@ -60,6 +51,8 @@ const BY_ID = true;
  */
 export class PostgresStore implements DocumentStore {
   readonly #pool: pg.Pool;
+  /** Statements and transactions on the pool, with the connect retry. */
+  readonly #statements: PgStatements;
   readonly #tables = new Map<string, Promise<string>>();
   /** Names of the statements prepared by {@link #query}. */
   readonly #prepared = new StatementNames();
@@ -69,6 +62,7 @@ export class PostgresStore implements DocumentStore {
 
   private constructor(pool: pg.Pool) {
     this.#pool = pool;
+    this.#statements = new PgStatements(pool, () => this.#closing !== null);
   }
 
   /** Connects to `url` (a `postgres://` URL) and makes the sequences table; `unavailable` when unreachable. */
@@ -143,7 +137,7 @@ export class PostgresStore implements DocumentStore {
       if (!(err instanceof ServiceError && err.code === 'conflict')) throw err;
     }
     // something is taken: one by one in one transaction, up to the first taken value
-    return this.#transaction(async (client) => {
+    return this.#statements.transaction(async (client) => {
       let n = 0;
       for (let i = 0; i < docs.length; i++) {
         const result = await client.query(`INSERT INTO ${table} (_id, body) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
@@ -263,7 +257,7 @@ export class PostgresStore implements DocumentStore {
     removes: string[],
     where: Filter,
   ): Promise<T | null> {
-    return this.#transaction(async (client) => {
+    return this.#statements.transaction(async (client) => {
       const params: unknown[] = [id];
       const cond = compilePgFilter(where, params);
       const found = await client.query(`SELECT body FROM ${table} WHERE _id = $1 AND ${cond} FOR UPDATE`, params);
@@ -368,46 +362,9 @@ export class PostgresStore implements DocumentStore {
    */
   async #query(sql: string, params: unknown[], prepare = false): Promise<pg.QueryResult> {
     const name = prepare ? this.#prepared.nameOf(sql) : undefined;
-    const client = await this.#client();
-    // as pool.query does: a connection whose statement failed is closed, not pooled again
-    let failed: Error | undefined;
-    try {
-      return await client.query(
-        name === undefined ? { text: sql, values: params } : { name, text: sql, values: params },
-      );
-    } catch (err) {
-      failed = err as Error;
-      throw mapPgError(err);
-    } finally {
-      client.release(failed);
-    }
-  }
-
-  /** A pooled connection, asked for {@link CONNECT_TRIES} times; `unavailable` when none could be had. */
-  async #client(): Promise<pg.PoolClient> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await this.#pool.connect();
-      } catch (err) {
-        if (tries >= CONNECT_TRIES || this.#closing) throw mapPgError(err);
-      }
-      await new Promise((r) => setTimeout(r, CONNECT_RETRY_MS));
-    }
-  }
-
-  async #transaction<R>(fn: (client: pg.PoolClient) => Promise<R>): Promise<R> {
-    const client = await this.#client();
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw mapPgError(err);
-    } finally {
-      client.release();
-    }
+    return this.#statements.query(
+      name === undefined ? { text: sql, values: params } : { name, text: sql, values: params },
+    );
   }
 }
 
