@@ -170,32 +170,24 @@ try {
     });
     return chosen;
   }
-  /** Processes in the worker hosts other than the worker roles themselves. */
-  const strays = () =>
-    workers.reduce((n, w) => {
+  /** Processes in the worker hosts other than the worker roles themselves, with their host. */
+  const strayPids = () =>
+    workers.flatMap((w) => {
       const role = cluster.children.get(w)?.pid;
-      return (
-        n +
-        cluster
-          .host(w)
-          .pids()
-          .filter((p) => p !== role).length
-      );
-    }, 0);
+      return cluster
+        .host(w)
+        .pids()
+        .filter((p) => p !== role)
+        .map((pid) => ({ w, pid }));
+    });
+  const strays = () => strayPids().length;
 
   /** What was left after a run, for the log: open attempts and the command lines of stray processes. */
   const leftovers = (items: Awaited<ReturnType<typeof runEpisodes>>) => {
     const open = items
       .filter((e) => e.status === 'running' || e.status === 'queued')
       .map((e) => `${e.id} ${e.status} on ${e.worker_id ?? '-'}`);
-    const procs = workers.flatMap((w) => {
-      const role = cluster.children.get(w)?.pid;
-      return cluster
-        .host(w)
-        .pids()
-        .filter((p) => p !== role)
-        .map((p) => `${w} pid ${p}: ${commandLine(p)}`);
-    });
+    const procs = strayPids().map(({ w, pid }) => `${w} pid ${pid}: ${commandLine(pid)}`);
     const logs = workers.map((w) => `--- ${w}'s log, last lines ---\n${cluster.logTail(w).slice(-3000) || '(none)'}`);
     return [JSON.stringify({ open, procs }), ...logs].join('\n');
   };

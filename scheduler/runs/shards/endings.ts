@@ -71,7 +71,7 @@ export function hasAttemptLeft(ep: RunEpisodeDoc, workerLost = false): boolean {
  * the agent's own model failing on its first decision included: a re-run there would let
  * an agent that dislikes its opening turn draw another.
  */
-export function failedBeforeAgent(o: Pick<EpisodeOutcome, 'status' | 'failed_at_start'>): boolean {
+export function failedWhileStarting(o: Pick<EpisodeOutcome, 'status' | 'failed_at_start'>): boolean {
   return o.status === 'failed' && o.failed_at_start === true;
 }
 

@@ -9,7 +9,7 @@ import {
   announceRecovered,
   cancelUnstarted,
   failAndRequeue,
-  failedBeforeAgent,
+  failedWhileStarting,
   hasAttemptLeft,
   nextAttempt,
   outcomeFromRecord,
@@ -189,7 +189,7 @@ export class ShardDriver {
         return;
       }
       // its ending stands on the record; the slot gets a new attempt as for a world that did not start
-      if (failedBeforeAgent(o) && hasAttemptLeft(written))
+      if (failedWhileStarting(o) && hasAttemptLeft(written))
         this.#pending.push(await nextAttempt(this.#ctx.deps, this.#rw, written, { owner: this.#owner }));
     }
     this.#dirty = true;
