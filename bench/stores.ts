@@ -33,7 +33,7 @@ import path from 'node:path';
 import { PostgresStore, SqliteStore } from '../core/adapters/index.js';
 import { Collections } from '../core/collections.js';
 import type { DocumentStore } from '../core/ports.js';
-import { createTestDatabase, postgresAnswers, POSTGRES_SKIPPED } from '../test/support/postgres.js';
+import { createTestDatabase, postgresAnswers, POSTGRES_MISSING } from '../test/support/postgres.js';
 import { catalogWorkspace, evaluate, makeProfile, waitRun } from '../test/support/runs.js';
 import { startTestService } from '../test/support/service.js';
 import { writeBenchSection } from './support/benchmarks-file.js';
@@ -81,7 +81,7 @@ const withOptions = (url: string) =>
 type Store = 'sqlite' | 'postgres';
 
 if (!(await postgresAnswers())) {
-  console.error(`bench/stores: ${POSTGRES_SKIPPED}`);
+  console.error(`bench/stores: skipped: ${POSTGRES_MISSING}`);
   process.exit(1);
 }
 const load = () =>

@@ -12,6 +12,7 @@ import {
   type SmokeRun,
   type SmokeVerdict,
 } from './smoke-check.js';
+import { skipBecause } from '../support/skips.js';
 
 /**
  * Benches as code that runs (issue 26): every bench/*.ts, found by listing the folder, runs at
@@ -108,8 +109,7 @@ describe('benches at their --smoke size (bench/*.ts)', function () {
       checkOffersSmoke(file, readFileSync(path.join(BENCH_DIR, file), 'utf8'));
       const verdict: SmokeVerdict = judgeSmokeRun(file, await results.get(file)!);
       if (verdict.kind === 'skipped') {
-        console.log(`      bench/${file} skipped: ${verdict.reason}`);
-        this.skip();
+        skipBecause(this, `bench/${file}: ${verdict.reason}`);
       }
     });
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MongoStore } from '../../core/adapters/mongo-store.js';
 import { documentStoreContract } from './document-store.contract.js';
+import { skipBecause } from '../support/skips.js';
 
 const url = process.env.MONGODB_URL;
 
@@ -18,8 +19,7 @@ if (url) {
 } else {
   describe('DocumentStore contract: MongoStore', function () {
     before(function () {
-      console.log('    MongoDB contract suite skipped: set MONGODB_URL (e.g. mongodb://127.0.0.1:27017) to run it');
-      this.skip();
+      skipBecause(this, 'MongoDB contract suite: set MONGODB_URL (e.g. mongodb://127.0.0.1:27017) to run it');
     });
     it('runs the whole DocumentStore contract against MongoDB', function () {});
   });

@@ -3,6 +3,7 @@ import { expectError } from '../support/expect-error.js';
 import type { DocumentStore } from '../../core/ports.js';
 import type { PaymentProvider } from '../../billing/payment-provider.js';
 import { createWorkspace, type OrganizationDoc } from '../../accounts/workspaces.js';
+import { skipBecause } from '../support/skips.js';
 
 /** What a payment-provider runner hands the contract. */
 export interface ProviderHarness {
@@ -43,10 +44,7 @@ export function paymentProviderContract(name: string, make: () => Promise<Provid
 
     before(async function () {
       const made = await make();
-      if (!made) {
-        this.skip();
-        return;
-      }
+      if (!made) skipBecause(this, why || `${name} cannot run here`);
       h = made;
       org = (await createWorkspace(h.store, { organization: `contract-${Date.now()}` })).organization;
     });

@@ -3,7 +3,13 @@ import { connect as tcpConnect, createServer, type AddressInfo, type Server, typ
 import { PostgresStore } from '../../core/adapters/postgres-store.js';
 import { ServiceError } from '../../core/errors.js';
 import { expectError } from '../support/expect-error.js';
-import { createTestDatabase, postgresAnswers, POSTGRES_SKIPPED, type TestDatabase } from '../support/postgres.js';
+import {
+  createTestDatabase,
+  postgresAnswers,
+  POSTGRES_MISSING,
+  skipWithoutPostgres,
+  type TestDatabase,
+} from '../support/postgres.js';
 import { documentStoreContract } from './document-store.contract.js';
 
 documentStoreContract(
@@ -18,17 +24,14 @@ documentStoreContract(
     };
     return { store: open[0]!, peer, cleanup };
   },
-  { answers: postgresAnswers, skipped: POSTGRES_SKIPPED },
+  { answers: postgresAnswers, skipped: POSTGRES_MISSING, engine: 'postgres' },
 );
 
 describe('PostgresStore beyond the contract', function () {
   let db: TestDatabase | undefined;
   const open: PostgresStore[] = [];
   before(async function () {
-    if (!(await postgresAnswers())) {
-      console.log(`    PostgresStore checks ${POSTGRES_SKIPPED}`);
-      this.skip();
-    }
+    await skipWithoutPostgres(this);
     db = await createTestDatabase();
   });
   after(async function () {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { cli, startCli, type CliProcess } from '../support/cli-process.js';
-import { createTestDatabase, postgresAnswers, POSTGRES_SKIPPED, type TestDatabase } from '../support/postgres.js';
+import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../support/postgres.js';
 
 /**
  * Issue 24: `npm start` with DATABASE_URL runs the README's quickstart unchanged. A real
@@ -21,10 +21,7 @@ describe('quickstart on PostgreSQL: crucible start with DATABASE_URL', function 
   let env: Record<string, string>;
 
   before(async function () {
-    if (!(await postgresAnswers())) {
-      console.log(`    ${POSTGRES_SKIPPED}`);
-      this.skip();
-    }
+    await skipWithoutPostgres(this);
     db = await createTestDatabase();
     dir = await mkdtemp(path.join(tmpdir(), 'crucible-qs-pg-'));
     const serverEnv = { DATABASE_URL: db.url, MONGODB_URL: '', SERVICE_DATA_DIR: path.join(dir, 'data'), PORT: '0' };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { createTestDatabase, postgresAnswers, POSTGRES_SKIPPED, type TestDatabase } from '../support/postgres.js';
+import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../support/postgres.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -15,10 +15,7 @@ describe('hostile tenant against the PostgreSQL store', function () {
   let victim: ReturnType<typeof client>;
 
   before(async function () {
-    if (!(await postgresAnswers())) {
-      console.log(`    ${POSTGRES_SKIPPED}`);
-      this.skip();
-    }
+    await skipWithoutPostgres(this);
     db = await createTestDatabase();
     t = await startTestService({ DATABASE_URL: db.url });
     attacker = client(t.url, (await t.workspace('attacker')).key);

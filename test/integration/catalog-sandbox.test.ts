@@ -13,6 +13,7 @@ import {
 } from '../../world/index.js';
 import { ChildProcessSandboxes, DockerSandboxes, freePort } from '../../world-worker/sandboxes/index.js';
 import { containerEngine } from '../support/containers.js';
+import { skipBecause } from '../support/skips.js';
 
 /** True while `pid` runs. A zombie (killed, not yet reaped by its new parent) counts as gone. */
 const alive = (pid: number): boolean => {
@@ -219,7 +220,8 @@ describe('sandboxes: containers', function () {
   });
 
   it('pulls a missing image by its digest from the registry, then runs on it', async function () {
-    if (process.env.CRUCIBLE_SKIP_CONTAINERS === '1') this.skip();
+    if (process.env.CRUCIBLE_SKIP_CONTAINERS === '1')
+      skipBecause(this, 'CRUCIBLE_SKIP_CONTAINERS=1 asks to skip the container suites', 'podman');
     this.timeout(120_000);
     const engine = containerEngine()!;
     const sandboxes = new DockerSandboxes({

@@ -17,6 +17,7 @@ import { issueCertificateFiles } from '../../cli/admin-certs.js';
 import { DockerSandboxes, OWNER_LABEL } from '../../world-worker/sandboxes/index.js';
 import { containerEngine } from '../support/containers.js';
 import { controlPlaneFiles, exited, type ControlPlaneFiles } from '../support/roles.js';
+import { skipBecause } from '../support/skips.js';
 
 /** The message a promise was rejected with; fails the test when it was not. */
 async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string }> {
@@ -145,7 +146,7 @@ describe('control plane: one live process per worker id, and a worker bound to i
 
   it('a refused process removes none of the live worker’s containers; the next accepted start reaps them', async function () {
     const engine = containerEngine();
-    if (!engine) this.skip();
+    if (!engine) skipBecause(this, 'CRUCIBLE_SKIP_CONTAINERS=1 asks to skip the container suites', 'podman');
     const env = { SANDBOX: 'container', DOCKER_HOST: engine!.dockerHost, SANDBOX_RUNTIME_IMAGE: engine!.runtimeImage };
     const docker = new DockerSandboxes({ dockerHost: engine!.dockerHost, relayImage: engine!.runtimeImage, owner: A })
       .docker;

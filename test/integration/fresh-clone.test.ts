@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { skipBecause } from '../support/skips.js';
 
 /**
  * A clone in an empty folder needs nothing outside itself (issue 23): no tracked file names a
@@ -60,8 +61,7 @@ describe('a clone in an empty folder needs nothing outside itself', function () 
 
   before(function () {
     if (files === null) {
-      console.log('      fresh-clone checks skipped: not a git checkout (no .git or no git)');
-      this.skip();
+      skipBecause(this, 'fresh-clone checks: not a git checkout (no .git or no git)');
     }
   });
 

@@ -19,6 +19,7 @@ import {
 } from '../../world-worker/sandboxes/index.js';
 import { containerEngine } from '../support/containers.js';
 import { RecordingEvents, catalogWorlds, scenariosOf, worldOf } from '../support/episode-harness.js';
+import { skipBecause } from '../support/skips.js';
 
 /**
  * The differential test of warm sandboxes (world-worker/sandboxes/pool.ts): every scenario
@@ -155,7 +156,7 @@ describe('warm sandboxes: the differential test of reuse (containers)', function
   const engine = containerEngine();
   let sandboxes: DockerSandboxes;
   before(function () {
-    if (!engine) this.skip();
+    if (!engine) skipBecause(this, 'CRUCIBLE_SKIP_CONTAINERS=1 asks to skip the container suites', 'podman');
     sandboxes = new DockerSandboxes({
       dockerHost: engine.dockerHost,
       relayImage: engine.runtimeImage,

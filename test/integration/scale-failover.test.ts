@@ -12,6 +12,7 @@ import { evaluate, runEpisodes, waitRun } from '../support/runs.js';
 import { processesUsing, workersUp } from '../support/roles.js';
 import { client } from '../support/service.js';
 import { connect } from '../support/sse.js';
+import { skipBecause } from '../support/skips.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,10 +38,7 @@ describe('scale-out on separate hosts: two gateways, two schedulers, three worke
 
   before(async function () {
     const why = clusterUnavailable();
-    if (why) {
-      console.log(`      skipped: ${why}`);
-      this.skip();
-    }
+    if (why) skipBecause(this, why, 'netns');
     cluster = await startCluster({
       gateways: 2,
       schedulers: 2,

@@ -8,6 +8,7 @@ import { LOOPBACK_KEY_VAR, clusterWorkload, until, type ClusterWorkload } from '
 import { evaluate, runEpisodes, waitRun } from '../support/runs.js';
 import { workersUp } from '../support/roles.js';
 import { client } from '../support/service.js';
+import { skipBecause } from '../support/skips.js';
 
 const run = promisify(execFile);
 
@@ -42,10 +43,7 @@ describe('operators scaling workers during a run (separate hosts)', function () 
 
   before(async function () {
     const why = clusterUnavailable();
-    if (why) {
-      console.log(`      skipped: ${why}`);
-      this.skip();
-    }
+    if (why) skipBecause(this, why, 'netns');
     cluster = await startCluster({
       gateways: 1,
       schedulers: 1,

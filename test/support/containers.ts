@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { skipBecause } from './skips.js';
 
 /** Where the container sandbox tests find their engine and the runtime image. */
 export interface ContainerEngine {
@@ -49,8 +50,7 @@ export function containerEngine(): ContainerEngine | null {
 export function containerEngineOrSkip(ctx: Mocha.Context): ContainerEngine {
   const engine = containerEngine();
   if (!engine) {
-    console.log('      container suite skipped: CRUCIBLE_SKIP_CONTAINERS=1');
-    ctx.skip();
+    skipBecause(ctx, 'container suite: CRUCIBLE_SKIP_CONTAINERS=1 asks to skip it', 'podman');
   }
   return engine!;
 }

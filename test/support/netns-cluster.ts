@@ -161,12 +161,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const start = (name: string): ChildProcess => {
     const kind = kindOf(name);
     prepare(name);
-    const { PATH, HOME, NODE_OPTIONS } = process.env;
+    const { PATH, HOME, NODE_OPTIONS, NATS_PREFIX } = process.env;
     const child = hostOf(name).spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', kind], {
       env: {
         ...(PATH ? { PATH } : {}),
         ...(HOME ? { HOME } : {}),
         ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
+        // the test job's own subjects on the shared NATS (test/support/job.ts)
+        ...(NATS_PREFIX ? { NATS_PREFIX } : {}),
         LOG_LEVEL: process.env.DEBUG_ROLES ? 'info' : 'warn',
         ...envOf(name),
       },

@@ -9,7 +9,7 @@
  */
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from './job.js';
 
 const run = (cmd: string, args: string[]): string =>
   execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -32,17 +32,8 @@ export function netnsUnavailable(): string | null {
   return null;
 }
 
-/** A free TCP port on `address` (an address of the root namespace, such as the bridge's). */
-export function freePortOn(address: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, address, () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** A free TCP port on `address` (an address of the root namespace, such as the bridge's), from the test job's block. */
+export const freePortOn = (address: string): Promise<number> => freePort(address);
 
 /** One test host: a namespace, its address, and what can be done to its network. */
 export interface NetHost {

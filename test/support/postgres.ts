@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { skipBecause } from './skips.js';
 
 /**
  * The PostgreSQL the tests use: CRUCIBLE_TEST_POSTGRES_URL, or 127.0.0.1:5432 as user
  * `postgres` with trust auth (every developer machine and CI). Each test run makes a
- * database of its own and drops it, so parallel runs never see each other's data.
+ * database of its own and drops it, so parallel runs never see each other's data; under
+ * `npm test` its name starts with the test job's prefix (test/support/job.ts), which that job
+ * alone has claimed.
  */
 export const POSTGRES_ADMIN_URL =
   process.env.CRUCIBLE_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -35,11 +38,18 @@ export async function postgresAnswers(): Promise<boolean> {
   );
 }
 
-/** The line a suite prints when it skips for want of PostgreSQL. */
-export const POSTGRES_SKIPPED = `skipped: no PostgreSQL answers at ${POSTGRES_ADMIN_URL.replace(/\/\/[^@/]*@/, '//')} (set CRUCIBLE_TEST_POSTGRES_URL, or start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start)`;
+/** Why a suite that needs PostgreSQL cannot run here. */
+export const POSTGRES_MISSING = `no PostgreSQL answers at ${POSTGRES_ADMIN_URL.replace(/\/\/[^@/]*@/, '//')} (set CRUCIBLE_TEST_POSTGRES_URL, or start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start)`;
+
+/** In a mocha `before` or `it`: skips, saying why, when PostgreSQL does not answer (fails instead on CI). */
+export async function skipWithoutPostgres(ctx: Mocha.Context): Promise<void> {
+  if (!(await postgresAnswers())) skipBecause(ctx, POSTGRES_MISSING, 'postgres');
+}
 
 /** Creates an empty database with byte-order collation (as docs/operations.md advises) for one test run. */
-export async function createTestDatabase(prefix = 'crucible_test'): Promise<TestDatabase> {
+export async function createTestDatabase(
+  prefix = process.env.CRUCIBLE_TEST_POSTGRES_PREFIX || 'crucible_test',
+): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   // template0 takes no connections, so parallel runs never collide on the template
   await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'`));

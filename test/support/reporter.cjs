@@ -1,41 +1,52 @@
-// Mocha's spec reporter, plus the counts written to a file so scripts/run-tests.mjs can
-// print one closing line for every suite it runs (mocha and Python's unittest), and the
-// time each test file took, hooks included, so a file that grew slow is seen at once: the
-// slowest are printed at the end and all are written beside the counts (`files`).
+// Mocha's spec reporter, plus what scripts/run-tests.mjs needs for its closing report, written
+// to CRUCIBLE_TEST_STATS at the end: the counts; per test file, the tests' own time (the sum of
+// their durations) and, in a serial run, the file's wall time from its first hook to its last
+// (in the parallel phase the events arrive replayed, so the workers write the wall time
+// themselves: test/support/job-hooks.ts); and every skipped test with its file and full title,
+// which the report matches with the reasons test/support/skips.ts recorded.
 const fs = require('node:fs');
 const path = require('node:path');
 const Mocha = require('mocha');
 
-const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
-const SLOWEST_SHOWN = 15;
+const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING } =
+  Mocha.Runner.constants;
+
+const relative = (file) => (file ? path.relative(process.cwd(), file) : null);
 
 class CountingSpec extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
     const started = new Map();
-    const files = {};
+    const wallMs = {};
+    const testMs = {};
+    const pending = [];
     runner.on(EVENT_SUITE_BEGIN, (suite) => {
       if (suite.file && suite.parent?.root) started.set(suite, Date.now());
     });
     runner.on(EVENT_SUITE_END, (suite) => {
       const t = started.get(suite);
       if (t === undefined) return;
-      const file = path.relative(process.cwd(), suite.file);
-      files[file] = (files[file] ?? 0) + (Date.now() - t);
+      const file = relative(suite.file);
+      wallMs[file] = (wallMs[file] ?? 0) + (Date.now() - t);
+    });
+    const timed = (test) => {
+      const file = relative(test.file);
+      if (file) testMs[file] = (testMs[file] ?? 0) + (test.duration ?? 0);
+    };
+    runner.on(EVENT_TEST_PASS, timed);
+    runner.on(EVENT_TEST_FAIL, timed);
+    runner.on(EVENT_TEST_PENDING, (test) => {
+      pending.push({ file: relative(test.file), title: test.fullTitle() });
     });
     runner.once(EVENT_RUN_END, () => {
-      const slowest = Object.entries(files)
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, SLOWEST_SHOWN);
-      if (slowest.length > 1) {
-        process.stdout.write(`\n  slowest files (hooks included):\n`);
-        for (const [file, ms] of slowest) process.stdout.write(`  ${(ms / 1000).toFixed(1).padStart(8)} s  ${file}\n`);
-      }
       const out = process.env.CRUCIBLE_TEST_STATS;
       if (!out) return;
       fs.mkdirSync(path.dirname(out), { recursive: true });
       const s = runner.stats;
-      fs.writeFileSync(out, JSON.stringify({ passed: s.passes, failed: s.failures, skipped: s.pending, files }));
+      fs.writeFileSync(
+        out,
+        JSON.stringify({ passed: s.passes, failed: s.failures, skipped: s.pending, wallMs, testMs, pending }),
+      );
     });
   }
 }

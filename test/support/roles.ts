@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { issueCertificateFiles } from '../../cli/admin-certs.js';
 import type { ControlPlanePems, ControlPlaneRole } from '../../core/control-plane.js';
+import { freePort as jobFreePort, jobScoped } from './job.js';
 
 /** A control-plane CA and one certificate per role, as `crucible admin certs` writes them. */
 export interface ControlPlaneFiles {
@@ -45,17 +44,8 @@ export async function controlPlaneFiles(dir: string): Promise<ControlPlaneFiles>
   };
 }
 
-/** A loopback port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** A loopback port nothing listens on right now, from the test job's own block (test/support/job.ts). */
+export const freePort = (): Promise<number> => jobFreePort('127.0.0.1');
 
 /**
  * Starts one role of the distributed shape (`crucible scheduler | worker | gateway`) as its
@@ -97,7 +87,7 @@ export async function distributedEnv(dataDir: string): Promise<{ env: Record<str
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     // this installation's own worker registry and leases on the shared Redis
-    REDIS_PREFIX: `crucible-roles-${randomUUID()}:`,
+    REDIS_PREFIX: `${jobScoped('crucible-roles')}:`,
     SCHEDULER_PORT: String(schedulerPort),
     SCHEDULER_ADDR: `127.0.0.1:${schedulerPort}`,
     PORT: String(gatewayPort),

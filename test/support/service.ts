@@ -68,6 +68,8 @@ async function startOn(
     SERVICE_CREDENTIAL_VARS: 'CRUCIBLE_TEST_*,CRUCIBLE_AGENT_*',
     // every test signs up from 127.0.0.1; accounts-signup.test.ts checks the real limit
     SERVICE_SIGNUPS_PER_HOUR: '10000',
+    // the test job's own subjects when a test hands the service NATS_URL (test/support/job.ts)
+    ...(process.env.NATS_PREFIX ? { NATS_PREFIX: process.env.NATS_PREFIX } : {}),
     ...env,
   });
   const svc = await startEmbedded(config, createLogger(config.logLevel), certificates);

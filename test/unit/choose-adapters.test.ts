@@ -10,7 +10,8 @@ import { loadConfig } from '../../core/config.js';
 import { ServiceError } from '../../core/errors.js';
 import { createLogger } from '../../core/log.js';
 import type { Adapters, BusMessage } from '../../core/ports.js';
-import { createTestDatabase, postgresAnswers, POSTGRES_SKIPPED } from '../support/postgres.js';
+import { createTestDatabase, skipWithoutPostgres } from '../support/postgres.js';
+import { skipBecause } from '../support/skips.js';
 
 const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -101,8 +102,7 @@ describe('chooseAdapters', function () {
   it('picks MongoDB when MONGODB_URL is set', async function () {
     const url = process.env.MONGODB_URL;
     if (!url) {
-      console.log('      skipped: set MONGODB_URL to check the MongoDB choice');
-      this.skip();
+      skipBecause(this, 'set MONGODB_URL to check the MongoDB choice');
     }
     const db = `crucible_test_${randomBytes(6).toString('hex')}`;
     const adapters = await chooseAdapters(
@@ -120,10 +120,7 @@ describe('chooseAdapters', function () {
   });
 
   it('picks PostgreSQL when DATABASE_URL is set, and opens no SQLite file', async function () {
-    if (!(await postgresAnswers())) {
-      console.log(`      ${POSTGRES_SKIPPED}`);
-      this.skip();
-    }
+    await skipWithoutPostgres(this);
     const db = await createTestDatabase();
     try {
       const adapters = await chooseAdapters(loadConfig({ SERVICE_DATA_DIR: dir, DATABASE_URL: db.url }), logger);

@@ -8,6 +8,7 @@ import { issueCertificateFiles, parseCertSpecs } from '../../cli/admin-certs.js'
 import { loadConfig } from '../../core/config.js';
 import type { ControlPlaneRole } from '../../core/control-plane.js';
 import { roleControlPlane } from '../../core/control-plane-role.js';
+import { skipBecause } from '../support/skips.js';
 
 type Service = {
   image?: string;
@@ -227,8 +228,7 @@ describe('compose.yaml', () => {
         ),
       );
       if (out === null) {
-        console.log('      skipped: podman-compose is not installed (apt-get install podman-compose)');
-        this.skip();
+        skipBecause(this, 'podman-compose is not installed (apt-get install podman-compose)', 'podman');
       }
       const merged = JSON.parse(out!.slice(out!.indexOf('{'), out!.lastIndexOf('}') + 1)) as ComposeFile;
       expect(Object.keys(merged.services)).to.include.members(['postgres', 'mongo', 'scheduler-2', 'gateway-2']);
