@@ -28,7 +28,10 @@ export async function chooseAdapters(config: Config, logger?: Logger): Promise<A
     const store = await openStore(config);
     opened.push(store);
     const bus: EventBus = config.natsUrl
-      ? await NatsBus.connect(config.natsUrl, { logger: logger?.child({ component: 'nats-bus' }) })
+      ? await NatsBus.connect(config.natsUrl, {
+          prefix: config.natsPrefix,
+          logger: logger?.child({ component: 'nats-bus' }),
+        })
       : new MemoryBus({ logger: logger?.child({ component: 'memory-bus' }) });
     opened.push(bus);
     const leases: LeaseStore = config.redisUrl

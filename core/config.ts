@@ -85,6 +85,12 @@ export interface Config {
   readonly mongodbDb: string;
   /** NATS_URL (unset: in-process bus). */
   readonly natsUrl: string | null;
+  /**
+   * NATS_PREFIX (none): a subject prefix of this installation's own, so several installations
+   * (or test runs) can share one NATS: every subject is sent as `<prefix>.crucible.…` into a
+   * stream of its own (`CRUCIBLE_<prefix>`). One token: letters, digits, `_` and `-`.
+   */
+  readonly natsPrefix: string;
   /** REDIS_URL (unset: in-process leases). */
   readonly redisUrl: string | null;
   /** REDIS_PREFIX (crucible:): prefix of every Redis key, so several installations (or test runs) can share one Redis. */
@@ -310,6 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
     mongodbUrl: url(env, 'MONGODB_URL'),
     mongodbDb: env.MONGODB_DB?.trim() || 'crucible',
     natsUrl: url(env, 'NATS_URL'),
+    natsPrefix: natsPrefix(env),
     redisUrl: url(env, 'REDIS_URL'),
     redisPrefix: env.REDIS_PREFIX?.trim() || 'crucible:',
     dockerHost: url(env, 'DOCKER_HOST'),
@@ -369,4 +376,15 @@ export function loadConfig(env: Env = process.env): Config {
  */
 export function readEnvVar(name: string, env: Env = process.env): string | undefined {
   return env[name];
+}
+
+/** NATS_PREFIX: one token that a subject and a stream name can both carry. */
+function natsPrefix(env: Env): string {
+  const prefix = env.NATS_PREFIX?.trim() ?? '';
+  if (prefix && !/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
+    throw new ServiceError(
+      'bad_request',
+      `NATS_PREFIX must be one token of at most 64 letters, digits, "_" and "-", got "${prefix}"`,
+    );
+  return prefix;
 }

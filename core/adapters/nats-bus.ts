@@ -52,7 +52,13 @@ export function natsServerOptions(url: string): { servers: string[]; user?: stri
 
 /** Options of {@link NatsBus.connect}. */
 export interface NatsBusOptions {
-  /** The JetStream stream carrying `crucible.>` (CRUCIBLE); created when missing. */
+  /**
+   * The installation's subject prefix (NATS_PREFIX; none): subjects travel as
+   * `<prefix>.crucible.…` and callers never see the prefix, so installations with different
+   * prefixes share one NATS without seeing each other's messages.
+   */
+  prefix?: string;
+  /** The JetStream stream carrying the installation's subjects (CRUCIBLE, or CRUCIBLE_<prefix>); created when missing. */
   stream?: string;
   /** How long the stream keeps a message (1 hour): the bus is live fan-out, not the record. */
   maxAgeMs?: number;
@@ -71,7 +77,9 @@ const STREAM_NOT_FOUND = 10059;
  *
  * Every subject must start with `crucible.` (checked, `ServiceError('bad_request')`
  * otherwise), because one stream (`CRUCIBLE`, created on connect when missing, limited to
- * an hour and 256 MiB) captures `crucible.>`. `publish` resolves when JetStream acked the
+ * an hour and 256 MiB) captures `crucible.>`. With a prefix (NATS_PREFIX) the subjects go out
+ * as `<prefix>.crucible.…` into a stream of the prefix's own (`CRUCIBLE_<prefix>`), and come
+ * back to subscribers without it. `publish` resolves when JetStream acked the
  * message. `subscribe` creates an ordered consumer filtered on the pattern with
  * `DeliverPolicy.New` and resolves once the server holds it, so the subscriber sees every
  * message stored after that, in stream order (= publish order on one connection), once.
@@ -81,6 +89,8 @@ export class NatsBus implements EventBus {
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
   readonly #options: Required<Omit<NatsBusOptions, 'logger'>>;
+  /** `<prefix>.`, or '' without a prefix. */
+  readonly #wire: string;
   readonly #logger: Logger | undefined;
   readonly #subscriptions = new Set<BusSubscription>();
 
@@ -89,8 +99,11 @@ export class NatsBus implements EventBus {
     this.#js = nc.jetstream();
     this.#jsm = jsm;
     this.#logger = options.logger;
+    const prefix = options.prefix ?? '';
+    this.#wire = prefix ? `${prefix}.` : '';
     this.#options = {
-      stream: options.stream ?? 'CRUCIBLE',
+      prefix,
+      stream: options.stream ?? (prefix ? `CRUCIBLE_${prefix}` : 'CRUCIBLE'),
       maxAgeMs: options.maxAgeMs ?? 3600_000,
       maxBytes: options.maxBytes ?? 256 * 1024 * 1024,
       name: options.name ?? 'crucible',
@@ -131,13 +144,13 @@ export class NatsBus implements EventBus {
     subjectTokens(subject, 'subject');
     const payload = codec.encode(data ?? null);
     try {
-      await this.#js.publish(subject, payload);
+      await this.#js.publish(this.#wire + subject, payload);
     } catch (err) {
       // 503: no stream answered, e.g. it was deleted while we ran; recreate it once
       if ((err as { code?: unknown }).code !== '503') throw unavailable(err);
       try {
         await this.#ensureStream();
-        await this.#js.publish(subject, payload);
+        await this.#js.publish(this.#wire + subject, payload);
       } catch (again) {
         throw unavailable(again);
       }
@@ -149,9 +162,10 @@ export class NatsBus implements EventBus {
     let consumer: Consumer;
     let messages: ConsumerMessages;
     let active = true;
+    const wire = this.#wire;
     try {
       consumer = await this.#js.consumers.get(this.#options.stream, {
-        filterSubjects: subject,
+        filterSubjects: this.#wire + subject,
         deliver_policy: DeliverPolicy.New,
       });
       messages = await consumer.consume({
@@ -165,7 +179,7 @@ export class NatsBus implements EventBus {
             return;
           }
           try {
-            handler({ subject: m.subject, data });
+            handler({ subject: m.subject.slice(wire.length), data });
           } catch (err) {
             this.#logger?.error({ err, subject: m.subject }, 'bus handler failed');
           }
@@ -191,7 +205,7 @@ export class NatsBus implements EventBus {
   /** Removes the messages under `pattern` from the stream (tests clean up their subjects). */
   async purge(pattern: string): Promise<void> {
     subjectTokens(pattern, 'pattern');
-    await this.#jsm.streams.purge(this.#options.stream, { filter: pattern });
+    await this.#jsm.streams.purge(this.#options.stream, { filter: this.#wire + pattern });
   }
 
   async close(): Promise<void> {
@@ -210,7 +224,7 @@ export class NatsBus implements EventBus {
     try {
       await this.#jsm.streams.add({
         name,
-        subjects: [`${SUBJECT_ROOT}.>`],
+        subjects: [`${this.#wire}${SUBJECT_ROOT}.>`],
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
         discard: DiscardPolicy.Old,
