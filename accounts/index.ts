@@ -7,6 +7,7 @@ import { credentialHandlers, ensureCredentialIndexes } from './credentials.js';
 import { idpHandlers } from './idp.js';
 import { idpRequestHandlers } from './idp-request.js';
 import { ensureInvitationIndexes, membershipHandlers } from './memberships.js';
+import { ensureMemberIndexes, memberHandlers } from './members.js';
 import { onboardingHandlers } from './onboarding.js';
 import { operatorAdminHandlers } from './operator-admin.js';
 import { ensurePasswordLinkIndexes, passwordLinkHandlers } from './password-links.js';
@@ -23,6 +24,8 @@ export { lookUpApiKey, prefixOfKey, readApiKeys, readSessions, recordKeyUse } fr
 export { createUser, findUserByEmail, normalizeEmail } from './users.js';
 export { addOperator, listOperators, removeOperator, type OperatorView } from './operators.js';
 export { createPasswordLink } from './password-links.js';
+export { MEMBERSHIP_CHANGED_SUBJECT, readMemberships } from './members.js';
+export { scopesOfRole } from './session-resolver.js';
 
 /**
  * Accounts: sign-up and sign-in (password and identity provider), console sessions,
@@ -40,6 +43,7 @@ export const accountHandlers: HandlerTable<BillingDeps> = mergeHandlerTables<Bil
   operatorAdminHandlers,
   passwordLinkHandlers,
   membershipHandlers,
+  memberHandlers,
 );
 
 /** Indexes of the account collections; idempotent, run at scheduler start. */
@@ -49,6 +53,7 @@ export async function ensureAccountIndexes(store: DocumentStore): Promise<void> 
   await ensureCredentialIndexes(store);
   await ensurePasswordLinkIndexes(store);
   await ensureInvitationIndexes(store);
+  await ensureMemberIndexes(store);
   await store.ensureIndexes(Collections.users, [{ fields: ['idp_subject'] }]);
   await store.ensureIndexes(Collections.credits, [{ fields: ['organization_id', 'month'] }]);
 }

@@ -10,6 +10,8 @@ export const Collections = {
   cliLogins: 'cli_logins',
   passwordLinks: 'password_links',
   invitations: 'invitations',
+  /** Changes to a project's people (accounts/members.ts). */
+  auditEvents: 'audit_events',
   applications: 'applications',
   jobs: 'jobs',
   worlds: 'worlds',
@@ -52,6 +54,7 @@ export const CollectionOwners: Readonly<Record<CollectionName, string>> = {
   cliLogins: 'accounts',
   passwordLinks: 'accounts',
   invitations: 'accounts',
+  auditEvents: 'accounts',
   applications: 'scheduler',
   jobs: 'scheduler',
   worlds: 'scheduler',

@@ -1,7 +1,13 @@
 import type { DocumentStore, EventBus, BusSubscription } from '../core/index.js';
-import { readApiKeys, readSessions } from '../accounts/index.js';
+import {
+  MEMBERSHIP_CHANGED_SUBJECT,
+  readApiKeys,
+  readMemberships,
+  readSessions,
+  scopesOfRole,
+} from '../accounts/index.js';
 import type { Logger } from '../core/index.js';
-import type { Principal } from '../core/index.js';
+import type { Principal, Scope } from '../core/index.js';
 
 /** Announced (by accounts/api-keys.ts) when a key is revoked: `{key_id}`. */
 export const KEY_REVOKED_SUBJECT = 'crucible.keys.revoked';
@@ -12,6 +18,7 @@ export const SESSION_ENDED_SUBJECT = 'crucible.sessions.revoked';
 export const ENDED_DETAIL = {
   key: 'this API key was revoked',
   session: 'the console session has ended (signed out or expired); sign in again',
+  membership: 'your membership of this project was removed, or your role in it changed; open the stream again',
 } as const;
 
 /** Called once when the credential a connection was opened with stops being valid. */
@@ -20,6 +27,15 @@ export type CredentialEnded = (detail: string) => void;
 interface Watcher {
   ended: CredentialEnded;
   done: boolean;
+  /** For a console session: the membership it was opened with, whose loss or demotion ends it too. */
+  member: { userId: string; projectId: string; scopes: readonly Scope[] } | null;
+}
+
+/** Whether a role (null: no membership) still grants every scope a connection was opened with. */
+function roleStillAllows(role: Parameters<typeof scopesOfRole>[0] | null, scopes: readonly Scope[]): boolean {
+  if (!role) return false;
+  const now = scopesOfRole(role);
+  return now.includes('admin') || scopes.every((s) => now.includes(s));
 }
 
 /** setTimeout's longest delay; a session expiring later than this is caught by a later re-check. */
@@ -78,7 +94,28 @@ export class CredentialWatch {
               'cannot subscribe to credential announcements; relying on the re-check',
             ),
           );
-      await Promise.all([on(KEY_REVOKED_SUBJECT, 'key_id', 'key'), on(SESSION_ENDED_SUBJECT, 'session_id', 'session')]);
+      const onMembership = this.#bus
+        .subscribe(MEMBERSHIP_CHANGED_SUBJECT, (m) => {
+          const d = m.data as Record<string, unknown> | null;
+          if (typeof d?.user_id !== 'string' || typeof d.project_id !== 'string') return;
+          const role = d.role === 'owner' || d.role === 'admin' || d.role === 'member' ? d.role : null;
+          this.#endMembers(d.user_id, d.project_id, role);
+        })
+        .then((s) => {
+          if (this.#closed) void s.unsubscribe();
+          else this.#subscriptions.push(s);
+        })
+        .catch((err: unknown) =>
+          this.#logger.warn(
+            { err, subject: MEMBERSHIP_CHANGED_SUBJECT },
+            'cannot subscribe to membership announcements; relying on the re-check',
+          ),
+        );
+      await Promise.all([
+        on(KEY_REVOKED_SUBJECT, 'key_id', 'key'),
+        on(SESSION_ENDED_SUBJECT, 'session_id', 'session'),
+        onMembership,
+      ]);
     })();
     return this.#started;
   }
@@ -88,7 +125,11 @@ export class CredentialWatch {
    * called once, when it stops being valid. The returned function stops watching.
    */
   watch(principal: Principal, ended: CredentialEnded): () => void {
-    const watcher: Watcher = { ended, done: false };
+    const member =
+      principal.sessionId && principal.userId && principal.projectId
+        ? { userId: principal.userId, projectId: principal.projectId, scopes: [...principal.scopes] }
+        : null;
+    const watcher: Watcher = { ended, done: false, member };
     const entries: Array<[Map<string, Set<Watcher>>, string]> = [];
     if (principal.keyId) entries.push([this.#keys, principal.keyId]);
     if (principal.sessionId) entries.push([this.#sessions, principal.sessionId]);
@@ -172,6 +213,20 @@ export class CredentialWatch {
             setTimeout(() => this.#end('session', id), Math.min(expires - now, MAX_TIMER_MS)).unref(),
           );
       }
+      const users = new Set<string>();
+      for (const set of this.#sessions.values()) for (const w of set) if (w.member) users.add(w.member.userId);
+      if (users.size > 0) {
+        const roles = new Map<string, Parameters<typeof scopesOfRole>[0]>();
+        for (const m of await readMemberships(this.#store, [...users]))
+          roles.set(`${m.user_id}\n${m.project_id}`, m.role);
+        for (const set of [...this.#sessions.values()])
+          for (const w of [...set])
+            if (
+              w.member &&
+              !roleStillAllows(roles.get(`${w.member.userId}\n${w.member.projectId}`) ?? null, w.member.scopes)
+            )
+              this.#endOne(w, ENDED_DETAIL.membership);
+      }
     } catch (err) {
       this.#logger.warn({ err }, 'cannot re-check the credentials of open event streams; trying again');
     } finally {
@@ -193,6 +248,31 @@ export class CredentialWatch {
       } catch (err) {
         this.#logger.error({ err }, 'ending a connection whose credential ended failed');
       }
+    }
+  }
+
+  /** Ends the connections of `userId` in `projectId` that `role` (null: removed) no longer allows. */
+  #endMembers(userId: string, projectId: string, role: Parameters<typeof scopesOfRole>[0] | null): void {
+    for (const set of [...this.#sessions.values()])
+      for (const w of [...set])
+        if (w.member?.userId === userId && w.member.projectId === projectId && !roleStillAllows(role, w.member.scopes))
+          this.#endOne(w, ENDED_DETAIL.membership);
+  }
+
+  /** Ends one connection, leaving the others of its credential watched. */
+  #endOne(w: Watcher, detail: string): void {
+    if (w.done) return;
+    w.done = true;
+    for (const map of [this.#keys, this.#sessions])
+      for (const [id, set] of map) {
+        if (!set.delete(w) || set.size > 0) continue;
+        map.delete(id);
+        if (map === this.#sessions) this.#clearExpiry(id);
+      }
+    try {
+      w.ended(detail);
+    } catch (err) {
+      this.#logger.error({ err }, 'ending a connection whose membership ended failed');
     }
   }
 

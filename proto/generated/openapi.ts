@@ -1311,6 +1311,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the project's members
+         * @description **Addition to the spec's table.** The project's people, oldest membership first, with
+         *     `user_id`, `email`, `name`, `role` (`owner`, `admin` or `member`), `project_id` and
+         *     `created_at`.
+         */
+        get: operations["list_members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a member's role
+         * @description **Addition to the spec's table.** Owners change anyone's role; admins (people or
+         *     admin keys) move people between `member` and `admin` but neither make an owner nor
+         *     change one (403). The last owner cannot be demoted (409). Recorded as an audit event
+         *     `member.role_changed`; the member's open event streams that the new role no longer
+         *     allows end within a second.
+         */
+        put: operations["update_member"];
+        post?: never;
+        /**
+         * Remove a member from the project
+         * @description **Addition to the spec's table.** Owners remove anyone; admins remove members and
+         *     admins (themselves included), not owners (403). The last owner cannot be removed (409).
+         *     Recorded as an audit event `member.removed`; the person's open event streams on the
+         *     project end within a second and their console session leaves the project. Keys made
+         *     in the project stay (they belong to the project): revoke them apart.
+         */
+        delete: operations["delete_member"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the changes to the project's people
+         * @description **Addition to the spec's table.** Every role change and removal of a member
+         *     (`member.role_changed`, `member.removed`), newest first, with who made it
+         *     (`actor_user_id` or `actor_key_id`), whom it touched, and the role before and after.
+         */
+        get: operations["list_audit_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invitations/{inv_id}": {
         parameters: {
             query?: never;
@@ -2279,6 +2357,10 @@ export interface components {
              */
             role: "member" | "admin";
         };
+        MemberUpdate: {
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
         InvitationAccept: {
             token: string;
         };
@@ -2410,6 +2492,7 @@ export interface components {
         ActionKey: string;
         ArtId: string;
         KeyId: string;
+        MemberUserId: string;
         InvId: string;
         CredId: string;
         /** @description The confirmation code (`user_code`) the terminal shows. */
@@ -4213,6 +4296,110 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    list_members: {
+        parameters: {
+            query?: {
+                /** @description Where the page starts, as given in the previous page's `Link` header (`rel="next"`); opaque. Leave out for the first page. A cursor this list did not make answers 422. */
+                cursor?: components["parameters"]["PageCursor"];
+                /** @description Items on the page; default 100, at most 500. */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextPage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectList"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    update_member: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description The member with the new role (`changed` false when it already had it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    delete_member: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    list_audit_events: {
+        parameters: {
+            query?: {
+                /** @description Where the page starts, as given in the previous page's `Link` header (`rel="next"`); opaque. Leave out for the first page. A cursor this list did not make answers 422. */
+                cursor?: components["parameters"]["PageCursor"];
+                /** @description Items on the page; default 100, at most 500. */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit events. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextPage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectList"];
                 };
             };
             default: components["responses"]["Error"];

@@ -141,7 +141,7 @@ describe('gateway/openapi.yaml: the document', () => {
         });
         await api.init();
         expect(api.initialized).to.equal(true);
-        expect(api.getOperations()).to.have.length(84);
+        expect(api.getOperations()).to.have.length(88);
       } finally {
         console.warn = warn;
       }
@@ -208,6 +208,11 @@ describe('gateway/openapi.yaml: the document', () => {
         'POST /v1/invitations',
         'POST /v1/invitations/accept',
         'DELETE /v1/invitations/{inv_id}',
+        // issue 35: members removed and re-roled, and the record of it
+        'GET /v1/members',
+        'PUT /v1/members/{user_id}',
+        'DELETE /v1/members/{user_id}',
+        'GET /v1/audit-events',
       ]);
       const at = (p: string) => extra.find((o) => o.path === p)!.op;
       // issue 14: operators list, drain and undrain world-workers; a console session of an operator only
@@ -235,6 +240,10 @@ describe('gateway/openapi.yaml: the document', () => {
         ['post', '/v1/invitations', 'admin'],
         ['post', '/v1/invitations/accept', 'any'],
         ['delete', '/v1/invitations/{inv_id}', 'admin'],
+        ['get', '/v1/members', 'admin'],
+        ['put', '/v1/members/{user_id}', 'admin'],
+        ['delete', '/v1/members/{user_id}', 'admin'],
+        ['get', '/v1/audit-events', 'admin'],
       ];
       for (const [method, p, access] of accountAdditions) {
         const op = extra.find((o) => o.method === method && o.path === p)!.op;
@@ -253,7 +262,7 @@ describe('gateway/openapi.yaml: the document', () => {
       const ids = docOps.map((o) => o.op.operationId);
       for (const id of ids) expect(id).to.match(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
       expect(new Set(ids).size).to.equal(ids.length);
-      expect(ids).to.have.length(84);
+      expect(ids).to.have.length(88);
     });
 
     it('every operation has a summary, declared tags and a known x-access', () => {
