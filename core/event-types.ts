@@ -170,7 +170,7 @@ export const EVENT_TYPES = {
     fields: {
       status: str('the final episode status', req),
       termination: str(
-        'why it ended: `completed`, `turn_limit`, `budget`, `external_timeout`, `environment_error`, `stopped` or `customer_gave_up`',
+        'why it ended: `completed`, `turn_limit`, `budget`, `external_timeout`, `environment_error`, `agent_error`, `stopped` or `customer_gave_up`',
         req,
       ),
       reward: num('reward in [0, 1]; null when excluded (environment error)', orNull),
@@ -263,6 +263,34 @@ export const EVENT_TYPES = {
     stream: 'run',
     emittedBy: 'episode actor',
     fields: { text: str('the reply', req) },
+  },
+  'agent.rate_limited': {
+    summary:
+      "The agent's model provider answered 429 (rate limit): its next call waits instead of ending the episode (docs/scoring.md).",
+    stream: 'run',
+    emittedBy: 'episode actor',
+    fields: {
+      pause_ms: int('how long the next call waits', req),
+      retry_after_ms: int("the provider's Retry-After, when it gave one", orNull),
+      pauses: int('pauses of this episode so far, this one included'),
+      waited_ms: int('total of those pauses'),
+      patience_ms: int(
+        'the most the episode waits in all; past it the episode ends environment_error and its slot is re-run',
+      ),
+      error: str("the provider's answer"),
+    },
+  },
+  'episode.rejudged': {
+    summary: "An episode's unjudged policy checks were judged again with its run's pinned judge (docs/scoring.md).",
+    stream: 'run',
+    emittedBy: 'the scheduler (POST /v1/episodes/{id}/rejudge, or the run re-judging its waiting episodes)',
+    fields: {
+      judged: int('checks judged now', req),
+      needs_rejudge: bool('some check is still unjudged', req),
+      reward: num('the new reward', orNull),
+      success: bool('the new success', orNull),
+      judge_model: str('the judge asked'),
+    },
   },
   'actor.message': {
     summary: 'An actor messaged another actor (send_message).',

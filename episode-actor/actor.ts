@@ -1,4 +1,5 @@
 import { ServiceError, toServiceError } from '../core/index.js';
+import { decisionFailure, rateLimitPause, RATE_LIMIT_PATIENCE_MS, WorldCallFailed } from './agent-errors.js';
 import { acceptedEvent, recordAction, unannounced } from './action-records.js';
 import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore, type SavedAction } from './core.js';
@@ -313,7 +314,11 @@ export class EpisodeActor {
       });
     } catch (err) {
       if (this.#core.abort.signal.aborted) return;
-      await this.#finish('environment_error', `the agent's model could not decide: ${toServiceError(err).message}`);
+      const failure = decisionFailure(err);
+      if (failure.kind === 'rate_limited')
+        return this.#pauseForRateLimit(turnId, failure.retryAfterMs, failure.message);
+      // the agent's own model: counted against it (agent-errors.ts), never left out of the scores
+      await this.#finish('agent_error', `the agent's model could not decide: ${failure.message}`);
       return;
     }
     if (decision.usage) accountUsage(st, decision.usage);
@@ -340,6 +345,50 @@ export class EpisodeActor {
     await this.#execute(a, decision.invalid);
   }
 
+  /**
+   * The agent's model provider answered 429 (after the chain's own retries): the turn is
+   * asked again after the provider's Retry-After (or a backoff), announced as
+   * `agent.rate_limited`, for at most `rateLimitPatienceMs` in all; then the episode ends
+   * with an environment error, which the scheduler re-runs (docs/scoring.md).
+   */
+  async #pauseForRateLimit(turnId: number, retryAfterMs: number | null, message: string): Promise<void> {
+    const core = this.#core;
+    const st = core.state;
+    const rl = (st.rate_limit ??= { pauses: 0, waited_ms: 0 });
+    const patience = core.deps.rateLimitPatienceMs ?? RATE_LIMIT_PATIENCE_MS;
+    const pause = rateLimitPause(retryAfterMs, rl.pauses, rl.waited_ms, patience);
+    if (pause === null) {
+      await this.#finish(
+        'environment_error',
+        `the agent's model provider kept rate-limiting for ${Math.round(rl.waited_ms / 1000)} s (${rl.pauses} pauses): ${message}`,
+      );
+      return;
+    }
+    rl.pauses++;
+    rl.waited_ms += pause;
+    core.emitLater({
+      type: 'agent.rate_limited',
+      summary: `the agent's model provider is rate-limiting; its next call waits ${Math.round(pause / 100) / 10} s`,
+      actor_id: st.turn?.actor ?? null,
+      data: {
+        pause_ms: pause,
+        retry_after_ms: retryAfterMs,
+        pauses: rl.pauses,
+        waited_ms: rl.waited_ms,
+        patience_ms: patience,
+        error: message,
+      },
+    });
+    try {
+      await core.commit();
+    } catch (err) {
+      await this.#finish('environment_error', `the episode could not be saved: ${toServiceError(err).message}`);
+      return;
+    }
+    this.#timer?.clear();
+    this.#timer = core.clock.setTimeout(() => void this.#mailbox.post(() => this.#playTurn(turnId)), pause);
+  }
+
   /** Carries out an accepted action, then offers the next turn or ends the episode. */
   async #execute(a: ActionRecord, invalid?: string): Promise<void> {
     const core = this.#core;
@@ -352,7 +401,11 @@ export class EpisodeActor {
         next = uncertainOutcome(core, a);
       } else next = await executeAction(core, a, invalid);
     } catch (err) {
-      await this.#finish('environment_error', `the world failed during ${a.tool}: ${toServiceError(err).message}`);
+      const message = toServiceError(err).message;
+      // the world dropped this very call while handling it: the call crashed it (agent-errors.ts)
+      if (err instanceof WorldCallFailed && err.crashed)
+        await this.#finish('agent_error', `the agent's call ${a.tool} crashed the world: ${message}`);
+      else await this.#finish('environment_error', `the world failed during ${a.tool}: ${message}`);
       return;
     }
     if (next.end) {

@@ -1,7 +1,7 @@
 import { toServiceError } from '../core/index.js';
 import type { EpisodeCore } from './core.js';
 import { attributeFailure } from './attribution.js';
-import { environmentErrorOracle, runOracle } from './oracle.js';
+import { agentErrorOracle, environmentErrorOracle, runOracle } from './oracle.js';
 import { computeReward } from './reward.js';
 import { episodeCost, totalCost } from './spend.js';
 import type { EpisodeEvent } from './ports.js';
@@ -16,6 +16,8 @@ const FINAL_EVENT_TRIES = 6;
  * Ends a running episode in its state: a stopped one is `cancelled` without checks; a
  * world failure (given, or met while reading the application for the checks) is `failed`
  * with termination `environment_error`, an oracle naming the error and no reward;
+ * an agent error (`agent_error`: its model failed, its call crashed the world) is
+ * `finished` with no checks, reward 0 and the failure the agent's (agentErrorOracle);
  * otherwise the checks of the latest goal version run, the oracle is recorded and the
  * reward computed (`finished`). Queues checks.finished and episode.finished; the caller
  * commits.
@@ -29,9 +31,12 @@ export async function endEpisode(
   st.termination = termination;
   st.ended_at = core.nowIso();
   if (st.turn && st.turn.action_key === null) st.turn = null;
-  let error = environmentError ?? null;
+  let error = termination === 'agent_error' ? null : (environmentError ?? null);
   if (termination === 'stopped') st.status = 'cancelled';
-  else if (!error) {
+  else if (termination === 'agent_error') {
+    // counted against the agent: no checks (its world may be down), reward 0, failure the agent's
+    st.oracle = agentErrorOracle(st, core.world, environmentError ?? "the agent's model failed");
+  } else if (!error) {
     try {
       st.oracle = await runOracle(st, core.world, core.app, core.vars, {
         judge: core.deps.judge ?? null,
@@ -50,7 +55,7 @@ export async function endEpisode(
     st.status = 'finished';
     st.reward = computeReward(st.oracle);
   }
-  if (st.oracle) st.oracle.failure = attributeFailure(st, st.oracle, core.vars);
+  if (st.oracle && st.oracle.agent_error === undefined) st.oracle.failure = attributeFailure(st, st.oracle, core.vars);
   const o = st.oracle;
   if (o) {
     core.emitLater({

@@ -45,6 +45,12 @@ export interface Oracle {
   false_completion: boolean;
   /** The world failed, not the agent: the episode is excluded from scores. */
   environment_error: string | null;
+  /**
+   * The agent failed (termination `agent_error`: its model erred or refused, or its call
+   * crashed the world): no checks ran, the reward is 0 and the failure is the agent's.
+   * Absent otherwise.
+   */
+  agent_error?: string;
   /** Latest goal version the customer sent. */
   goal_version: number;
   /** Goal version whose checks ran (the latest one that has checks). */

@@ -174,3 +174,17 @@ export function environmentErrorOracle(st: EpisodeState, world: EpisodeWorld, me
     ...customerRecord(st),
   };
 }
+
+/**
+ * The oracle of an episode the agent ended by failing (termination `agent_error`: its model
+ * failed or refused, or its call crashed the world): no checks, reward 0, the failure the
+ * agent's. It counts in every score, so failing on purpose never scores above trying.
+ */
+export function agentErrorOracle(st: EpisodeState, world: EpisodeWorld, message: string): Oracle {
+  return {
+    ...environmentErrorOracle(st, world, message),
+    environment_error: null,
+    agent_error: message,
+    failure: { cause: 'agent', reason: message },
+  };
+}

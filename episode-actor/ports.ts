@@ -36,6 +36,7 @@ export const EPISODE_EVENT_TYPES = [
   'action.refused',
   'customer.message',
   'agent.message',
+  'agent.rate_limited',
   'actor.message',
   'goal.revised',
   'fault.injected',
@@ -95,4 +96,6 @@ export interface EpisodeActorDeps {
   judge?: Judge | null;
   clock?: Clock;
   logger?: Logger;
+  /** How long in all the agent's rate-limited model is waited for (default RATE_LIMIT_PATIENCE_MS, agent-errors.ts). */
+  rateLimitPatienceMs?: number;
 }

@@ -12,6 +12,7 @@ export { HABIT_PENALTY };
  */
 export function computeReward(oracle: Oracle): number | null {
   if (oracle.environment_error !== null) return null;
+  if (oracle.agent_error !== undefined) return 0;
   const h = oracle.habits;
   const habitsFailed = [
     h.read_latest_before_write.passed,

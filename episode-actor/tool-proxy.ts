@@ -1,5 +1,6 @@
 import { ServiceError } from '../core/index.js';
 import type { AppTool, Json, JsonObject, ToolCaller } from '../world/index.js';
+import { WorldCallFailed } from './agent-errors.js';
 import { appResult, errorResult, unknownResult } from './results.js';
 import type { ActionResult, FaultMode, OperationState, ProxyState } from './types.js';
 
@@ -161,7 +162,7 @@ export class ToolProxy {
       // a malformed call never left the proxy; anything else is the world failing
       if (err instanceof ServiceError && err.code === 'bad_request')
         return { result: errorResult(err.message), kind, reached: false, fault: fault ? { mode: fault } : null };
-      throw err;
+      throw new WorldCallFailed(err);
     }
     if (kind === 'write') {
       ps.writes.push({

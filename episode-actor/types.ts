@@ -45,8 +45,19 @@ export interface EpisodeOptions {
 
 export type EpisodeStatus = 'running' | 'finished' | 'failed' | 'cancelled';
 
+/**
+ * How an episode ended. `agent_error` is this service's addition (docs/scoring.md): the
+ * agent's own model failed or refused, or its call crashed the world; it scores 0.
+ */
 export type Termination =
-  'completed' | 'turn_limit' | 'budget' | 'external_timeout' | 'environment_error' | 'stopped' | 'customer_gave_up';
+  | 'completed'
+  | 'turn_limit'
+  | 'budget'
+  | 'external_timeout'
+  | 'environment_error'
+  | 'agent_error'
+  | 'stopped'
+  | 'customer_gave_up';
 
 /** A chat message of a turn (spec section 2, Turn): `role` and `content`, `name` on tool results. */
 export interface TurnMessage {
@@ -292,6 +303,8 @@ export interface EpisodeState {
    * Absent otherwise.
    */
   failed_at_start?: true;
+  /** The agent's model provider rate-limited it: pauses taken and their total (agent-errors.ts). Absent until then. */
+  rate_limit?: { pauses: number; waited_ms: number };
   bindings: Record<string, Json>;
   snapshots: Snapshots;
   goal_version: number;

@@ -30,7 +30,7 @@ export const episodeHandlers: HandlerTable = {
   async rejudge_episode(ctx, deps) {
     return ok(
       await rejudge(
-        { store: deps.adapters.store, config: deps.config },
+        { store: deps.adapters.store, config: deps.config, bus: deps.adapters.bus },
         requirePrincipal(ctx).projectId,
         param(ctx, 'ep_id'),
       ),

@@ -4,8 +4,10 @@ import {
   OpenAiModelClient,
   conflict,
   priceTable,
+  EventLog,
   type Config,
   type DocumentStore,
+  type EventBus,
 } from '../../core/index.js';
 import { resolveModelApiKey } from '../../accounts/index.js';
 import { ModelJudge, rejudgeEpisode, type Judge } from '../../episode-actor/index.js';
@@ -13,11 +15,14 @@ import type { EpisodeDoc } from '../../episode-actor/index.js';
 import { RUN_ENDED, refreshSummary, type RunDoc, type RunEpisodeDoc } from '../runs/index.js';
 import type { WorldVersionDoc } from '../worlds/index.js';
 import { loadAttempt, loadRecord } from './routing.js';
+import type { RunSummary } from '../runs/index.js';
 
 /** What re-judging needs: the store, the server's configuration, and (tests) a judge to use instead of the configured one. */
 export interface RejudgeDeps {
   store: DocumentStore;
   config: Config;
+  /** Where `episode.rejudged` is published (it is stored on the run's stream too). */
+  bus: EventBus;
   judge?: (spec: string, projectId: string) => Promise<Judge>;
 }
 
@@ -57,10 +62,15 @@ export async function rejudge(d: RejudgeDeps, projectId: string, id: string): Pr
   if (!run || !RUN_ENDED.includes(run.status))
     throw conflict(`episode ${id} belongs to run ${ep.run_id}, which has not ended: re-judge its episodes once it has`);
   const wv = await d.store.get<WorldVersionDoc>(Collections.worldVersions, run.world_version_id);
-  const spec = judgeSpecOf(wv, d.config);
+  // the run's pinned judge (docs/runs.md, Pinned simulators): the one its other episodes were
+  // judged by, whatever the world version or the server say today; runs from before pinning
+  // fall back to those
+  const spec = run.simulators ? run.simulators.judge.model : judgeSpecOf(wv, d.config);
   if (!spec)
     throw conflict(
-      `no judge model is configured for world version ${run.world_version_id}: build it with judge_model, or set SERVICE_JUDGE_MODEL, then re-judge`,
+      run.simulators
+        ? `run ${run._id} was pinned without a judge model, so its policy checks cannot be judged: start a new run once a judge is configured (the world version's judge_model or SERVICE_JUDGE_MODEL)`
+        : `no judge model is configured for world version ${run.world_version_id}: build it with judge_model, or set SERVICE_JUDGE_MODEL, then re-judge`,
     );
   const judge = await modelJudge(d, spec, projectId);
   const r = await rejudgeEpisode(st, judge, wv?.compiled?.policies ?? '');
@@ -79,7 +89,8 @@ export async function rejudge(d: RejudgeDeps, projectId: string, id: string): Pr
     cost_usd: cost,
     cost_breakdown: { ...breakdown, judges: round8(breakdown.judges + r.cost_usd) },
   });
-  await refreshSummary(d.store, run);
+  const summary = await refreshSummary(d.store, run);
+  await announceRejudged(d, ep, r, spec, summary);
   return {
     episode_id: ep._id,
     judged: r.judged,
@@ -90,4 +101,29 @@ export async function rejudge(d: RejudgeDeps, projectId: string, id: string): Pr
     check_results: r.oracle.check_results,
     cost_usd: round8(r.cost_usd),
   };
+}
+
+/** `episode.rejudged` on the run's stream: the run's record (its summary) changed with it. */
+async function announceRejudged(
+  d: RejudgeDeps,
+  ep: RunEpisodeDoc,
+  r: Awaited<ReturnType<typeof rejudgeEpisode>>,
+  judgeModel: string,
+  summary: RunSummary,
+): Promise<void> {
+  const label = Object.keys(summary.profiles).find((k) => summary.profiles[k]!.profile_id === ep.profile_id);
+  await new EventLog(d.store, d.bus).append({
+    stream: ep.run_id,
+    project_id: ep.project_id,
+    episode_id: ep._id,
+    type: 'episode.rejudged',
+    summary: `episode re-judged with ${judgeModel}: ${r.judged.length} check(s)${r.oracle.needs_rejudge ? ', some still unjudged' : ''}, reward ${r.reward ?? 'none'}${label ? `; ${label} now scores ${summary.profiles[label]!.mean_reward ?? 'nothing'}` : ''}`,
+    data: {
+      judged: r.judged.length,
+      needs_rejudge: r.oracle.needs_rejudge === true,
+      reward: r.reward,
+      success: r.success,
+      judge_model: judgeModel,
+    },
+  });
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SqliteStore } from '../../core/adapters/index.js';
+import { MemoryBus, SqliteStore } from '../../core/adapters/index.js';
 import { Collections } from '../../core/collections.js';
 import type { Config } from '../../core/index.js';
 import { ModelChain, OpenAiModelClient } from '../../core/models/index.js';
@@ -102,6 +102,7 @@ describe('re-judging an episode whose policy check no judge judged', function ()
 
   const deps = (config: Partial<Config> = {}) => ({
     store,
+    bus: new MemoryBus(),
     config: { judgeModel: null, ...config } as Config,
     judge: async (spec: string) =>
       new ModelJudge(new ModelChain(new OpenAiModelClient({ baseUrl: server.baseUrl, apiKey: 'k' }), spec)),
@@ -153,10 +154,45 @@ describe('re-judging an episode whose policy check no judge judged', function ()
     expect(judged.reward).to.be.below(1);
   });
 
+  it("re-judges with the run's pinned judge, not today's world or server judge, and announces it on the run's stream", async () => {
+    const { run, ep } = await playedWithoutJudge();
+    // the run pinned gpt-4o; the world version (and the server) now say gpt-4o-mini
+    await store.update(Collections.runs, run._id, {
+      simulators: {
+        customer: { model: 'builtin:scripted', from: 'none', prices: [] },
+        judge: { model: 'gpt-4o', from: 'world_version', prices: [] },
+      },
+    });
+    const out = await rejudge(deps({ judgeModel: 'gpt-4o-mini' }), 'prj', ep._id);
+    expect(out).to.include({ needs_rejudge: false, success: true });
+    expect(server.requests.map((r) => r.body.model)).to.deep.equal(['gpt-4o']);
+    const events = await store.find<any>(Collections.events, { stream: run._id, type: 'episode.rejudged' });
+    expect(events).to.have.length(1);
+    expect(events[0]).to.deep.include({ episode_id: ep._id });
+    expect(events[0].data).to.include({ judged: 1, needs_rejudge: false, success: true, judge_model: 'gpt-4o' });
+  });
+
+  it("a run pinned without a judge is not re-judged by today's judge either (409)", async () => {
+    const second = await playedWithoutJudge();
+    await store.update(Collections.runs, second.run._id, {
+      simulators: {
+        customer: { model: 'builtin:scripted', from: 'none', prices: [] },
+        judge: { model: null, from: 'none', prices: [] },
+      },
+    });
+    const refused = await rejudge(deps({ judgeModel: 'gpt-4o-mini' }), 'prj', second.ep._id).catch((e) => e);
+    expect(refused.code).to.equal('conflict');
+    expect(refused.message).to.contain('pinned without a judge model');
+  });
+
   it('refuses (409) without a judge, before its run ended, and 404 for another project', async () => {
     const { ep, run } = await playedWithoutJudge();
     await store.update(Collections.worldVersions, 'wv_1', { compiled: { manifest: {}, policies: '' } });
-    const none = await rejudge({ store, config: { judgeModel: null } as Config }, 'prj', ep._id).catch((e) => e);
+    const none = await rejudge(
+      { store, bus: new MemoryBus(), config: { judgeModel: null } as Config },
+      'prj',
+      ep._id,
+    ).catch((e) => e);
     expect(none.code).to.equal('conflict');
     expect(none.message).to.contain('no judge model is configured');
     await store.update(Collections.runs, run._id, { status: 'running' });

@@ -189,6 +189,8 @@ export interface DeskOptions {
   persistence?: EpisodePersistence;
   app?: DeskApp;
   clock?: Clock;
+  /** How long the agent's rate-limited model is waited for (EpisodeActorDeps.rateLimitPatienceMs). */
+  rateLimitPatienceMs?: number;
   episodeId?: string;
   /** Where events go (default a new recorder). */
   events?: RecordingEvents;
@@ -219,6 +221,7 @@ export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
       ...(o.judge ? { judge: o.judge } : {}),
       ...(policy ? { policy } : {}),
       ...(o.clock ? { clock: o.clock } : {}),
+      ...(o.rateLimitPatienceMs !== undefined ? { rateLimitPatienceMs: o.rateLimitPatienceMs } : {}),
     },
   );
   return { actor, app, events, persistence };

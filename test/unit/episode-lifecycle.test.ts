@@ -239,7 +239,7 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     expect(actor.snapshot().failed_at_start).to.equal(true);
   });
 
-  it("the agent's model failing on its first decision is an environment error, but not one of starting", async () => {
+  it("the agent's model failing on its first decision is the agent's error (agent_error, reward 0), not the world's", async () => {
     const failing: AgentPolicy = {
       model: 'test:failing',
       async decide(): Promise<AgentDecision> {
@@ -249,8 +249,10 @@ describe('episode actor: lifecycle, limits and persistence', () => {
     const { actor } = deskEpisode({ profile: { driver: 'llm', max_turns_per_actor: 3 }, policy: failing });
     await actor.start();
     const s = await actor.done;
-    expect(s).to.include({ status: 'failed', termination: 'environment_error' });
-    expect(s.oracle!.environment_error).to.match(/the agent's model could not decide/);
+    expect(s).to.include({ status: 'finished', termination: 'agent_error', reward: 0 });
+    expect(s.oracle!.environment_error).to.equal(null);
+    expect(s.oracle!.agent_error).to.match(/the agent's model could not decide/);
+    expect(s.oracle!.failure).to.deep.include({ cause: 'agent' });
     expect(actor.snapshot().failed_at_start).to.equal(undefined);
   });
 

@@ -50,12 +50,19 @@ describe('attempts whose world failed while starting (scheduler/runs/shards/shar
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** `failed`: while starting (`failed_at_start`); `failed-later`: after the agent was asked to decide. */
-  const outcome = (ep: RunEpisodeDoc, how: 'finished' | 'failed' | 'failed-later', turns: number): EpisodeOutcome => ({
+  /**
+   * `failed`: while starting (`failed_at_start`); `failed-later`: the world died after the
+   * agent was asked to decide, not through its call; `agent-error`: the agent's own model failed.
+   */
+  const outcome = (
+    ep: RunEpisodeDoc,
+    how: 'finished' | 'failed' | 'failed-later' | 'agent-error',
+    turns: number,
+  ): EpisodeOutcome => ({
     episode_id: ep._id,
-    status: how === 'finished' ? 'finished' : 'failed',
-    termination: how === 'finished' ? 'completed' : 'environment_error',
-    reward: how === 'finished' ? 1 : null,
+    status: how === 'finished' || how === 'agent-error' ? 'finished' : 'failed',
+    termination: how === 'finished' ? 'completed' : how === 'agent-error' ? 'agent_error' : 'environment_error',
+    reward: how === 'finished' ? 1 : how === 'agent-error' ? 0 : null,
     oracle: null,
     cost_usd: 0,
     cost_breakdown: { agent: 0, customer: 0, judges: 0 },
@@ -65,7 +72,7 @@ describe('attempts whose world failed while starting (scheduler/runs/shards/shar
       how === 'failed'
         ? 'the world failed while starting: PostgreSQL is not reachable now; try again (Connection terminated due to connection timeout)'
         : how === 'failed-later'
-          ? "the agent's model could not decide: the provider answered 500"
+          ? 'the world failed during get_order: service "shop" did not answer GET /orders/1: connect ECONNREFUSED'
           : null,
     not_started: false,
     failed_at_start: how === 'failed',
@@ -120,11 +127,19 @@ describe('attempts whose world failed while starting (scheduler/runs/shards/shar
   });
 
   for (const turns of [0, 2])
-    it(`does not re-run an attempt that failed once the agent was asked to decide (${turns} actions): that failure stands`, async () => {
-      // a re-run there would let an agent that dislikes its first turn draw another
-      outcomeFor = (ep) => outcome(ep, 'failed-later', turns);
-      const [only] = await attemptsOfOneSlot(1);
-      expect(only).to.include({ attempt: 1, status: 'failed', termination: 'environment_error' });
-      expect(only!.replaced_by ?? null).to.equal(null);
+    it(`re-runs an attempt whose world died after it started, not through the agent (${turns} actions)`, async () => {
+      outcomeFor = (ep) => (ep.attempt === 1 ? outcome(ep, 'failed-later', turns) : outcome(ep, 'finished', 3));
+      const [first, second] = await attemptsOfOneSlot(2);
+      expect(first).to.include({ attempt: 1, status: 'failed', termination: 'environment_error' });
+      expect(first!.replaced_by).to.equal(second!._id);
+      expect(second).to.include({ attempt: 2, status: 'finished', termination: 'completed' });
     });
+
+  it("does not re-run an agent_error (the agent's own model failed): it stands, scored 0", async () => {
+    // a re-run there would let an agent that dislikes an episode draw another by failing on purpose
+    outcomeFor = (ep) => outcome(ep, 'agent-error', 2);
+    const [only] = await attemptsOfOneSlot(1);
+    expect(only).to.include({ attempt: 1, status: 'finished', termination: 'agent_error', reward: 0 });
+    expect(only!.replaced_by ?? null).to.equal(null);
+  });
 });

@@ -64,15 +64,17 @@ export function hasAttemptLeft(ep: RunEpisodeDoc, workerLost = false): boolean {
 }
 
 /**
- * Whether an attempt its actor ended is re-run: its world failed while starting (the seed,
- * the first save: the application or the store out of reach), before the agent was asked
- * to decide anything, so nothing in it was the agent's doing. It is re-run like a world
- * that did not start, within the slot's attempts. Any later environment error stands,
- * the agent's own model failing on its first decision included: a re-run there would let
- * an agent that dislikes its opening turn draw another.
+ * Whether an attempt its actor ended is re-run (docs/scoring.md, Every planned episode ends
+ * somewhere): it ended with an environment error, so nothing in it was the agent's doing:
+ * its world failed while starting or died later not through the agent's own call, the
+ * store or a customer model or judge failed, or its model provider kept rate-limiting past
+ * the actor's patience. A new attempt with the same seed runs, within the slot's attempts.
+ * The agent's own failures (its model erring or refusing, its call crashing the world) end
+ * `agent_error` instead: `finished`, scored 0, never re-run, so an agent that dislikes an
+ * episode cannot draw another by failing on purpose.
  */
-export function failedWhileStarting(o: Pick<EpisodeOutcome, 'status' | 'failed_at_start'>): boolean {
-  return o.status === 'failed' && o.failed_at_start === true;
+export function rerunsSlot(o: Pick<EpisodeOutcome, 'status' | 'termination'>): boolean {
+  return o.status === 'failed' && o.termination === 'environment_error';
 }
 
 /**

@@ -9,10 +9,10 @@ import {
   announceRecovered,
   cancelUnstarted,
   failAndRequeue,
-  failedWhileStarting,
   hasAttemptLeft,
   nextAttempt,
   outcomeFromRecord,
+  rerunsSlot,
 } from './endings.js';
 import type { EpisodeCalls, InFlight } from './episode-calls.js';
 import type { Placement } from './placement.js';
@@ -188,8 +188,8 @@ export class ShardDriver {
         this.#ctx.deps.logger.debug({ episode: ep._id }, 'outcome not recorded: the attempt ended already or moved');
         return;
       }
-      // its ending stands on the record; the slot gets a new attempt as for a world that did not start
-      if (failedWhileStarting(o) && hasAttemptLeft(written))
+      // its ending stands on the record; a failure that was not the agent's gets the slot a new attempt
+      if (rerunsSlot(o) && hasAttemptLeft(written))
         this.#pending.push(await nextAttempt(this.#ctx.deps, this.#rw, written, { owner: this.#owner }));
     }
     this.#dirty = true;
