@@ -58,6 +58,8 @@ export class ApiClient {
     readonly baseUrl: string,
     readonly apiKey: string | null,
     readonly timeoutMs = REQUEST_TIMEOUT_MS,
+    /** Where the key and the address came from (resolveCredentials), named by refusals and connection errors. */
+    readonly sources: { key: string | null; url: string } | null = null,
   ) {}
 
   /** A client from the credential order; `requireKey` refuses to go on without a key. */
@@ -72,7 +74,14 @@ export class ApiClient {
         `no API key: run \`crucible login\`, set SERVICE_API_KEY, or pass --api-key (saved sign-in looked for at ${configPath(env)})`,
       );
     }
-    return new ApiClient(c.baseUrl, c.apiKey);
+    return new ApiClient(c.baseUrl, c.apiKey, REQUEST_TIMEOUT_MS, { key: c.keySource, url: c.urlSource });
+  }
+
+  /** What a refusal or a lost connection adds to its message: which key was sent, and to where. */
+  private source(kind: 'key' | 'url'): string {
+    const s = this.sources;
+    if (kind === 'url') return s?.url === 'default' ? 'the default address' : s ? `from ${s.url}` : '';
+    return s?.key ? `the key from ${s.key}` : 'no key';
   }
 
   url(path: string, query?: RequestOptions['query']): string {
@@ -115,9 +124,14 @@ export class ApiClient {
       });
     } catch (err) {
       const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-      throw new Error(`cannot reach ${this.baseUrl}: ${cause}`);
+      throw new Error(unreachable(this.baseUrl, this.source('url'), cause));
     }
-    if (res.status >= 400) throw await refusal(res, method, path);
+    if (res.status >= 400) {
+      const err = await refusal(res, method, path);
+      if (res.status === 401 && !opts.anonymous)
+        err.hint = `${this.source('key')} was sent to ${this.baseUrl}${this.sources ? ` (${this.source('url')})` : ''}; a key works only on the server that made it`;
+      throw err;
+    }
     return res;
   }
 
@@ -157,6 +171,28 @@ export class ApiClient {
   events(path: string, cursor = 0, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     return followStream(this, path, cursor, signal);
   }
+}
+
+/**
+ * The message of a request that reached no server: the address and where it came from, and
+ * what to do: nothing listening on a local address is a server that is not running.
+ */
+export function unreachable(baseUrl: string, source: string, cause: string): string {
+  let local = false;
+  try {
+    local = ['localhost', '127.0.0.1', '[::1]'].includes(new URL(baseUrl).hostname);
+  } catch {
+    // not a URL: said as it is
+  }
+  const refused = /ECONNREFUSED/.test(cause);
+  return (
+    `cannot reach ${baseUrl}${source ? ` (${source})` : ''}: ${cause}` +
+    (refused && local
+      ? '. Is the server running? Start it with `npm start` in the crucible folder, or name another with --url or SERVICE_URL'
+      : refused
+        ? '. Is the server running there? Name another with --url or SERVICE_URL'
+        : '')
+  );
 }
 
 /** The target of the `rel="next"` link of a `Link` header (RFC 8288), or null. */

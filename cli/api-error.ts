@@ -1,5 +1,8 @@
 /** A request the server refused: its HTTP status and its `detail` (text, or the 422 field list). */
 export class ApiError extends Error {
+  /** A sentence the CLI adds after the detail: e.g. which key was sent where. */
+  hint?: string;
+
   constructor(
     readonly status: number,
     readonly detail: unknown,

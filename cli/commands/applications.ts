@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { Answer, Application } from '../../proto/index.js';
 import { seg } from '../api-client.js';
-import { api, collect, common, fields, run, show, table, type Column, type CommonOptions } from './output.js';
+import { api, collect, common, record, run, show, table, type Column, type CommonOptions } from './output.js';
 
 interface CreateOptions extends CommonOptions {
   name: string;
@@ -18,11 +18,11 @@ interface CreateOptions extends CommonOptions {
 }
 
 const appColumns: readonly Column<Application>[] = [
-  ['id', (a) => a.id],
-  ['name', (a) => a.name],
+  ['id', (a) => a.id, 'id'],
+  ['name', (a) => a.name, 'text'],
   ['source', (a) => a.source?.kind],
-  ['where', (a) => a.source?.url ?? a.source?.path ?? '-'],
-  ['created', (a) => a.created_at],
+  ['where', (a) => a.source?.url ?? a.source?.path ?? '-', 'text'],
+  ['created', (a) => a.created_at, 'time'],
 ];
 
 /** `POST /v1/applications/import-catalog`: the plan, what was registered and what was skipped, and why. */
@@ -87,7 +87,7 @@ export function registerApplicationCommands(program: Command): void {
     .action(
       run(async (appId: string, opts: CommonOptions) => {
         const app = await api(opts).get<Application>(`/v1/applications/${seg(appId)}`);
-        show(opts, app, () => fields(app));
+        show(opts, app, () => record(app));
       }),
     );
 
@@ -146,8 +146,8 @@ export function registerApplicationCommands(program: Command): void {
             (registered.length ? table(registered, appColumns) : '') +
             (skipped.length
               ? table(skipped, [
-                  ['skipped', (s) => s.name],
-                  ['why', (s) => s.reason],
+                  ['skipped', (s) => s.name, 'text'],
+                  ['why', (s) => s.reason, 'text'],
                 ])
               : ''),
         );

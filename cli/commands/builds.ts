@@ -1,18 +1,38 @@
 import type { Command } from 'commander';
 import type { JobView, ScenarioView, Schema } from '../../proto/index.js';
+import type { StreamEvent } from '../event-stream.js';
 import { seg, type ApiClient } from '../api-client.js';
 import { BUILD_PHASES, buildStep, follow } from './follow.js';
-import { api, common, fields, num, printJson, run, show, table, type Column, type CommonOptions } from './output.js';
+import {
+  api,
+  common,
+  cut,
+  fields,
+  num,
+  printJson,
+  record,
+  run,
+  show,
+  table,
+  tableWidth,
+  usd,
+  type Column,
+  type CommonOptions,
+} from './output.js';
 
 const jobColumns: readonly Column<JobView>[] = [
-  ['id', (j) => j.id],
-  ['kind', (j) => j.kind],
+  ['id', (j) => j.id, 'id'],
+  ['kind', (j) => j.kind, 'text'],
   ['status', (j) => j.status],
   ['attempts', (j) => j.attempts],
   ['phases', (j) => (j.completed_phases ?? []).length],
-  ['spent_usd', (j) => j.spent_usd],
-  ['created', (j) => j.created_at],
+  ['spent', (j) => usd(j.spent_usd)],
+  ['created', (j) => j.created_at, 'time'],
 ];
+
+/** What Ctrl-C during `builds create` or `builds follow` prints: the build goes on, and how to reach it again. */
+const buildInterrupted = (jobId: string): string =>
+  `Stopped following. Build ${jobId} goes on on the server: follow it again with \`crucible builds follow ${jobId}\`, stop it with \`crucible jobs stop ${jobId}\`.`;
 
 interface BuildOptions extends CommonOptions {
   model?: string;
@@ -47,6 +67,7 @@ async function followBuild(
     unit: 'phases',
     step: buildStep,
     quiet: opts.json,
+    interrupted: buildInterrupted(jobId),
   });
   const job = await client.get<JobView>(`/v1/jobs/${seg(jobId)}`);
   const wvId = worldVersionId ?? job.input?.world_version_id ?? job.result?.world_version_id;
@@ -80,7 +101,9 @@ export function registerBuildCommands(program: Command): void {
   const builds = program.command('builds').description('world builds: turn an application into a world version');
 
   common(builds.command('create <app_id>').alias('start'))
-    .description('build a world version from an application, following its progress to the end ($)')
+    .description(
+      'build a world version from an application, following its progress to the end (spends: models cost money)',
+    )
     .option('--model <chain>', 'model chain for the build instead of the server default')
     .option('--budget <usd>', 'the build stops itself at this spend', num)
     .option('--no-auto-approve', 'leave scenarios that pass validation waiting for approval')
@@ -104,7 +127,7 @@ export function registerBuildCommands(program: Command): void {
         if (!opts.follow) return show(opts, started, () => fields(started));
         if (!opts.json)
           process.stdout.write(
-            `Build ${started.job_id}: world ${started.world_id}, version ${started.version} (${started.world_version_id}).\n`,
+            `World build ${started.job_id}\n  builds version ${started.version} of world ${started.world_id}: ${started.world_version_id}\n`,
           );
         await followBuild(client, started.job_id, started.world_version_id, opts, started);
       }),
@@ -161,7 +184,7 @@ export function registerBuildCommands(program: Command): void {
     .action(
       run(async (jobId: string, opts: CommonOptions) => {
         const job = await api(opts).get<JobView>(`/v1/jobs/${seg(jobId)}`);
-        show(opts, job, () => fields(job));
+        show(opts, job, () => record(job));
       }),
     );
 
@@ -190,15 +213,40 @@ export function registerBuildCommands(program: Command): void {
     );
 }
 
-/** Prints a stream's events as they come: JSON lines with --json, else `id time type summary`. */
+/**
+ * One event as a line of `runs events` / `jobs events`: id, time, episode, type, summary, in
+ * fixed columns (the lines come as the events do, so no column can be measured first): the
+ * time to the second, the episode id to a prefix of 8 characters after `ep_` and the
+ * summary cut at the width. `--wide` prints every part whole.
+ */
+export function eventLine(e: StreamEvent, wide: boolean): string {
+  const time = String(e.created_at ?? '');
+  const episode = e.episode_id ?? '-';
+  if (wide) return `${e.event_id}  ${time}  ${episode}  ${e.type}  ${e.summary ?? ''}`;
+  const head = [
+    String(e.event_id).padStart(5),
+    (/T(\d{2}:\d{2}:\d{2})/.exec(time)?.[1] ?? time).padEnd(8),
+    episode.slice(0, EPISODE_CHARS).padEnd(EPISODE_CHARS),
+    cut(e.type, TYPE_CHARS).padEnd(TYPE_CHARS),
+  ].join('  ');
+  return `${head}  ${cut(String(e.summary ?? ''), Math.max(10, tableWidth() - head.length - 2))}`.trimEnd();
+}
+
+/** The episode column of event lines: `ep_` and 8 characters (a run's episodes differ in them). */
+const EPISODE_CHARS = 11;
+/** The type column: the longest type of docs/events.md fits. */
+const TYPE_CHARS = 24;
+
+/** Prints a stream's events as they come: JSON lines with --json, else eventLine under a header. */
 export async function printEvents(
   client: ApiClient,
   path: string,
-  opts: CommonOptions & { cursor?: number },
+  opts: CommonOptions & { cursor?: number; wide?: boolean },
 ): Promise<void> {
-  for await (const e of client.events(path, opts.cursor ?? 0)) {
+  if (!opts.json)
     process.stdout.write(
-      opts.json ? `${JSON.stringify(e)}\n` : `${e.event_id}\t${e.created_at}\t${e.type}\t${e.summary}\n`,
+      `${opts.wide ? 'event  time  episode  type  summary' : `${'event'.padStart(5)}  ${'time'.padEnd(8)}  ${'episode'.padEnd(EPISODE_CHARS)}  ${'type'.padEnd(TYPE_CHARS)}  summary`}\n`,
     );
-  }
+  for await (const e of client.events(path, opts.cursor ?? 0))
+    process.stdout.write(opts.json ? `${JSON.stringify(e)}\n` : `${eventLine(e, Boolean(opts.wide))}\n`);
 }

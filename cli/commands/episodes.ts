@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import type { Answer, Episode, Schema } from '../../proto/index.js';
 import { seg } from '../api-client.js';
 import { waitForResult } from '../external-turns.js';
-import { api, common, fields, num, run, show, type CommonOptions } from './output.js';
+import { episodeText } from './episode-text.js';
+import { api, common, layout, num, run, show, type CommonOptions } from './output.js';
 
 /** The options of `episodes intervene`, as commander names them. */
 interface InterveneOptions {
@@ -33,17 +34,11 @@ export function registerEpisodeCommands(program: Command): void {
   const episodes = program.command('episodes').description('episodes: one attempt of a profile at a scenario');
 
   common(episodes.command('get <ep_id>'))
-    .description('show the full episode record: status, termination, reward, oracle, actions, messages')
+    .description('show an episode: its outcome, the oracle (each check: expected, observed) and the transcript')
     .action(
       run(async (epId: string, opts: CommonOptions) => {
         const ep = await api(opts).get<Episode>(`/v1/episodes/${seg(epId)}`);
-        show(
-          opts,
-          ep,
-          () =>
-            fields(ep, ['id', 'status', 'termination', 'reward', 'scenario', 'oracle']) +
-            `${(ep.actions ?? []).length} actions, ${(ep.messages ?? []).length} messages (--json shows them)\n`,
-        );
+        show(opts, ep, () => episodeText(ep, layout.wide));
       }),
     );
 

@@ -11,10 +11,12 @@ import {
   fields,
   num,
   printJson,
+  record,
   run,
   show,
   table,
   type Column,
+  usd,
   type CommonOptions,
 } from './output.js';
 
@@ -27,8 +29,6 @@ interface WideOptions extends CommonOptions {
 type EpisodeView = Omit<EpisodeListItem, 'scenario'> & {
   scenario: string | { scenario_id?: string; id?: string } | null;
 };
-
-const WIDE = 'print every field of the summary and the intervals by split (wider than 100 columns)';
 
 interface EvalOptions extends WideOptions {
   worldVersion: string;
@@ -43,18 +43,26 @@ interface EvalOptions extends WideOptions {
 }
 
 const episodeColumns: readonly Column<EpisodeView>[] = [
-  ['id', (e) => e.id],
-  ['profile', (e) => e.profile],
+  ['id', (e) => e.id, 'id'],
+  ['profile', (e) => e.profile, 'text'],
   [
     'scenario',
     (e) => (typeof e.scenario === 'object' && e.scenario ? (e.scenario.scenario_id ?? e.scenario.id) : e.scenario),
+    'text',
   ],
   ['split', (e) => e.split],
   ['status', (e) => e.status],
-  ['termination', (e) => e.termination],
+  ['termination', (e) => e.termination, 'text'],
   ['reward', (e) => e.reward],
-  ['cost_usd', (e) => e.cost_usd],
+  ['cost', (e) => usd(e.cost_usd)],
 ];
+
+/** What Ctrl-C during `eval start` or `runs follow` prints: the run goes on, and how to reach it again. */
+export const runInterrupted = (runId: string): string =>
+  `Stopped following. Run ${runId} goes on on the server: follow it again with \`crucible runs follow ${runId}\`, stop it with \`crucible runs stop ${runId}\`.`;
+
+/** `n thing` or `n things`. */
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * Follows a run's events with a progress bar (one unit per finished episode), then prints
@@ -72,6 +80,7 @@ async function followRun(
     unit: 'episodes',
     step: runStep,
     quiet: opts.json,
+    interrupted: runInterrupted(runId),
   });
   const r = await client.get<Run>(`/v1/runs/${seg(runId)}`);
   if (opts.json) printJson({ run: r, started: started ?? null });
@@ -87,7 +96,9 @@ export function registerEvaluationCommands(program: Command): void {
     .description('start runs: profiles attempting the scenarios of a world version');
 
   common(evaluations.command('start').alias('create'))
-    .description('start a run and follow it to its end with a progress bar, then print the summary ($)')
+    .description(
+      'start a run and follow it to its end with a progress bar, then print the summary (spends: models and sandboxes cost money)',
+    )
     .requiredOption('--world-version <wv_id>', 'a published world version')
     .requiredOption('--profile <prof_id>', 'a profile to evaluate (repeatable; all get the same scenarios)', collect)
     .option('--split <split>', 'train, dev or holdout (repeatable; default all three)', collect)
@@ -97,7 +108,6 @@ export function registerEvaluationCommands(program: Command): void {
     .option('--budget <usd>', 'the run stops itself at this spend', num)
     .option('--max-episode-cost <usd>', 'an episode ends (termination budget) at this spend', num)
     .option('--no-follow', 'print the answer and return at once')
-    .option('--wide', WIDE)
     .action(
       run(async (opts: EvalOptions) => {
         const client = api(opts);
@@ -116,7 +126,7 @@ export function registerEvaluationCommands(program: Command): void {
         if (!opts.json) {
           const when = started.starts_at ? `; waits for quiet hours until ${started.starts_at}` : '';
           process.stdout.write(
-            `Run ${started.run_id}: ${started.episodes} episodes in ${started.shards} shards${when}.\n`,
+            `Run ${started.run_id}: ${plural(started.episodes, 'episode')} in ${plural(started.shards, 'shard')}${when}.\n`,
           );
         }
         await followRun(client, started.run_id, started.episodes, opts, started);
@@ -132,10 +142,10 @@ export function registerEvaluationCommands(program: Command): void {
         const list = await api(opts).list<Run>('/v1/runs');
         show(opts, list, () =>
           table(list, [
-            ['run_id', (r) => r.run_id ?? r.id],
+            ['run_id', (r) => r.run_id ?? r.id, 'id'],
             ['status', (r) => r.status],
-            ['world_version', (r) => r.config?.world_version_id ?? r.world_version_id],
-            ['created', (r) => r.created_at],
+            ['world_version', (r) => r.config?.world_version_id ?? r.world_version_id, 'id'],
+            ['created', (r) => r.created_at, 'time'],
           ]),
         );
       }),
@@ -143,7 +153,6 @@ export function registerEvaluationCommands(program: Command): void {
 
   common(runs.command('status <run_id>').alias('get'))
     .description('show a run: status, configuration and summary per profile')
-    .option('--wide', WIDE)
     .action(
       run(async (runId: string, opts: WideOptions) => {
         const r = await api(opts).get<Run>(`/v1/runs/${seg(runId)}`);
@@ -166,7 +175,6 @@ export function registerEvaluationCommands(program: Command): void {
 
   common(runs.command('follow <run_id>').alias('wait'))
     .description('follow a run to its end with a progress bar, then print its summary')
-    .option('--wide', WIDE)
     .action(
       run(async (runId: string, opts: WideOptions) => {
         const client = api(opts);
@@ -193,7 +201,7 @@ export function registerEvaluationCommands(program: Command): void {
           show(
             opts,
             answer,
-            () => `Run ${runId}: ${command} sent.\n${answer && typeof answer === 'object' ? fields(answer) : ''}`,
+            () => `Run ${runId}: ${command} sent.\n${answer && typeof answer === 'object' ? record(answer) : ''}`,
           );
         }),
       );
@@ -203,7 +211,6 @@ export function registerEvaluationCommands(program: Command): void {
     .description(
       'compare the profiles of one run, or two runs on the same pinned world version (over the scenarios both ran)',
     )
-    .option('--wide', WIDE)
     // the server compares over the scenarios both ran by default now; kept so older scripts still run
     .addOption(new Option('--intersection').hideHelp())
     .action(

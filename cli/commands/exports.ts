@@ -49,11 +49,11 @@ export function registerExportCommands(program: Command): void {
         const list = await api(opts).list<Artifact>('/v1/artifacts', { kind: opts.kind });
         show(opts, list, () =>
           table(list, [
-            ['id', (a) => a.id],
-            ['kind', (a) => a.kind],
+            ['id', (a) => a.id, 'id'],
+            ['kind', (a) => a.kind, 'text'],
             ['status', (a) => a.status],
             ['bytes', (a) => a.size_bytes ?? ''],
-            ['created', (a) => a.created_at],
+            ['created', (a) => a.created_at, 'time'],
           ]),
         );
       }),

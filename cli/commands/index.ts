@@ -4,7 +4,6 @@
  * the assistant tools over stdio.
  */
 import type { Command } from 'commander';
-import { runStdioServer } from '../mcp/server.js';
 import { registerApplicationCommands } from './applications.js';
 import { registerAuthCommands } from './auth.js';
 import { registerBuildCommands } from './builds.js';
@@ -38,5 +37,5 @@ export function registerClientCommands(program: Command): void {
     .description('serve the MCP tools waiting_turns and take_action over stdio (key and address as for every command)')
     .option('--url <address>', 'server address (else SERVICE_URL, the saved sign-in, http://localhost:8080)')
     .option('--api-key <key>', 'API key (else SERVICE_API_KEY, then the saved sign-in)')
-    .action(async (opts: { url?: string; apiKey?: string }) => runStdioServer(opts));
+    .action(async (opts: { url?: string; apiKey?: string }) => (await import('../mcp/server.js')).runStdioServer(opts));
 }

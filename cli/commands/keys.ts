@@ -14,11 +14,11 @@ export function registerKeyCommands(program: Command): void {
         const list = await api(opts).list<ApiKey>('/v1/api-keys');
         show(opts, list, () =>
           table(list, [
-            ['id', (k) => k.id],
-            ['name', (k) => k.name],
+            ['id', (k) => k.id, 'id'],
+            ['name', (k) => k.name, 'text'],
             ['prefix', (k) => k.prefix],
-            ['scopes', (k) => (k.scopes ?? []).join(',')],
-            ['last_used', (k) => k.last_used_at],
+            ['scopes', (k) => (k.scopes ?? []).join(','), 'text'],
+            ['last_used', (k) => k.last_used_at, 'time'],
           ]),
         );
       }),

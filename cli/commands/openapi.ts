@@ -2,19 +2,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { ApiClient, resolveCredentials } from '../api-client.js';
 import { printJson, run } from './output.js';
 
 /** gateway/openapi.yaml of this installation, from the sources or from dist/. */
-function localDocument(): unknown {
+async function localDocument(): Promise<unknown> {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const file = [
     path.resolve(here, '../../gateway/openapi.yaml'),
     path.resolve(here, '../../../gateway/openapi.yaml'),
   ].find((p) => existsSync(p));
   if (!file) throw new Error(`gateway/openapi.yaml not found near ${here}`);
-  return parseYaml(readFileSync(file, 'utf8'));
+  const { parse } = await import('yaml'); // only --local reads YAML
+  return parse(readFileSync(file, 'utf8'));
 }
 
 /** Registers `crucible openapi`: prints the API description (spec section 9 rule 3). */
@@ -29,7 +29,7 @@ export function registerOpenApiCommand(program: Command): void {
     .option('--json', 'JSON output (the description is always JSON)')
     .action(
       run(async (opts: { url?: string; local?: boolean }) => {
-        if (opts.local) return printJson(localDocument());
+        if (opts.local) return printJson(await localDocument());
         const { baseUrl } = resolveCredentials({ url: opts.url });
         printJson(await new ApiClient(baseUrl, null).request('GET', '/openapi.json', { anonymous: true }));
       }),

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { AgentProfile } from '../../proto/index.js';
 import { seg } from '../api-client.js';
-import { api, common, fields, num, run, show, table, type CommonOptions } from './output.js';
+import { api, common, num, record, run, show, table, type CommonOptions } from './output.js';
 
 interface ProfileOptions extends CommonOptions {
   name: string;
@@ -26,10 +26,10 @@ export function registerProfileCommands(program: Command): void {
         const list = await api(opts).list<AgentProfile>('/v1/agent-profiles');
         show(opts, list, () =>
           table(list, [
-            ['id', (p) => p.id],
-            ['profile', (p) => p.label ?? `${p.name}@v${p.version}`],
+            ['id', (p) => p.id, 'id'],
+            ['profile', (p) => p.label ?? `${p.name}@v${p.version}`, 'text'],
             ['driver', (p) => p.driver],
-            ['model', (p) => p.model],
+            ['model', (p) => p.model, 'text'],
             ['temperature', (p) => p.temperature],
             ['max_turns', (p) => p.max_turns_per_actor],
           ]),
@@ -42,7 +42,7 @@ export function registerProfileCommands(program: Command): void {
     .action(
       run(async (id: string, opts: CommonOptions) => {
         const p = await api(opts).get<AgentProfile>(`/v1/agent-profiles/${seg(id)}`);
-        show(opts, p, () => fields(p));
+        show(opts, p, () => record(p));
       }),
     );
 

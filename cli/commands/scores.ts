@@ -1,9 +1,8 @@
 import type { Comparison, ProfileScores, RunSummary, ScoreBlock } from '../../proto/index.js';
 import { summaryTable } from './follow.js';
-import { table, type Column } from './output.js';
+import { table, tableWidth, terminalWidth, TERMINAL_WIDTH, type Column } from './output.js';
 
-/** The columns the default output keeps within (a terminal of 100 columns); `--wide` does not. */
-export const TERMINAL_WIDTH = 100;
+export { TERMINAL_WIDTH };
 /** cli-table3's padding after every column but the last (output.ts, table). */
 const GAP = 2;
 
@@ -11,6 +10,9 @@ const ci = (v: unknown): string =>
   Array.isArray(v) && v.length === 2 ? `[${Number(v[0]).toFixed(3)}, ${Number(v[1]).toFixed(3)}]` : '-';
 const num3 = (v: unknown): string => (typeof v === 'number' ? v.toFixed(3) : '-');
 const rate = (v: unknown): string => (typeof v === 'number' ? `${(v * 100).toFixed(1)}%` : '-');
+/** A rate's interval in percent, as `rate` writes the rate. */
+const rateCi = (v: unknown): string =>
+  Array.isArray(v) && v.length === 2 ? `[${rate(Number(v[0]))}, ${rate(Number(v[1]))}]` : '-';
 const usd = (v: unknown): string => (typeof v === 'number' ? `$${v.toFixed(v > 0 && v < 1 ? 4 : 2)}` : '-');
 
 /** `text` cut to `width` characters, its middle replaced by `…` (labels keep their `@vN` end). */
@@ -22,7 +24,7 @@ export function shorten(text: string, width: number): string {
 }
 
 /** Words of `text` on lines of at most `width` characters, each after `indent` (a longer word keeps its own line). */
-export function wrap(text: string, width = TERMINAL_WIDTH, indent = ''): string {
+export function wrap(text: string, width = terminalWidth(), indent = ''): string {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
@@ -57,7 +59,7 @@ export function compactSummary(summary: RunSummary | undefined): string {
   const cells = rows.map((r) => compactColumns.map(([, get]) => String(get(r))));
   const widths = compactColumns.map(([h], i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const others = widths.slice(1).reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
-  const labelWidth = Math.max('profile'.length, TERMINAL_WIDTH - others);
+  const labelWidth = Math.max('profile'.length, tableWidth() - others);
   const ks = [...new Set(rows.map(([, p]) => p?.k).filter((k) => typeof k === 'number'))];
   // the server gives no interval below a minimum of scored scenarios (docs/scoring.md)
   const declined = rows.some(([, p]) => (p?.scored ?? 0) > 0 && p?.mean_reward_ci == null);
@@ -96,8 +98,11 @@ export function statisticsTable(summary: RunSummary | undefined): string {
     ['group', ([g]) => g],
     ['scored', ([, b]) => b?.scored],
     ['mean_reward', ([, b]) => `${num3(b?.mean_reward)} ${ci(b?.mean_reward_ci)}`],
-    ['success_rate', ([, b]) => `${num3(b?.success_rate)} ${ci(b?.success_rate_ci)}`],
-    [`pass^k`, ([, b]) => `${num3(b?.pass_at_k)} ${ci(b?.pass_at_k_ci)} n=${b?.pass_at_k_scenarios ?? 0} k=${b?.k}`],
+    ['success_rate', ([, b]) => `${rate(b?.success_rate)} ${rateCi(b?.success_rate_ci)}`],
+    [
+      `pass^k`,
+      ([, b]) => `${rate(b?.pass_at_k)} ${rateCi(b?.pass_at_k_ci)} n=${b?.pass_at_k_scenarios ?? 0} k=${b?.k}`,
+    ],
     [
       'failures agent/env/judge/customer/checks',
       ([, b]) =>

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import type { Answer, ScenarioView, WorldListItem, WorldVersion, WorldVersionRef } from '../../proto/index.js';
 import { seg } from '../api-client.js';
-import { api, common, fields, num, run, show, table, type Column, type CommonOptions } from './output.js';
+import { api, common, num, record, run, show, table, type Column, type CommonOptions } from './output.js';
 
 const scenarioColumns: readonly Column<ScenarioView>[] = [
-  ['id', (s) => s.id],
+  ['id', (s) => s.id, 'id'],
   ['split', (s) => s.split],
   ['status', (s) => s.status],
-  ['scenario', (s) => s.scenario_id ?? s.template],
+  ['scenario', (s) => s.scenario_id ?? s.template, 'text'],
 ];
 
 /** Registers `crucible worlds` and `crucible scenarios`. */
@@ -24,10 +24,10 @@ export function registerWorldCommands(program: Command): void {
         );
         show(opts, list, () =>
           table(rows, [
-            ['world', (r) => r.world.id],
-            ['name', (r) => r.world.name],
+            ['world', (r) => r.world.id, 'id'],
+            ['name', (r) => r.world.name, 'text'],
             ['version', (r) => r.v?.version],
-            ['world_version_id', (r) => r.v?.id],
+            ['world_version_id', (r) => r.v?.id, 'id'],
             ['status', (r) => r.v?.status],
             ['content_hash', (r) => (r.v?.world_content_hash ? String(r.v.world_content_hash).slice(0, 16) : null)],
           ]),
@@ -40,12 +40,14 @@ export function registerWorldCommands(program: Command): void {
     .action(
       run(async (wvId: string, opts: CommonOptions) => {
         const wv = await api(opts).get<WorldVersion>(`/v1/world-versions/${seg(wvId)}`);
-        show(opts, wv, () => fields(wv));
+        show(opts, wv, () => record(wv));
       }),
     );
 
   common(worlds.command('validate <wv_id>'))
-    .description('replay every scenario, try each with a live agent, withdraw unfair ones ($)')
+    .description(
+      'replay every scenario, try each with a live agent, withdraw unfair ones (spends: the model agent costs money)',
+    )
     .option('--model <chain>', 'a model agent plays each fair scenario without the answer key (it spends)')
     .option('--no-model', 'no model agent, even when the server has a default (SERVICE_VALIDATION_MODEL)')
     .option('--budget <usd>', 'the model agent stops at this spend', num)
@@ -53,7 +55,7 @@ export function registerWorldCommands(program: Command): void {
       run(async (wvId: string, opts: CommonOptions & { model?: string | false; budget?: number }) => {
         const body = { model: opts.model === false ? null : opts.model, budget_usd: opts.budget };
         const answer = await api(opts).post<Answer>(`/v1/world-versions/${seg(wvId)}/validate`, body);
-        show(opts, answer, () => fields(answer));
+        show(opts, answer, () => record(answer));
       }),
     );
 
@@ -73,7 +75,7 @@ export function registerWorldCommands(program: Command): void {
     .action(
       run(async (scId: string, opts: CommonOptions) => {
         const sc = await api(opts).get<ScenarioView>(`/v1/scenarios/${seg(scId)}`);
-        show(opts, sc, () => fields(sc));
+        show(opts, sc, () => record(sc));
       }),
     );
 

@@ -5,6 +5,53 @@ import type { Schema } from '../../proto/index.js';
 import { ApiError, formatDetail, seg, type ApiClient } from '../api-client.js';
 import { waitForResult, waitingTurns } from '../external-turns.js';
 
+/** Any JSON value, with a type a schema reader can show (z.unknown() would be `{}`, which MCP inspectors flag). */
+const jsonValue = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.array(z.json()),
+  z.record(z.string(), z.json()),
+]);
+
+/** A function-calling tool a turn offers (docs/episodes.md): call only these, by `function.name`. */
+const toolSpec = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string(),
+    description: z.string(),
+    parameters: z.record(z.string(), z.json()).describe('JSON Schema of the arguments'),
+  }),
+});
+
+/** What waiting_turns answers (and its structuredContent carries). */
+const waitingTurnsOutput = {
+  count: z.number().int().min(0).describe('how many turns wait'),
+  turns: z.array(
+    z.looseObject({
+      run_id: z.string().nullable(),
+      episode_id: z.string(),
+      actor: z.string().describe('who must act: pass it to take_action'),
+      new: z
+        .array(z.looseObject({ role: z.string(), content: z.string() }))
+        .describe('messages since this actor last acted'),
+      goal_version_observed: z.number().int(),
+      tools: z.array(toolSpec).describe('the tools this turn may call'),
+    }),
+  ),
+};
+
+/** What take_action answers (and its structuredContent carries). */
+const takeActionOutput = {
+  episode_id: z.string(),
+  idempotency_key: z.string().describe('the key the action was sent with: send it again to ask again'),
+  event_id: z.number().int().nullable().optional(),
+  duplicate: z.boolean().describe('true when this key had been sent before: the action ran once'),
+  status: z.string().describe('done once the action has its result'),
+  result: jsonValue.describe("the tool's result, as the agent would see it"),
+};
+
 /** A tool answer: the JSON as text (what every MCP client shows) and as structured content. */
 function answer(value: Record<string, unknown>) {
   return { content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }], structuredContent: value };
@@ -44,7 +91,9 @@ export function registerTools(server: McpServer, api: ApiClient): void {
           .optional()
           .describe('only these episodes (an agent-only key must name them)'),
       },
-      annotations: { readOnlyHint: true },
+      outputSchema: waitingTurnsOutput,
+      // reads only; asking again changes nothing; talks to this Crucible service alone
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ run_id, episode_ids }) => {
       try {
@@ -68,7 +117,10 @@ export function registerTools(server: McpServer, api: ApiClient): void {
         episode_id: z.string().min(1).describe('the episode whose turn waits'),
         actor: z.string().min(1).describe('the actor the turn names'),
         tool: z.string().min(1).describe('one of the tools the turn offers, e.g. reply_to_customer, complete'),
-        args: z.record(z.string(), z.unknown()).optional().describe('the tool arguments as a JSON object'),
+        args: z
+          .record(z.string(), jsonValue)
+          .optional()
+          .describe("the tool arguments as a JSON object, as the tool's parameters describe them"),
         idempotency_key: z
           .string()
           .min(8)
@@ -76,6 +128,15 @@ export function registerTools(server: McpServer, api: ApiClient): void {
           .optional()
           .describe('names this action; default a new random key, returned in the answer'),
         wait_s: z.number().min(0).max(600).optional().describe('seconds to wait for the result (default 120)'),
+      },
+      outputSchema: takeActionOutput,
+      annotations: {
+        readOnlyHint: false,
+        // it acts in a simulated world, never deletes or overwrites anything of the caller's
+        destructiveHint: false,
+        // the same idempotency key again never runs the action twice: a retry after a timeout is safe
+        idempotentHint: true,
+        openWorldHint: false,
       },
     },
     async ({ episode_id, actor, tool, args, idempotency_key, wait_s }) => {

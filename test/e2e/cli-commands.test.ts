@@ -37,7 +37,7 @@ describe('cli: client commands against a running server', function () {
   it('builds create follows the build to its end and prints a summary; progress goes to standard error', async () => {
     const r = await cli(['builds', 'create', appId, '--scenario-target', '6'], env);
     expect(r.code, r.stderr).to.equal(0);
-    const job = /^Build (job_\w+)/m.exec(r.stdout)![1]!;
+    const job = /^World build (job_\w+)/m.exec(r.stdout)![1]!;
     const worldVersion = /world_version\s+(wv_\w+)/.exec(r.stdout)![1]!;
     build = { job, worldVersion };
     expect(r.stdout).to.match(/status\s+succeeded/);

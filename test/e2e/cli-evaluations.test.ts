@@ -48,7 +48,7 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
       env,
     );
     expect(r.code, r.stderr).to.equal(0);
-    runId = /^Run (run_\w+): (\d+) episodes in (\d+) shards\.$/m.exec(r.stdout)![1]!;
+    runId = /^Run (run_\w+): (\d+) episodes? in (\d+) shards?\.$/m.exec(r.stdout)![1]!;
     const episodes = await runEpisodes(cw.admin, runId);
     expect(r.stdout).to.contain(`Run ${runId}: finished`);
     // the summary fits 100 columns: profile, scored, mean reward with its interval (none: a dev split
@@ -78,7 +78,7 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     expect(status.status).to.equal('finished');
     expect(status.summary.profiles).to.have.key('reference@v1');
 
-    const table = await cli(['runs', 'episodes', runId], env);
+    const table = await cli(['runs', 'episodes', runId, '--wide'], env); // ids whole
     const episodes = await runEpisodes(cw.admin, runId);
     for (const e of episodes)
       expect(table.stdout).to.match(new RegExp(`${e.id}\\s+reference@v1\\s+\\S+\\s+dev\\s+finished`));
