@@ -87,10 +87,31 @@ export function expandScenarios(templates: ScenarioTemplate[], target: number, w
       if (vars) picked.push({ t, r, vars });
     }
   }
+  return withSplits(picked, worldName);
+}
+
+/**
+ * Every variant of every template, in template order (a world.yaml with `expand: all`: an
+ * imported benchmark, whose every task is a scenario, however many). Ids and splits as
+ * `expandScenarios` gives them.
+ */
+export function expandAll(templates: ScenarioTemplate[], worldName: string): Scenario[] {
+  const sorted = [...templates].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return withSplits(
+    sorted.flatMap((t) => t.variants.map((vars, r) => ({ t, r, vars }))),
+    worldName,
+  );
+}
+
+/** Instantiates the picked variants: a template's own `split` stands, the other families are balanced by rank. */
+function withSplits(
+  picked: Array<{ t: ScenarioTemplate; r: number; vars: JsonObject }>,
+  worldName: string,
+): Scenario[] {
   const sizes = new Map<string, number>();
-  for (const p of picked) sizes.set(p.t.id, (sizes.get(p.t.id) ?? 0) + 1);
+  for (const p of picked) if (!p.t.split) sizes.set(p.t.id, (sizes.get(p.t.id) ?? 0) + 1);
   const splits = assignFamilySplits(sizes, worldName);
-  return picked.map((p) => instantiate(p.t, p.r, p.vars, worldName, splits.get(p.t.id)));
+  return picked.map((p) => instantiate(p.t, p.r, p.vars, worldName, p.t.split ?? splits.get(p.t.id)));
 }
 
 /**

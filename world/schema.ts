@@ -37,7 +37,7 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
   unknownKeys(
     p,
     doc,
-    ['name', 'description', 'services', 'roles', 'customer', 'policies', 'seed', 'scenarios', 'judge'],
+    ['name', 'description', 'services', 'roles', 'customer', 'policies', 'seed', 'scenarios', 'judge', 'expand'],
     '',
   );
   const name = str(p, doc, 'name', '', { pattern: NAME_PATTERN });
@@ -88,8 +88,22 @@ export function validateManifest(raw: unknown, file = 'world.yaml'): WorldManife
     if (value && (value.startsWith('/') || value.split('/').includes('..')))
       p.add(key, 'must be a path inside the source folder');
   }
+  if (doc.expand !== undefined && doc.expand !== 'all')
+    p.add('expand', 'must be all (every template a scenario) or absent');
   p.throwIfAny();
-  return { name, description, services, roles, customer, policies, seed, scenarios, ...(judge ? { judge } : {}) };
+  const expand = doc.expand === 'all' ? { expand: 'all' as const } : {};
+  return {
+    name,
+    description,
+    services,
+    roles,
+    customer,
+    policies,
+    seed,
+    scenarios,
+    ...(judge ? { judge } : {}),
+    ...expand,
+  };
 }
 
 function validateService(p: Problems, raw: unknown, path: string): ServiceSpec {

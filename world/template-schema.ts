@@ -14,6 +14,7 @@ import {
   type ScenarioFaultMode,
   type ScenarioTag,
   type ScenarioTemplate,
+  type Split,
 } from './types.js';
 import {
   NAME_PATTERN,
@@ -52,6 +53,7 @@ const TEMPLATE_KEYS = [
   'checks',
   'faults',
   'variants',
+  'split',
 ];
 
 /** Validates one parsed scenario template file. */
@@ -148,9 +150,14 @@ export function validateTemplate(raw: unknown, file: string): ScenarioTemplate {
     }
   }
   const faults = validateFaults(p, doc.faults);
+  if (doc.split !== undefined && !['train', 'dev', 'holdout'].includes(doc.split as string))
+    p.add('split', 'must be train, dev or holdout (or absent: assigned by rank)');
   p.throwIfAny();
   return {
     ...(faults.length > 0 ? { faults } : {}),
+    ...(typeof doc.split === 'string' && ['train', 'dev', 'holdout'].includes(doc.split)
+      ? { split: doc.split as Split }
+      : {}),
     id,
     title,
     difficulty: difficulty as 1 | 2 | 3,

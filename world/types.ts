@@ -98,6 +98,12 @@ export interface WorldManifest {
   scenarios: string;
   /** The model judging told and policy checks (build option `judge_model`); absent: the server's default. */
   judge?: { model: string };
+  /**
+   * `all`: a build makes every variant of every template a scenario, whatever its
+   * `scenario_target`, and keeps the splits templates fix (an imported benchmark whose tasks are
+   * data, docs/worlds.md, Importing a benchmark). Absent: expansion to the target.
+   */
+  expand?: 'all';
 }
 
 // ---------------------------------------------------------------------------
@@ -304,6 +310,8 @@ export interface ScenarioTemplate {
   variants: JsonObject[];
   /** Faults the episode's tool proxy injects; absent when the template has none. */
   faults?: ScenarioFault[];
+  /** The family's split, fixed by the source (an imported benchmark's own split); absent: assigned by rank. */
+  split?: Split;
   /** File the template came from, relative to the source folder (for messages). */
   file: string;
 }

@@ -1,6 +1,6 @@
 import { ServiceError } from '../../core/index.js';
 import { isBuiltinModel, parseModelChain } from '../../core/index.js';
-import { expandScenarios, instantiate } from '../../world/index.js';
+import { expandAll, expandScenarios, instantiate } from '../../world/index.js';
 import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/index.js';
 import type { JobPhase, PhaseContext } from '../jobs/index.js';
 import { need, type BuildInput, type BuildScenario, type BuildState, type WithdrawnScenario } from './build-state.js';
@@ -20,7 +20,11 @@ export const generatePhase: JobPhase<BuildInput> = {
     const { options } = ctx.input;
     const state = ctx.checkpoint<BuildState>();
     const { manifest, templates } = need(state, 'analysis');
-    const expanded = expandScenarios(templates, options.scenario_target, manifest.name);
+    // an imported benchmark (`expand: all`) keeps every task, beyond the target's 30
+    const expanded =
+      manifest.expand === 'all'
+        ? expandAll(templates, manifest.name)
+        : expandScenarios(templates, options.scenario_target, manifest.name);
     const next_variant: Record<string, number> = {};
     for (const t of templates) next_variant[t.id] = expanded.filter((s) => s.template === t.id).length;
     const scenarios: BuildScenario[] = expanded.map((scenario) => ({ scenario, origin: 'build' }));

@@ -126,7 +126,9 @@ export const publishPhase: JobPhase<BuildInput> = {
       );
     }
     const origins = new Map(kept.map((b) => [b.scenario.id, b.origin]));
-    const scenarios = coverSplits(kept.map((b) => b.scenario));
+    // a source that fixes its splits (`expand: all`, an imported benchmark's own) keeps them as they are
+    const scenarios =
+      manifest.expand === 'all' ? kept.map((b) => b.scenario) : coverSplits(kept.map((b) => b.scenario));
     const hash = contentHash({
       manifest,
       tools,
