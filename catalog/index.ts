@@ -37,6 +37,20 @@ export const entryDir = (entry: CatalogEntry, catalogDir = CATALOG_DIR): string 
  * @throws ServiceError('internal') when the index is missing or malformed (a packaging bug).
  */
 export async function readCatalogIndex(catalogDir = CATALOG_DIR): Promise<CatalogEntry[]> {
+  return readEntries(catalogDir, 'entries');
+}
+
+/**
+ * The public benchmarks packaged as applications (index.yaml `benchmarks`, docs/worlds.md,
+ * Importing a benchmark): written by an importer, not by hand, and not registered by
+ * import-catalog, whose worlds a quickstart builds in seconds (a benchmark's every task is a
+ * scenario: 114 for tau2 retail). Their digests count as the operator's code all the same.
+ */
+export async function readCatalogBenchmarks(catalogDir = CATALOG_DIR): Promise<CatalogEntry[]> {
+  return readEntries(catalogDir, 'benchmarks');
+}
+
+async function readEntries(catalogDir: string, key: 'entries' | 'benchmarks'): Promise<CatalogEntry[]> {
   const file = path.join(catalogDir, 'index.yaml');
   let raw: unknown;
   try {
@@ -44,14 +58,14 @@ export async function readCatalogIndex(catalogDir = CATALOG_DIR): Promise<Catalo
   } catch (err) {
     throw new ServiceError('internal', `catalog index unreadable: ${file}: ${(err as Error).message}`, { cause: err });
   }
-  const entries = (raw as { entries?: unknown })?.entries;
-  if (!Array.isArray(entries) || entries.length === 0)
-    throw new ServiceError('internal', `catalog index ${file} has no entries`);
+  const entries = (raw as Record<string, unknown> | null)?.[key] ?? (key === 'benchmarks' ? [] : undefined);
+  if (!Array.isArray(entries) || (key === 'entries' && entries.length === 0))
+    throw new ServiceError('internal', `catalog index ${file} has no ${key}`);
   return entries.map((e, i) => {
     const entry = e as Partial<CatalogEntry>;
-    for (const key of ['name', 'title', 'summary', 'path', 'digest'] as const) {
-      if (typeof entry[key] !== 'string' || entry[key] === '')
-        throw new ServiceError('internal', `catalog index entries[${i}].${key} is missing`);
+    for (const field of ['name', 'title', 'summary', 'path', 'digest'] as const) {
+      if (typeof entry[field] !== 'string' || entry[field] === '')
+        throw new ServiceError('internal', `catalog index ${key}[${i}].${field} is missing`);
     }
     return entry as CatalogEntry;
   });

@@ -7,19 +7,22 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { digestFolder } from './digest.js';
-import { CATALOG_DIR, readCatalogIndex, entryDir } from './index.js';
+import { CATALOG_DIR, readCatalogBenchmarks, readCatalogIndex, entryDir } from './index.js';
 
 const file = path.join(CATALOG_DIR, 'index.yaml');
 const doc = parseDocument(await readFile(file, 'utf8'));
-const entries = await readCatalogIndex();
 let changed = 0;
-for (const [i, entry] of entries.entries()) {
-  const digest = await digestFolder(entryDir(entry));
-  if (digest !== entry.digest) {
-    doc.setIn(['entries', i, 'digest'], digest);
-    changed++;
+for (const [key, entries] of [
+  ['entries', await readCatalogIndex()],
+  ['benchmarks', await readCatalogBenchmarks()],
+] as const)
+  for (const [i, entry] of entries.entries()) {
+    const digest = await digestFolder(entryDir(entry));
+    if (digest !== entry.digest) {
+      doc.setIn([key, i, 'digest'], digest);
+      changed++;
+    }
+    process.stdout.write(`${entry.name}: ${digest}${digest !== entry.digest ? ' (updated)' : ''}\n`);
   }
-  process.stdout.write(`${entry.name}: ${digest}${digest !== entry.digest ? ' (updated)' : ''}\n`);
-}
 if (changed > 0) await writeFile(file, doc.toString({ lineWidth: 100 }));
 process.stdout.write(`${changed} digest(s) updated\n`);

@@ -9,7 +9,15 @@ export { BUILTIN_TOOLS, isBuiltinTool, roleToolNames, toFunctionTool, toolsForRo
 export { deriveTools } from './derive-tools.js';
 export { crossCheck } from './cross-check.js';
 export { loadApplicationSource, globToRegExp } from './load.js';
-export { assignFamilySplits, expandScenarios, familiesBySplit, familyRank, instantiate, splitFor } from './expand.js';
+export {
+  assignFamilySplits,
+  expandAll,
+  expandScenarios,
+  familiesBySplit,
+  familyRank,
+  instantiate,
+  splitFor,
+} from './expand.js';
 export { canonicalJson, contentHash, sha256Hex, type ContentHashInput } from './content-hash.js';
 export { substitute, collectRefs, getPath } from './substitute.js';
 export { ApplicationClient, buildRequest, type ToolCaller, type ToolCallResult } from './client.js';
@@ -36,3 +44,4 @@ export {
 export { WORLD_GUARD_PREFIX, withWorldGuards } from './world-guard.js';
 export { scenarioContext, disclosedFacts, customerSendArgs, customerTexts } from './customer.js';
 export { replayReferencePlan, runSeed, type ReplayOptions, type ReplayResult } from './replay.js';
+export { importTau2, TAU2_DOMAINS, type Tau2ImportReport } from './import-tau2.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readCatalogIndex } from '../../catalog/index.js';
+import { readCatalogBenchmarks, readCatalogIndex } from '../../catalog/index.js';
 import type { Config } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import { checkFileUrl } from '../builds/git.js';
@@ -43,7 +43,9 @@ let catalogDigests: Promise<ReadonlySet<string>> | null = null;
  * byte for byte the catalog's, whoever uploaded it.
  */
 export function packagedCatalogDigests(): Promise<ReadonlySet<string>> {
-  catalogDigests ??= readCatalogIndex().then((entries) => new Set(entries.map((e) => e.digest)));
+  catalogDigests ??= Promise.all([readCatalogIndex(), readCatalogBenchmarks()]).then(
+    ([entries, benchmarks]) => new Set([...entries, ...benchmarks].map((e) => e.digest)),
+  );
   catalogDigests.catch(() => (catalogDigests = null));
   return catalogDigests;
 }
