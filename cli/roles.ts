@@ -49,6 +49,12 @@ export async function startEmbedded(
     schedulerAddr: scheduler.address,
     localWorkers: local,
     controlPlane: plane('gateway'),
+  }).catch(async (err: unknown) => {
+    // a taken port: stop what started, so that the caller (a test, a retry) keeps nothing running
+    await worker.close();
+    await scheduler.close();
+    await adapters.close();
+    throw err;
   });
   // one process, one /metrics: the gateway's operator listener (OPS_PORT) serves every role's figures
   gateway.opsRegistries.push(scheduler.metrics.registry, worker.metrics.registry);
@@ -84,13 +90,15 @@ export async function adaptersWhenReachable(config: Config, logger: Logger, atte
   }
 }
 
-/** The operator listener of a scheduler or worker role, when OPS_PORT is set. */
+/** The operator listener of a scheduler or worker role; none with OPS_PORT=off. */
 async function opsListener(
   config: Config,
   logger: Logger,
   ops: OpsEndpoints,
 ): Promise<{ close(): Promise<void> } | null> {
-  return config.opsPort === null ? null : startOpsServer(ops, config.opsHost, config.opsPort, logger);
+  return config.opsPort === null
+    ? null
+    : startOpsServer(ops, config.opsHost, config.opsPort, logger, { fallback: config.opsPortDefaulted });
 }
 
 export async function runSchedulerRole(config: Config): Promise<() => Promise<void>> {

@@ -178,11 +178,17 @@ export interface Config {
    */
   readonly controlPlaneWorkerIds: 'shared' | 'per-certificate';
   /**
-   * OPS_PORT (unset: no listener): the port of the small HTTP listener of a scheduler or
-   * world-worker role with `/metrics`, `/healthz` and `/readyz` (docs/operations.md); 0
-   * picks a free one. The gateway serves the same paths on its own port.
+   * OPS_PORT (DEFAULT_OPS_PORT, 9464): the port of every role's small HTTP listener with
+   * `/metrics`, `/healthz` and `/readyz` (docs/operations.md), bound to OPS_HOST; 0 picks a
+   * free one; `off` (null) serves none. The gateway's API port answers `/healthz` only.
    */
   readonly opsPort: number | null;
+  /**
+   * Whether OPS_PORT was left unset: then a default port another process holds (a second
+   * `npm start` on the machine) falls back to a free port, with a warning; a port set
+   * explicitly that is taken stops the start with an error naming it.
+   */
+  readonly opsPortDefaulted: boolean;
   /** OPS_HOST (127.0.0.1): the address that listener binds; loopback unless set. */
   readonly opsHost: string;
   /** WORKER_ADVERTISE_HOST (127.0.0.1): the host the scheduler reaches this worker at. */
@@ -249,6 +255,21 @@ export interface Config {
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** SERVICE_MAX_UPLOAD_BYTES when unset: 50 MiB. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+/**
+ * The operator listener's port when OPS_PORT is unset: on loopback (OPS_HOST 127.0.0.1) so a
+ * machine's own Prometheus or probe reaches it and nothing else does. Not 9090, which
+ * Prometheus itself listens on; 9464 is the port Prometheus exporters of OpenTelemetry use.
+ */
+export const DEFAULT_OPS_PORT = 9464;
+
+/** OPS_PORT: unset → DEFAULT_OPS_PORT; `off` → no listener (null); else 0–65535 (0: a free port). */
+function opsPort(env: Env): number | null {
+  const raw = env.OPS_PORT?.trim().toLowerCase();
+  if (!raw) return DEFAULT_OPS_PORT;
+  if (raw === 'off') return null;
+  return int({ OPS_PORT: raw }, 'OPS_PORT', DEFAULT_OPS_PORT, 0, 65535);
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const signup = (env.SERVICE_SIGNUP ?? 'open').trim() || 'open';
@@ -344,7 +365,8 @@ export function loadConfig(env: Env = process.env): Config {
     controlPlaneInsecure: flag(env, 'CONTROL_PLANE_INSECURE'),
     controlPlaneWorkerIds: workerIds(env),
     workerAdvertiseHost: env.WORKER_ADVERTISE_HOST?.trim() || '127.0.0.1',
-    opsPort: env.OPS_PORT?.trim() ? int(env, 'OPS_PORT', 0, 0, 65535) : null,
+    opsPort: opsPort(env),
+    opsPortDefaulted: !env.OPS_PORT?.trim(),
     opsHost: env.OPS_HOST?.trim() || '127.0.0.1',
     workerId: env.WORKER_ID?.trim() || null,
     workerCapacity: int(env, 'WORKER_CAPACITY', 8, 1, 10000),

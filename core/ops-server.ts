@@ -82,11 +82,18 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the operator listener on `host:port`. When the port is taken by another process:
+ * with `fallback` (OPS_PORT left at its default, e.g. a second `npm start` on one machine)
+ * it listens on a free port instead and says so in a warning (and in the start banner);
+ * without it (OPS_PORT set) the start fails with an error naming the port and the setting.
+ */
 export async function startOpsServer(
   ops: OpsEndpoints,
   host: string,
   port: number,
   logger: Logger,
+  opts: { fallback?: boolean } = {},
 ): Promise<OpsServer> {
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -108,10 +115,30 @@ export async function startOpsServer(
         res.end(JSON.stringify({ detail: 'the operator endpoint failed; see the logs' }));
       });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+  const listen = (p: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(p, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  try {
+    await listen(port);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw err;
+    if (!opts.fallback) {
+      throw new Error(
+        `the operator port ${host}:${port} (OPS_PORT) is in use by another process; set OPS_PORT to a free port, 0 for any free port, or off`,
+        { cause: err },
+      );
+    }
+    logger.warn(
+      { host, port },
+      `the default operator port ${host}:${port} is in use (another Crucible on this machine?); listening on a free port instead (set OPS_PORT to choose one)`,
+    );
+    await listen(0);
+  }
   server.unref();
   const bound = (server.address() as AddressInfo).port;
   logger.info({ host, port: bound }, 'operator endpoints listening (/metrics, /healthz, /readyz)');

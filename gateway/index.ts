@@ -15,7 +15,7 @@ export interface RunningGateway extends GatewayParts {
   server: http.Server;
   port: number;
   url: string;
-  /** The operator listener (`/metrics`, `/healthz`, `/readyz`) when OPS_PORT is set; null otherwise. */
+  /** The operator listener (`/metrics`, `/healthz`, `/readyz`); null with OPS_PORT=off. */
   opsUrl: string | null;
   close(): Promise<void>;
 }
@@ -48,9 +48,18 @@ export async function startGateway(opts: {
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   const host = opts.host ?? opts.config.host;
+  const wanted = opts.port ?? opts.config.port;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? opts.config.port, host, () => resolve());
+    server.listen(wanted, host, () => resolve());
+  }).catch((err: unknown) => {
+    scheduler.close();
+    parts.close();
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    throw new Error(
+      `the API port ${host}:${wanted} (PORT) is in use by another process (another Crucible on this machine?); stop it, or give this one another PORT and its own SERVICE_DATA_DIR`,
+      { cause: err },
+    );
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
@@ -60,7 +69,9 @@ export async function startGateway(opts: {
     opsServer =
       opts.config.opsPort === null
         ? null
-        : await startOpsServer(parts.ops, opts.config.opsHost, opts.config.opsPort, logger);
+        : await startOpsServer(parts.ops, opts.config.opsHost, opts.config.opsPort, logger, {
+            fallback: opts.config.opsPortDefaulted,
+          });
   } catch (err) {
     server.closeAllConnections();
     server.close();

@@ -70,6 +70,9 @@ async function startOn(
     SERVICE_SIGNUPS_PER_HOUR: '10000',
     // the test job's own subjects when a test hands the service NATS_URL (test/support/job.ts)
     ...(process.env.NATS_PREFIX ? { NATS_PREFIX: process.env.NATS_PREFIX } : {}),
+    // a free operator port: files run in parallel, and the default (9464) would be one port for all;
+    // a test of the default passes OPS_PORT '' (with an OPS_HOST of its own, 127.0.0.x)
+    OPS_PORT: '0',
     ...env,
   });
   const svc = await startEmbedded(config, createLogger(config.logLevel), certificates);
