@@ -14,6 +14,7 @@ import { registerKeyCommands } from './keys.js';
 import { registerOpenApiCommand } from './openapi.js';
 import { registerProfileCommands } from './profiles.js';
 import { registerWorldCommands } from './worlds.js';
+import { registerWorldImportCommand } from './worlds-import.js';
 
 /** Adds the client commands to the `crucible` program. */
 export function registerClientCommands(program: Command): void {
@@ -26,6 +27,7 @@ export function registerClientCommands(program: Command): void {
   registerApplicationCommands(program);
   registerBuildCommands(program);
   registerWorldCommands(program);
+  registerWorldImportCommand(program);
   registerProfileCommands(program);
   registerEvaluationCommands(program);
   registerEpisodeCommands(program);
