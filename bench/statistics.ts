@@ -52,8 +52,12 @@ const COMPARES = values.smoke ? 200 : Number(values.compares);
 const SEED = Number(values.seed);
 
 const SIZES: Array<[scenarios: number, repeats: number]> = [
-  [6, 3],
+  [2, 3],
+  [3, 1],
+  [5, 3],
+  [8, 3],
   [10, 3],
+  [20, 3],
   [30, 1],
   [30, 3],
   [30, 5],
@@ -94,13 +98,11 @@ for (const [name, pop] of Object.entries(POPULATIONS)) {
   for (const [n, k] of SIZES) {
     const c = coverage(pop, n, k, RUNS, SEED + 100 * i++);
     coverageRows.push(c);
-    // a summary declines its intervals below MIN_INTERVAL_SCENARIOS scenarios: such a cell shows "declined"
+    // below MIN_INTERVAL_SCENARIOS scenarios a summary's intervals are the conservative ones: marked *
     const cov = (key: keyof CoverageResult['coverage']) =>
       c.declined[key] === 1
         ? 'declined'
-        : c.declined[key] > 0
-          ? `${pct(c.coverage[key])} (${pct(c.declined[key])} declined)`
-          : pct(c.coverage[key]);
+        : `${pct(c.coverage[key])}${c.conservative[key] > 0 ? '*' : ''}${c.declined[key] > 0 ? ` (${pct(c.declined[key])} declined)` : ''}`;
     const width = (key: keyof CoverageResult['width']) => (c.declined[key] === 1 ? '-' : c.width[key].toFixed(3));
     const line = `| ${name} | ${n} | ${k} | ${c.truth.mean_reward.toFixed(3)} / ${c.truth.success_rate.toFixed(3)} / ${c.truth.pass_at_k.toFixed(3)} | ${cov('mean_reward')} | ${cov('success_rate')} | ${cov('pass_at_k')} | ${width('mean_reward')} / ${width('success_rate')} / ${width('pass_at_k')} |`;
     coverageLines.push(line);
@@ -110,6 +112,8 @@ for (const [name, pop] of Object.entries(POPULATIONS)) {
 
 const compareLines: string[] = [];
 for (const [name, n, k] of [
+  ['middling', 3, 3],
+  ['middling', 6, 3],
   ['middling', 10, 3],
   ['middling', 30, 3],
   ['strong', 30, 3],
@@ -117,6 +121,13 @@ for (const [name, n, k] of [
 ] as const) {
   const pop = POPULATIONS[name]!;
   const aa = compareCheck(pop, pop, n, k, COMPARES, SEED + 7000 + n * 10 + k);
+  if (Number.isNaN(aa.median_mdd)) {
+    // fewer than 6 paired scenarios: compare declines every verdict and reports no MDD
+    const line = `| ${name} | ${n} | ${k} | ${pct(aa.called_different)} (${pct(aa.undecided)} not_enough_data) | - | - | - | - | ${pct(aa.ci_coverage)} |`;
+    compareLines.push(line);
+    console.log(line);
+    continue;
+  }
   // the MDD a comparison reports comes from its own differences, which vary more when b is
   // better than in the A/A pairs: find the difference that equals the median MDD reported at it
   let target = aa.median_mdd;
@@ -132,14 +143,17 @@ for (const [name, n, k] of [
     target = probe.median_mdd;
   }
   const power = compareCheck(pop, lifted(pop, liftFor(pop, target)), n, k, COMPARES, SEED + 9000 + n * 10 + k);
-  const line = `| ${name} | ${n} | ${k} | ${pct(aa.called_different)} | ${aa.median_mdd.toFixed(3)} | ${power.true_difference.toFixed(3)} | ${power.median_mdd.toFixed(3)} | ${pct(power.called_b_better)} |`;
+  const line = `| ${name} | ${n} | ${k} | ${pct(aa.called_different)}${aa.undecided > 0 ? ` (${pct(aa.undecided)} not_enough_data)` : ''} | ${aa.median_mdd.toFixed(3)} | ${power.true_difference.toFixed(3)} | ${power.median_mdd.toFixed(3)} | ${pct(power.called_b_better)} | ${pct(aa.ci_coverage)} / ${pct(power.ci_coverage)} |`;
   compareLines.push(line);
   console.log(line);
 }
 
 const KEYS = ['mean_reward', 'success_rate', 'pass_at_k'] as const;
-// cells where the summaries gave an interval (below MIN_INTERVAL_SCENARIOS scenarios they decline)
+// every cell has intervals: the clustered Wilson from MIN_INTERVAL_SCENARIOS scenarios, the conservative ones below
 const all = coverageRows.flatMap((c) => KEYS.filter((key) => c.declined[key] < 1).map((key) => c.coverage[key]));
+const from30 = coverageRows
+  .filter((c) => c.scenarios >= MIN_INTERVAL_SCENARIOS)
+  .flatMap((c) => KEYS.map((key) => c.coverage[key]));
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 const load = os
   .loadavg()
@@ -154,16 +168,16 @@ const section = [
   `\`${command}\` on ${os.cpus().length} cores (${cpu}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; ${seconds} s. Load average when it finished: ${load} (1/5/15 min).`,
   "Simulated agents (bench/support/statistics-simulation.ts: mixtures of scenarios they always, sometimes and never solve, with partial rewards on failure and habit penalties on success) through the service's own `computeSummary` and `comparePair`. Each run draws its scenarios from the agent's population; the repeats of a scenario share its success probability. Truth: the population's expected mean reward, success rate and pass^k.",
   '',
-  `Coverage of the 95% intervals, ${RUNS} simulated runs per row (min ${pct(Math.min(...all))}, max ${pct(Math.max(...all))} over the cells with intervals; summaries decline every interval below ${MIN_INTERVAL_SCENARIOS} scenarios, docs/scoring.md):`,
+  `Coverage of the 95% intervals, ${RUNS} simulated runs per row (min ${pct(Math.min(...all))} over every cell; ${pct(Math.min(...from30))} to ${pct(Math.max(...from30))} from ${MIN_INTERVAL_SCENARIOS} scenarios; * marks the conservative Clopper-Pearson intervals summaries give below ${MIN_INTERVAL_SCENARIOS} scenarios, docs/scoring.md):`,
   '',
   '| agent | scenarios | repeats (k) | truth: mean reward / success / pass^k | mean_reward_ci | success_rate_ci | pass_at_k_ci | mean width |',
   '|---|---|---|---|---|---|---|---|',
   ...coverageLines,
   '',
-  `Compare, ${COMPARES} pairs of runs per row: A/A (one agent twice, same scenarios, independent repeats) called different, and the median minimum detectable difference (MDD) it reported; then b made better (it succeeds a fixed share of the times a fails) by a true difference equal to the median MDD the A/B comparisons themselves report, and called b_better (power; the MDD promises about 80%):`,
+  `Compare, ${COMPARES} pairs of runs per row: A/A (one agent twice, same scenarios, independent repeats) called different, and the median minimum detectable difference (MDD) it reported; then b made better (it succeeds a fixed share of the times a fails) by a true difference equal to the median MDD the A/B comparisons themselves report, and called b_better (power; the MDD promises about 80%); last, how often difference_ci held the true difference (A/A / A/B). Below 6 paired scenarios compare gives no verdict (not_enough_data) and its interval is the whole scale:`,
   '',
-  '| agent | scenarios | repeats | A/A called different | A/A median MDD | true difference | A/B median MDD | power at the MDD |',
-  '|---|---|---|---|---|---|---|---|',
+  '| agent | scenarios | repeats | A/A called different | A/A median MDD | true difference | A/B median MDD | power at the MDD | difference_ci coverage |',
+  '|---|---|---|---|---|---|---|---|---|',
   ...compareLines,
   '<!-- bench:statistics end -->',
 ].join('\n');

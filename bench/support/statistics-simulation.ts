@@ -191,8 +191,10 @@ export interface CoverageResult {
   truth: { mean_reward: number; success_rate: number; pass_at_k: number };
   /** Share of runs whose interval held the truth, among the runs that got one. */
   coverage: { mean_reward: number; success_rate: number; pass_at_k: number };
-  /** Share of runs whose summary gave no interval (fewer than MIN_INTERVAL_SCENARIOS scenarios). */
+  /** Share of runs whose summary gave no interval (nothing scored). */
   declined: { mean_reward: number; success_rate: number; pass_at_k: number };
+  /** Share of runs whose interval was the conservative small-sample one (fewer than MIN_INTERVAL_SCENARIOS scenarios). */
+  conservative: { mean_reward: number; success_rate: number; pass_at_k: number };
   /** Mean interval width. */
   width: { mean_reward: number; success_rate: number; pass_at_k: number };
 }
@@ -216,6 +218,7 @@ export function coverage(
   const hits = { mean_reward: 0, success_rate: 0, pass_at_k: 0 };
   const widths = { mean_reward: 0, success_rate: 0, pass_at_k: 0 };
   const nulls = { mean_reward: 0, success_rate: 0, pass_at_k: 0 };
+  const marked = { mean_reward: 0, success_rate: 0, pass_at_k: 0 };
   const run = {
     profiles: [{ id: 'agent', label: 'agent' }],
     episodes: scenarios * repeats,
@@ -230,6 +233,7 @@ export function coverage(
       if (inside(ci, truth[key])) hits[key]++;
       if (ci) widths[key] += ci[1] - ci[0];
       else nulls[key]++;
+      if (s.conservative_ci.includes(`${key}_ci`)) marked[key]++;
     }
   }
   const given = (key: keyof typeof hits) => runs - nulls[key];
@@ -245,6 +249,7 @@ export function coverage(
     truth,
     coverage: per(hits, given),
     declined: per(nulls, () => runs),
+    conservative: per(marked, () => runs),
     width: per(widths, given),
   };
 }
@@ -259,8 +264,12 @@ export interface CompareResult {
   called_different: number;
   /** Share that said b_better (power, when b is better). */
   called_b_better: number;
-  /** Median of the reported minimum_detectable_difference. */
+  /** Median of the reported minimum_detectable_difference (NaN when no comparison reported one). */
   median_mdd: number;
+  /** Share of comparisons whose difference_ci held the true difference. */
+  ci_coverage: number;
+  /** Share of comparisons that could not decide (fewer than 6 paired scenarios: verdict not_enough_data). */
+  undecided: number;
 }
 
 /**
@@ -279,6 +288,9 @@ export function compareCheck(
   const next = mulberry32(seed);
   let different = 0;
   let bBetter = 0;
+  let held = 0;
+  let undecided = 0;
+  const truth = truths(popB, repeats).mean_reward - truths(pop, repeats).mean_reward;
   const mdds: number[] = [];
   for (let r = 0; r < runs; r++) {
     const idx = drawScenarios(next, pop, scenarios);
@@ -304,8 +316,11 @@ export function compareCheck(
     const c = comparePair(side('run_a', a, 'a'), 'agent', side('run_b', b, 'b'), 'agent') as {
       verdict: string;
       minimum_detectable_difference: number | null;
+      difference_ci: [number, number];
     };
-    if (c.verdict !== 'within_noise') different++;
+    if (inside(c.difference_ci, truth)) held++;
+    if (c.verdict === 'not_enough_data') undecided++;
+    else if (c.verdict !== 'within_noise') different++;
     if (c.verdict === 'b_better') bBetter++;
     if (c.minimum_detectable_difference !== null) mdds.push(c.minimum_detectable_difference);
   }
@@ -314,10 +329,12 @@ export function compareCheck(
     runs,
     scenarios,
     repeats,
-    true_difference: truths(popB, repeats).mean_reward - truths(pop, repeats).mean_reward,
+    true_difference: truth,
     called_different: different / runs,
     called_b_better: bBetter / runs,
     median_mdd: mdds.length ? mdds[Math.floor(mdds.length / 2)]! : NaN,
+    ci_coverage: held / runs,
+    undecided: undecided / runs,
   };
 }
 

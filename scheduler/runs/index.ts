@@ -16,6 +16,7 @@ export { loadRun } from './views.js';
 export { comparePair, splitScenarioSets } from './compare.js';
 export {
   BOOTSTRAP_RESAMPLES,
+  clopperPearson,
   clusterBootstrapMean,
   clusteredWilson,
   effectiveSize,
@@ -23,7 +24,9 @@ export {
   t975,
   t80,
   MIN_INTERVAL_SCENARIOS,
+  MIN_DECIDING_SCENARIOS,
   pairedTest,
+  summaryInterval,
   wilson,
 } from './summaries/statistics.js';
 export * from './types.js';

@@ -100,8 +100,9 @@ describe('runs: pinned scenario sets and compare across them', function () {
     expect(shared.body.runs[after1.run_id].profiles['reference@v1'].scenarios).to.not.have.key(late);
     expect(shared.body.comparisons).to.have.length(1);
     const c = shared.body.comparisons[0];
-    expect(c).to.deep.include({ scenarios: 3, difference: 0, verdict: 'within_noise', improved: [], regressed: [] });
-    expect(c.statement).to.match(/^within noise/);
+    // 3 paired scenarios cannot show a difference (the smallest p they can give is 0.25): said plainly
+    expect(c).to.deep.include({ scenarios: 3, difference: 0, verdict: 'not_enough_data', improved: [], regressed: [] });
+    expect(c.statement).to.match(/^cannot decide: 3 scenarios cannot show a difference/);
 
     // the parameter older clients send changes nothing; any other value is refused
     const asked = await admin.get(`/v1/compare?run_a=${before1.run_id}&run_b=${after1.run_id}&scenarios=intersection`);
@@ -142,11 +143,14 @@ describe('runs: pinned scenario sets and compare across them', function () {
     expect(one.body.scenario_set.only_in[after1.run_id]).to.have.length(3);
   });
 
-  it('summaries of a 4-scenario run give per-scenario counts and failures by cause, and no intervals', async () => {
+  it('summaries of a 4-scenario run give per-scenario counts, failures by cause and conservative intervals', async () => {
     const s = after1.summary.profiles['reference@v1'];
     expect(s).to.include({ scored: 4, success_rate: 1, pass_at_k: 1, pass_at_k_scenarios: 4 });
-    // 4 scenarios, below the 30 a summary needs for its intervals (docs/scoring.md, Statistics): none
-    expect([s.mean_reward_ci, s.success_rate_ci, s.pass_at_k_ci]).to.deep.equal([null, null, null]);
+    // 4 scenarios, below the 30 of the clustered Wilson interval (docs/scoring.md, Statistics):
+    // Clopper-Pearson over the 4 scenarios, all 4 succeeding: 0.025^(1/4) to 1, marked conservative
+    const exact: [number, number] = [Math.floor(0.025 ** (1 / 4) * 10_000) / 10_000, 1];
+    expect([s.mean_reward_ci, s.success_rate_ci, s.pass_at_k_ci]).to.deep.equal([exact, exact, exact]);
+    expect(s.conservative_ci).to.deep.equal(['mean_reward_ci', 'success_rate_ci', 'pass_at_k_ci']);
     expect(s.failures).to.deep.equal({ agent: 0, environment: 0, judge: 0, customer: 0, checks: 0 });
     expect(Object.keys(s.scenarios)).to.have.length(4);
     expect(Object.values<any>(s.scenarios).every((c) => c.successes === 1 && c.scored === 1)).to.equal(true);

@@ -17,7 +17,7 @@ const KEY_VAR = 'CRUCIBLE_TEST_SIMULATORS_KEY';
  * Pinned simulators (docs/runs.md, Pinned simulators): with the server's default judge set
  * (SERVICE_JUDGE_MODEL), a project without a model credential still runs (scripted customer,
  * no judge, recorded on the run); once it has one its runs pin the judge with its price; two
- * runs with different judges are not compared; a world version built with the judge pins it
+ * runs with different judges are compared with a caveat naming both; a world version built with the judge pins it
  * in its manifest and content hash; and a run on it is refused at creation (422) once the
  * project's credential is unusable.
  */
@@ -94,12 +94,16 @@ describe('runs: pinned customer and judge', function () {
     judged = run.run_id;
   });
 
-  it('compare refuses runs with different judges (409 naming both) and answers 200 with the simulators for the same ones', async () => {
+  it('compare answers 200 for runs with different judges, naming both as a caveat, and the simulators for the same ones', async () => {
+    // clarification 11: two runs of one world version compare over their shared scenarios
     const diff = await cw.admin.get(`/v1/compare?run_a=${scripted}&run_b=${judged}`);
-    expect(diff.status).to.equal(409);
-    expect(diff.body.detail).to.match(/different simulators/);
-    expect(diff.body.detail).to.contain('judge gpt-4o-mini');
-    expect(diff.body.detail).to.contain('no judge');
+    expect(diff.status, JSON.stringify(diff.body)).to.equal(200);
+    expect(diff.body.simulators).to.include({ same: false, difference: 'models' });
+    expect(diff.body.simulators.caveat).to.match(/different simulators/);
+    expect(diff.body.simulators.caveat).to.contain('judge gpt-4o-mini');
+    expect(diff.body.simulators.caveat).to.contain('no judge');
+    expect(diff.body.caveats).to.deep.equal([diff.body.simulators.caveat]);
+    expect(diff.body.comparisons).to.have.length(1);
     const same = await cw.admin.get(`/v1/compare?run_a=${judged}&run_b=${judged}`);
     expect(same.status, JSON.stringify(same.body)).to.equal(200);
     expect(same.body.simulators).to.include({ same: true });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   BOOTSTRAP_RESAMPLES,
   clusterBootstrapMean,
+  clopperPearson,
   clusteredWilson,
   comparePair,
   effectiveSize,
@@ -11,6 +12,7 @@ import {
   splitScenarioSets,
   computeSummary,
   pairedTest,
+  summaryInterval,
   wilson,
   type RunEpisodeDoc,
 } from '../../scheduler/runs/index.js';
@@ -32,16 +34,34 @@ function wilsonByHand(k: number, n: number): [number, number] {
   return [(centre - spread) / denom, (centre + spread) / denom];
 }
 
-/** Two-sided sign-flip p-value by listing every sign vector as a string of + and -. */
-function signFlipByHand(d: number[]): number {
-  const observed = Math.abs(d.reduce((a, b) => a + b, 0));
+/** Every sign vector of length n as a string of + and -. */
+function signVectors(n: number): string[] {
   let vectors = [''];
-  for (let i = 0; i < d.length; i++) vectors = vectors.flatMap((v) => [`${v}+`, `${v}-`]);
-  const hits = vectors.filter((v) => {
-    const s = [...v].reduce((acc, c, i) => acc + (c === '+' ? d[i]! : -d[i]!), 0);
-    return Math.abs(s) >= observed - 1e-12;
-  }).length;
-  return hits / vectors.length;
+  for (let i = 0; i < n; i++) vectors = vectors.flatMap((v) => [`${v}+`, `${v}-`]);
+  return vectors;
+}
+
+/**
+ * The one-sided sign-flip p-values of "the mean difference is delta", by listing every sign
+ * vector: the share whose signed sum of d - delta reaches the observed sum from above (upper)
+ * or from below (lower).
+ */
+function oneSidedByHand(d: number[], delta: number): { upper: number; lower: number } {
+  const shifted = d.map((x) => x - delta);
+  const observed = shifted.reduce((a, b) => a + b, 0);
+  const sums = signVectors(d.length).map((v) =>
+    [...v].reduce((acc, c, i) => acc + (c === '+' ? shifted[i]! : -shifted[i]!), 0),
+  );
+  return {
+    upper: sums.filter((s) => s >= observed - 1e-9).length / sums.length,
+    lower: sums.filter((s) => s <= observed + 1e-9).length / sums.length,
+  };
+}
+
+/** Two-sided sign-flip p-value by hand: twice the smaller one-sided p, at most 1. */
+function signFlipByHand(d: number[]): number {
+  const { upper, lower } = oneSidedByHand(d, 0);
+  return Math.min(1, 2 * Math.min(upper, lower));
 }
 
 let seq = 0;
@@ -101,7 +121,7 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     expect(wilson(0, 0)).to.equal(null);
   });
 
-  it('the sign-flip test is exact for small n and agrees with enumeration by hand', () => {
+  it('the sign-flip test is exact for small n and agrees with enumeration by hand; its interval is the test inverted', () => {
     expect(pairedTest([0, 0, 0, 0, 0], [1, 1, 1, 1, 1])!.p_value).to.equal(0.0625); // 2 of 32
     const a = [0.2, 0.5, 1, 0, 0.75, 0.5, 1, 0.25];
     const b = [0.6, 0.5, 1, 0.5, 1, 0.25, 1, 1];
@@ -114,11 +134,20 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     const mean = d.reduce((s, x) => s + x, 0) / d.length;
     const sd = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (d.length - 1));
     expect(t.minimum_detectable_difference).to.be.closeTo((3.261 * sd) / Math.sqrt(d.length), 1e-3);
-    expect(t.difference_ci[0]).to.be.at.most(t.difference);
-    expect(t.difference_ci[1]).to.be.at.least(t.difference);
+    // the interval holds exactly the shifts neither one-sided test rejects at 2.5%, listed by hand
+    const [lo, hi] = t.difference_ci;
+    for (let delta = -1; delta <= 1.0001; delta += 0.01) {
+      const { upper, lower } = oneSidedByHand(d, delta);
+      const accepted = upper > 0.025 && lower > 0.025;
+      if (delta < lo - 1e-3 || delta > hi + 1e-3) expect(accepted, `delta ${delta}`).to.equal(false);
+      if (delta > lo + 1e-3 && delta < hi - 1e-3) expect(accepted, `delta ${delta}`).to.equal(true);
+    }
+    expect(lo).to.be.at.most(t.difference);
+    expect(hi).to.be.at.least(t.difference);
+    expect(t.smallest_p).to.equal(Math.round((2 / 256) * 10_000) / 10_000);
   });
 
-  it('with many scenarios the sampled sign-flip p and the bootstrap interval agree with the normal approximation', () => {
+  it('with many scenarios the sampled sign-flip p and its interval agree with the normal approximation', () => {
     // 40 scenarios, a true difference around 0.1 with noise from a fixed list
     const noise = Array.from({ length: 40 }, (_, i) => ((i * 37) % 17) / 17 - 0.5);
     const a = noise.map((x) => 0.5 + x * 0.2);
@@ -128,9 +157,9 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     const d = b.map((x, i) => x - a[i]!);
     const mean = d.reduce((s, x) => s + x, 0) / d.length;
     const se = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (d.length - 1) / d.length);
-    // the expanded percentile bootstrap: about sqrt(40 / 39) x t(39) = 2.048 standard errors each side
-    expect(t.difference_ci[0]).to.be.closeTo(mean - 2.048 * se, 0.01);
-    expect(t.difference_ci[1]).to.be.closeTo(mean + 2.048 * se, 0.01);
+    // the permutation interval of a mean is close to the t interval: t(39) = 2.023 standard errors each side
+    expect(t.difference_ci[0]).to.be.closeTo(mean - 2.023 * se, 0.015);
+    expect(t.difference_ci[1]).to.be.closeTo(mean + 2.023 * se, 0.015);
     // a z statistic this large leaves a p-value near 0 under either method
     expect(mean / se).to.be.greaterThan(4);
     expect(t.p_value).to.be.below(0.001);
@@ -256,8 +285,11 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     // the customer's failure is counted, not scored: 5 scored, 3 successes
     expect(s).to.include({ scored: 5, mean_reward: 0.75, success_rate: 0.6, pass_at_k: 0.5, pass_at_k_scenarios: 2 });
     expect(s.failures).to.deep.equal({ agent: 2, environment: 0, judge: 0, customer: 1, checks: 0 });
-    // 3 scenarios, below MIN_INTERVAL_SCENARIOS: the summary declines its intervals
-    expect([s.mean_reward_ci, s.success_rate_ci, s.pass_at_k_ci]).to.deep.equal([null, null, null]);
+    // 3 scenarios, below MIN_INTERVAL_SCENARIOS: conservative Clopper-Pearson intervals with the scenarios as n, marked
+    expect(s.conservative_ci).to.deep.equal(['mean_reward_ci', 'success_rate_ci', 'pass_at_k_ci']);
+    expect(s.mean_reward_ci).to.deep.equal(clopperPearson(0.75 * 3, 3));
+    expect(s.success_rate_ci).to.deep.equal(clopperPearson(0.6 * 3, 3));
+    expect(s.pass_at_k_ci).to.deep.equal(clopperPearson(1, 2));
     expect(s.scenarios).to.deep.equal({
       'a--v1': { split: 'train', scored: 2, successes: 2, mean_reward: 1 },
       'b--v1': { split: 'train', scored: 2, successes: 1, mean_reward: 0.625 },
@@ -284,9 +316,32 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
     expect(s.pass_at_k_ci).to.deep.equal(clusteredWilson(sums((i) => (i % 3 === 0 ? 1 : 0), 1)));
     expect(s.success_rate_ci![0]).to.be.below(0.5);
     expect(s.success_rate_ci![1]).to.be.above(0.5);
+    expect(s.conservative_ci).to.deep.equal([]);
   });
 
-  it('compare pairs scenarios, lists improved and regressed ones, and says plainly when it is within noise', () => {
+  it('Clopper-Pearson matches published bounds, and summaries give an interval at every size', () => {
+    // published exact intervals (Clopper and Pearson 1934; any table): 8 of 10 is 0.444 to 0.975, 0 of 10 is 0 to 0.308
+    const [lo, hi] = clopperPearson(8, 10)!;
+    expect(lo).to.be.closeTo(0.4439, 1e-4);
+    expect(hi).to.be.closeTo(0.9748, 1e-4);
+    expect(clopperPearson(0, 10)![1]).to.be.closeTo(0.3085, 1e-4);
+    // n of 1: the exact bounds are 0.025 and 0.975
+    expect(clopperPearson(1, 1)).to.deep.equal([0.025, 1]);
+    expect(clopperPearson(0, 0)).to.equal(null);
+    // rounded outward: never narrower than the exact bounds
+    expect(clopperPearson(1, 3)![0]).to.be.at.most(0.0084);
+    for (const c of [1, 2, 5, 29]) {
+      const i = summaryInterval(Array.from({ length: c }, (_, j) => ({ sum: j % 2, count: 1 })))!;
+      expect(i.conservative, `${c} scenarios`).to.equal(true);
+      expect(i.ci[0]).to.be.at.most(i.ci[1]);
+    }
+    expect(summaryInterval(Array.from({ length: 30 }, (_, j) => ({ sum: j % 2, count: 1 })))!.conservative).to.equal(
+      false,
+    );
+    expect(summaryInterval([])).to.equal(null);
+  });
+
+  it('compare pairs scenarios, lists improved and regressed ones, and says plainly when it cannot decide or is within noise', () => {
     const run = { _id: 'run_a' } as never;
     const side = (rewards: Record<string, number>) => ({
       run,
@@ -300,7 +355,6 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
       scenarios: 4,
       mean_reward_a: 0.4375,
       mean_reward_b: 0.5,
-      verdict: 'within_noise',
       unchanged: 1,
     });
     expect(c.improved).to.deep.equal(['s1', 's4']);
@@ -313,16 +367,29 @@ describe('scoring statistics (docs/scoring.md, Statistics)', () => {
       { scenario_id: 's4', a: 0.25, b: 0.5, difference: 0.25 },
     ]);
     expect(c.p_value).to.be.closeTo(signFlipByHand([0.5, -0.5, 0, 0.25]), 1e-4);
+    // 4 paired scenarios cannot reach p <= 0.05 (2 / 16 at best): no verdict, said plainly
+    expect(c.verdict).to.equal('not_enough_data');
     expect(c.statement).to.match(
-      /^within noise: the difference of 0.0625 \(95% CI .* exact sign-flip permutation test over 4 paired scenarios\)/,
+      /^cannot decide: 4 scenarios cannot show a difference: the smallest p-value 4 paired scenarios can give is 0.125/,
     );
-    expect(c.statement).to.match(/it could detect a difference of about [0-9.]+ or more/);
+    expect(c.difference_ci).to.deep.equal([-1, 1]);
     const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`t${i}`, 0]));
     const all = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`t${i}`, 1]));
     const better = comparePair({ ...side(many), label: 'old' }, 'p1', { ...side(all), label: 'new' }, 'p1');
     expect(better).to.include({ verdict: 'b_better', difference: 1 });
     expect(better.p_value).to.equal(Math.round((2 / 4096) * 10_000) / 10_000);
     expect(better.statement).to.match(/^new scores higher: difference 1/);
+    // 8 scenarios, mixed: within noise, with the MDD and how many scenarios would show the difference
+    const mixed = comparePair(
+      { ...side({ u1: 0.5, u2: 1, u3: 0, u4: 0.25, u5: 0.5, u6: 1, u7: 0.75, u8: 0.5 }), label: 'old' },
+      'p1',
+      { ...side({ u1: 1, u2: 0.5, u3: 0, u4: 0.5, u5: 0.75, u6: 1, u7: 0.5, u8: 1 }), label: 'new' },
+      'p1',
+    );
+    expect(mixed.verdict).to.equal('within_noise');
+    expect(mixed.statement).to.match(
+      /^within noise: the difference of 0.0938 \(95% CI -[0-9.]+ to \+[0-9.]+; p = [0-9.]+, exact sign-flip permutation test over 8 paired scenarios\) is not distinguishable from zero; it could detect a difference of about [0-9.]+ or more; about \d+ would show a difference of 0.0938/,
+    );
   });
 
   it('splits two pinned scenario sets into the scenarios compared and those left out, by id and digest', () => {

@@ -34,7 +34,7 @@ describe('statistics checked by simulation (bench/statistics.ts, fast version)',
     });
   }
 
-  it('pass^k covers 93-97% exactly (no simulation noise) at 30 scenarios, and below 30 the summaries decline', () => {
+  it('pass^k covers 93-97% exactly (no simulation noise) at 30 scenarios, and at least 95% below 30', () => {
     // pass^k is a binomial count of scenarios: its coverage is exact; at 30 scenarios with 5
     // repeats the weak agent's true 0.116 sits just above the plain Wilson bound at 0 of 30
     // (0.1135), which covered 92.4%: the exact bound there (0.1157) is what brings it in
@@ -42,11 +42,25 @@ describe('statistics checked by simulation (bench/statistics.ts, fast version)',
       for (const k of [1, 3, 5]) {
         expect(exactPassAtKCoverage(POPULATIONS[name]!, 30, k), `${name} 30 x ${k}`).to.be.within(0.93, 0.97);
       }
-      expect(exactPassAtKCoverage(POPULATIONS[name]!, 10, 3)).to.equal(null);
+      // below 30 scenarios: Clopper-Pearson, whose coverage of a binomial count is at least 95% whatever the truth
+      for (const n of [2, 3, 5, 8, 10, 29])
+        expect(exactPassAtKCoverage(POPULATIONS[name]!, n, 3), `${name} ${n} x 3`).to.be.at.least(0.95);
     }
-    const few = coverage(POPULATIONS.middling!, 10, 3, 50, 15);
-    expect(few.declined).to.deep.equal({ mean_reward: 1, success_rate: 1, pass_at_k: 1 });
   });
+
+  for (const scenarios of [2, 3, 5, 8]) {
+    it(`with ${scenarios} scenarios every interval is given, marked conservative, and covers at least 93% for every agent`, () => {
+      for (const name of ['weak', 'middling', 'strong'] as const) {
+        const c = coverage(POPULATIONS[name]!, scenarios, 3, 300, 20 + scenarios);
+        expect(c.declined, name).to.deep.equal({ mean_reward: 0, success_rate: 0, pass_at_k: 0 });
+        expect(c.conservative, name).to.deep.equal({ mean_reward: 1, success_rate: 1, pass_at_k: 1 });
+        for (const key of ['mean_reward', 'success_rate', 'pass_at_k'] as const)
+          expect(c.coverage[key], `${key} of ${name} at ${scenarios}: ${JSON.stringify(c.coverage)}`).to.be.at.least(
+            0.93,
+          );
+      }
+    });
+  }
 
   it('a Wilson interval over episodes (repeats taken as independent) would miss: the check can fail', () => {
     // the same simulated runs, read by the interval the summaries used before: it covers far too rarely
@@ -93,11 +107,26 @@ describe('statistics checked by simulation (bench/statistics.ts, fast version)',
     expect(clustered / runs).to.be.within(0.92, 0.98);
   });
 
-  it('compare calls two identical agents different in at most 5% of 1,000 pairs of runs', () => {
+  it('compare calls two identical agents different in at most 5% of 1,000 pairs of runs, and its interval holds the 0', () => {
     const aa = compareCheck(POPULATIONS.middling!, POPULATIONS.middling!, 10, 3, 1000, 13);
     expect(aa.called_different).to.be.at.most(0.05);
     // and it does call some: the test is not vacuous
     expect(aa.called_different).to.be.above(0.005);
+    // one procedure: the interval misses the true 0 exactly when the verdict calls a difference
+    expect(aa.ci_coverage).to.be.closeTo(1 - aa.called_different, 1e-9);
+  });
+
+  it('below 6 paired scenarios compare decides nothing, and its interval (the whole scale) always holds the truth', () => {
+    const pop = POPULATIONS.middling!;
+    const ab = compareCheck(pop, lifted(pop, liftFor(pop, 0.3)), 3, 3, 100, 17);
+    expect(ab.undecided).to.equal(1);
+    expect(ab.called_different).to.equal(0);
+    expect(ab.ci_coverage).to.equal(1);
+    // from 6 it can: the same agents at 8 scenarios are called apart some of the time
+    const eight = compareCheck(pop, lifted(pop, liftFor(pop, 0.3)), 8, 3, 100, 18);
+    expect(eight.undecided).to.equal(0);
+    expect(eight.called_b_better).to.be.above(0.2);
+    expect(eight.ci_coverage).to.be.at.least(0.9);
   });
 
   it('compare finds b better in most runs when b is better by the minimum detectable difference it reports', () => {

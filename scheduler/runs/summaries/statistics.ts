@@ -2,6 +2,7 @@
  * The statistics of docs/scoring.md ("Statistics"): pure functions over numbers, seeded
  * so the same episodes always give the same intervals.
  */
+import betaQuantile from '@stdlib/stats-base-dists-beta-quantile';
 
 /** The intervals' confidence level (Z_95 is its two-sided z). */
 const CI_LEVEL = 0.95;
@@ -238,78 +239,214 @@ export function clusterBootstrapMeanOfSums(
   return [round(quantile(means, 0.025)), round(quantile(means, 0.975))];
 }
 
+/**
+ * The 95% Clopper-Pearson interval of `x` successes out of `n`, from the beta quantiles
+ * (Beta(x, n - x + 1) at 0.025 and Beta(x + 1, n - x) at 0.975); `x` may be fractional (a
+ * sum of values in [0, 1]), read as the same beta quantiles. Its coverage is at least 95%
+ * for a binomial count whatever the truth (it is conservative), and values in [0, 1] spread
+ * no more than 0/1 values of the same mean, so a mean of n of them is covered as often or
+ * more (checked by simulation, docs/scoring.md). Null when n is 0.
+ */
+export function clopperPearson(x: number, n: number): [number, number] | null {
+  if (n <= 0) return null;
+  const k = Math.min(n, Math.max(0, x));
+  const tail = (1 - CI_LEVEL) / 2;
+  const lo = k <= 0 ? 0 : betaQuantile(tail, k, n - k + 1);
+  const hi = k >= n ? 1 : betaQuantile(1 - tail, k + 1, n - k);
+  return [roundDown(lo), roundUp(hi)];
+}
+
+const roundDown = (n: number): number => Math.max(0, Math.floor(n * 10_000 + 1e-9) / 10_000);
+const roundUp = (n: number): number => Math.min(1, Math.ceil(n * 10_000 - 1e-9) / 10_000);
+
+/** A summary interval and whether it came from the conservative small-sample method. */
+export interface SummaryInterval {
+  ci: [number, number];
+  /** True below MIN_INTERVAL_SCENARIOS scenarios: Clopper-Pearson over scenarios, which covers at least 95%. */
+  conservative: boolean;
+}
+
+/**
+ * The interval a summary gives for a mean of values in [0, 1] grouped by scenario, at every
+ * size: from MIN_INTERVAL_SCENARIOS scenarios the clustered Wilson interval
+ * ({@link clusteredWilson}, 93-97% in the simulation); below it the Clopper-Pearson interval
+ * of the mean with the scenarios as its n ({@link clopperPearson} at mean x c out of c,
+ * `conservative`): each scenario counts once whatever its repeats, the cautious reading of
+ * {@link effectiveSize}, and the exact binomial bounds cover at least 95% where no
+ * approximate interval held 93-97% for every agent. Null with nothing scored.
+ */
+export function summaryInterval(clusters: Array<{ sum: number; count: number }>): SummaryInterval | null {
+  const e = effectiveSize(clusters);
+  if (!e) return null;
+  if (e.clusters >= MIN_INTERVAL_SCENARIOS) return { ci: clusteredWilson(clusters)!, conservative: false };
+  return { ci: clopperPearson(e.mean * e.clusters, e.clusters)!, conservative: true };
+}
+
+/** The significance level of compare's paired test; its interval is the matching 95% one. */
+export const ALPHA = 1 - CI_LEVEL;
+
+/** Fewest paired scenarios whose sign-flip test can reach p <= ALPHA: 2 / 2^n <= 0.05 from n = 6. */
+export const MIN_DECIDING_SCENARIOS = 6;
+
+/** The reference difference that `scenarios_needed` plans for when the observed one is smaller than 0.05. */
+export const PLANNING_DIFFERENCE = 0.1;
+
+/** How many paired scenarios would show a difference. */
+export interface ScenariosNeeded {
+  /** The difference planned for: the observed |difference| when at least 0.05, else PLANNING_DIFFERENCE. */
+  difference: number;
+  /** Paired scenarios that would detect it with 80% power, from the observed spread of the differences; null when it is unknown (fewer than 2 scenarios, or all differences equal). */
+  scenarios: number | null;
+  /** Fewest paired scenarios that can show any difference at all (MIN_DECIDING_SCENARIOS). */
+  minimum: number;
+}
+
 /** The paired comparison of two score lists over the same scenarios (b minus a). */
 export interface PairedTest {
   /** Paired scenarios. */
   n: number;
   /** Mean of the per-scenario differences b - a. */
   difference: number;
-  /** 95% paired bootstrap interval of `difference` (scenarios resampled with replacement, expanded percentile). */
+  /** 95% interval of `difference`: the shifts the sign-flip test does not reject (exact up to EXACT_PERMUTATION_LIMIT scenarios), within [-1, 1]. */
   difference_ci: [number, number];
-  /** Two-sided p-value of the sign-flip permutation test of a zero mean difference. */
+  /** Two-sided p-value of the sign-flip test of a zero difference: twice the smaller one-sided p, at most 1. */
   p_value: number;
   /** Whether the test enumerated all 2^n sign flips (exact) or sampled PERMUTATIONS of them. */
   exact: boolean;
-  /** Smallest true difference this many scenarios would detect with 80% power at the 5% level. */
+  /** p <= ALPHA, which holds exactly when `difference_ci` excludes 0 (one procedure). */
+  significant: boolean;
+  /** The smallest p-value this many scenarios can give (2 / 2^n exactly): above ALPHA nothing can be shown. */
+  smallest_p: number;
+  /** Smallest true difference this many scenarios would detect with 80% power at the 5% level; null when they cannot show one within the reward scale, or the spread is unknown. */
   minimum_detectable_difference: number | null;
+  /** Standard deviation of the per-scenario differences (null below 2 scenarios). */
+  sd: number | null;
+  scenarios_needed: ScenariosNeeded;
+}
+
+/** A bound of the paired interval rounded to 4 places without crossing 0 (so the rounded interval excludes 0 exactly when the test rejects). */
+function roundBound(x: number): number {
+  const r = round(x);
+  if (x > 0 && r <= 0) return 0.0001;
+  if (x < 0 && r >= 0) return -0.0001;
+  return r;
 }
 
 /**
- * Paired comparison of per-scenario scores `a[i]`, `b[i]` (same scenario at i):
- * - `difference_ci`: expanded percentile bootstrap of the mean difference (quantiles at
- *   {@link expandedTail}(n) and 1 minus it), BOOTSTRAP_RESAMPLES resamples of n indexes
- *   drawn with mulberry32(STATS_SEED);
- * - `p_value`: sign-flip permutation test: under "no difference" each d_i is as likely
- *   -d_i, so p is the share of sign assignments whose |mean| reaches the observed |mean|
- *   (all 2^n when n <= EXACT_PERMUTATION_LIMIT, else PERMUTATIONS random ones from
- *   mulberry32(STATS_SEED + 1), counting the observed one: (hits + 1) / (draws + 1));
- * - `minimum_detectable_difference`: (t975(n - 1) + t80(n - 1)) * sd(d) / sqrt(n), a paired
- *   two-sided test at 5% with 80% power, with Student's t for the n - 1 degrees of freedom
- *   of sd(d) (the normal quantiles, 1.96 + 0.84, promised 80% and gave 64% at 10
- *   scenarios); null when n < 2.
+ * The sign-flip distribution of the mean difference: the means of the subsets of
+ * differences a sign flip negates. Flipping subset F moves the sum by -2 x sum(F - delta),
+ * so the flip reaches the observed statistic of "mean = delta" on the upper side exactly when
+ * mean(F) <= delta, and on the lower side when mean(F) >= delta. `always` counts the flips
+ * that reach it on both sides (the identity, and sampled flips that negate nothing), `total`
+ * all flips. Exact (every nonempty subset) up to EXACT_PERMUTATION_LIMIT differences, else
+ * PERMUTATIONS random sign vectors from mulberry32(STATS_SEED + 1) plus the identity.
+ */
+function flipMeans(d: number[]): { means: Float64Array; always: number; total: number; exact: boolean } {
+  const n = d.length;
+  const key = (x: number) => Math.round(x * 1e9) / 1e9;
+  if (n <= EXACT_PERMUTATION_LIMIT) {
+    const size = 2 ** n;
+    const sums = new Float64Array(size);
+    const counts = new Uint8Array(size);
+    const means = new Float64Array(size - 1);
+    for (let mask = 1; mask < size; mask++) {
+      const low = 31 - Math.clz32(mask & -mask);
+      const rest = mask & (mask - 1);
+      sums[mask] = sums[rest]! + d[low]!;
+      counts[mask] = counts[rest]! + 1;
+      means[mask - 1] = key(sums[mask]! / counts[mask]!);
+    }
+    return { means: means.sort(), always: 1, total: size, exact: true };
+  }
+  const flip = mulberry32(STATS_SEED + 1);
+  const means: number[] = [];
+  let always = 1;
+  for (let r = 0; r < PERMUTATIONS; r++) {
+    let s = 0;
+    let c = 0;
+    for (let i = 0; i < n; i++)
+      if (flip() < 0.5) {
+        s += d[i]!;
+        c++;
+      }
+    if (c === 0) always++;
+    else means.push(key(s / c));
+  }
+  return { means: Float64Array.from(means).sort(), always, total: PERMUTATIONS + 1, exact: false };
+}
+
+/** Count of sorted values <= x (upper) or >= x (lower). */
+function countAtMost(sorted: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The paired scenarios that detect `difference` with 80% power given the spread `sd`: the smallest n >= MIN_DECIDING_SCENARIOS whose MDD reaches it. */
+export function scenariosFor(difference: number, sd: number): number {
+  for (let n = MIN_DECIDING_SCENARIOS; n <= 1_000_000; n++)
+    if (((t975(n - 1) + t80(n - 1)) * sd) / Math.sqrt(n) <= difference) return n;
+  return 1_000_000;
+}
+
+/**
+ * Paired comparison of per-scenario scores `a[i]`, `b[i]` (same scenario at i), one
+ * procedure for the test, the interval and so the verdict (docs/scoring.md, Comparing):
+ * - `p_value`: the sign-flip permutation test (under "no difference" each d_i is as likely
+ *   -d_i), two-sided as twice the smaller one-sided p, over all 2^n sign vectors when
+ *   n <= EXACT_PERMUTATION_LIMIT (exact), else PERMUTATIONS random ones plus the observed;
+ * - `difference_ci`: the same test inverted: every shift delta it does not reject at 2.5% on
+ *   either side (Hartigan's subset-means interval: the J-th smallest and largest means of
+ *   flipped subsets). It excludes 0 exactly when p <= 0.05, so a verdict read from either
+ *   agrees with the other; with fewer than 6 scenarios no shift is rejected and it is the
+ *   whole scale [-1, 1];
+ * - `minimum_detectable_difference`: (t975(n - 1) + t80(n - 1)) * sd(d) / sqrt(n), null when
+ *   n < 6 (nothing can be detected), when sd(d) = 0 (no spread to size it by) or when it
+ *   exceeds 1 (no difference on the reward scale is detectable);
+ * - `scenarios_needed`: how many paired scenarios would detect the observed difference (or
+ *   PLANNING_DIFFERENCE when that is below 0.05) with 80% power at the observed spread.
  */
 export function pairedTest(a: number[], b: number[]): PairedTest | null {
   const n = Math.min(a.length, b.length);
   if (n === 0) return null;
   const d = Array.from({ length: n }, (_, i) => b[i]! - a[i]!);
   const mean = d.reduce((s, x) => s + x, 0) / n;
-  const next = mulberry32(STATS_SEED);
-  const boots: number[] = [];
-  for (let r = 0; r < BOOTSTRAP_RESAMPLES; r++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += d[Math.floor(next() * n)]!;
-    boots.push(s / n);
-  }
-  boots.sort((x, y) => x - y);
-  const observed = Math.abs(mean) - 1e-12;
-  let hits = 0;
-  let draws = 0;
-  const exact = n <= EXACT_PERMUTATION_LIMIT;
-  if (exact) {
-    for (let mask = 0; mask < 2 ** n; mask++) {
-      let s = 0;
-      for (let i = 0; i < n; i++) s += mask & (1 << i) ? -d[i]! : d[i]!;
-      if (Math.abs(s / n) >= observed) hits++;
-      draws++;
-    }
-  } else {
-    const flip = mulberry32(STATS_SEED + 1);
-    for (let r = 0; r < PERMUTATIONS; r++) {
-      let s = 0;
-      for (let i = 0; i < n; i++) s += flip() < 0.5 ? -d[i]! : d[i]!;
-      if (Math.abs(s / n) >= observed) hits++;
-    }
-    hits += 1;
-    draws = PERMUTATIONS + 1;
-  }
-  const tail = expandedTail(n);
+  const { means, always, total, exact } = flipMeans(d);
+  const atMost0 = countAtMost(means, 0);
+  const atLeast0 = means.length - countAtMost(means, -1e-12);
+  const pUpper = (always + atMost0) / total;
+  const pLower = (always + atLeast0) / total;
+  const p = Math.min(1, 2 * Math.min(pUpper, pLower));
+  // J-th smallest subset mean: the lowest shift the upper one-sided test at ALPHA / 2 does not reject
+  const j = Math.floor((ALPHA / 2) * total + 1e-9) - always + 1;
+  const lo = j >= 1 ? Math.max(-1, means[j - 1]!) : -1;
+  const hi = j >= 1 ? Math.min(1, means[means.length - j]!) : 1;
+  const significant = lo > 0 || hi < 0;
   const sd = n > 1 ? Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1)) : null;
+  const mdd =
+    sd === null || sd < 1e-12 || n < MIN_DECIDING_SCENARIOS ? null : ((t975(n - 1) + t80(n - 1)) * sd) / Math.sqrt(n);
+  const target = Math.abs(mean) >= 0.05 ? round(Math.abs(mean)) : PLANNING_DIFFERENCE;
+  const shownP = round(p);
   return {
     n,
     difference: round(mean),
-    difference_ci: [round(quantile(boots, tail)), round(quantile(boots, 1 - tail))],
-    p_value: round(hits / draws),
+    difference_ci: [roundBound(lo), roundBound(hi)],
+    // a p just above ALPHA never shows as 0.05, which would read as significant
+    p_value: !significant && shownP <= ALPHA ? 0.0501 : shownP,
     exact,
-    minimum_detectable_difference: sd === null ? null : round(((t975(n - 1) + t80(n - 1)) * sd) / Math.sqrt(n)),
+    significant,
+    smallest_p: round(Math.min(1, (2 * always) / total)),
+    minimum_detectable_difference: mdd === null || mdd > 1 ? null : round(mdd),
+    sd: sd === null ? null : round(sd),
+    scenarios_needed: {
+      difference: target,
+      scenarios: sd === null || sd < 1e-12 ? null : scenariosFor(target, sd),
+      minimum: MIN_DECIDING_SCENARIOS,
+    },
   };
 }

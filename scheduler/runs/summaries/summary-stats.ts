@@ -6,14 +6,16 @@ export type FailureCounts = Record<FailureCause, number>;
 
 /** The intervals and failure counts a score block carries besides its means and rates (docs/runs.md, Summary). */
 export interface BlockStatistics {
-  /** 95% clustered Wilson interval of `mean_reward`; null below MIN_INTERVAL_SCENARIOS scenarios. */
+  /** 95% interval of `mean_reward` (statistics.ts summaryInterval: clustered Wilson from MIN_INTERVAL_SCENARIOS scenarios, Clopper-Pearson over scenarios below); null with nothing scored. */
   mean_reward_ci: [number, number] | null;
-  /** 95% clustered Wilson interval of `success_rate` over scored episodes; null as above. */
+  /** 95% interval of `success_rate` over scored episodes, as above. */
   success_rate_ci: [number, number] | null;
-  /** 95% Wilson interval of `pass_at_k` over the scenarios whose k repeats all scored; null below MIN_INTERVAL_SCENARIOS of them. */
+  /** 95% interval of `pass_at_k` over the scenarios whose k repeats all scored, as above. */
   pass_at_k_ci: [number, number] | null;
   /** Scenarios whose k repeats all scored (the n of pass^k). */
   pass_at_k_scenarios: number;
+  /** The intervals of this block that are conservative (below MIN_INTERVAL_SCENARIOS scenarios: Clopper-Pearson, covering at least 95%). */
+  conservative_ci: Array<'mean_reward_ci' | 'success_rate_ci' | 'pass_at_k_ci'>;
   failures: FailureCounts;
 }
 

@@ -1,6 +1,6 @@
 import type { Split } from '../../../world/index.js';
 import { countsAgainstAgent, type FailureCounts, type ScenarioCounts } from './summary-stats.js';
-import { clusteredWilson } from './statistics.js';
+import { summaryInterval } from './statistics.js';
 import type { EpisodeStatus, RunEpisodeDoc, ScoreBlock } from '../types.js';
 
 /**
@@ -204,6 +204,10 @@ export function scoreOf(t: BlockTally, k: number): ScoreBlock {
   const scenarios = ids.map((id) => t.scenarios[id]!);
   const complete = scenarios.filter((s) => s.scored >= k);
   const allPassed = complete.filter((s) => s.successes === s.scored).length;
+  const meanCi = summaryInterval(scenarios.map((s) => ({ sum: s.reward_sum, count: s.scored })));
+  const rateCi = summaryInterval(scenarios.map((s) => ({ sum: s.successes, count: s.scored })));
+  // one value per scenario (all k passed or not): the same interval as a success rate over scenarios
+  const passCi = summaryInterval(complete.map((s) => ({ sum: s.successes === s.scored ? 1 : 0, count: 1 })));
   return {
     episodes: t.episodes,
     scored: t.scored,
@@ -220,11 +224,19 @@ export function scoreOf(t: BlockTally, k: number): ScoreBlock {
     cost_usd: round(t.cost_usd, 6),
     tokens: t.tokens,
     mean_turns: t.scored === 0 ? null : round(t.turns_sum / t.scored),
-    mean_reward_ci: clusteredWilson(scenarios.map((s) => ({ sum: s.reward_sum, count: s.scored }))),
-    success_rate_ci: clusteredWilson(scenarios.map((s) => ({ sum: s.successes, count: s.scored }))),
-    // one value per scenario (all k passed or not): the same interval as a success rate over scenarios
-    pass_at_k_ci: clusteredWilson(complete.map((s) => ({ sum: s.successes === s.scored ? 1 : 0, count: 1 }))),
+    mean_reward_ci: meanCi?.ci ?? null,
+    success_rate_ci: rateCi?.ci ?? null,
+    pass_at_k_ci: passCi?.ci ?? null,
     pass_at_k_scenarios: complete.length,
+    conservative_ci: (
+      [
+        ['mean_reward_ci', meanCi],
+        ['success_rate_ci', rateCi],
+        ['pass_at_k_ci', passCi],
+      ] as const
+    )
+      .filter(([, c]) => c?.conservative)
+      .map(([name]) => name),
     failures: { ...t.failures },
   };
 }
