@@ -2,7 +2,12 @@
  * Run benchmark: how fast the service runs episodes with the built-in models, what the
  * episode harness costs per turn, and how much memory a live episode holds.
  *
- *   node --import tsx bench/run.ts [--repeats 5] [--capacity 20] [--live 20] [--passes 3] [--reuse N] [--smoke] [--write]
+ *   node --import tsx bench/run.ts [--repeats 5] [--capacity 20] [--live 20] [--passes 3] [--reuse N] [--world W] [--smoke] [--write]
+ *
+ * `--world tau2-retail` runs step 1 on the catalog's tau2-bench retail benchmark instead
+ * (docs/scoring.md, tau2-bench): its source uploaded and built as is, every one of its 114
+ * tasks a scenario, the 2.8 MB database read once per sandbox start; it prints its figures
+ * (episodes/s beside shop-support's in BENCHMARKS.md) and writes nothing.
  *
  * 1. Episodes/s: an embedded service (one world-worker, WORKER_CAPACITY = --capacity) runs
  *    builtin:reference and builtin:naive over the 6 scenarios of a shop-support build,
@@ -55,6 +60,7 @@ import { emptyTimed, timedApp, timedEvents, timedPersistence, timedPolicy, type 
 import { writeBenchSection } from './support/benchmarks-file.js';
 import { processesUsing } from './support/processes.js';
 import { smokeFigures } from './support/smoke.js';
+import { benchmarkWorld } from './support/benchmark-world.js';
 
 const { values } = parseArgs({
   options: {
@@ -65,6 +71,7 @@ const { values } = parseArgs({
     /** Also run the same evaluation with warm sandboxes (SANDBOX_REUSE_EPISODES=N), as a second row. */
     reuse: { type: 'string', default: '1' },
     'harness-only': { type: 'boolean', default: false },
+    world: { type: 'string', default: 'shop-support' },
     smoke: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
@@ -75,6 +82,9 @@ const CAPACITY = SMOKE ? 4 : Number(values.capacity);
 const LIVE = SMOKE ? 2 : Math.min(20, Number(values.live), CAPACITY);
 const PASSES = SMOKE ? 1 : Number(values.passes);
 const REUSE = SMOKE ? 1 : Number(values.reuse);
+const WORLD = values.world;
+if (!['shop-support', 'tau2-retail'].includes(WORLD))
+  throw new Error(`--world is shop-support or tau2-retail, not ${WORLD}`);
 /** Scenarios of the build (step 1) and played in this process (step 2). */
 const SCENARIOS = SMOKE ? 2 : 6;
 /** Figures the smoke check reads. */
@@ -83,6 +93,25 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
 /** A growth in MB; a shrink (the process gave memory back meanwhile) reads as none, saying so. */
 const mb = (bytes: number) =>
   bytes < 0 ? `0.0 MB (shrank by ${(-bytes / 2 ** 20).toFixed(1)} MB)` : `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+/**
+ * pass^k of each profile: the share of scenarios whose k repeats all succeeded (reward 1),
+ * over the scenarios with k scored repeats (tau2's pass^k).
+ */
+function passAtK(items: Array<{ profile: string; scenario: string; reward: number | null }>, k: number): string[] {
+  const by = new Map<string, Map<string, number[]>>();
+  for (const e of items) {
+    if (e.reward === null) continue;
+    const p = by.get(e.profile) ?? new Map<string, number[]>();
+    p.set(e.scenario, [...(p.get(e.scenario) ?? []), e.reward]);
+    by.set(e.profile, p);
+  }
+  return [...by].map(([profile, scenarios]) => {
+    const full = [...scenarios.values()].filter((r) => r.length >= k);
+    const pass = full.filter((r) => r.every((x) => x === 1)).length;
+    return `pass^${k} of ${profile}: ${(pass / Math.max(1, full.length)).toFixed(3)} (${pass} of ${full.length} scenarios)`;
+  });
+}
 
 /** Resident memory of the processes whose environment names `dir` (the service's sandboxes). */
 function sandboxRss(dir: string): { count: number; bytes: number } {
@@ -95,6 +124,8 @@ const throughputRows: string[] = [];
 /** Where each run's wall time went: before the first episode, episodes, after the last. */
 const spans: string[] = [];
 let coldRate = 0;
+/** pass^k per profile of a benchmark world's run (k = --repeats), in tau2's leaderboard form. */
+const passK: string[] = [];
 let memory = '';
 /**
  * Episodes/s of a run in the service, and (with cold sandboxes) the memory of live external
@@ -107,10 +138,10 @@ async function serviceFigures(reuse: number): Promise<void> {
     SANDBOX_REUSE_EPISODES: String(reuse),
   });
   try {
-    const cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: SCENARIOS });
+    const cw = await catalogWorkspace(t, { apps: WORLD === 'shop-support' ? [WORLD] : [], scenarioTarget: SCENARIOS });
     // room for any --capacity (the team plan runs at most 128 episodes at once)
     await t.svc.adapters.store.update(Collections.organizations, cw.ws.organizationId, { plan_override: 'enterprise' });
-    const wv = cw.worlds.get('shop-support')!;
+    const wv = WORLD === 'shop-support' ? cw.worlds.get('shop-support')! : await benchmarkWorld(t, cw, WORLD);
     const reference = await makeProfile(cw.admin, { name: 'reference', model: 'builtin:reference' });
     const naive = await makeProfile(cw.admin, { name: 'naive', model: 'builtin:naive' });
     const t0 = performance.now();
@@ -129,7 +160,8 @@ async function serviceFigures(reuse: number): Promise<void> {
     if (run.status !== 'finished') throw new Error(`the run ended ${run.status}`);
     const rate = started.episodes / wall;
     const kind =
-      reuse > 1 ? `warm sandboxes (reuse ${reuse}), ${(rate / coldRate).toFixed(2)}x cold` : 'a sandbox per episode';
+      (reuse > 1 ? `warm sandboxes (reuse ${reuse}), ${(rate / coldRate).toFixed(2)}x cold` : 'a sandbox per episode') +
+      (WORLD === 'shop-support' ? '' : `, ${WORLD}`);
     throughputRows.push(
       `| ${started.episodes} episodes (${run.status}), capacity ${CAPACITY}, ${kind} | ${wall.toFixed(1)} s | ${rate.toFixed(2)}/s | ${(turns / items.length).toFixed(1)} | ${(busy / turns).toFixed(1)} ms | ${(turns / wall).toFixed(0)}/s |`,
     );
@@ -140,7 +172,11 @@ async function serviceFigures(reuse: number): Promise<void> {
         `${((lastEnd - firstStart) / 1000).toFixed(2)} s of episodes (the ${CAPACITY} slots busy ${((busy / (CAPACITY * (lastEnd - firstStart))) * 100).toFixed(0)}% of it), ` +
         `${((endClock - lastEnd) / 1000).toFixed(2)} s from the last episode's end to the run read as finished (polled every 150 ms)`,
     );
-    if (reuse > 1) return;
+    if (WORLD !== 'shop-support') passK.push(...passAtK(items, REPEATS));
+    if (reuse > 1 || WORLD !== 'shop-support') {
+      if (reuse === 1) coldRate = rate;
+      return;
+    }
     coldRate = rate;
     smoke.episodes_per_s = rate;
     smoke.turns_per_episode = turns / items.length;
@@ -178,6 +214,11 @@ async function serviceFigures(reuse: number): Promise<void> {
 if (!values['harness-only']) {
   await serviceFigures(1);
   if (REUSE > 1) await serviceFigures(REUSE);
+}
+if (WORLD !== 'shop-support') {
+  // a benchmark world: its throughput and pass^k only (steps 2 and 3 are shop-support's)
+  console.log([...throughputRows, '', `Where the wall time went: ${spans.join('; ')}.`, ...passK].join('\n'));
+  process.exit(0);
 }
 
 // ---------------------------------------------------------------- 2: per-turn overhead in process
