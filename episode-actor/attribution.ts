@@ -17,7 +17,9 @@ export interface Failure {
  * Why a scored episode failed, or null when it succeeded. In order:
  * - `environment`: the world failed (the oracle's environment_error);
  * - `judge`: a policy check was not judged (no judge, or the judge failed: `judge_error` in
- *   its result); the episode waits to be re-judged;
+ *   its result) and it is the only open question: every other check passed and no write
+ *   was duplicated. The episode waits to be re-judged. A failed deterministic check fails
+ *   the episode (below) whatever the judge did;
  * - `checks`: a failing check could not be evaluated (a reference that did not resolve, a
  *   missing snapshot): the scenario's checks are broken, not the agent;
  * - `customer`: the customer contradicted its own facts (a message stating another value
@@ -31,7 +33,10 @@ export function attributeFailure(st: EpisodeState, oracle: Oracle, vars: Record<
   if (oracle.environment_error !== null) return { cause: 'environment', reason: oracle.environment_error };
   if (isSuccess(oracle)) return null;
   const unjudged = oracle.check_results.filter(isUnjudged);
-  if (unjudged.length > 0)
+  // the judge's only when an unjudged policy check is the sole open question: a failed
+  // deterministic check, or a duplicate effect, fails the episode whatever the judge did
+  const decided = oracle.check_results.every((c) => c.passed || isUnjudged(c)) && oracle.duplicate_effects.length === 0;
+  if (unjudged.length > 0 && decided)
     return {
       cause: 'judge',
       reason: `judge_error: ${unjudged.length} policy check(s) were not judged (first, "${unjudged[0]!.check}": ${String((unjudged[0]!.observed as { judge_error: unknown }).judge_error)}); re-judge the episode`,

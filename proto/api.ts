@@ -56,11 +56,35 @@ export interface ScoreBlock {
   tokens?: number;
   mean_turns?: number | null;
   pass_at_k_scenarios?: number;
+  /** The intervals given by the conservative small-sample method (fewer than 30 scenarios; docs/scoring.md, Statistics). */
+  conservative_ci?: Array<'mean_reward_ci' | 'success_rate_ci' | 'pass_at_k_ci'>;
   /** Failed episodes by cause. */
   failures?: { agent?: number; environment?: number; judge?: number; customer?: number; checks?: number };
 }
 
+/** A profile's planned slots by where they ended (docs/scoring.md, Coverage and flags). */
+export interface Coverage {
+  planned?: number;
+  scored?: number;
+  against_agent?: Record<string, number>;
+  unscored?: Record<string, number>;
+  rate?: number | null;
+  statement?: string;
+}
+
+/** A profile whose unscored or agent-error rate stands out (docs/scoring.md, Coverage and flags). */
+export interface OutlierFlag {
+  profile?: string;
+  kind?: string;
+  count?: number;
+  planned?: number;
+  rate?: number;
+  others_rate?: number | null;
+  statement?: string;
+}
+
 export interface ProfileScores extends ScoreBlock {
+  coverage?: Coverage;
   by_split?: Record<string, ScoreBlock>;
   /** Per scenario: successes of the scored repeats. */
   scenarios?: Record<string, { split?: string; successes?: number; scored?: number; mean_reward?: number | null }>;
@@ -71,6 +95,7 @@ export interface RunSummary {
   episodes?: { planned?: number; finished?: number; cancelled?: number; failed?: number };
   cost_usd?: number;
   profiles?: Record<string, ProfileScores>;
+  flags?: OutlierFlag[];
 }
 
 /** A run of `GET /v1/runs` (and the dashboard's recent runs). */

@@ -40,7 +40,10 @@ export function wrap(text: string, width = terminalWidth(), indent = ''): string
 const compactColumns: readonly Column<[string, ProfileScores]>[] = [
   ['profile', ([label]) => label],
   ['scored', ([, p]) => p?.scored ?? 0],
-  ['mean reward', ([, p]) => `${num3(p?.mean_reward)} ${ci(p?.mean_reward_ci)}`],
+  [
+    'mean reward',
+    ([, p]) => `${num3(p?.mean_reward)} ${ci(p?.mean_reward_ci)}${p?.conservative_ci?.includes('mean_reward_ci') ? '*' : ''}`,
+  ],
   ['success', ([, p]) => rate(p?.success_rate)],
   ['pass^k', ([, p]) => rate(p?.pass_at_k)],
   ['false completion', ([, p]) => rate(p?.false_completion_rate)],
@@ -61,15 +64,32 @@ export function compactSummary(summary: RunSummary | undefined): string {
   const others = widths.slice(1).reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
   const labelWidth = Math.max('profile'.length, tableWidth() - others);
   const ks = [...new Set(rows.map(([, p]) => p?.k).filter((k) => typeof k === 'number'))];
-  // the server gives no interval below a minimum of scored scenarios (docs/scoring.md)
-  const declined = rows.some(([, p]) => (p?.scored ?? 0) > 0 && p?.mean_reward_ci == null);
+  // below 30 scenarios the server's intervals are the conservative ones, marked * (docs/scoring.md, Statistics)
+  const conservative = rows.some(([, p]) => p?.conservative_ci?.includes('mean_reward_ci'));
   const note =
-    `mean reward with its 95% interval (clustered by scenario${declined ? '; - where too few scenarios were scored for one' : ''}); pass^k: scenarios whose every one of ` +
-    `k = ${ks.length ? ks.join(', ') : '-'} repeats succeeded; more with --wide, everything with --json`;
+    `95% intervals${conservative ? ' (* conservative: under 30 scenarios)' : ''}; pass^k: all ` +
+    `k = ${ks.length ? ks.join(', ') : '-'} repeats succeeded; --wide, --json for more`;
   return `${table(
     rows.map(([label, p]) => [shorten(label, labelWidth), p] as [string, ProfileScores]),
     compactColumns,
-  )}${wrap(note)}`;
+  )}${wrap(note)}${coverageText(summary)}`;
+}
+
+/**
+ * The slots not scored, or scored 0 for the agent's own failure, per profile, and the
+ * profiles flagged for standing out (docs/scoring.md, Coverage and flags); nothing when
+ * every planned slot scored cleanly.
+ */
+export function coverageText(summary: RunSummary | undefined): string {
+  const lines: string[] = [];
+  for (const [label, p] of Object.entries(summary?.profiles ?? {})) {
+    const c = p?.coverage;
+    if (!c?.statement) continue;
+    const against = Object.values(c.against_agent ?? {}).reduce((a, b) => a + b, 0);
+    if ((c.scored ?? 0) < (c.planned ?? 0) || against > 0) lines.push(wrap(`${label}: ${c.statement}`));
+  }
+  for (const f of summary?.flags ?? []) if (f.statement) lines.push(wrap(`flagged: ${f.statement}`));
+  return lines.join('');
 }
 
 /** Everything the summary holds as tables (`--wide`): every scalar field per profile, then the intervals by split. */
@@ -131,11 +151,26 @@ export function scenarioCountsTable(summary: RunSummary | undefined): string {
 /** What comparisonText reads of the answer of GET /v1/compare. */
 type ComparisonParts = Pick<Comparison, 'comparisons'> & {
   scenario_set?: Partial<NonNullable<Comparison['scenario_set']>>;
+  caveats?: string[];
 };
+
+/** A comparison's coverage and flags (docs/scoring.md, Comparing): the unscored slots, the bounds, and the sides that stand out. */
+function coverageLines(x: NonNullable<Comparison['comparisons']>[number]): string {
+  const c = x.coverage;
+  const out: string[] = [];
+  if (c?.note) {
+    out.push(wrap(`coverage: ${c.note}`, TERMINAL_WIDTH, '  '));
+    const slots = (c.dropped ?? []).map((d) => `${String(d.side)}:${String(d.scenario_id)}#${String(d.repeat)} (${String(d.cause)})`);
+    if (slots.length) out.push(wrap(`unscored: ${slots.join(', ')}`, TERMINAL_WIDTH, '    '));
+  }
+  for (const f of x.flags ?? []) if (typeof f.note === 'string') out.push(wrap(`flagged: ${f.note}`, TERMINAL_WIDTH, '  '));
+  return out.join('');
+}
 
 /** What GET /v1/compare says beyond the summaries: the scenario set and each paired comparison in plain words, wrapped to TERMINAL_WIDTH. */
 export function comparisonText(c: ComparisonParts): string {
   const parts: string[] = [];
+  for (const caveat of c?.caveats ?? []) parts.push(`\n${wrap(`Caveat: ${caveat}.`)}`);
   const set = c?.scenario_set;
   if (set?.mode === 'intersection') {
     parts.push(`\n${wrap(`Scenario sets differ: ${set.note}.`)}`);
@@ -155,7 +190,8 @@ export function comparisonText(c: ComparisonParts): string {
         ) +
         wrap(x.statement ?? '', TERMINAL_WIDTH, '  ') +
         wrap(`improved${noise}: ${list(x.improved)}`, TERMINAL_WIDTH, '  ') +
-        wrap(`regressed${noise}: ${list(x.regressed)}`, TERMINAL_WIDTH, '  '),
+        wrap(`regressed${noise}: ${list(x.regressed)}`, TERMINAL_WIDTH, '  ') +
+        coverageLines(x),
     );
   }
   return parts.join('');

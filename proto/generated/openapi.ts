@@ -1966,10 +1966,54 @@ export interface components {
             starts_at?: components["schemas"]["Timestamp"] | null;
         };
         RunSummary: {
-            /** @description One entry per agent, keyed `<name>@v<N>`. */
+            /** @description One entry per agent, keyed `<name>@v<N>`. Besides its scores, each carries `coverage` (an addition beside the spec; docs/scoring.md, Coverage and flags): its planned slots by where they ended. */
             profiles?: {
-                [key: string]: Record<string, unknown>;
+                [key: string]: {
+                    coverage?: components["schemas"]["SlotCoverage"];
+                    /** @description An addition beside the spec (docs/scoring.md, Statistics): the intervals of this block given by the conservative small-sample method (fewer than 30 scenarios: Clopper-Pearson over scenarios, coverage at least 95%); each `by_split` block carries its own. */
+                    conservative_ci?: ("mean_reward_ci" | "success_rate_ci" | "pass_at_k_ci")[];
+                };
             };
+            /** @description An addition beside the spec (docs/scoring.md, Coverage and flags): profiles whose rate of unscored slots, or of their own `agent_error` slots, stands out from the run's other profiles on the same scenarios. */
+            flags?: components["schemas"]["OutlierFlag"][];
+        };
+        /** @description A profile's planned slots, scored or unscored by cause; `scored` and the `unscored` counts add up to `planned`. */
+        SlotCoverage: {
+            /** @description Slots the run planned for the profile (scenarios x repeats). */
+            planned: number;
+            /** @description Slots with a score */
+            scored: number;
+            /** @description Scored slots the agent failed by its own doing, by termination. */
+            against_agent: {
+                agent_error: number;
+                external_timeout: number;
+            };
+            /** @description Slots with no score, by cause. */
+            unscored: {
+                not_run_yet: number;
+                cancelled: number;
+                /** @description Every attempt failed for something not the agent's; its re-runs ran out. */
+                environment_error: number;
+                /** @description Only an unjudged policy check is open: waits for the run's pinned judge. */
+                awaiting_judge: number;
+                customer: number;
+                checks: number;
+            };
+            /** @description scored / planned; null with nothing planned. */
+            rate: number | null;
+            statement: string;
+        };
+        OutlierFlag: {
+            profile: string;
+            /** @enum {string} */
+            kind: "unscored" | "agent_error";
+            count: number;
+            planned: number;
+            /** @description Share of the profile's ended slots of this kind. */
+            rate: number;
+            /** @description The same share over the run's other profiles; null when it has none. */
+            others_rate: number | null;
+            statement: string;
         };
         Run: {
             run_id: string;
@@ -2060,17 +2104,21 @@ export interface components {
                 /** @description What was compared and left out, in one sentence (`intersection`). */
                 note?: string;
             };
-            /** @description The customer and judge both runs used (docs/runs.md, Compare). Runs with different customer or judge models answer 409; `same: false` with `difference: prices` flags runs whose models agree at different prices; `same: null` (`difference: unknown`) a run stored before simulators were pinned. */
+            /** @description The customer and judge both runs used (docs/runs.md, Compare). Runs with different customer or judge models are compared over their shared scenarios (clarification 11) with `same: false`, `difference: models` and a `caveat` naming both runs' simulators; `same: false` with `difference: prices` flags runs whose models agree at different prices; `same: null` (`difference: unknown`) a run stored before simulators were pinned. */
             simulators?: {
                 same?: boolean | null;
                 /** @enum {string} */
-                difference?: "prices" | "unknown";
+                difference?: "models" | "prices" | "unknown";
                 customer?: components["schemas"]["PinnedSimulator"];
                 judge?: components["schemas"]["PinnedSimulator"];
                 /** @description Per run id, its pinned simulators (when not the same). */
                 by_run?: Record<string, unknown>;
                 note?: string;
+                /** @description An addition beside the spec: with `difference: models`, the two runs' customer and judge models, named (docs/runs.md, Compare). */
+                caveat?: string;
             };
+            /** @description An addition beside the spec (docs/scoring.md, Comparing): what a reader must know before trusting the comparisons, in words; today the differing simulators of two runs (`simulators.caveat`). Empty when there is none. */
+            caveats?: string[];
             /** @description Paired comparisons of profiles. */
             comparisons?: components["schemas"]["PairedComparison"][];
         };
@@ -2086,26 +2134,67 @@ export interface components {
             mean_reward_b?: number | null;
             /** @description Mean per-scenario difference of reward, B − A. */
             difference?: number | null;
-            /** @description 95% paired-bootstrap interval of `difference`, or null. */
+            /** @description 95% interval of `difference`: the sign-flip test inverted (the shifts it does not reject), so it excludes 0 exactly when `p_value` <= 0.05; the whole scale [-1, 1] below 6 paired scenarios; null with none. */
             difference_ci?: number[] | null;
             /** @description The paired test used. */
             test?: string;
             p_value?: number | null;
             /** @description Whether the permutation test enumerated every sign flip (else it sampled them). */
             exact?: boolean | null;
-            /** @description About the smallest difference this many scenarios could detect, or null with too few. */
+            /** @description About the smallest difference this many scenarios could detect with 80% power; null below 6 paired scenarios, when every difference was the same, or when it would exceed the reward scale (1). */
             minimum_detectable_difference?: number | null;
             /** @description Scenario ids whose mean reward rose from A to B. */
             improved?: string[];
             /** @description Scenario ids whose mean reward fell from A to B. */
             regressed?: string[];
             unchanged?: number;
-            /** @enum {string} */
+            /** @description An addition beside the spec: the smallest p-value this many paired scenarios can give (2 / 2^n); above 0.05 no verdict is possible. */
+            smallest_p?: number | null;
+            /** @description An addition beside the spec: how many paired scenarios would show a difference (docs/scoring.md, Comparing). */
+            scenarios_needed?: {
+                /** @description The difference planned for, the observed one (at least 0.05) or 0.1. */
+                difference?: number;
+                /** @description Paired scenarios that would detect it with 80% power at the observed spread; null when the spread is unknown. */
+                scenarios?: number | null;
+                /** @description Fewest paired scenarios that can show any difference (6). */
+                minimum?: number;
+            } | null;
+            /** @description An addition beside the spec (docs/scoring.md, Comparing, Coverage): the planned slots of the scenarios both sides planned that either side did not score, and the difference bounded with them counted against B (`worst_case`: failures for B, successes for A) and for B (`best_case`); null bounds when every slot scored. */
+            coverage?: {
+                planned_scenarios?: number;
+                paired_scenarios?: number;
+                /** @description Scenario ids left out of the pairing because a side scored none of their slots. */
+                dropped_scenarios?: string[];
+                /** @description `a` and `b`: planned slots of each side. */
+                planned_slots?: Record<string, unknown>;
+                /** @description `a` and `b`: scored slots of each side. */
+                scored_slots?: Record<string, unknown>;
+                /** @description Each unscored slot: `side`, `run_id`, `profile`, `scenario_id`, `repeat` and `cause` (`not_run_yet`, `cancelled`, `environment_error`, or the failure cause left out of scores: `customer`, `checks`, `judge`). */
+                dropped?: Record<string, unknown>[];
+                worst_case?: components["schemas"]["CoverageBound"] | null;
+                best_case?: components["schemas"]["CoverageBound"] | null;
+                note?: string | null;
+            };
+            /** @description An addition beside the spec: sides whose share of unscored or agent-error slots stands out (at least 25%, or 10 points above the other side), with `run_id`, `profile`, `kind` (`unscored` or `agent_error`), `count`, `planned`, `rate`, `other_side_rate` and a `note`. */
+            flags?: Record<string, unknown>[];
+            /**
+             * @description `not_enough_data` also when fewer than 6 scenarios are paired (no sign-flip test can reach p <= 0.05); with unscored slots a side is better only when `coverage` bounds agree.
+             * @enum {string}
+             */
             verdict?: "b_better" | "a_better" | "within_noise" | "not_enough_data";
             /** @description The verdict in words, with the interval, the test and the minimum detectable difference. */
             statement?: string;
             /** @description Each paired scenario's `scenario_id`, mean rewards `a` and `b`, and their `difference` (b − a). */
             per_scenario?: Record<string, unknown>[];
+        };
+        /** @description The paired comparison with every unscored slot counted one way (PairedComparison `coverage`). */
+        CoverageBound: {
+            scenarios?: number;
+            difference?: number;
+            difference_ci?: number[];
+            p_value?: number;
+            /** @enum {string} */
+            verdict?: "b_better" | "a_better" | "within_noise" | "not_enough_data";
         };
         ImprovementCreate: {
             profile_id: components["schemas"]["Id"];
@@ -2134,7 +2223,7 @@ export interface components {
             id?: string;
             /** @description `running` while it runs. */
             status: string;
-            /** @description How it ended, e.g. `external_timeout` or `budget`; null while running. */
+            /** @description How it ended, e.g. `external_timeout` or `budget`; null while running. `agent_error` is an addition beside the spec: the agent's model erred or refused, or its call crashed the world; it scores 0 (docs/scoring.md). */
             termination: string | null;
             reward: number | null;
             /** @description The job the episode attempts. */

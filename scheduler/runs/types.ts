@@ -3,6 +3,7 @@ import type { CostBreakdown, EpisodeProfile, Oracle, TokenCounts } from '../../e
 import type { Split } from '../../world/index.js';
 import type { PinnedScenario, RunSimulators } from '../worlds/index.js';
 import type { BlockStatistics, ScenarioCounts } from './summaries/summary-stats.js';
+import type { Coverage, OutlierFlag } from './summaries/coverage.js';
 
 /**
  * Statuses of a run (docs/runs.md). It lives as `queued`, `running` or `paused` and ends as
@@ -105,6 +106,8 @@ export interface ProfileSummary extends ScoreBlock {
   by_split: Partial<Record<Split, ScoreBlock>>;
   /** Success counts over the repeats of each scenario, keyed by scenario id. */
   scenarios: Record<string, ScenarioCounts>;
+  /** The profile's planned slots: scored, counted against the agent, unscored by cause (docs/scoring.md); absent in summaries stored before. */
+  coverage?: Coverage;
 }
 
 export interface RunSummary {
@@ -118,6 +121,8 @@ export interface RunSummary {
     failed: number;
     cancelled: number;
   };
+  /** Profiles whose rate of unscored or agent-error slots stands out from the others' (docs/scoring.md); absent in summaries stored before. */
+  flags?: OutlierFlag[];
   cost_usd: number;
   updated_at: string | null;
 }

@@ -102,8 +102,9 @@ describe('model judges of told and policy checks (scriptable OpenAI-compatible s
       judge_error: 'no judge model is configured for this world or this server',
     });
     expect(o.needs_rejudge).to.equal(true);
-    expect(o.failure!.cause).to.equal('judge');
-    expect(o.failure!.reason).to.match(/^judge_error: 1 policy check\(s\) were not judged \(first, "no promises"/);
+    // a failed deterministic check fails the episode whatever the judge did: the agent's, not the judge's
+    expect(o.failure!.cause).to.equal('agent');
+    expect(o.failure!.reason).to.match(/failed "told it was added"/);
     expect(s.reward).to.be.below(1);
     expect(o.judgements).to.deep.equal([
       {

@@ -1,6 +1,7 @@
 import type { Split } from '../../../world/index.js';
 import { countsAgainstAgent, type FailureCounts, type ScenarioCounts } from './summary-stats.js';
 import { summaryInterval } from './statistics.js';
+import { slotOutcome, type AgainstAgentCause, type UnscoredCause } from './coverage.js';
 import type { EpisodeStatus, RunEpisodeDoc, ScoreBlock } from '../types.js';
 
 /**
@@ -40,6 +41,10 @@ export interface BlockTally {
   cost_usd: number;
   tokens: number;
   failures: FailureCounts;
+  /** Standing attempts scored though the agent failed by its own doing, by termination (coverage.ts); absent in tallies stored before. */
+  against_agent?: Partial<Record<AgainstAgentCause, number>>;
+  /** Standing attempts with no score, by cause (coverage.ts); absent in tallies stored before. */
+  unscored?: Partial<Record<UnscoredCause, number>>;
   /** Keyed by scenario document id. */
   scenarios: Record<string, ScenarioTally>;
 }
@@ -68,6 +73,8 @@ const emptyBlock = (): BlockTally => ({
   cost_usd: 0,
   tokens: 0,
   failures: { agent: 0, environment: 0, judge: 0, customer: 0, checks: 0 },
+  against_agent: {},
+  unscored: {},
   scenarios: {},
 });
 
@@ -105,6 +112,10 @@ export function tallyBlock(all: RunEpisodeDoc[]): BlockTally {
   }
   for (const e of finalAttempts(all)) {
     t.episodes++;
+    const where = slotOutcome(e);
+    if (where.outcome === 'unscored') t.unscored![where.cause] = (t.unscored![where.cause] ?? 0) + 1;
+    else if (where.against_agent)
+      t.against_agent![where.against_agent] = (t.against_agent![where.against_agent] ?? 0) + 1;
     if (e.status === 'queued' || e.status === 'running') t.pending++;
     if (e.status === 'cancelled') t.cancelled++;
     if (e.status === 'finished' && e.reward !== null && !e.success) {
@@ -158,6 +169,12 @@ export function addBlocks(a: BlockTally, b: BlockTally): BlockTally {
   }
   for (const c of Object.keys(out.failures) as Array<keyof FailureCounts>)
     out.failures[c] = (a.failures[c] ?? 0) + (b.failures[c] ?? 0); // tallies stored before `judge` lack it
+  for (const src of [a.against_agent ?? {}, b.against_agent ?? {}])
+    for (const [k, n] of Object.entries(src) as Array<[AgainstAgentCause, number]>)
+      out.against_agent![k] = (out.against_agent![k] ?? 0) + n;
+  for (const src of [a.unscored ?? {}, b.unscored ?? {}])
+    for (const [k, n] of Object.entries(src) as Array<[UnscoredCause, number]>)
+      out.unscored![k] = (out.unscored![k] ?? 0) + n;
   for (const src of [a.scenarios, b.scenarios]) {
     for (const [id, s] of Object.entries(src)) {
       const into = (out.scenarios[id] ??= { ...s, scored: 0, successes: 0, reward_sum: 0 });

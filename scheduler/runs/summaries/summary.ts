@@ -12,6 +12,7 @@ import {
   wholeProfile,
   type RunTally,
 } from './summary-tally.js';
+import { coverageOf, outlierFlags, type Coverage } from './coverage.js';
 import type { ProfileSummary, RunDoc, RunEpisodeDoc, RunProfile, RunSummary, ScoreBlock } from '../types.js';
 
 export { finalAttempts };
@@ -57,6 +58,9 @@ export function summaryOfTallies(
 function summaryOfTally(run: Pick<RunDoc, 'profiles' | 'episodes' | 'config'>, t: RunTally): RunSummary {
   const k = run.config.repeats;
   const profiles: Record<string, ProfileSummary> = {};
+  const coverages: Record<string, Coverage> = {};
+  // every profile plays the same scenarios x repeats (plan.ts)
+  const planned = run.profiles.length === 0 ? 0 : Math.round(run.episodes / run.profiles.length);
   for (const p of run.profiles) {
     const bySplit = t.profiles[p.id] ?? {};
     const by_split: ProfileSummary['by_split'] = {};
@@ -65,7 +69,15 @@ function summaryOfTally(run: Pick<RunDoc, 'profiles' | 'episodes' | 'config'>, t
       if (b) by_split[split] = scoreOf(b, k);
     }
     const whole = wholeProfile(bySplit);
-    profiles[p.label] = { profile_id: p.id, ...scoreOf(whole, k), by_split, scenarios: scenarioCountsOf(whole) };
+    const coverage = coverageOf(planned, whole.scored, whole.against_agent ?? {}, whole.unscored ?? {});
+    coverages[p.label] = coverage;
+    profiles[p.label] = {
+      profile_id: p.id,
+      ...scoreOf(whole, k),
+      by_split,
+      scenarios: scenarioCountsOf(whole),
+      coverage,
+    };
   }
   const a = t.attempts;
   return {
@@ -79,6 +91,7 @@ function summaryOfTally(run: Pick<RunDoc, 'profiles' | 'episodes' | 'config'>, t
       failed: a.failed,
       cancelled: a.cancelled,
     },
+    flags: outlierFlags(coverages),
     cost_usd: round(t.cost_usd, 6),
     updated_at: nowIso(),
   };
