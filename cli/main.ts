@@ -1,13 +1,25 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { loadConfig } from '../core/index.js';
 import type { MemberRole } from './admin-users.js';
 import { registerClientCommands } from './commands/index.js';
 
 // Server code is loaded only by the commands that run it, so client commands (and the MCP
 // server) start in a fraction of the time.
 const roles = () => import('./roles.js');
+/** The server's configuration from the environment; core is loaded only by the commands that read it. */
+const loadConfig = async () => (await import('../core/index.js')).loadConfig();
 const MEMBER_ROLE_CHOICES: MemberRole[] = ['member', 'admin', 'owner'];
+
+/**
+ * The configuration of an operator command, which writes the store itself: warns on standard
+ * error when no running server uses that store (cli/server-marker.ts).
+ */
+async function operatorConfig() {
+  const config = await loadConfig();
+  const warning = (await import('./server-marker.js')).unusedStoreWarning(config);
+  if (warning) process.stderr.write(warning);
+  return config;
+}
 
 /** Stops cleanly on Ctrl-C / SIGTERM. */
 function onSignal(stop: () => Promise<void>): void {
@@ -39,53 +51,39 @@ program
   .command('start')
   .description('run the whole service in one process (gateway, scheduler, one world-worker)')
   .action(async () => {
-    const config = loadConfig();
+    const config = await loadConfig();
     const svc = await (await roles()).startEmbedded(config);
-    onSignal(() => svc.close());
+    const { startBanner } = await import('./banner.js');
+    const { writeServerMarker } = await import('./server-marker.js');
     const base = config.publicUrl ?? `http://localhost:${svc.gateway.port}`;
-    const e = svc.adapters.engines;
+    const removeMarker = writeServerMarker(config.dataDir, base);
+    onSignal(async () => {
+      removeMarker();
+      await svc.close();
+    });
     process.stdout.write(
-      [
-        '',
-        `Crucible 0.1.2 is running.`,
-        `  Console        ${base}/   (sign up, build worlds, run and compare evaluations in the browser)`,
-        `  API            ${base}/v1`,
-        `  API reference  ${base}/api/docs   (machine-readable: ${base}/openapi.json)`,
-        `  Health         ${base}/v1/health`,
-        ...(svc.gateway.opsUrl
-          ? [`  Operator       ${svc.gateway.opsUrl}/metrics and /readyz   (OPS_PORT; not on the API port)`]
-          : []),
-        `  Engines        store=${e.store} bus=${e.bus} leases=${e.leases}; data in ${config.dataDir}`,
-        '',
-        'Next: create a workspace and its first admin key (in another terminal):',
-        `  npx crucible admin create-workspace --organization "My team" --email you@example.com`,
-        'then call the API with it:',
-        `  curl -H "Authorization: Bearer <key>" ${base}/v1/me`,
-        ...(config.signup === 'open' ? [`or open the console at ${base}/ and sign up there.`] : []),
-        'Then the CLI: npx crucible --help (quickstart in README.md).',
-        '',
-      ].join('\n'),
+      startBanner(config, { port: svc.gateway.port, opsUrl: svc.gateway.opsUrl, engines: svc.adapters.engines }),
     );
   });
 
 program
   .command('gateway')
   .description('run a gateway (needs SCHEDULER_ADDR and CONTROL_PLANE_CA/CERT/KEY; PORT for HTTP)')
-  .action(async () => onSignal(await (await roles()).runGatewayRole(loadConfig())));
+  .action(async () => onSignal(await (await roles()).runGatewayRole(await loadConfig())));
 
 program
   .command('scheduler')
   .description(
     'run a scheduler (gRPC with mutual TLS on SCHEDULER_HOST:SCHEDULER_PORT, default 127.0.0.1:7070; needs CONTROL_PLANE_CA/CERT/KEY)',
   )
-  .action(async () => onSignal(await (await roles()).runSchedulerRole(loadConfig())));
+  .action(async () => onSignal(await (await roles()).runSchedulerRole(await loadConfig())));
 
 program
   .command('worker')
   .description(
     'run a world-worker (needs SCHEDULER_ADDR and CONTROL_PLANE_CA/CERT/KEY; gRPC on WORKER_HOST:WORKER_PORT)',
   )
-  .action(async () => onSignal(await (await roles()).runWorkerRole(loadConfig())));
+  .action(async () => onSignal(await (await roles()).runWorkerRole(await loadConfig())));
 
 const admin = program
   .command('admin')
@@ -112,7 +110,7 @@ admin
       json?: boolean;
     }) => {
       const { adminCreateWorkspace } = await import('./admin.js');
-      const out = await adminCreateWorkspace(loadConfig(), { ...opts, linkHours: Number(opts.linkHours) });
+      const out = await adminCreateWorkspace(await operatorConfig(), { ...opts, linkHours: Number(opts.linkHours) });
       if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
       else
         process.stdout.write(
@@ -143,7 +141,7 @@ admin
       throw new Error(`crucible admin workers ${action} needs a worker id (see crucible admin workers)`);
     const { adminWorkers } = await import('./admin-workers.js');
     const out = await adminWorkers(
-      loadConfig(),
+      await loadConfig(),
       action === 'list' ? { kind: 'list' } : { kind: action as 'drain' | 'undrain', id: workerId! },
     );
     if (opts.json) {
@@ -243,7 +241,7 @@ admin
       throw new Error(`crucible admin operators ${action} needs an e-mail address or a user id (usr_...)`);
     const { adminOperators } = await import('./admin-operators.js');
     const out = await adminOperators(
-      loadConfig(),
+      await operatorConfig(),
       action === 'list' ? { kind: 'list' } : { kind: action as 'add' | 'remove', who: who! },
     );
     if (opts.json) {
@@ -284,7 +282,7 @@ admin
       json?: boolean;
     }) => {
       const { adminAddUser, readNewPassword } = await import('./admin-users.js');
-      const out = await adminAddUser(loadConfig(), { ...opts, linkHours: Number(opts.linkHours) }, () =>
+      const out = await adminAddUser(await operatorConfig(), { ...opts, linkHours: Number(opts.linkHours) }, () =>
         readNewPassword(),
       );
       if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
