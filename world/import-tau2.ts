@@ -41,7 +41,10 @@ const DOMAINS = {
 export type Tau2Domain = keyof typeof DOMAINS;
 export const TAU2_DOMAINS = Object.keys(DOMAINS) as Tau2Domain[];
 
-/** The benchmark's files, copied into the source's `data/` (LICENSE and SOURCE.md when present). */
+/**
+ * The benchmark's files, copied into the source's `benchmark/` (LICENSE and SOURCE.md when
+ * present); not `data/`, which .gitignore keeps for a service's state.
+ */
 const DATA_FILES = ['db.json', 'tasks.json', 'split_tasks.json', 'policy.md'];
 const NOTICE_FILES = ['LICENSE', 'SOURCE.md', 'README.md'];
 
@@ -245,13 +248,13 @@ export async function importTau2(opts: Tau2ImportOptions): Promise<Tau2ImportRep
   }
 
   const out = path.resolve(opts.outDir);
-  await mkdir(path.join(out, 'data'), { recursive: true });
+  await mkdir(path.join(out, 'benchmark'), { recursive: true });
   if (path.resolve(opts.serviceDir) !== out)
     for (const f of domain.files) await cp(path.join(opts.serviceDir, f), path.join(out, f), { recursive: true });
-  if (path.resolve(opts.dataDir) !== path.join(out, 'data')) {
+  if (path.resolve(opts.dataDir) !== path.join(out, 'benchmark')) {
     const present = new Set(await readdir(opts.dataDir));
     for (const f of [...DATA_FILES, ...NOTICE_FILES].filter((x) => present.has(x)))
-      await cp(path.join(opts.dataDir, f), path.join(out, 'data', f === 'README.md' ? 'SOURCE.md' : f));
+      await cp(path.join(opts.dataDir, f), path.join(out, 'benchmark', f === 'README.md' ? 'SOURCE.md' : f));
   }
   const shop = (await import(pathToFileURL(path.join(out, 'retail/tools.mjs')).href)) as ShopModule;
 
@@ -358,7 +361,7 @@ function manifestOf(world: string, tools: readonly string[]): Record<string, unk
   return {
     name: world,
     description:
-      "tau2-bench's retail domain (Sierra Research, MIT licence, data/LICENSE), imported by `crucible worlds import tau2`: " +
+      "tau2-bench's retail domain (Sierra Research, MIT licence, benchmark/LICENSE), imported by `crucible worlds import tau2`: " +
       "an online shop's customer service, one scenario per tau2 task, judged as tau2 judges it (docs/scoring.md, tau2-bench).",
     expand: 'all',
     services: [
@@ -366,7 +369,7 @@ function manifestOf(world: string, tools: readonly string[]): Record<string, unk
         name: 'retail',
         start: {
           command: ['node', 'retail/server.mjs'],
-          env: { RETAIL_DB: 'data/db.json', RETAIL_DATA: '{data}/retail.json' },
+          env: { RETAIL_DB: 'benchmark/db.json', RETAIL_DATA: '{data}/retail.json' },
         },
         image: 'retail',
         port_env: 'PORT',

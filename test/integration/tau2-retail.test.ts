@@ -74,7 +74,7 @@ before(async function () {
   this.timeout(120_000);
   out = await mkdtemp(path.join(tmpdir(), 'crucible-tau2-'));
   dataDir = await mkdtemp(path.join(tmpdir(), 'crucible-tau2-data-'));
-  report = await importTau2({ domain: 'retail', dataDir: path.join(APP, 'data'), serviceDir: APP, outDir: out });
+  report = await importTau2({ domain: 'retail', dataDir: path.join(APP, 'benchmark'), serviceDir: APP, outDir: out });
   source = await loadApplicationSource(out);
   scenarios = expandAll(source.templates, source.manifest.name);
   handle = await sandboxes.start(source.dir, source.manifest, dataDir);
