@@ -1981,7 +1981,7 @@ export interface components {
         SlotCoverage: {
             /** @description Slots the run planned for the profile (scenarios x repeats). */
             planned: number;
-            /** @description Slots with a score */
+            /** @description Slots with a score, those counted against the agent included. */
             scored: number;
             /** @description Scored slots the agent failed by its own doing, by termination. */
             against_agent: {
