@@ -37,12 +37,14 @@ import path from 'node:path';
 /** The machine's temporary folder, as it was before any job moved TMPDIR. */
 export const TMP_BASE = (process.env.CRUCIBLE_TEST_TMP_BASE ||= os.tmpdir());
 /** The run's folder (claims live here): run-tests.mjs makes one per run; alone, one per process tree. */
-const runDir = (process.env.CRUCIBLE_TEST_RUN_DIR ||= mkdtempSync(path.join(TMP_BASE, 'crucible-run-')));
+const runFolder = (process.env.CRUCIBLE_TEST_RUN_DIR ||= mkdtempSync(path.join(TMP_BASE, 'crucible-run-')));
+/** The run's folder: what the jobs of one run share on purpose (claims, built worlds). */
+export const runDir = (): string => runFolder;
 const runTag = (process.env.CRUCIBLE_TEST_RUN_TAG ||= randomBytes(3).toString('hex'));
 const kept = globalThis as { crucibleTestJob?: number };
 
 /** Creates `name` in the run's claims folder, or fails naming the job that holds it. */
-export function claim(kind: string, value: string, dir = path.join(runDir, 'claims')): void {
+export function claim(kind: string, value: string, dir = path.join(runFolder, 'claims')): void {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${kind}-${value.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
   let fd: number;
