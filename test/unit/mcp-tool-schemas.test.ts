@@ -27,6 +27,33 @@ describe('MCP tools: argument schemas, annotations and output schemas', () => {
   let client: Client;
   let tools: Tool[];
   const actions: unknown[] = [];
+  /** A waiting turn as the gateway answers it (world/builtin-tools.ts writes the tools so). */
+  const observation = {
+    episode_status: 'running',
+    awaiting_action: true,
+    turn: {
+      data: {
+        actor: 'frontline',
+        goal_version_observed: 1,
+        new: [{ role: 'user', content: 'My kettle broke.' }],
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'reply_to_customer',
+              description: 'Send a message to the customer.',
+              parameters: {
+                type: 'object',
+                properties: { text: { type: 'string', description: 'the message' } },
+                required: ['text'],
+                additionalProperties: false,
+              },
+            },
+          },
+        ],
+      },
+    },
+  };
 
   before(async () => {
     http = createServer((req, res) => {
@@ -38,6 +65,8 @@ describe('MCP tools: argument schemas, annotations and output schemas', () => {
           actions.push(JSON.parse(body));
           res.statusCode = 202;
           res.end(JSON.stringify({ event_id: 7, duplicate: actions.length > 1 }));
+        } else if (req.method === 'GET' && req.url === '/v1/episodes/ep_1/observation') {
+          res.end(JSON.stringify(observation));
         } else if (req.method === 'GET' && req.url?.startsWith('/v1/episodes/ep_1/actions/')) {
           res.end(JSON.stringify({ status: 'done', result: { outcome: 'ok', content: { order: 'o_1' } } }));
         } else {
@@ -90,6 +119,18 @@ describe('MCP tools: argument schemas, annotations and output schemas', () => {
     const validate = new Ajv({ strict: false }).compile(tool('take_action').outputSchema!);
     expect(validate(answer.structuredContent), JSON.stringify(validate.errors)).to.equal(true);
     expect(actions[0]).to.deep.include({ actor: 'frontline', tool: 'complete', args: { summary: 'done', n: [1] } });
+  });
+
+  it('waiting_turns answers what its schema says', async () => {
+    const answer = (await client.callTool({ name: 'waiting_turns', arguments: { episode_ids: ['ep_1'] } })) as {
+      isError?: boolean;
+      structuredContent?: { count: number; turns: Array<{ actor: string }> };
+    };
+    expect(answer.isError, JSON.stringify(answer)).to.not.equal(true);
+    expect(answer.structuredContent!.count).to.equal(1);
+    expect(answer.structuredContent!.turns[0]!.actor).to.equal('frontline');
+    const validate = new Ajv({ strict: false }).compile(tool('waiting_turns').outputSchema!);
+    expect(validate(answer.structuredContent), JSON.stringify(validate.errors)).to.equal(true);
   });
 
   it('refuses arguments that are not JSON objects before calling the API', async () => {
