@@ -44,4 +44,4 @@ export {
 export { WORLD_GUARD_PREFIX, withWorldGuards } from './world-guard.js';
 export { scenarioContext, disclosedFacts, customerSendArgs, customerTexts } from './customer.js';
 export { replayReferencePlan, runSeed, type ReplayOptions, type ReplayResult } from './replay.js';
-export { importTau2, TAU2_DOMAINS, type Tau2ImportReport } from './import-tau2.js';
+export { importTau2, type Tau2ImportReport } from './import-tau2.js';
