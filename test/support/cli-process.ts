@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,11 +23,14 @@ export interface CliProcess {
 
 /**
  * The environment of a CLI run: this process's, without any credential of the machine
- * (SERVICE_API_KEY, SERVICE_URL, SERVICE_CONFIG), plus `env`.
+ * (SERVICE_API_KEY, SERVICE_URL, SERVICE_CONFIG), plus `env`. The saved sign-in goes to the
+ * test job's own file unless `env` names one: never the user's ~/.config, which test files
+ * running in parallel would share.
  */
-function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
   for (const name of ['SERVICE_API_KEY', 'SERVICE_URL', 'SERVICE_CONFIG']) delete base[name];
+  if (!env.HOME) base.SERVICE_CONFIG = path.join(tmpdir(), 'crucible-cli-config.json');
   return { ...base, LOG_LEVEL: 'silent', ...env };
 }
 

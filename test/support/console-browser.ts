@@ -5,7 +5,7 @@
  * and phone width into SHOTS_DIR.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,16 +33,42 @@ function newest(dir: string): number {
   return t;
 }
 
-/** Builds the console (`npm run build:console`'s steps) unless dist/console is newer than console/. */
+/**
+ * Builds the console (`npm run build:console`'s steps) unless dist/console is newer than console/.
+ * Test files run in parallel (docs/testing.md), so the build holds a lock: one job builds, the
+ * others wait for it and then find the build current.
+ */
 export function ensureConsoleBuilt(): void {
   const index = path.join(root, 'dist', 'console', 'index.html');
-  if (existsSync(index) && statSync(index).mtimeMs >= newest(path.join(root, 'console'))) return;
-  for (const args of [
-    ['node_modules/typescript/bin/tsc', '-p', 'console/tsconfig.json'],
-    ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
-  ]) {
-    const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`building the console failed (${args[0]}):\n${r.stdout}\n${r.stderr}`);
+  const current = () => existsSync(index) && statSync(index).mtimeMs >= newest(path.join(root, 'console'));
+  if (current()) return;
+  const lock = path.join(root, 'dist', '.console-build.lock');
+  mkdirSync(path.dirname(lock), { recursive: true });
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx'));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // a lock older than any build is one a killed run left behind
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 300_000) rmSync(lock, { force: true });
+      if (Date.now() > deadline) throw new Error(`the console build lock ${lock} was held for 5 minutes`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+    }
+  }
+  try {
+    if (current()) return;
+    for (const args of [
+      ['node_modules/typescript/bin/tsc', '-p', 'console/tsconfig.json'],
+      ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
+    ]) {
+      const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`building the console failed (${args[0]}):\n${r.stdout}\n${r.stderr}`);
+    }
+  } finally {
+    rmSync(lock, { force: true });
   }
 }
 

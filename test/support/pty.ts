@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { cliEnv } from './cli-process.js';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,11 +35,9 @@ export function runOnPty(args: string[], env: Record<string, string>, columns = 
     quote(path.join(root, 'cli/main.ts')),
     ...args.map(quote),
   ].join(' ');
-  const base = { ...process.env };
-  for (const name of ['SERVICE_API_KEY', 'SERVICE_URL', 'SERVICE_CONFIG']) delete base[name];
   const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
     cwd: root,
-    env: { ...base, LOG_LEVEL: 'silent', TERM: 'xterm', ...env },
+    env: { ...cliEnv(env), TERM: 'xterm', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
