@@ -11,6 +11,7 @@ import { registerEpisodeCommands } from './episodes.js';
 import { registerEvaluationCommands } from './evaluations.js';
 import { registerExportCommands } from './exports.js';
 import { registerKeyCommands } from './keys.js';
+import { registerMemberCommands } from './members.js';
 import { registerOpenApiCommand } from './openapi.js';
 import { registerProfileCommands } from './profiles.js';
 import { registerWorldCommands } from './worlds.js';
@@ -33,6 +34,7 @@ export function registerClientCommands(program: Command): void {
   registerEpisodeCommands(program);
   registerExportCommands(program);
   registerKeyCommands(program);
+  registerMemberCommands(program);
   registerOpenApiCommand(program);
   program
     .command('mcp')

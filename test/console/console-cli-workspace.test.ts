@@ -16,6 +16,7 @@ describe('web console (Chromium): a workspace made by the CLI, opened in the con
   const s = consoleSession();
   const ownerEmail = `cli-owner-${Date.now()}@example.com`;
   let ws: { project_id: string; api_key: string; password_link: { url: string } };
+  let invitee = '';
 
   /** `crucible admin create-workspace` as the operator runs it, on the server's data and address. */
   const createWorkspace = async (organization: string) => {
@@ -81,7 +82,7 @@ describe('web console (Chromium): a workspace made by the CLI, opened in the con
   it('the owner invites a second person from the Team page; they create an account with that address and join', async () => {
     await s.go('/');
     await s.page.getByRole('link', { name: 'Team' }).click();
-    const invitee = `invitee-${Date.now()}@example.com`;
+    invitee = `invitee-${Date.now()}@example.com`;
     await s.page.getByLabel('E-mail address to invite').fill(invitee);
     await s.page.getByRole('button', { name: 'Invite' }).click();
     const link = (await s.page.getByTestId('invitation-link').textContent())!.trim();
@@ -107,6 +108,27 @@ describe('web console (Chromium): a workspace made by the CLI, opened in the con
     expect(guard.foreign).to.deep.equal([]);
     expect(guard.errors).to.deep.equal([]);
     await ctx.close();
+  });
+
+  it('the owner makes the new member an admin, then removes them, from the Team page (issue 35)', async () => {
+    const roleOf = async () =>
+      ((await s.pageApi('GET', '/v1/members')).body as Array<{ email: string; role: string }>).find(
+        (m) => m.email === invitee,
+      )?.role ?? null;
+    await s.go('/team');
+    const role = s.page.getByLabel(`Role of ${invitee}`);
+    await role.waitFor();
+    await role.selectOption('admin');
+    for (let i = 0; i < 100 && (await roleOf()) !== 'admin'; i++) await s.page.waitForTimeout(100);
+    expect(await roleOf()).to.equal('admin');
+    // the last owner cannot step down: the refusal is shown and the role stays
+    await s.page.getByLabel(`Role of ${ownerEmail}`).selectOption('member');
+    await s.page.getByRole('alert').filter({ hasText: 'last owner' }).waitFor();
+    await s.page.getByRole('button', { name: `Remove ${invitee}` }).click();
+    await s.page.getByRole('cell', { name: invitee, exact: true }).waitFor({ state: 'detached' });
+    expect(await roleOf()).to.equal(null);
+    const audit = (await s.pageApi('GET', '/v1/audit-events')).body as Array<{ action: string }>;
+    expect(audit.map((e) => e.action)).to.deep.equal(['member.removed', 'member.role_changed']);
   });
 
   it('an owner in two projects switches between them from the header', async () => {

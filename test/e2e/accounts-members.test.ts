@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { EventLog } from '../../core/event-log.js';
 import { browser, signUp, uniqueEmail, type Browser } from '../support/accounts-browser.js';
 import { appendMessage, insertStreamOwner } from '../support/event-producer.js';
+import { cli } from '../support/cli-process.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 import { connect, type SseConnection } from '../support/sse.js';
 
@@ -189,5 +190,32 @@ describe('accounts: members removed and re-roled', function () {
     const events = (await c.get('/v1/audit-events')).body;
     expect(events[0]).to.include({ action: 'member.removed', actor_user_id: null });
     expect(events[0].actor_key_id).to.be.a('string');
+  });
+
+  it('the CLI lists members, changes a role and removes one by e-mail address, and reads the audit', async () => {
+    const o = await ownerOf(t, 'CLI Co');
+    const m = await joined(t, o.b, 'member');
+    const env = {
+      SERVICE_URL: t.url,
+      SERVICE_API_KEY: await t.key(o.projectId, ['admin'], 'cli admin'),
+      HOME: t.dataDir,
+    };
+    const list = await cli(['members', 'list'], env);
+    expect(list.code, list.stderr).to.equal(0);
+    expect(list.stdout).to.match(new RegExp(`${m.userId}\\s+${m.email}`));
+    const up = await cli(['members', 'set-role', m.email, 'admin'], env);
+    expect(up.code, up.stderr).to.equal(0);
+    expect(up.stdout).to.contain(`${m.email} is now admin.`);
+    const owner = await cli(['members', 'set-role', o.email, 'member'], env);
+    expect(owner.code).to.not.equal(0);
+    expect(owner.stderr).to.match(/only an owner/);
+    const bad = await cli(['members', 'set-role', m.userId, 'root'], env);
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.match(/owner, admin, member/);
+    const gone = await cli(['members', 'remove', m.email, '--json'], env);
+    expect(gone.code, gone.stderr).to.equal(0);
+    expect(JSON.parse(gone.stdout)).to.include({ user_id: m.userId, removed: true });
+    const audit = await cli(['members', 'audit', '--json'], env);
+    expect(JSON.parse(audit.stdout).map((e: any) => e.action)).to.deep.equal(['member.removed', 'member.role_changed']);
   });
 });

@@ -6,8 +6,20 @@ import { useSession } from '../session';
 import { DataTable } from '../table';
 import { ErrorBox, PageHead, ShownOnce, when } from '../ui';
 
+/** One person of the project (GET /v1/members, docs/accounts.md "Members and roles"). */
+interface Member {
+  user_id: string;
+  email: string | null;
+  name: string | null;
+  role: 'owner' | 'admin' | 'member';
+  created_at: string;
+}
+
+const ROLE_LABELS = { owner: 'Owner', admin: 'Admin', member: 'Member' } as const;
+
 /**
- * The project's people: owners and admins invite an e-mail address (member or admin) and get
+ * The project's people: the members, whose role owners and admins change and whom they
+ * remove (only owners make or touch an owner; the last owner stays); owners and admins invite an e-mail address (member or admin) and get
  * a link to hand over, shown once; open invitations can be withdrawn. The invited person
  * opens the link, signs in or up with that address, and joins (docs/accounts.md, "Invitations").
  */
@@ -15,6 +27,7 @@ export default function Team() {
   useTitle('Team');
   const { me } = useSession();
   const invitations = useList<Invitation>('/v1/invitations');
+  const members = useList<Member>('/v1/members');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'member' | 'admin'>('member');
   const [created, setCreated] = useState<InvitationCreated | null>(null);
@@ -33,6 +46,14 @@ export default function Team() {
   const withdraw = async (inv: Invitation) => {
     if (!window.confirm(`Withdraw the invitation of ${inv.email}? Its link stops working.`)) return;
     if (await act.run(() => api('DELETE', `/v1/invitations/${inv.id}`))) invitations.reload();
+  };
+  const changeRole = async (m: Member, role: Member['role']) => {
+    if (await act.run(() => api('PUT', `/v1/members/${encodeURIComponent(m.user_id)}`, { role }))) members.reload();
+  };
+  const remove = async (m: Member) => {
+    const who = m.email ?? m.user_id;
+    if (!window.confirm(`Remove ${who} from the project? Their open pages and event streams stop at once.`)) return;
+    if (await act.run(() => api('DELETE', `/v1/members/${encodeURIComponent(m.user_id)}`))) members.reload();
   };
   return (
     <>
@@ -64,6 +85,48 @@ export default function Team() {
           {when(created.expires_at)}, for whoever signs in with that address.
         </ShownOnce>
       ) : null}
+      <h2>Members</h2>
+      <ErrorBox error={members.error} />
+      <DataTable
+        rows={members.data}
+        rowKey={(m) => m.user_id}
+        empty="No members."
+        columns={[
+          { head: 'E-mail', cell: (m) => m.email },
+          { head: 'Name', cell: (m) => m.name },
+          {
+            head: 'Role',
+            cell: (m) => (
+              <select
+                aria-label={`Role of ${m.email ?? m.user_id}`}
+                value={m.role}
+                disabled={act.busy}
+                onChange={(e) => void changeRole(m, e.target.value as Member['role'])}
+              >
+                {(['owner', 'admin', 'member'] as const).map((r) => (
+                  <option key={r} value={r}>
+                    {ROLE_LABELS[r]}
+                  </option>
+                ))}
+              </select>
+            ),
+          },
+          { head: 'Since', cell: (m) => when(m.created_at) },
+          {
+            head: 'Actions',
+            cell: (m) => (
+              <button
+                type="button"
+                className="danger"
+                onClick={() => void remove(m)}
+                aria-label={`Remove ${m.email ?? m.user_id}`}
+              >
+                Remove
+              </button>
+            ),
+          },
+        ]}
+      />
       <h2>Open invitations</h2>
       <DataTable
         rows={invitations.data}
