@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
+import { registerBackupCommands } from './admin-backup.js';
 import type { MemberRole } from './admin-users.js';
 import { registerClientCommands } from './commands/index.js';
 
@@ -89,6 +90,7 @@ const admin = program
   .command('admin')
   .description('operator commands, run on the server with its environment')
   .enablePositionalOptions();
+registerBackupCommands(admin);
 admin
   .command('create-workspace')
   .description('create an organization with one project and print its first admin API key')
