@@ -40,19 +40,26 @@ export class PgStatements {
     }
   }
 
-  /** `fn` between BEGIN and COMMIT on one connection; rolled back when it throws. */
+  /**
+   * `fn` between BEGIN and COMMIT on one connection; rolled back when it throws, and then the
+   * connection is closed rather than pooled again: a failure may have left it in a state the
+   * next borrower must not inherit (a ROLLBACK that did not arrive, an aborted transaction, a
+   * statement still running, a broken socket), as pool.query does for a failed statement.
+   */
   async transaction<R>(fn: (client: pg.PoolClient) => Promise<R>): Promise<R> {
     const client = await this.#client();
+    let failed: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
     } catch (err) {
+      failed = err instanceof Error ? err : new Error(String(err));
       await client.query('ROLLBACK').catch(() => undefined);
       throw mapPgError(err);
     } finally {
-      client.release();
+      client.release(failed);
     }
   }
 
