@@ -73,20 +73,19 @@ export function rateLimitPause(
   return Math.round(Math.min(want, left));
 }
 
-/** Connection errors that mean the service dropped a request it had accepted (it crashed or hung up handling it). */
-const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
-
 /**
- * Whether an application call failed because the world dropped it while handling it (the
- * connection was reset or hung up after the request was sent): that call crashed the
- * world. A refused connection, an unknown host or a timeout say the world was gone, or
- * stuck, whatever the call was.
+ * Whether an application call failed because the world dropped it while handling it: the
+ * application client (world/client.ts) sends each write on a connection of its own and says
+ * so in `details.dropped_call` when that connection was reset or hung up after the request
+ * was sent: that call crashed the world. A refused connection, an unknown host, a timeout,
+ * or a drop on a pooled connection (the service may have closed it before the request
+ * arrived) say the world was gone or stuck, whatever the call was.
  */
 export function callCrashedWorld(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && DROPPED_CODES.has(code)) return true;
-    if (e instanceof Error && /socket hang up/i.test(e.message)) return true;
+    const details = (e as { details?: unknown }).details;
+    if (details && typeof details === 'object' && (details as { dropped_call?: unknown }).dropped_call === true)
+      return true;
   }
   return false;
 }

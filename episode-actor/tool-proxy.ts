@@ -157,7 +157,8 @@ export class ToolProxy {
     if (kind === 'write') await hooks.beforeWrite();
     let res: { status: number; body: Json };
     try {
-      res = await this.#app.call(c.tool, c.args);
+      // a write on a connection of its own: a drop under it is this call crashing the world (agent-errors.ts)
+      res = await this.#app.call(c.tool, c.args, { ownConnection: kind === 'write' });
     } catch (err) {
       // a malformed call never left the proxy; anything else is the world failing
       if (err instanceof ServiceError && err.code === 'bad_request')

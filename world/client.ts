@@ -11,7 +11,11 @@ export interface ToolCallResult {
 
 /** Anything that can carry out an application tool call (the client, the tool proxy, a fake). */
 export interface ToolCaller {
-  call(tool: string, args: Record<string, unknown>): Promise<ToolCallResult>;
+  /**
+   * `opts.ownConnection`: send a write on a connection of its own, so a dropped connection
+   * says the service dropped this call (the tool proxy asks it for the agent's writes).
+   */
+  call(tool: string, args: Record<string, unknown>, opts?: { ownConnection?: boolean }): Promise<ToolCallResult>;
   /** The tool's definition, when the caller knows it (tells reads from writes). */
   tool?(name: string): AppTool | undefined;
 }
@@ -59,6 +63,7 @@ function exchange(
   headers: Record<string, string>,
   body: string | undefined,
   timeoutMs: number,
+  fresh = false,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     if (!agent) {
@@ -68,13 +73,15 @@ function exchange(
     const send = target.protocol === 'https:' ? https.request : http.request;
     const fail = (err: Error) => {
       clearTimeout(timer);
-      reject(err);
+      // whether the request went out on a pooled connection the service may have closed meanwhile
+      reject(Object.assign(err, { reusedSocket: req.reusedSocket }));
     };
     const req = send(
       target,
       {
         method,
-        agent,
+        // a connection of its own (closed after it): a drop then means the service dropped this very request
+        agent: fresh ? false : agent,
         headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       },
       (res) => {
@@ -135,7 +142,11 @@ export class ApplicationClient implements ToolCaller {
    *   missing path argument; ServiceError('unavailable') when the service cannot be
    *   reached or does not answer in time. An HTTP error status is not thrown: it is the result.
    */
-  async call(name: string, args: Record<string, unknown> = {}): Promise<ToolCallResult> {
+  async call(
+    name: string,
+    args: Record<string, unknown> = {},
+    opts: { ownConnection?: boolean } = {},
+  ): Promise<ToolCallResult> {
     const tool = this.#tools.get(name);
     if (!tool) throw new ServiceError('bad_request', `unknown application tool "${name}"`);
     const base = this.#baseUrls[tool.service];
@@ -149,12 +160,18 @@ export class ApplicationClient implements ToolCaller {
         : { accept: 'application/json', 'content-type': 'application/json' };
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
     let res: { status: number; text: string };
+    // An agent's write (`ownConnection`) goes on a connection of its own, so a connection
+    // dropped under it was dropped by the service while handling it (the call crashed it),
+    // never a pooled connection the service had closed before (docs/scoring.md, Every planned
+    // episode ends somewhere). Seeds, snapshots and checks keep the pool.
+    const fresh = opts.ownConnection === true && tool.kind !== 'read';
     try {
-      res = await exchange(this.#agent(target.protocol), target, tool.method, headers, payload, this.#timeoutMs);
+      res = await exchange(this.#agent(target.protocol), target, tool.method, headers, payload, this.#timeoutMs, fresh);
     } catch (err) {
       // A read may be sent again when the connection failed (e.g. a pooled connection the
-      // service had just closed); a write never is: it could have been carried out.
-      if (tool.kind !== 'read' || isTimeout(err)) throw unreachable(tool, request.path, err);
+      // service had just closed); a write never is: it could have been carried out. A read
+      // whose own new connection was dropped is not sent again: it crashed the service.
+      if (tool.kind !== 'read' || isTimeout(err) || droppedUnder(err)) throw unreachable(tool, request.path, err);
       try {
         res = await exchange(this.#agent(target.protocol), target, tool.method, headers, payload, this.#timeoutMs);
       } catch (again) {
@@ -178,11 +195,27 @@ function isTimeout(err: unknown): boolean {
   return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
 }
 
+/**
+ * Whether the service dropped the request on a connection made for it (reset or hung up
+ * after it was sent): the service failed while handling that very call. A drop on a pooled
+ * connection may be the service closing it before the request arrived, so it does not count.
+ */
+function droppedUnder(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; reusedSocket?: unknown };
+  if (e?.reusedSocket !== false) return false;
+  return e.code === 'ECONNRESET' || e.code === 'EPIPE' || /socket hang up/i.test(String(e.message));
+}
+
+/**
+ * The call failed in the world: `details.dropped_call` says the service dropped this call
+ * while handling it (droppedUnder), which the episode counts against the caller
+ * (episode-actor/agent-errors.ts).
+ */
 function unreachable(tool: AppTool, path: string, err: unknown): ServiceError {
   return new ServiceError(
     'unavailable',
     `service "${tool.service}" did not answer ${tool.method} ${path}: ${(err as Error).message}`,
-    { cause: err },
+    { cause: err, details: { dropped_call: droppedUnder(err) } },
   );
 }
 

@@ -71,14 +71,12 @@ describe('episode actor: agent errors, rate limits and a world that dies', () =>
     expect(rateLimitPause(5000, 3, 60_000, 60_000)).to.equal(null);
   });
 
-  it('tells a call the world dropped (reset, hang-up) from a world that was gone (refused)', () => {
-    const withCode = (code: string) =>
-      new ServiceError('unavailable', 'did not answer', { cause: Object.assign(new Error(code), { code }) });
-    expect(callCrashedWorld(withCode('ECONNRESET'))).to.equal(true);
-    expect(callCrashedWorld(new ServiceError('unavailable', 'x', { cause: new Error('socket hang up') }))).to.equal(
-      true,
-    );
-    expect(callCrashedWorld(withCode('ECONNREFUSED'))).to.equal(false);
+  it('tells a call the world dropped (the client’s dropped_call) from a world that was gone', () => {
+    const dropped = (yes: boolean) =>
+      new ServiceError('unavailable', 'did not answer', { details: { dropped_call: yes } });
+    expect(callCrashedWorld(dropped(true))).to.equal(true);
+    expect(callCrashedWorld(new ServiceError('unavailable', 'wrapped', { cause: dropped(true) }))).to.equal(true);
+    expect(callCrashedWorld(dropped(false))).to.equal(false);
     expect(callCrashedWorld(new ServiceError('unavailable', 'timed out'))).to.equal(false);
   });
 
@@ -129,6 +127,7 @@ describe('episode actor: agent errors, rate limits and a world that dies', () =>
       if (name === 'add_note')
         throw new ServiceError('unavailable', `service "desk" did not answer POST /notes: ${this.code}`, {
           cause: Object.assign(new Error(this.code), { code: this.code }),
+          details: { dropped_call: this.code === 'ECONNRESET' },
         });
       return super.call(name, args);
     }

@@ -73,7 +73,7 @@ export function hasAttemptLeft(ep: RunEpisodeDoc, workerLost = false): boolean {
  * `agent_error` instead: `finished`, scored 0, never re-run, so an agent that dislikes an
  * episode cannot draw another by failing on purpose.
  */
-export function rerunsSlot(o: Pick<EpisodeOutcome, 'status' | 'termination'>): boolean {
+export function rerunsSlot(o: { status: string; termination: string | null }): boolean {
   return o.status === 'failed' && o.termination === 'environment_error';
 }
 
