@@ -9,6 +9,7 @@ import {
   cut,
   fields,
   num,
+  printable,
   printJson,
   record,
   run,
@@ -222,14 +223,15 @@ export function registerBuildCommands(program: Command): void {
 export function eventLine(e: StreamEvent, wide: boolean): string {
   const time = String(e.created_at ?? '');
   const episode = e.episode_id ?? '-';
-  if (wide) return `${e.event_id}  ${time}  ${episode}  ${e.type}  ${e.summary ?? ''}`;
+  if (wide) return printable(`${e.event_id}  ${time}  ${episode}  ${e.type}  ${e.summary ?? ''}`);
   const head = [
     String(e.event_id).padStart(5),
     (/T(\d{2}:\d{2}:\d{2})/.exec(time)?.[1] ?? time).padEnd(8),
     episode.slice(0, EPISODE_CHARS).padEnd(EPISODE_CHARS),
     cut(e.type, TYPE_CHARS).padEnd(TYPE_CHARS),
   ].join('  ');
-  return `${head}  ${cut(String(e.summary ?? ''), Math.max(10, tableWidth() - head.length - 2))}`.trimEnd();
+  const summary = printable(String(e.summary ?? '').replace(/\s+/g, ' '));
+  return printable(`${head}  ${cut(summary, Math.max(10, tableWidth() - head.length - 2))}`).trimEnd();
 }
 
 /** The episode column of event lines: `ep_` and 8 characters (a run's episodes differ in them). */

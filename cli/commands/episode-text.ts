@@ -1,10 +1,10 @@
 import type { CheckResult, Episode, EpisodeAction, EpisodeMessage, Matcher } from '../../proto/index.js';
-import { cell, cut, fields, tableWidth, usd } from './output.js';
+import { cell, fields, printable, tableWidth, usd } from './output.js';
 import { wrap } from './scores.js';
 
 /** A value on one line: text as it is, anything else as compact JSON; `(absent)` for undefined. */
 const oneLine = (v: unknown): string =>
-  v === undefined ? '(absent)' : typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  v === undefined ? '(absent)' : printable(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
 
 /** A state check's matchers, when its `observed` holds them (console/src/pages/oracle.tsx reads the same). */
 function matchersOf(observed: unknown): Matcher[] {
@@ -106,7 +106,7 @@ export function transcriptText(
     lines.push({
       at: m.after_action ?? 0,
       order: 1 + i / (messages.length + 1),
-      text: labelled(who, m.text ?? '', width, true, '  '),
+      text: labelled(printable(who), printable(m.text ?? ''), width, true, '  '),
     });
   });
   lines.sort((a, b) => a.at - b.at || a.order - b.order);

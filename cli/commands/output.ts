@@ -59,13 +59,25 @@ export function tableWidth(): number {
   return layout.wide ? Infinity : Math.min(TERMINAL_WIDTH, terminalWidth());
 }
 
-/** A value as one table cell: null as `-`, numbers trimmed, objects as compact JSON. */
+/**
+ * Text from the server made safe for a terminal: control characters (an escape sequence in
+ * a name or a message could clear the screen or retitle the window) shown as `\x1b`, etc.
+ * Line breaks and tabs are kept; callers fold them as they need.
+ */
+export function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+}
+
+/** A value as one table cell: null as `-`, numbers trimmed, objects as compact JSON, on one line. */
 export function cell(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
   if (typeof value === 'number')
     return Number.isInteger(value) ? String(value) : String(Math.round(value * 10_000) / 10_000);
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value).replace(/\s+/g, ' ');
+  if (typeof value === 'object') return printable(JSON.stringify(value));
+  return printable(String(value).replace(/\s+/g, ' '));
 }
 
 /** `text` cut to `width` characters, ending with `…` when cut. */

@@ -30,7 +30,7 @@ describe('cli: client commands against a running server', function () {
     const answer = await json(['applications', 'import-catalog']);
     expect(answer.registered.map((a: any) => a.name)).to.include('shop-support');
     appId = answer.registered.find((a: any) => a.name === 'shop-support').id;
-    const listed = await cli(['apps', 'list'], env);
+    const listed = await cli(['apps', 'list', '--wide'], env); // ids whole
     expect(listed.stdout).to.match(new RegExp(`${appId}\\s+shop-support\\s+upload`));
   });
 

@@ -3,6 +3,12 @@ import { cli } from '../support/cli-process.js';
 import { catalogWorkspace, runEpisodes, waitRun, type CatalogWorkspace } from '../support/runs.js';
 import { startTestService, type TestService } from '../support/service.js';
 
+/**
+ * A mean reward's interval as the summary prints it: `-` where the server gives none, else
+ * `[low, high]`, with `*` when it is the conservative one given below 30 scenarios.
+ */
+const INTERVAL = '(-|\\[\\d\\.\\d{3}, \\d\\.\\d{3}\\]\\*?)';
+
 describe('cli: evaluations, runs, episodes and compare against a running server', function () {
   this.timeout(600_000);
   let t: TestService;
@@ -51,14 +57,16 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     runId = /^Run (run_\w+): (\d+) episodes? in (\d+) shards?\.$/m.exec(r.stdout)![1]!;
     const episodes = await runEpisodes(cw.admin, runId);
     expect(r.stdout).to.contain(`Run ${runId}: finished`);
-    // the summary fits 100 columns: profile, scored, mean reward with its interval (none: a dev split
-    // has fewer scenarios than an interval needs, and the note says so), success, pass^k, false
-    // completion, cost
+    // the summary fits 100 columns: profile, scored, mean reward with its interval (- where the
+    // server gives none), success, pass^k, false completion, cost
     expect(r.stdout).to.match(/^profile\s+scored\s+mean reward\s+success\s+pass\^k\s+false completion\s+cost$/m);
     expect(r.stdout).to.match(
-      new RegExp(`^reference@v1\\s+${episodes.length}\\s+1\\.000 -\\s+100\\.0%\\s+100\\.0%\\s+0\\.0%\\s+\\$`, 'm'),
+      new RegExp(
+        `^reference@v1\\s+${episodes.length}\\s+1\\.000 ${INTERVAL}\\s+100\\.0%\\s+100\\.0%\\s+0\\.0%\\s+\\$`,
+        'm',
+      ),
     );
-    expect(r.stdout.replace(/\s+/g, ' ')).to.contain('- where too few scenarios were scored for one');
+    expect(r.stdout.replace(/\s+/g, ' ')).to.contain('mean reward with its 95% interval');
     expect(r.stdout).to.not.contain('pass_at_k');
     for (const line of r.stdout.split('\n')) expect(line.length, line).to.be.at.most(100);
     // --wide: every field, past 100 columns; --json: the whole run
@@ -97,11 +105,11 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     expect(compared.stdout).to.contain(`World version ${wv}`);
     // the mean reward's interval and the pinned scenario set (docs/scoring.md); one profile, so no paired comparison
     // every reward 1, and no interval: the run has fewer scenarios than one needs (docs/scoring.md, Statistics)
-    expect(compared.stdout).to.match(/^reference@v1\s+\d+\s+1\.000 -\s/m);
+    expect(compared.stdout).to.match(new RegExp(`^reference@v1\\s+\\d+\\s+1\\.000 ${INTERVAL}\\s`, 'm'));
     expect(compared.stdout).to.match(/Scenario set sha256:[0-9a-f]{16} \(\d+ scenarios\)/);
     for (const line of compared.stdout.split('\n')) expect(line.length, line).to.be.at.most(100);
     const comparedWide = await cli(['compare', runId, '--wide'], env);
-    expect(comparedWide.stdout).to.match(/^reference@v1 \(all\)\s+\d+\s+1\.000 -\s/m);
+    expect(comparedWide.stdout).to.match(new RegExp(`^reference@v1 \\(all\\)\\s+\\d+\\s+1\\.000 ${INTERVAL}\\s`, 'm'));
     const shown = await cli(['runs', 'status', runId], env);
     expect(shown.stdout).to.contain('Per scenario (successes of scored repeats):');
   });

@@ -203,7 +203,7 @@ describe('cli: every list command fits 100 columns; --wide prints everything', f
       .on('GET', '/v1/api-keys', {
         json: [1, 2].map(() => ({
           id: fakeId('key'),
-          name: long('key'),
+          name: `${long('key')} \u001b]0;owned\u0007\u001b[2J`,
           prefix: 'svc_AbCdEf',
           scopes: ['admin', 'read', 'write', 'evaluator', 'agent'],
           last_used_at: at,
@@ -290,6 +290,12 @@ describe('cli: every list command fits 100 columns; --wide prints everything', f
     expect([...order].sort((a, b) => a - b)).to.deep.equal(order);
     // a message is never cut: every word of it is there, wrapped
     expect(transcript.replace(/\s+/g, ' ')).to.contain(`${'It broke on the first day. '.repeat(8).trim()}`);
+  });
+
+  it('prints control characters from the server as text, so a name cannot drive the terminal', async () => {
+    const { out } = await crucible(['keys', 'list', '--wide']);
+    expect(out).to.not.match(/[\u001b\u0007]/);
+    expect(out).to.contain('\\x1b]0;owned\\x07\\x1b[2J');
   });
 
   it('runs events has an episode column', async () => {
