@@ -74,13 +74,15 @@ export async function playWithModel(
 
 /**
  * Why no agent without the answer key solved a fair scenario, or null when one did or the
- * model agent's try says nothing (not played, skipped, the world or the provider failed, or
- * its budget ended the episode). The calibration agents never solve a fair scenario (each
+ * model agent's try says nothing (not played, skipped, the world or the provider failed, its
+ * own model failed: `agent_error`, or its budget ended the episode). The calibration agents never solve a fair scenario (each
  * scored 0, or it would have been withdrawn as hackable), so the model agent decides.
  */
 export function unsolvedWithoutKey(trial: ModelTrial | undefined): string | null {
   if (!trial || isSkipped(trial) || trial.success) return null;
-  if (trial.environment_error !== null || trial.termination === 'budget') return null;
+  // the model agent's own model failing (agent_error) says nothing about the scenario either
+  if (trial.environment_error !== null || trial.termination === 'budget' || trial.termination === 'agent_error')
+    return null;
   const checks = trial.failed_checks.length > 0 ? `; failing checks: ${trial.failed_checks.join(', ')}` : '';
   const cause = trial.failure ? `; failure attributed to the ${trial.failure.cause}: ${trial.failure.reason}` : '';
   return (

@@ -4,6 +4,7 @@ import { ModelCallError } from '../../core/models/index.js';
 import type { AgentDecision, AgentPolicy, Clock } from '../../episode-actor/index.js';
 import { callCrashedWorld, decisionFailure, rateLimitPause } from '../../episode-actor/agent-errors.js';
 import type { ToolCallResult } from '../../world/index.js';
+import { unsolvedWithoutKey } from '../../scheduler/worlds/validation-model.js';
 import { DeskApp, deskEpisode } from '../support/episode-fixture.js';
 
 /**
@@ -150,5 +151,20 @@ describe('episode actor: agent errors, rate limits and a world that dies', () =>
     const s = await actor.done;
     expect(s).to.include({ status: 'failed', termination: 'environment_error', reward: null });
     expect(s.oracle!.environment_error).to.match(/the world failed during add_note/);
+  });
+
+  it("validation: the model agent's own model failing (agent_error) does not flag a scenario unsolved without the key", () => {
+    const trial = {
+      agent: 'gpt-4o-mini',
+      success: false,
+      reward: 0,
+      environment_error: null,
+      failed_checks: [],
+      failure: { cause: 'agent', reason: "the agent's model could not decide: 500" },
+    };
+    expect(unsolvedWithoutKey({ ...trial, termination: 'agent_error' } as never)).to.equal(null);
+    expect(unsolvedWithoutKey({ ...trial, termination: 'completed' } as never)).to.match(
+      /^no agent without the answer key/,
+    );
   });
 });
