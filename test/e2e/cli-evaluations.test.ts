@@ -66,7 +66,7 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
         'm',
       ),
     );
-    expect(r.stdout.replace(/\s+/g, ' ')).to.contain('mean reward with its 95% interval');
+    expect(r.stdout.replace(/\s+/g, ' ')).to.contain('95% interval');
     expect(r.stdout).to.not.contain('pass_at_k');
     for (const line of r.stdout.split('\n')) expect(line.length, line).to.be.at.most(100);
     // --wide: every field, past 100 columns; --json: the whole run
