@@ -120,7 +120,7 @@ describe('driver llm: an episode played by a model chain through the openai pack
         );
   });
 
-  it('an episode whose every model fails ends with environment_error, not a score', async () => {
+  it("an episode whose every model fails ends with agent_error and scores 0: the agent's model, not the world (docs/scoring.md)", async () => {
     const src = await loadApplicationSource(path.join(CATALOG_APPS, 'shop-support'));
     const scenario = scenariosOf(src, 30)[0]!;
     server.failures.set('o3', 404).set('o4-mini', 404);
@@ -132,8 +132,9 @@ describe('driver llm: an episode played by a model chain through the openai pack
     const run = await startEpisode(sandboxes, src, scenario, { profile, policy });
     const s = await run.actor.done;
     await run.live.close();
-    expect(s).to.include({ status: 'failed', termination: 'environment_error', reward: null });
-    expect(s.oracle!.environment_error).to.match(/every model of the chain failed/);
+    expect(s).to.include({ status: 'finished', termination: 'agent_error', reward: 0 });
+    expect(s.oracle!.environment_error).to.equal(null);
+    expect(s.oracle!.agent_error).to.match(/every model of the chain failed/);
   });
 
   it('a reply without a tool call is the message to the customer where the role may talk to them; usage counted', async () => {
