@@ -171,7 +171,7 @@ export function registerBackupCommands(admin: Command): void {
     .requiredOption('--to <file>', 'the new file to write (never overwritten)')
     .option('--json', 'print the summary as JSON')
     .action(async (opts: { to: string; json?: boolean }) => {
-      const { loadConfig } = await import('../core/config.js');
+      const { loadConfig } = await import('../core/index.js');
       print(await backupStore(loadConfig(), opts.to), opts.json, 'Backed up the store to');
     });
   admin
@@ -181,7 +181,7 @@ export function registerBackupCommands(admin: Command): void {
     .option('--replace', 'replace an existing store (kept beside it as <file>.before-restore-<time>)')
     .option('--json', 'print the summary as JSON')
     .action(async (opts: { from: string; replace?: boolean; json?: boolean }) => {
-      const { loadConfig } = await import('../core/config.js');
+      const { loadConfig } = await import('../core/index.js');
       const out = await restoreStore(loadConfig(), opts.from, { replace: opts.replace });
       print(out, opts.json, 'Restored the store into');
       if (out.previous && !opts.json) process.stdout.write(`The store it replaced is kept at ${out.previous}\n`);
