@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Collections } from '../../core/index.js';
@@ -7,6 +7,7 @@ import { loadConfig } from '../../core/index.js';
 import { readCatalogIndex } from '../../catalog/index.js';
 import { assertMayRun, runPolicy, trustOfCode } from '../../world-worker/index.js';
 import { CHILD_PROCESS_ISOLATION, CONTAINER_ISOLATION } from '../../world-worker/sandboxes/index.js';
+import { sourceDigest } from '../../world-worker/builds/tree.js';
 import { expectError } from '../support/expect-error.js';
 import { HOSTILE_FIXTURE } from '../hostile/support.js';
 import { client, startTestService, type TestService } from '../support/service.js';
@@ -98,9 +99,19 @@ describe('sandboxes: who may run code where', function () {
       expect(await trustOfCode({ digest: shop.digest, origin: { kind: 'upload' } }, sources)).to.equal('operator');
       expect(await trustOfCode({ digest: other, origin: { kind: 'upload' } }, sources)).to.equal('tenant');
       expect(await trustOfCode({ digest: other }, sources)).to.equal('tenant');
-      expect(
-        await trustOfCode({ digest: other, origin: { kind: 'local_path', path: path.join(roots, 'shop') } }, sources),
-      ).to.equal('operator');
+      // a folder of the operator's is the operator's code only with the bytes it holds (issue 35): naming it
+      // beside other bytes gains nothing, nor do bytes it held before it changed
+      copyDir(catalogApp('shop-support'), path.join(roots, 'mine'));
+      writeFileSync(path.join(roots, 'mine', 'NOTES.md'), 'the operator’s own change\n');
+      const mine = await sourceDigest(path.join(roots, 'mine'));
+      const atMine = { kind: 'local_path' as const, path: path.join(roots, 'mine') };
+      expect(await trustOfCode({ digest: mine, origin: atMine }, sources)).to.equal('operator');
+      expect(await trustOfCode({ digest: other, origin: atMine }, sources)).to.equal('tenant');
+      // a build not fetched yet has no digest: the worker reads the folder itself
+      expect(await trustOfCode({ digest: '', origin: atMine }, sources)).to.equal('operator');
+      expect(await trustOfCode({ digest: mine, origin: { kind: 'local_path', path: 'mine' } }, sources)).to.equal(
+        'operator',
+      );
       expect(await trustOfCode({ digest: other, origin: { kind: 'local_path', path: tmpdir() } }, sources)).to.equal(
         'tenant',
       );
@@ -118,9 +129,10 @@ describe('sandboxes: who may run code where', function () {
       const authoredOn = (base: { digest: string; origin: { kind: 'upload' | 'local_path'; path?: string } }) =>
         trustOfCode({ digest: other, origin: { kind: 'authored', base } }, sources);
       expect(await authoredOn({ digest: other, origin: { kind: 'upload' } })).to.equal('tenant');
-      expect(
-        await authoredOn({ digest: other, origin: { kind: 'local_path', path: path.join(roots, 'shop') } }),
-      ).to.equal('operator');
+      expect(await authoredOn({ digest: mine, origin: atMine })).to.equal('operator');
+      expect(await authoredOn({ digest: other, origin: atMine })).to.equal('tenant');
+      writeFileSync(path.join(roots, 'mine', 'NOTES.md'), 'changed since the build\n');
+      expect(await trustOfCode({ digest: mine, origin: atMine }, sources)).to.equal('tenant');
 
       const tenant = { digest: other, origin: { kind: 'upload' as const } };
       const container = runPolicy({ kind: 'docker', isolation: CONTAINER_ISOLATION }, { trustTenantCode: false });

@@ -4,6 +4,7 @@ import type { Config } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import { checkFileUrl } from '../builds/git.js';
 import { resolveLocalPath } from '../builds/local-path.js';
+import { sourceDigest } from '../builds/tree.js';
 import { isolatesTenantCode, keptPromises, type IsolationPromise, type IsolationTable } from './isolation.js';
 
 /** Who wrote the code that is about to run, as far as where it may run is concerned. */
@@ -62,10 +63,25 @@ const inside = async (check: () => Promise<string>): Promise<boolean> =>
   );
 
 /**
+ * Whether the folder a `local_path` origin names is inside the source roots and holds, now,
+ * exactly the bytes about to run (its `sourceDigest` is the code's digest): naming a folder
+ * of the operator's does not make other bytes the operator's, whoever claimed the origin.
+ * Without a digest (a build not fetched yet) the bytes are still to be read, by the worker,
+ * from that folder itself: the folder being inside the roots is then the whole question.
+ */
+async function localPathHolds(raw: string, digest: string, roots: readonly string[]): Promise<boolean> {
+  const folder = await resolveLocalPath(raw, roots).catch(() => null);
+  if (folder === null) return false;
+  if (digest === '') return true;
+  return (await sourceDigest(folder).catch(() => null)) === digest;
+}
+
+/**
  * Operator code is decided from the code itself:
  * - bytes whose digest is one of the packaged catalog's (the catalog as shipped);
- * - a `local_path` folder, or a `git` repository at a `file://` address, inside
- *   SERVICE_SOURCE_ROOTS (links resolved), which only the operator writes.
+ * - a `local_path` folder inside SERVICE_SOURCE_ROOTS (links resolved), which only the
+ *   operator writes, whose content now is the code's digest (the bytes came from there);
+ * - a `git` repository at a `file://` address inside SERVICE_SOURCE_ROOTS.
  * World files a model proposed for a source (`authored`) keep that source's trust: the
  * model reads only a survey of it, through the operator's model endpoint, so a tenant has
  * no way into them but its own source. Everything else is tenant code: uploads whose bytes
@@ -79,7 +95,7 @@ export async function trustOfCode(code: CodeRef, sources: OperatorSources, depth
   if (origin.kind === 'authored')
     return origin.base && depth < 2 ? trustOfCode(origin.base, sources, depth + 1) : 'tenant';
   if (origin.kind === 'local_path' && origin.path && sources.sourceRoots.length > 0)
-    return (await inside(() => resolveLocalPath(origin.path!, sources.sourceRoots))) ? 'operator' : 'tenant';
+    return (await localPathHolds(origin.path, code.digest, sources.sourceRoots)) ? 'operator' : 'tenant';
   if (origin.kind === 'git' && origin.url?.startsWith('file://') && sources.sourceRoots.length > 0)
     return (await inside(() => checkFileUrl(origin.url!, sources.sourceRoots))) ? 'operator' : 'tenant';
   return 'tenant';
