@@ -820,7 +820,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Download an artifact file */
+        /**
+         * Download an artifact file
+         * @description The artifact's bytes, with `Content-Disposition: attachment` and its file name. Every
+         *     artifact made now is gzip-compressed (a dataset's `.jsonl.gz`, a bundle's `.tar.gz`) and
+         *     answers `Content-Type: application/gzip`; `application/octet-stream` is what a file of
+         *     another kind would answer.
+         */
         get: operations["download_artifact"];
         put?: never;
         post?: never;
@@ -3727,6 +3733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/gzip": string;
                     "application/octet-stream": string;
                 };
             };

@@ -15,7 +15,13 @@ import {
   waitRun,
   type CatalogWorkspace,
 } from '../support/runs.js';
+import { loadOpenApiDocument } from '../../gateway/openapi.js';
 import { client, startTestService, type TestService } from '../support/service.js';
+
+/** The content types gateway/openapi.yaml gives the download's 200 answer (issue 35: it answered one not listed). */
+const DOWNLOAD_TYPES = Object.keys(
+  (loadOpenApiDocument() as any).paths['/v1/artifacts/{art_id}/download'].get.responses['200'].content,
+);
 
 /** GET .../download as raw bytes (the JSON test client reads text). */
 async function download(
@@ -97,6 +103,8 @@ describe('exports: datasets, bundles and artifacts', function () {
     });
     const file = await download(t, cw.ws.key, art.id);
     expect(file.status).to.equal(200);
+    expect(file.headers.get('content-type')).to.equal('application/gzip');
+    expect(DOWNLOAD_TYPES, 'the API description lists the type the download answers').to.include('application/gzip');
     expect(file.bytes.length).to.equal(art.size_bytes);
     expect(createHash('sha256').update(file.bytes).digest('hex')).to.equal(art.sha256);
     const lines = gunzipSync(file.bytes)
@@ -197,6 +205,7 @@ describe('exports: datasets, bundles and artifacts', function () {
     const file = await download(t, cw.ws.key, art.id);
     expect(file.status).to.equal(200);
     expect(file.headers.get('content-disposition') ?? '').to.include(art.file_name);
+    expect(DOWNLOAD_TYPES).to.include(file.headers.get('content-type'));
     const dir = await mkdtemp(path.join(tmpdir(), 'exports-test-'));
     try {
       await writeFile(path.join(dir, 'b.tar.gz'), file.bytes);
