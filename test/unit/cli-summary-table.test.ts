@@ -144,4 +144,44 @@ describe('cli: the run summary fits a terminal of 100 columns', () => {
     expect(out).to.contain('regressed (within noise): scenario-020');
     expect(out).to.contain('difference 0.020 [-0.050, 0.090], p = 0.61');
   });
+
+  it("the compact summary says which planned slots were not scored or scored 0 for the agent's own failure, and the flags", () => {
+    const out = compactSummary({
+      profiles: {
+        'gaming@v1': {
+          episodes: 16,
+          scored: 16,
+          mean_reward: 0.25,
+          coverage: {
+            planned: 16,
+            scored: 16,
+            against_agent: { agent_error: 12, external_timeout: 0 },
+            unscored: {},
+            statement: '16 of 16 planned episodes scored (12 agent_error: counted against the agent)',
+          },
+        },
+        'honest@v1': {
+          episodes: 16,
+          scored: 16,
+          mean_reward: 0.25,
+          coverage: {
+            planned: 16,
+            scored: 16,
+            against_agent: { agent_error: 0 },
+            statement: '16 of 16 planned episodes scored',
+          },
+        },
+      },
+      flags: [
+        {
+          profile: 'gaming@v1',
+          kind: 'agent_error',
+          statement: '12 of 16 ended episodes of gaming@v1 ended in its own agent_error (scored 0)',
+        },
+      ],
+    });
+    expect(out).to.contain('gaming@v1: 16 of 16 planned episodes scored (12 agent_error: counted against the agent)');
+    expect(out).to.not.contain('honest@v1: 16 of 16');
+    expect(out).to.contain('flagged: 12 of 16 ended episodes of gaming@v1 ended in its own agent_error (scored 0)');
+  });
 });
