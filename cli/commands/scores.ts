@@ -42,7 +42,8 @@ const compactColumns: readonly Column<[string, ProfileScores]>[] = [
   ['scored', ([, p]) => p?.scored ?? 0],
   [
     'mean reward',
-    ([, p]) => `${num3(p?.mean_reward)} ${ci(p?.mean_reward_ci)}${p?.conservative_ci?.includes('mean_reward_ci') ? '*' : ''}`,
+    ([, p]) =>
+      `${num3(p?.mean_reward)} ${ci(p?.mean_reward_ci)}${p?.conservative_ci?.includes('mean_reward_ci') ? '*' : ''}`,
   ],
   ['success', ([, p]) => rate(p?.success_rate)],
   ['pass^k', ([, p]) => rate(p?.pass_at_k)],
@@ -67,7 +68,7 @@ export function compactSummary(summary: RunSummary | undefined): string {
   // below 30 scenarios the server's intervals are the conservative ones, marked * (docs/scoring.md, Statistics)
   const conservative = rows.some(([, p]) => p?.conservative_ci?.includes('mean_reward_ci'));
   const note =
-    `95% intervals${conservative ? ' (* conservative: under 30 scenarios)' : ''}; pass^k: all ` +
+    `mean reward with its 95% interval${conservative ? ' (* conservative: under 30 scenarios)' : ''}; pass^k: all ` +
     `k = ${ks.length ? ks.join(', ') : '-'} repeats succeeded; --wide, --json for more`;
   return `${table(
     rows.map(([label, p]) => [shorten(label, labelWidth), p] as [string, ProfileScores]),
@@ -160,10 +161,13 @@ function coverageLines(x: NonNullable<Comparison['comparisons']>[number]): strin
   const out: string[] = [];
   if (c?.note) {
     out.push(wrap(`coverage: ${c.note}`, TERMINAL_WIDTH, '  '));
-    const slots = (c.dropped ?? []).map((d) => `${String(d.side)}:${String(d.scenario_id)}#${String(d.repeat)} (${String(d.cause)})`);
+    const slots = (c.dropped ?? []).map(
+      (d) => `${String(d.side)}:${String(d.scenario_id)}#${String(d.repeat)} (${String(d.cause)})`,
+    );
     if (slots.length) out.push(wrap(`unscored: ${slots.join(', ')}`, TERMINAL_WIDTH, '    '));
   }
-  for (const f of x.flags ?? []) if (typeof f.note === 'string') out.push(wrap(`flagged: ${f.note}`, TERMINAL_WIDTH, '  '));
+  for (const f of x.flags ?? [])
+    if (typeof f.note === 'string') out.push(wrap(`flagged: ${f.note}`, TERMINAL_WIDTH, '  '));
   return out.join('');
 }
 
@@ -180,7 +184,8 @@ export function comparisonText(c: ComparisonParts): string {
     parts.push(`\nScenario set ${String(set.scenario_set_hash).slice(0, 23)} (${set.scenarios} scenarios)\n`);
   for (const x of c?.comparisons ?? []) {
     const list = (xs: string[] | undefined) => (xs?.length ? xs.join(', ') : 'none');
-    const noise = x.verdict === 'within_noise' ? ' (within noise)' : '';
+    const noise =
+      x.verdict === 'within_noise' ? ' (within noise)' : x.verdict === 'not_enough_data' ? ' (undecided)' : '';
     parts.push(
       `\n${wrap(`${x.a.profile} (${x.a.run_id}) vs ${x.b.profile} (${x.b.run_id}), ${x.scenarios} paired scenarios:`)}` +
         wrap(

@@ -2175,7 +2175,7 @@ export interface components {
                 planned_slots?: Record<string, unknown>;
                 /** @description `a` and `b`: scored slots of each side. */
                 scored_slots?: Record<string, unknown>;
-                /** @description Each unscored slot: `side`, `run_id`, `profile`, `scenario_id`, `repeat` and `cause` (`not_run_yet`, `cancelled`, `environment_error`, or the failure cause left out of scores: `customer`, `checks`, `judge`). */
+                /** @description Each unscored slot: `side`, `run_id`, `profile`, `scenario_id`, `repeat` and `cause` (`not_run_yet`, `cancelled`, `environment_error`, `awaiting_judge`, `customer` or `checks`, as the summary's coverage names them). */
                 dropped?: Record<string, unknown>[];
                 worst_case?: components["schemas"]["CoverageBound"] | null;
                 best_case?: components["schemas"]["CoverageBound"] | null;

@@ -13,7 +13,7 @@ import {
 } from '../worlds/index.js';
 import { ALPHA, pairedTest, type PairedTest } from './summaries/statistics.js';
 import { computeSummary, finalAttempts, runEpisodes } from './summaries/summary.js';
-import { countsAgainstAgent } from './summaries/summary-stats.js';
+import { slotOutcome } from './summaries/coverage.js';
 import { RUN_ENDED, type RunDoc, type RunEpisodeDoc, type RunSummary } from './types.js';
 import { loadRun } from './views.js';
 
@@ -48,13 +48,10 @@ interface SlotView {
   agent_error: boolean;
 }
 
-/** Why a standing attempt gives no score: not run (yet), cancelled, an environment error, or a failure left out of scores by its cause. */
+/** Why a standing attempt gives no score (coverage.ts slotOutcome, as the summaries read it), or null when it has one. */
 function unscoredCause(e: RunEpisodeDoc): string | null {
-  if (e.status === 'queued' || e.status === 'running') return 'not_run_yet';
-  if (e.status === 'cancelled') return 'cancelled';
-  if (e.termination === 'environment_error' || e.status !== 'finished' || e.reward === null) return 'environment_error';
-  if (!countsAgainstAgent(e)) return e.oracle?.failure?.cause ?? 'not_scored';
-  return null;
+  const o = slotOutcome(e);
+  return o.outcome === 'unscored' ? o.cause : null;
 }
 
 /** The planned slots of one profile on one side: the standing attempt of each, whatever its outcome. */

@@ -73,8 +73,11 @@ describe('cli: the run summary fits a terminal of 100 columns', () => {
     ]);
     expect(naive).to.match(/^naive@v12\s+238\s+0\.250 \[0\.125, 0\.375\]\s.*\$0\.0123$/);
     const note = lines(out).slice(3).join(' ');
-    expect(note).to.contain('every one of k = 6 repeats succeeded');
-    expect(note).to.contain('more with --wide, everything with --json');
+    expect(note).to.contain('all k = 6 repeats succeeded');
+    expect(note).to.contain('--wide, --json for more');
+    // one line of note, and no conservative mark when every interval is the clustered one
+    expect(lines(out).slice(3)).to.have.length(1);
+    expect(out).to.not.contain('*');
     for (const l of lines(out)) expect(l.length, l).to.be.at.most(TERMINAL_WIDTH);
   });
 
@@ -143,6 +146,53 @@ describe('cli: the run summary fits a terminal of 100 columns', () => {
     expect(out).to.contain('improved (within noise): scenario-000');
     expect(out).to.contain('regressed (within noise): scenario-020');
     expect(out).to.contain('difference 0.020 [-0.050, 0.090], p = 0.61');
+  });
+
+  it('marks conservative intervals (under 30 scenarios) with * and says so once', () => {
+    const small = block({
+      scored: 8,
+      mean_reward: 1,
+      mean_reward_ci: [0.6306, 1],
+      conservative_ci: ['mean_reward_ci'],
+    });
+    const out = compactSummary({ profiles: { 'reference@v1': small } });
+    expect(lines(out)[1]).to.match(/^reference@v1\s+8\s+1\.000 \[0\.631, 1\.000\]\*\s/);
+    expect(lines(out).slice(2).join(' ')).to.contain(
+      'mean reward with its 95% interval (* conservative: under 30 scenarios)',
+    );
+    for (const l of lines(out)) expect(l.length, l).to.be.at.most(TERMINAL_WIDTH);
+  });
+
+  it("writes a comparison's caveats, unscored slots with their bounds, and flagged sides", () => {
+    const out = comparisonText({
+      caveats: [
+        'runs run_a and run_b used different simulators (run_a: customer builtin:scripted, no judge; run_b: customer builtin:scripted, judge gpt-4o-mini)',
+      ],
+      comparisons: [
+        {
+          a: { run_id: 'run_a', profile: 'gaming@v1' },
+          b: { run_id: 'run_b', profile: 'gaming@v1' },
+          scenarios: 2,
+          verdict: 'not_enough_data',
+          statement: 'cannot decide: 2 scenarios cannot show a difference',
+          improved: [],
+          regressed: [],
+          coverage: {
+            note: '6 of 16 planned slot(s) were not scored (6 of 8 scenarios dropped from the pairing)',
+            dropped: [{ side: 'b', run_id: 'run_b', scenario_id: 's02', repeat: 1, cause: 'environment_error' }],
+          },
+          flags: [
+            { kind: 'unscored', note: '6 of 8 planned episodes of gaming@v1 (run_b) were not scored: 75% against 0%' },
+          ],
+        },
+      ],
+    });
+    expect(out).to.match(/^\nCaveat: runs run_a and run_b used different simulators/);
+    expect(out).to.contain('improved (undecided): none');
+    expect(out).to.contain('coverage: 6 of 16 planned slot(s) were not scored');
+    expect(out).to.contain('unscored: b:s02#1 (environment_error)');
+    expect(out).to.contain('flagged: 6 of 8 planned episodes of gaming@v1 (run_b) were not scored: 75% against 0%');
+    for (const l of lines(out)) expect(l.length, l).to.be.at.most(TERMINAL_WIDTH);
   });
 
   it("the compact summary says which planned slots were not scored or scored 0 for the agent's own failure, and the flags", () => {
