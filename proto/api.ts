@@ -284,6 +284,8 @@ export interface Matcher {
 export interface CheckResult {
   check: string;
   kind?: string;
+  /** `progress` or `guard` (docs/scoring.md, Progress and guards). */
+  role?: string;
   passed: boolean;
   observed?: unknown;
 }

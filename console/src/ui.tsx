@@ -36,17 +36,38 @@ export function Status({ value }: { value: string | null | undefined }) {
   return <span className={`status status-${v.replace(/[^a-z_]/g, '')}`}>{v}</span>;
 }
 
-/** A labelled key/value list. */
-export function Facts({ items }: { items: Array<[string, ReactNode]> }) {
+/**
+ * A labelled key/value list. An item marked `id` holds an identifier: it takes two columns
+ * on a wide screen and stays on one line (an id broken over four lines reads as four).
+ */
+export function Facts({ items }: { items: Array<[string, ReactNode] | [string, ReactNode, 'id']> }) {
   return (
     <dl className="facts">
-      {items.map(([k, v]) => (
-        <div key={k}>
+      {items.map(([k, v, kind]) => (
+        <div key={k} className={kind === 'id' ? 'fact-id' : undefined}>
           <dt>{k}</dt>
           <dd>{v ?? '—'}</dd>
         </div>
       ))}
     </dl>
+  );
+}
+
+/** `text` cut to `limit` characters with an ellipsis when longer (a cut is always marked). */
+export const clip = (text: string, limit: number): string =>
+  text.length <= limit ? text : `${text.slice(0, limit).trimEnd()}…`;
+
+/** A long text cut with an ellipsis, and a button that shows all of it (and folds it again). */
+export function Clipped({ text, limit }: { text: string; limit: number }) {
+  const [open, setOpen] = useState(false);
+  if (text.length <= limit) return <>{text}</>;
+  return (
+    <>
+      <span className="clipped">{open ? text : clip(text, limit)}</span>{' '}
+      <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {open ? 'Show less' : `Show all ${text.length.toLocaleString()} characters`}
+      </button>
+    </>
   );
 }
 

@@ -2,9 +2,9 @@ import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import type { Episode, EpisodeAction, EpisodeMessage } from '../api-types';
 import { useApi, useTitle } from '../hooks';
-import { ErrorBox, Facts, Loading, PageHead, Status, num, usd, when } from '../ui';
+import { clip, Clipped, ErrorBox, Facts, Loading, PageHead, Status, num, usd, when } from '../ui';
 import { Interventions } from './interventions';
-import { Oracle, whyItFailed } from './oracle';
+import { FailedChecks, Oracle, whyItFailed } from './oracle';
 
 type Entry = { at: string; actor: string } & (
   | {
@@ -46,7 +46,11 @@ function scenarioOf(e: Episode): string | undefined {
   return typeof e.scenario === 'object' && e.scenario ? (e.scenario.title ?? e.scenario.id) : undefined;
 }
 
-/** One episode: why it ended as it did, its oracle, its transcript per actor, and interventions while it runs. */
+/**
+ * One episode, what happened first: why it ended as it did, the checks that failed (expected
+ * against observed), interventions while it runs, the transcript per actor, then the rest of
+ * the oracle (passing checks, the guards that held folded into one line, habits).
+ */
 export default function EpisodePage() {
   const { id = '' } = useParams();
   useTitle(`Episode ${id}`);
@@ -112,8 +116,7 @@ export default function EpisodePage() {
         <p className="notice">Every check passed.</p>
       ) : null}
       {running ? <Interventions episodeId={id} roles={actors.filter((a) => a !== 'customer')} /> : null}
-      <h2>Oracle</h2>
-      <Oracle oracle={e.oracle} />
+      <FailedChecks oracle={e.oracle} />
       <h2>Transcript</h2>
       <div className="tabs" role="group" aria-label="Actor shown">
         {['all', ...actors].map((a) => (
@@ -127,6 +130,8 @@ export default function EpisodePage() {
           <li key={i}>{x.kind === 'message' ? <Message m={x.item} via={x.via} /> : <Action a={x.item} />}</li>
         ))}
       </ol>
+      <h2>Oracle</h2>
+      <Oracle oracle={e.oracle} />
     </>
   );
 }
@@ -179,13 +184,17 @@ function Action({ a }: { a: EpisodeAction }) {
       </p>
       <details>
         <summary>
-          <span className="mono">{JSON.stringify(a.args ?? {}).slice(0, 120)}</span>
+          <span className="mono">{clip(JSON.stringify(a.args ?? {}), 120)}</span>
         </summary>
         <pre className="json" tabIndex={0}>
           {JSON.stringify({ args: a.args, result: a.result }, null, 2)}
         </pre>
       </details>
-      {a.result?.content ? <div className="muted">{String(a.result.content).slice(0, 300)}</div> : null}
+      {a.result?.content ? (
+        <div className="muted" data-testid="result">
+          <Clipped text={String(a.result.content)} limit={300} />
+        </div>
+      ) : null}
     </div>
   );
 }
