@@ -139,25 +139,108 @@ describe('web console (Chromium): the compare page shows the server’s verdict'
     expect(await axeProblems(s.page)).to.deep.equal([]);
   });
 
-  it("keeps a run's id on one line in its page's heading, on a phone too", async () => {
+  it("a finished run's page: its id and its world version's each on one line, on a phone too, and no command that does not apply", async () => {
     await s.go(`/runs/${both}`);
     const id = s.page.getByRole('heading', { level: 1 }).locator('.head-id');
     await id.waitFor();
+    const version = s.page.locator('.facts').getByRole('link', { name: world });
     try {
       for (const size of [DESKTOP, PHONE]) {
         await s.page.setViewportSize(size);
         expect(await id.textContent()).to.equal(both);
         // an inline box broken across lines has one client rectangle per line
-        expect(await id.evaluate((el) => el.getClientRects().length), `${size.width}px`).to.equal(1);
-        const [box, page] = await id.evaluate((el) => [
-          el.getBoundingClientRect().right,
-          (globalThis as any).document.documentElement.clientWidth,
-        ]);
-        expect(box, `${size.width}px`).to.be.at.most(page);
+        for (const el of [id, version]) {
+          expect(await el.evaluate((e) => e.getClientRects().length), `${size.width}px`).to.equal(1);
+          const [box, page] = await el.evaluate((e) => [
+            e.getBoundingClientRect().right,
+            (globalThis as any).document.documentElement.clientWidth,
+          ]);
+          expect(box, `${size.width}px`).to.be.at.most(page);
+        }
       }
     } finally {
       await s.page.setViewportSize(DESKTOP);
     }
+    // finished: nothing to pause, resume, stop or retry; two profiles, so they can be compared
+    expect(await s.page.getByRole('group', { name: 'Commands' }).count()).to.equal(0);
+    for (const name of ['Pause', 'Resume', 'Stop', 'Retry'])
+      expect(await s.page.getByRole('button', { name, exact: true }).count(), name).to.equal(0);
+    await s.page.getByRole('link', { name: 'Compare profiles' }).waitFor();
+    // every planned episode scored, in percent as the CLI prints rates
+    const rows = s.page.getByTestId('coverage').locator('tbody tr');
+    expect(await rows.count()).to.equal(2);
+    expect(await rows.first().locator('td').first().textContent()).to.equal('10 of 10 (100.0%)');
+    expect(await s.page.getByTestId('flags').count()).to.equal(0);
+    await s.go(`/runs/${again}`);
+    await s.page.locator('.facts').getByText('finished', { exact: true }).waitFor();
+    expect(await s.page.getByRole('link', { name: 'Compare profiles' }).count(), 'one profile').to.equal(0);
+  });
+
+  it('a stopped run: its coverage names the unscored episodes and the profile that stands out, and compare bounds the difference', async () => {
+    const outside = await s.pageApi('POST', '/v1/agent-profiles', { name: 'outside', driver: 'external' });
+    expect(outside.status, JSON.stringify(outside.body)).to.equal(201);
+    const reference = (await s.pageApi('GET', '/v1/agent-profiles')).body.find((p: any) => p.label === 'reference@v1');
+    const scenarios = ((await s.pageApi('GET', `/v1/world-versions/${world}/scenarios`)).body as any[]).slice(0, 3);
+    const started = await s.pageApi('POST', '/v1/evaluations', {
+      world_version_id: world,
+      profile_ids: [reference.id, outside.body.id],
+      scenario_ids: scenarios.map((x) => x.id),
+      repeats: 1,
+    });
+    expect(started.status, JSON.stringify(started.body)).to.equal(202);
+    const run = started.body.run_id as string;
+    // the reference agent's episodes end; the external agent's wait for an agent that never comes
+    for (let i = 0; ; i++) {
+      const eps = (await s.pageApi('GET', `/v1/runs/${run}/episodes`)).body as any[];
+      const mine = eps.filter((e) => e.profile === 'reference@v1');
+      if (mine.length === 3 && mine.every((e) => e.status === 'finished')) break;
+      expect(i, 'the reference episodes end').to.be.below(600);
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    expect((await s.pageApi('POST', `/v1/runs/${run}/commands`, { command: 'stop' })).status).to.be.below(300);
+    expect((await s.waitRunEnded(run)).status).to.equal('cancelled');
+    const summary = (await s.pageApi('GET', `/v1/runs/${run}`)).body.summary;
+    const cov = summary.profiles['outside@v1'].coverage;
+    expect(cov.scored, JSON.stringify(cov)).to.equal(0);
+    await s.go(`/runs/${run}`);
+    const rows = s.page.getByTestId('coverage').locator('tbody tr');
+    await rows.first().waitFor();
+    const outsideRow = await rows.filter({ hasText: 'outside@v1' }).locator('td').allTextContents();
+    expect(outsideRow[0]).to.equal('0 of 3 (0.0%)');
+    const causes = Object.entries(cov.unscored as Record<string, number>).filter(([, n]) => n > 0);
+    expect(causes.length).to.be.greaterThan(0);
+    for (const [, n] of causes) expect(outsideRow[2]).to.contain(String(n));
+    for (const f of summary.flags) expect(await s.page.getByTestId('flags').textContent()).to.contain(f.statement);
+    // Retry applies to a cancelled run; Stop does not
+    await s.page.getByRole('button', { name: 'Retry' }).waitFor();
+    expect(await s.page.getByRole('button', { name: 'Stop' }).count()).to.equal(0);
+
+    const c = (await s.pageApi('GET', `/v1/compare?run_a=${run}`)).body.comparisons[0];
+    expect([c.a.profile, c.b.profile]).to.deep.equal(['reference@v1', 'outside@v1']);
+    expect(c.verdict).to.equal('not_enough_data');
+    expect(c.coverage.dropped.length, JSON.stringify(c.coverage)).to.equal(3);
+    await s.go(`/compare?run_a=${run}`);
+    const card = s.page.getByTestId('comparison');
+    expect(await card.getByTestId('verdict').textContent()).to.equal(
+      'Not enough data: no scenario was scored by both sides yet',
+    );
+    const coverage = card.getByTestId('coverage');
+    const text = (await coverage.textContent())!;
+    expect(text).to.contain('3 planned episodes were not scored.');
+    expect(text).to.contain('A scored 3 of 3; B scored 0 of 3 (');
+    const bound = (b: any) =>
+      b ? `${b.difference === 0 ? '0.000' : (b.difference > 0 ? '+' : '−') + Math.abs(b.difference).toFixed(3)}` : '—';
+    expect(await coverage.getByTestId('worst-case').textContent()).to.match(
+      new RegExp(`^${bound(c.coverage.worst_case).replace('+', '\\+')}`),
+    );
+    expect(await coverage.getByTestId('best-case').textContent()).to.match(
+      new RegExp(`^${bound(c.coverage.best_case).replace('+', '\\+')}`),
+    );
+    // the unscored episodes, folded: one row each
+    await coverage.getByText('The unscored episodes').click();
+    expect(await coverage.locator('tbody tr').count()).to.equal(3);
+    for (const f of c.flags) expect(await card.getByTestId('flags').textContent()).to.contain(f.note);
+    expect(await axeProblems(s.page)).to.deep.equal([]);
   });
 
   it("shows an agent's reply once in the transcript, with the call that sent it", async () => {
@@ -183,6 +266,65 @@ describe('web console (Chromium): the compare page shows the server’s verdict'
         record.actions.length -
         record.messages.filter((m: any) => ['agent', 'actor'].includes(m.kind)).length,
     );
+  });
+
+  it('an episode leads with what happened: failed checks, then the transcript; guards that held on one line; long results cut with an ellipsis', async () => {
+    const eps = (await s.pageApi('GET', `/v1/runs/${both}/episodes`)).body as any[];
+    const records = await Promise.all(eps.map(async (e) => (await s.pageApi('GET', `/v1/episodes/${e.id}`)).body));
+    const guard = (c: any) => (c.role ?? (c.kind === 'unchanged' ? 'guard' : 'progress')) === 'guard';
+    const record = records.find(
+      (r) =>
+        r.oracle.check_results.some((c: any) => !c.passed) &&
+        r.oracle.check_results.filter((c: any) => c.passed && guard(c)).length > 1,
+    );
+    expect(record, 'a naive episode with a failed check and guards that held').to.exist;
+    const failed = record.oracle.check_results.filter((c: any) => !c.passed);
+    const held = record.oracle.check_results.filter((c: any) => c.passed && guard(c));
+    await s.go(`/episodes/${record.id}`);
+    const failedList = s.page.getByRole('list', { name: 'Failed checks' });
+    await failedList.waitFor();
+    expect(
+      await failedList.locator('li[data-check]').evaluateAll((xs) => xs.map((x) => x.getAttribute('data-check'))),
+    ).to.deep.equal(failed.map((c: any) => c.check));
+    // the order down the page: failed checks, the transcript, then the rest of the oracle
+    const top = async (name: string) =>
+      (await s.page.getByRole('heading', { level: 2, name, exact: true }).boundingBox())!.y;
+    expect(await top('Failed checks')).to.be.below(await top('Transcript'));
+    expect(await top('Transcript')).to.be.below(await top('Oracle'));
+    // the guards that held are one closed line, opened on demand
+    const fold = s.page.getByTestId('guards-held');
+    const world = held.filter((c: any) => c.check.startsWith('world guard: ')).length;
+    expect(world, 'the compiler guards every record the scenario seeds').to.be.greaterThan(1);
+    expect(await fold.locator('summary').textContent()).to.equal(
+      world === held.length
+        ? `passed ${held.length} world guards held`
+        : `passed ${held.length} guards held (${world} world guards)`,
+    );
+    expect(await fold.getByRole('list', { name: 'Guards held' }).isVisible()).to.equal(false);
+    await fold.locator('summary').click();
+    expect(await fold.locator('li[data-check]').count()).to.equal(held.length);
+    // a long tool result (a call shown on its own: a reply tool's call is folded into its message),
+    // cut with an ellipsis, then shown whole
+    const longOne = (a: any) =>
+      !['reply_to_customer', 'send_message'].includes(a.tool) && String(a.result?.content ?? '').length > 300;
+    const withLong = records.find((r) => (r.actions ?? []).some(longOne));
+    expect(
+      withLong,
+      JSON.stringify(
+        records.map((r) => (r.actions ?? []).map((a: any) => [a.tool, String(a.result?.content ?? '').length])),
+      ),
+    ).to.exist;
+    const content = String(withLong.actions.find(longOne).result.content);
+    await s.go(`/episodes/${withLong.id}`);
+    const result = s.page
+      .getByTestId('result')
+      .filter({ hasText: content.slice(0, 200) })
+      .first();
+    expect(await result.locator('.clipped').textContent()).to.equal(`${content.slice(0, 300).trimEnd()}…`);
+    await result.getByRole('button', { name: `Show all ${content.length.toLocaleString('en-US')} characters` }).click();
+    expect(await result.locator('.clipped').textContent()).to.equal(content);
+    await result.getByRole('button', { name: 'Show less' }).waitFor();
+    expect(await axeProblems(s.page)).to.deep.equal([]);
   });
 
   itCheckedEveryScreen(s);

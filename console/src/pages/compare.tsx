@@ -4,14 +4,16 @@ import { api, ApiError, query } from '../api';
 import type { Comparison, PairedComparison, Run, ScoreBlock, Side } from '../api-types';
 import { useList, useTitle } from '../hooks';
 import { ErrorBox, intervalOf, Loading, PageHead } from '../ui';
+import { droppedCauses, FlagNotes, unscoredWord } from './coverage';
 import { ProfileSummary } from './profile-summary';
 
 /** A signed number with a true minus sign: `+0.125`, `−0.250`, `0.000`. */
 export function signed(x: number | null | undefined, digits = 3): string {
   if (x === null || x === undefined || Number.isNaN(x)) return '—';
-  const r = Math.round(x * 10 ** digits) / 10 ** digits;
-  if (r === 0) return (0).toFixed(digits);
-  return `${r > 0 ? '+' : '−'}${Math.abs(r).toFixed(digits)}`;
+  // toFixed of the magnitude, so −0.2625 and +0.2625 round alike (Math.round sends halves up, toward +)
+  const shown = Math.abs(x).toFixed(digits);
+  if (Number(shown) === 0) return (0).toFixed(digits);
+  return `${x > 0 ? '+' : '−'}${shown}`;
 }
 const plain = (x: number | null | undefined, digits = 3): string =>
   x === null || x === undefined || Number.isNaN(x) ? '—' : x.toFixed(digits).replace('-', '−');
@@ -21,7 +23,9 @@ const bracket = (ci: [number, number] | null, f: (x: number) => string): string 
   ci ? ` [${f(ci[0])}, ${f(ci[1])}]` : '';
 
 /** The server's verdict in a heading's words (docs/scoring.md, Comparing). */
-export function verdictText(c: Pick<PairedComparison, 'verdict' | 'a' | 'b'>): string {
+export function verdictText(
+  c: Pick<PairedComparison, 'verdict' | 'a' | 'b' | 'scenarios' | 'scenarios_needed'>,
+): string {
   switch (c.verdict) {
     case 'b_better':
       return `B is better: ${c.b.profile} scores higher than ${c.a.profile}`;
@@ -29,9 +33,110 @@ export function verdictText(c: Pick<PairedComparison, 'verdict' | 'a' | 'b'>): s
       return `A is better: ${c.a.profile} scores higher than ${c.b.profile}`;
     case 'within_noise':
       return 'Within noise: the test cannot tell this difference from chance';
-    default:
-      return 'Not enough data: no scenario was scored by both sides yet';
+    default: {
+      const n = c.scenarios ?? 0;
+      if (n === 0) return 'Not enough data: no scenario was scored by both sides yet';
+      const needed = c.scenarios_needed?.minimum ?? 6;
+      return `Not enough data: ${n} paired scenario${n === 1 ? '' : 's'} cannot decide (a difference needs at least ${needed})`;
+    }
   }
+}
+
+/** A coverage bound's verdict, short. */
+const BOUND_WORDS: Record<string, string> = {
+  b_better: 'B better',
+  a_better: 'A better',
+  within_noise: 'within noise',
+  not_enough_data: 'not enough data',
+};
+
+type Bound = NonNullable<NonNullable<PairedComparison['coverage']>['worst_case']>;
+
+/** "−0.250 [−0.500, +0.100], within noise": a bound's difference, interval and verdict. */
+function boundText(b: Bound | null | undefined): string {
+  if (!b) return '—';
+  const ci = intervalOf(b.difference_ci);
+  return `${signed(b.difference)}${bracket(ci, (x) => signed(x))}, ${BOUND_WORDS[b.verdict ?? ''] ?? b.verdict}`;
+}
+
+/** The slots of one side, from compare's `planned_slots` / `scored_slots` (`{a, b}`). */
+const slotsOf = (o: Record<string, unknown> | undefined, side: 'a' | 'b'): number =>
+  typeof o?.[side] === 'number' ? o[side] : 0;
+
+/**
+ * The planned episodes either side did not score, and the difference bounded with them
+ * counted against B and for B (docs/scoring.md, Comparing, Coverage); one quiet line when
+ * every one was scored.
+ */
+function Unscored({ c }: { c: PairedComparison }) {
+  const cov = c.coverage;
+  if (!cov) return null;
+  const dropped = (cov.dropped ?? []) as Array<{
+    side?: string;
+    scenario_id?: string;
+    repeat?: number;
+    cause?: string;
+  }>;
+  const planned = (side: 'a' | 'b') => slotsOf(cov.planned_slots, side);
+  const scored = (side: 'a' | 'b') => slotsOf(cov.scored_slots, side);
+  if (dropped.length === 0)
+    return (
+      <p className="muted" data-testid="coverage">
+        Every planned episode was scored: A {scored('a')} of {planned('a')}, B {scored('b')} of {planned('b')}.
+      </p>
+    );
+  const left = cov.dropped_scenarios ?? [];
+  return (
+    <div className="warn-note" role="note" data-testid="coverage">
+      <p style={{ marginTop: 0 }}>
+        <strong>
+          {dropped.length} planned episode{dropped.length === 1 ? ' was' : 's were'} not scored.
+        </strong>{' '}
+        A scored {scored('a')} of {planned('a')}
+        {scored('a') < planned('a') ? ` (${droppedCauses(dropped, 'a')})` : ''}; B scored {scored('b')} of{' '}
+        {planned('b')}
+        {scored('b') < planned('b') ? ` (${droppedCauses(dropped, 'b')})` : ''}.{' '}
+        {left.length > 0
+          ? `${left.length} of ${cov.planned_scenarios ?? '?'} scenarios have no pair and are left out of the test.`
+          : ''}
+      </p>
+      <dl className="facts">
+        <div>
+          <dt>Worst case for B: unscored count as B failing, A succeeding</dt>
+          <dd data-testid="worst-case">{boundText(cov.worst_case)}</dd>
+        </div>
+        <div>
+          <dt>Best case for B: unscored count as B succeeding, A failing</dt>
+          <dd data-testid="best-case">{boundText(cov.best_case)}</dd>
+        </div>
+      </dl>
+      <details className="fold">
+        <summary>The unscored episodes</summary>
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Side</th>
+                <th scope="col">Scenario</th>
+                <th scope="col">Repeat</th>
+                <th scope="col">Why not scored</th>
+              </tr>
+            </thead>
+            <tbody>
+              {dropped.map((d, i) => (
+                <tr key={i}>
+                  <td>{d.side === 'b' ? 'B' : 'A'}</td>
+                  <td className="mono">{d.scenario_id}</td>
+                  <td>{d.repeat ?? '—'}</td>
+                  <td>{unscoredWord(d.cause)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </div>
+  );
 }
 
 const significant = (c: Pick<PairedComparison, 'verdict'>) => c.verdict === 'a_better' || c.verdict === 'b_better';
@@ -51,6 +156,8 @@ function Verdict({ c }: { c: PairedComparison }) {
       <p className={significant(c) ? 'verdict strong' : 'verdict'} data-testid="verdict" role="status">
         <strong>{verdictText(c)}</strong>
       </p>
+      <FlagNotes notes={(c.flags ?? []).map((f) => String(f.note ?? f.statement ?? ''))} />
+      <Unscored c={c} />
       <dl className="facts">
         <div>
           <dt>A</dt>
@@ -129,8 +236,8 @@ function Scores({ c, a, b }: { c: PairedComparison; a?: ScoreBlock; b?: ScoreBlo
     <div className="table-wrap">
       <table data-testid="scores">
         <caption className="muted" style={{ textAlign: 'left' }}>
-          Each side&apos;s summary; brackets are 95% intervals, given from 30 scored scenarios up (fewer cannot hold the
-          promised coverage). The B − A row is in the column&apos;s unit (reward, or percentage points).
+          Each side&apos;s summary; brackets are 95% intervals (below 30 scenarios, the conservative Clopper-Pearson
+          ones). The B − A row is in the column&apos;s unit (reward, or percentage points).
         </caption>
         <thead>
           <tr>
@@ -238,7 +345,9 @@ function ScenarioSet({ set, runs }: { set: Comparison['scenario_set']; runs: str
 /**
  * Compare two runs on the same pinned world, or the profiles of one run, showing what the
  * server computed (GET /v1/compare): for each pair of profiles the verdict, the difference
- * with its interval, the paired test and the minimum detectable difference; the scores side
+ * with its interval, the paired test and the minimum detectable difference, the planned
+ * episodes either side did not score with the difference's worst and best case, the sides
+ * whose unscored or agent-error share stands out, and any caveat (differing simulators); the scores side
  * by side in one unit per column; each paired scenario's change, marked "within noise" when
  * the verdict is; the scenarios left out when the runs' sets differ; and why it refused.
  */
@@ -343,6 +452,11 @@ export default function Compare() {
             content <code>{String(result.world_content_hash).slice(0, 12)}</code>
           </p>
           <ScenarioSet set={result.scenario_set} runs={Object.keys(result.runs ?? {})} />
+          {(result.caveats ?? []).length > 0 ? (
+            <div className="warn-note" role="note" data-testid="caveats">
+              <strong>Read with care:</strong> {(result.caveats ?? []).join(' ')}
+            </div>
+          ) : null}
           <h2>Verdict</h2>
           {comparisons.length > 1 ? (
             <label className="field">

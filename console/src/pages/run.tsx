@@ -5,6 +5,7 @@ import type { EpisodeListItem, Run } from '../api-types';
 import { useAction, useApi, useEventStream, useTitle, type StreamEvent } from '../hooks';
 import { ErrorBox, Facts, Loading, PageHead, Status, usd, when, succeeded } from '../ui';
 import { Commands } from './commands';
+import { RunCoverage } from './coverage';
 import { EpisodeList } from './episode-list';
 import { OutcomeGrid } from './outcome-grid';
 import { ProfileSummary } from './profile-summary';
@@ -47,7 +48,8 @@ interface EpisodeEventData {
 }
 
 /**
- * The live run page: status and commands, per-profile summary, a scenario-by-repeat grid,
+ * The live run page: status and the commands that apply, per-profile summary and coverage
+ * (with the profiles whose unscored or agent-error share stands out), a scenario-by-repeat grid,
  * the reward distribution, cost and tokens, and every episode (virtualized). While the run
  * is live it follows the run's event stream: episodes change in place as their events
  * arrive, and the summary is read again at most once a second.
@@ -189,15 +191,17 @@ export default function RunPage() {
         }
       >
         <Commands status={r.status} busy={act.busy} onCommand={(c) => void command(c)} />
-        <Link className="button" to={`/compare?run_a=${id}`}>
-          Compare profiles
-        </Link>
+        {(r.profiles ?? []).length > 1 ? (
+          <Link className="button" to={`/compare?run_a=${id}`}>
+            Compare profiles
+          </Link>
+        ) : null}
       </PageHead>
       <ErrorBox error={act.error ?? run.error ?? r.error} />
       <Facts
         items={[
           ['Status', <Status value={r.status} />],
-          ['World version', <Link to={`/world-versions/${r.world_version_id}`}>{r.world_version_id}</Link>],
+          ['World version', <Link to={`/world-versions/${r.world_version_id}`}>{r.world_version_id}</Link>, 'id'],
           ['Profiles', (r.profiles ?? []).map((p) => p.label).join(', ')],
           ['Episodes', `${ended} of ${planned} ended`],
           ['Cost', usd(r.summary?.cost_usd ?? r.spent_usd)],
@@ -220,6 +224,7 @@ export default function RunPage() {
       </div>
       <h2>Summary by profile</h2>
       <ProfileSummary profiles={r.summary?.profiles ?? {}} />
+      <RunCoverage profiles={r.summary?.profiles ?? {}} flags={r.summary?.flags} />
       <h2>Reward distribution</h2>
       {chartWanted ? (
         <Suspense fallback={<Loading what="Loading the chart" />}>
