@@ -171,25 +171,6 @@ function wilsonAt(p: number, n: number, z: number): [number, number] {
   return [round(Math.max(0, centre - half)), round(Math.min(1, centre + half))];
 }
 
-/** The standard normal distribution function (Abramowitz and Stegun 7.1.26, error below 1.5e-7). */
-export function normalCdf(x: number): number {
-  const t = 1 / (1 + (0.3275911 * Math.abs(x)) / Math.SQRT2);
-  const poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
-  const tail = 0.5 * poly * Math.exp((-x * x) / 2);
-  return x >= 0 ? 1 - tail : tail;
-}
-
-/**
- * The lower tail share of the expanded percentile bootstrap (Hesterberg): the percentile
- * interval of a mean from n values is too narrow for small n (it uses z and the variance
- * over n, not t(n - 1) and over n - 1), so it takes its quantiles at Φ(-sqrt(n / (n - 1)) x
- * t975(n - 1)) instead of 0.025: 0.019 at 30 scenarios, 0.009 at 10.
- */
-export function expandedTail(n: number): number {
-  if (n < 2) return (1 - CI_LEVEL) / 2;
-  return normalCdf(-Math.sqrt(n / (n - 1)) * t975(n - 1));
-}
-
 /** The q-quantile of sorted values, linear between the two nearest ranks (type 7). */
 export function quantile(sorted: number[], q: number): number {
   const h = (sorted.length - 1) * q;
