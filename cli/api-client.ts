@@ -50,6 +50,10 @@ export interface RequestOptions {
   form?: FormData;
   /** Send no key even when one is known (sign-in operations). */
   anonymous?: boolean;
+  /** Headers of this request (e.g. `Prefer`). */
+  headers?: Record<string, string>;
+  /** How much longer than the client's own timeout this request may take (a held answer). */
+  extraTimeoutMs?: number;
 }
 
 /** The CLI's and the MCP server's HTTP client: JSON in, JSON out, refusals as ApiError. */
@@ -107,7 +111,7 @@ export class ApiClient {
 
   /** Sends one request and answers the raw Response (downloads); refusals still throw. */
   async fetchRaw(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    const headers = this.headers(opts.anonymous);
+    const headers = { ...this.headers(opts.anonymous), ...opts.headers };
     let body: string | FormData | undefined;
     if (opts.form) body = opts.form;
     else if (opts.body !== undefined) {
@@ -120,7 +124,7 @@ export class ApiClient {
         method,
         headers,
         body,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(this.timeoutMs + (opts.extraTimeoutMs ?? 0)),
       });
     } catch (err) {
       const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);

@@ -56,10 +56,16 @@ export async function waitForResult(
  * The episodes whose turn waits for an action: of the given episodes, or the running
  * episodes of one run, or of every run of the workspace that has not ended. Listing runs
  * and episodes needs a key with `evaluator`; an `agent` key must name the episodes.
+ *
+ * With `waitSeconds`, when no turn waits yet, it waits for the first one instead of answering
+ * none: it asks the episodes' observations with `Prefer: wait` (the server holds each until a
+ * turn is offered or the episode ends), then reads them all again once one answers. A server
+ * without the preference answers at once, so this costs one more read there.
  */
 export async function waitingTurns(
   api: ApiClient,
   where: { runId?: string; episodeIds?: string[] },
+  waitSeconds = 0,
 ): Promise<WaitingTurn[]> {
   let targets: Array<{ run: string | null; episode: string }>;
   if (where.episodeIds?.length) targets = where.episodeIds.map((episode) => ({ run: where.runId ?? null, episode }));
@@ -75,6 +81,26 @@ export async function waitingTurns(
       for (const e of episodes) if (e.status === 'running') targets.push({ run, episode: String(e.id) });
     }
   }
+  const turns = await readTurns(api, targets);
+  if (turns.length > 0 || waitSeconds <= 0 || targets.length === 0) return turns;
+  // held reads of the first few episodes; the first to answer with a turn (or all) ends the wait
+  const held = targets.slice(0, PARALLEL_READS).map((t) =>
+    api
+      .request<Schema<'Observation'>>('GET', `/v1/episodes/${seg(t.episode)}/observation`, {
+        headers: { prefer: `wait=${Math.min(30, Math.ceil(waitSeconds))}` },
+        extraTimeoutMs: waitSeconds * 1000,
+      })
+      .then((o) => (o?.awaiting_action ? Promise.reject(new Error('turn')) : undefined)),
+  );
+  await Promise.all(held).catch(() => undefined);
+  return readTurns(api, targets);
+}
+
+/** The waiting turns of `targets`, read PARALLEL_READS at a time. */
+async function readTurns(
+  api: ApiClient,
+  targets: Array<{ run: string | null; episode: string }>,
+): Promise<WaitingTurn[]> {
   const turns: WaitingTurn[] = [];
   for (let i = 0; i < targets.length; i += PARALLEL_READS) {
     const batch = targets.slice(i, i + PARALLEL_READS);

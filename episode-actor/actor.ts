@@ -47,6 +47,8 @@ export class EpisodeActor {
   /** The last turn an observation showed the external agent (rule 4: read the turn, then act). In memory only. */
   #readTurn: number | null = null;
   /** The last observation answered, and what it was built from. */
+  /** Held observations (waitObservation), woken when a turn is offered or the episode ends. */
+  readonly #waiters = new Set<() => void>();
   #observed: { turn: TurnState | null; actionKey: string | null; status: string; observation: Observation } | null =
     null;
   readonly #done: Promise<EpisodeSummary>;
@@ -130,6 +132,34 @@ export class EpisodeActor {
       this.#readTurn = st.turn?.id ?? null;
       this.#afterOffer();
     });
+  }
+
+  /**
+   * The observation once the agent has something to read: a turn waits for its action, or the
+   * episode is no longer running; or, when neither happens within `ms` (or `signal` aborts),
+   * the observation as it is then. What an external agent's long-poll waits on (`Prefer: wait`).
+   */
+  async waitObservation(ms: number, signal?: AbortSignal): Promise<Observation> {
+    const st = this.#core.state;
+    if (ms > 0 && st.status === 'running' && !awaitsExternalAction(st) && !signal?.aborted) {
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', wake);
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, ms);
+        signal?.addEventListener('abort', wake);
+        this.#waiters.add(wake);
+      });
+    }
+    return this.observation();
+  }
+
+  /** Answers every held observation (a turn was offered, or the episode ended). */
+  #wakeWaiters(): void {
+    for (const wake of [...this.#waiters]) wake();
   }
 
   observation(): Observation {
@@ -242,6 +272,7 @@ export class EpisodeActor {
 
   #resolve(): void {
     this.#resolveDone(summaryView(this.#core.state));
+    this.#wakeWaiters();
   }
 
   #offer(name: string): void {
@@ -266,6 +297,7 @@ export class EpisodeActor {
     const turn = st.turn;
     if (st.status !== 'running' || !turn || turn.action_key !== null) return;
     if (st.profile.driver === 'external') {
+      this.#wakeWaiters();
       this.#timer?.clear();
       const left = Date.parse(turn.offered_at) + st.options.external_turn_timeout_ms - this.#core.clock.now();
       this.#timer = this.#core.clock.setTimeout(

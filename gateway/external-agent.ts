@@ -12,11 +12,24 @@ import {
   type Observation,
 } from '../episode-actor/index.js';
 import type { RunEpisodeDoc } from '../scheduler/index.js';
-import { WorldWorkerClients, type LocalWorkers } from '../world-worker/index.js';
+import { MAX_OBSERVE_WAIT_MS, WorldWorkerClients, type LocalWorkers } from '../world-worker/index.js';
 import type { LocalHandler } from './pipeline.js';
 import { sendShared } from './shared-answer.js';
 
 const hasEnded = (status: string): boolean => status === 'finished' || status === 'failed' || status === 'cancelled';
+
+/**
+ * The seconds of an RFC 7240 `Prefer: wait=N` (the first one, among other preferences), at
+ * most MAX_OBSERVE_WAIT_MS; null when the request states none. A malformed value is no preference.
+ */
+export function preferredWaitSeconds(prefer: string | undefined): number | null {
+  if (!prefer) return null;
+  for (const pref of prefer.split(',')) {
+    const m = /^\s*wait\s*=\s*"?(\d{1,6})"?\s*(?:;.*)?$/i.exec(pref);
+    if (m) return Math.min(Number(m[1]), MAX_OBSERVE_WAIT_MS / 1000);
+  }
+  return null;
+}
 
 /**
  * The external agent's hot path, answered by the gateway itself (docs/architecture.md,
@@ -39,12 +52,20 @@ export class ExternalAgentPath {
    * GET /v1/episodes/{id}/observation: the actor's answer while a worker hosts it; before it
    * started and after it ended, the stored status with no turn. An unreachable worker answers
    * `awaiting_action: false`, so a polling agent simply asks again.
+   *
+   * With `waitSeconds` (the request's `Prefer: wait=N`, an addition beside the spec) a running
+   * episode's actor holds the answer until a turn waits for the agent's action or the episode
+   * ends, or for that long: the agent learns of its turn as it is offered, without polling.
+   * An episode not yet placed on a worker is answered at once, as without the preference.
    */
-  async observe(projectId: string, id: string): Promise<Observation> {
+  async observe(projectId: string, id: string, waitSeconds: number | null = null): Promise<Observation> {
     const ep = await this.#attempt(projectId, id);
     if (ep.status === 'running') {
       try {
-        const live = await this.#workers.onEpisode(ep, 'episode.observe', {});
+        const waitMs = (waitSeconds ?? 0) * 1000;
+        const live = waitMs
+          ? await this.#workers.onEpisode(ep, 'episode.observe', { wait_ms: waitMs }, waitMs + 10_000)
+          : await this.#workers.onEpisode(ep, 'episode.observe', {});
         if (live) return live;
       } catch (err) {
         if (!(err instanceof ServiceError && err.code === 'unavailable')) throw err;
@@ -107,8 +128,11 @@ export class ExternalAgentPath {
       return principal.projectId;
     };
     local.set('get_observation', async (call, req, res) => {
+      const wait = preferredWaitSeconds(req.get('prefer'));
+      res.vary('Prefer');
+      if (wait !== null) res.setHeader('Preference-Applied', `wait=${wait}`);
       // the actor answers every poll of a turn with the same object: its text is made once
-      sendShared(req, res, await this.observe(projectOf(call.principal), call.params.ep_id!));
+      sendShared(req, res, await this.observe(projectOf(call.principal), call.params.ep_id!, wait));
     });
     local.set('post_action', async (call, _req, res) => {
       res.status(202).json(await this.act(projectOf(call.principal), call.params.ep_id!, call.body as ExternalAction));

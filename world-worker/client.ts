@@ -175,6 +175,7 @@ export class WorldWorkerClients {
     ep: HostedEpisode,
     kind: K,
     payload: Omit<WorkPayload<K>, 'episode_id'>,
+    timeoutMs = EPISODE_CALL_MS,
   ): Promise<WorkAnswer<K> | null> {
     if (!ep.worker_address) return null;
     if (ep.worker_id) this.#ids.set(ep.worker_address, ep.worker_id);
@@ -183,7 +184,7 @@ export class WorldWorkerClients {
         ep.worker_address,
         kind,
         { episode_id: ep._id, ...payload } as WorkPayload<K>,
-        EPISODE_CALL_MS,
+        timeoutMs,
       );
     } catch (err) {
       const e = toServiceError(err);

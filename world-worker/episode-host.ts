@@ -25,6 +25,9 @@ import {
 } from './episode-work.js';
 import type { RoleMetrics } from '../core/index.js';
 
+/** The longest an observation is held for `Prefer: wait` (the gateway caps the client's ask at the same). */
+export const MAX_OBSERVE_WAIT_MS = 30_000;
+
 /** One episode this worker hosts. */
 interface Hosted {
   actor: EpisodeActor | null;
@@ -96,7 +99,14 @@ export class EpisodeHost {
     service.register(EPISODE_WORK.hosted, async (p) => ({
       hosted: ((p as { episode_ids?: string[] }).episode_ids ?? []).filter((id) => this.#live.has(id)),
     }));
-    service.register(EPISODE_WORK.observe, async (p) => this.#actor((p as EpisodeTarget).episode_id).observation());
+    service.register(EPISODE_WORK.observe, async (p) => {
+      const { episode_id, wait_ms } = p as EpisodeTarget & { wait_ms?: number };
+      const actor = this.#actor(episode_id);
+      // a held observation ends early when the host closes: it never holds a shutdown up
+      return wait_ms
+        ? actor.waitObservation(Math.min(wait_ms, MAX_OBSERVE_WAIT_MS), this.#closed.signal)
+        : actor.observation();
+    });
     service.register(EPISODE_WORK.action, async (p) => {
       const { episode_id, key } = p as EpisodeTarget & { key: string };
       return { action: this.#actor(episode_id).actionResult(key) };

@@ -29,7 +29,11 @@ export const EPISODE_WORK = {
   await: 'episode.await',
   /** `{episode_ids}` -> `{hosted: string[]}`: which of them this worker hosts now. */
   hosted: 'episode.hosted',
-  /** `{episode_id}` -> the actor's Observation. */
+  /**
+   * `{episode_id, wait_ms?}` -> the actor's Observation; with `wait_ms`, held until a turn
+   * waits for the agent's action or the episode ends, or for that long (the gateway's
+   * `Prefer: wait`), then answered as it is.
+   */
   observe: 'episode.observe',
   /**
    * `{episode_id, key}` -> `{action}`: the action with that idempotency key as the actor last

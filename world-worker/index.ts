@@ -15,6 +15,7 @@ import { SchedulerLink } from './scheduler-link.js';
 export { WorldWorkerService } from './service.js';
 export { LocalWorkers } from './local-workers.js';
 export { WorldWorkerClients } from './client.js';
+export { MAX_OBSERVE_WAIT_MS } from './episode-host.js';
 export type { WorkAnswer, WorkKind, WorkPayload } from './work-kinds.js';
 import type { LocalWorkers } from './local-workers.js';
 export {

@@ -28,7 +28,7 @@ export interface WorkKinds {
   [EPISODE_WORK.await]: { payload: EpisodeTarget; answer: EpisodeOutcome };
   /** Which of the episodes this worker hosts now. */
   [EPISODE_WORK.hosted]: { payload: { episode_ids: string[] }; answer: { hosted: string[] } };
-  [EPISODE_WORK.observe]: { payload: EpisodeTarget; answer: Observation };
+  [EPISODE_WORK.observe]: { payload: EpisodeTarget & { wait_ms?: number }; answer: Observation };
   /** An action by idempotency key, as last saved (GET .../actions/{key}). */
   [EPISODE_WORK.action]: { payload: EpisodeTarget & { key: string }; answer: { action: SavedAction | null } };
   /** Answers once the action is accepted (saved), before it is carried out. */

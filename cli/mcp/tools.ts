@@ -5,6 +5,9 @@ import type { Schema } from '../../proto/index.js';
 import { ApiError, formatDetail, seg, type ApiClient } from '../api-client.js';
 import { waitForResult, waitingTurns } from '../external-turns.js';
 
+/** How long `waiting_turns` waits for a turn when none waits yet (the server's `Prefer: wait`). */
+const MCP_TURN_WAIT_S = 10;
+
 /** Any JSON value, with a type a schema reader can show (z.unknown() would be `{}`, which MCP inspectors flag). */
 const jsonValue = z.union([
   z.string(),
@@ -97,7 +100,8 @@ export function registerTools(server: McpServer, api: ApiClient): void {
     },
     async ({ run_id, episode_ids }) => {
       try {
-        const turns = await waitingTurns(api, { runId: run_id, episodeIds: episode_ids });
+        // waits up to 10 s for a turn when none waits yet, rather than have the assistant poll
+        const turns = await waitingTurns(api, { runId: run_id, episodeIds: episode_ids }, MCP_TURN_WAIT_S);
         return answer({ count: turns.length, turns });
       } catch (err) {
         return failure(err);

@@ -611,7 +611,7 @@ export interface paths {
         };
         /**
          * Read the waiting turn
-         * @description When `awaiting_action` is false, ask again after a second or two.
+         * @description When `awaiting_action` is false, ask again after a second or two. Addition beside the spec: with `Prefer: wait=N` (RFC 7240, N seconds, at most 30) the answer is held until a turn waits for the agent's action or the episode ends, or for N seconds, so an agent learns of its turn as it is offered instead of polling; the answer then carries `Preference-Applied`. Without the header nothing changes.
          */
         get: operations["get_observation"];
         put?: never;
@@ -3450,7 +3450,10 @@ export interface operations {
     get_observation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `wait=N`: hold the answer up to N seconds (at most 30) for a turn to wait for the action, or the episode to end. */
+                Prefer?: string;
+            };
             path: {
                 ep_id: components["parameters"]["EpId"];
             };
@@ -3461,6 +3464,8 @@ export interface operations {
             /** @description The episode's status and the waiting turn, if any. */
             200: {
                 headers: {
+                    /** @description `wait=N` when the request asked to wait: the seconds it was held at most. */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -52,6 +52,33 @@ describe('external agents over the HTTP API', function () {
   });
   after(async () => t?.close());
 
+  it('with Prefer: wait the observation is held until the next turn is offered (an addition beside the spec)', async () => {
+    const { runId, episodes } = await externalRun();
+    const ep = episodes[0]!;
+    const first = await agent.nextTurn(ep);
+    const observe = (prefer?: string) =>
+      fetch(`${t.url}/v1/episodes/${ep}/observation`, {
+        headers: { authorization: `Bearer ${agentKey}`, ...(prefer ? { prefer } : {}) },
+      });
+    const plain = await observe();
+    expect(plain.headers.get('preference-applied')).to.equal(null);
+    expect(plain.headers.get('vary') ?? '').to.match(/prefer/i);
+    const asked = await observe('wait=5');
+    expect(asked.headers.get('preference-applied')).to.equal('wait=5');
+    expect(((await asked.json()) as any).awaiting_action).to.equal(true);
+    // after an action, one held read (no polling) answers with the next turn
+    const sent = await agent.act(ep, {
+      actor: first.turn!.actor,
+      tool: 'reply_to_customer',
+      args: { text: 'Looking into it.' },
+      idempotency_key: 'held-turn-1',
+    });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(202);
+    const next = (await (await observe('wait=20')).json()) as any;
+    expect(next.awaiting_action, JSON.stringify(next)).to.equal(true);
+    expect((await cw.admin.post(`/v1/runs/${runId}/commands`, { command: 'stop' })).status).to.be.below(300);
+  });
+
   it('completes episodes with a perfect score, several waiting at once, with default stress', async () => {
     const { runId, episodes } = await externalRun({ repeats: 3, default_stress: true });
     expect(episodes).to.have.length(3);

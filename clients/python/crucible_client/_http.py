@@ -95,15 +95,16 @@ class Transport:
             raise ApiError(err.code, _detail_of(raw, err.reason), method, path) from None
 
     def request(self, method: str, path: str, params: Mapping[str, Any] | None = None, body: Any = None,
-                data: bytes | None = None, content_type: str | None = None) -> Any:
+                data: bytes | None = None, content_type: str | None = None,
+                headers: Mapping[str, str] | None = None, timeout: float | None = None) -> Any:
         """Sends one request. A JSON answer is returned parsed; any other answer as bytes."""
-        headers = {}
+        headers = dict(headers or {})
         if body is not None and data is None:
             data = json.dumps(body).encode()
             content_type = "application/json"
         if content_type:
             headers["Content-Type"] = content_type
-        with self.open(method, path, params, data, headers) as res:
+        with self.open(method, path, params, data, headers, timeout) as res:
             raw = res.read()
             kind = res.headers.get("Content-Type", "")
         if "json" in kind:

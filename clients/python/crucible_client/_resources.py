@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 JOB_ENDED = ("succeeded", "failed", "cancelled")
 #: Pause between two asks for an action result (spec section 8: about 0.5 s).
 ACTION_POLL_S = 0.5
+#: How long ``external.observation`` asks the server to hold the answer for a turn (``Prefer: wait``).
+OBSERVATION_WAIT_S = 20
 
 
 def _q(value: str) -> str:
@@ -193,9 +195,20 @@ class Runs(_Group):
 class External(_Group):
     """Bring your own agent: read the waiting turn, send its action."""
 
-    def observation(self, ep_id: str) -> dict:
-        """GET /v1/episodes/{ep_id}/observation: episode_status, awaiting_action, turn."""
-        return self._c.get(f"/v1/episodes/{_q(ep_id)}/observation")
+    def observation(self, ep_id: str, wait_s: float = OBSERVATION_WAIT_S) -> dict:
+        """GET /v1/episodes/{ep_id}/observation: episode_status, awaiting_action, turn.
+
+        Waits for the turn instead of polling: asks with ``Prefer: wait=<wait_s>``, so a server
+        that supports it holds the answer until a turn waits for the action or the episode
+        ends (at most ``wait_s`` seconds, 30 at most). A server without it answers at once,
+        as it always did, and the caller asks again after a second or two. ``wait_s=0``
+        asks once, without waiting."""
+        path = f"/v1/episodes/{_q(ep_id)}/observation"
+        wait = max(0, min(int(wait_s), 30))
+        if not wait:
+            return self._c.get(path)
+        transport = self._c._transport
+        return transport.request("GET", path, headers={"Prefer": f"wait={wait}"}, timeout=transport.timeout + wait)
 
     def act(self, ep_id: str, actor: str, tool: str, args: dict | None, idempotency_key: str, wait_s: float = 120) -> dict:
         """Sends one action, then asks for its result every 0.5 s until it is done, and

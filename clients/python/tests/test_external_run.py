@@ -97,6 +97,27 @@ class ExternalRun(unittest.TestCase):
         self.assertEqual(compared["world_version_id"], self.wv)
         self.assertIn(run_id, compared["runs"])
 
+    def test_observation_waits_for_the_next_turn_instead_of_polling(self) -> None:
+        _, run = self.start("py-wait", splits=["dev"], repeats=1, default_stress=False)
+        deadline = time.monotonic() + 120
+        ep_id = None
+        while ep_id is None:
+            self.assertLess(time.monotonic(), deadline, "no episode started")
+            running = [e for e in self.c.runs.episodes(run["run_id"]) if e["status"] == "running"]
+            ep_id = running[0]["id"] if running else None
+            if ep_id is None:
+                time.sleep(0.5)
+        first = wait_turn(self.c, ep_id)
+        self.assertIsNotNone(first)
+        # the server says it held the answer (Preference-Applied), and the answer is the turn
+        with self.c._transport.open("GET", f"/v1/episodes/{ep_id}/observation", headers={"Prefer": "wait=5"}) as res:
+            self.assertEqual(res.headers.get("Preference-Applied"), "wait=5")
+        self.c.external.act(ep_id, first["actor"], "wait", {}, uuid.uuid4().hex)
+        # one call, no sleep: the server holds it until the next turn is offered
+        nxt = self.c.external.observation(ep_id, wait_s=20)
+        self.assertTrue(nxt["awaiting_action"], nxt)
+        self.c.runs.command(run["run_id"], "stop")
+
     def test_a_key_acts_once_another_action_under_it_is_refused_and_stop_ends_the_run(self) -> None:
         scenario = self.c.worlds.scenarios(self.wv)[0]["scenario_id"]
         _, run = self.start("py-keys", scenario_ids=[scenario], repeats=1, default_stress=False)
