@@ -169,6 +169,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
         // the test job's own subjects on the shared NATS (test/support/job.ts)
         ...(NATS_PREFIX ? { NATS_PREFIX } : {}),
+        OPS_PORT: '0',
         LOG_LEVEL: process.env.DEBUG_ROLES ? 'info' : 'warn',
         ...envOf(name),
       },

@@ -92,6 +92,8 @@ export async function distributedEnv(dataDir: string): Promise<{ env: Record<str
     SCHEDULER_ADDR: `127.0.0.1:${schedulerPort}`,
     PORT: String(gatewayPort),
     HOST: '127.0.0.1',
+    // each role's operator port from the kernel: parallel test files would all ask for the default
+    OPS_PORT: '0',
   };
   return { env, gatewayUrl: `http://127.0.0.1:${gatewayPort}` };
 }
