@@ -210,6 +210,7 @@ describe('web console (Chromium): the compare page shows the server’s verdict'
     const causes = Object.entries(cov.unscored as Record<string, number>).filter(([, n]) => n > 0);
     expect(causes.length).to.be.greaterThan(0);
     for (const [, n] of causes) expect(outsideRow[2]).to.contain(String(n));
+    expect(summary.flags.map((f: any) => [f.profile, f.kind])).to.deep.include(['outside@v1', 'unscored']);
     for (const f of summary.flags) expect(await s.page.getByTestId('flags').textContent()).to.contain(f.statement);
     // Retry applies to a cancelled run; Stop does not
     await s.page.getByRole('button', { name: 'Retry' }).waitFor();
@@ -239,6 +240,7 @@ describe('web console (Chromium): the compare page shows the server’s verdict'
     // the unscored episodes, folded: one row each
     await coverage.getByText('The unscored episodes').click();
     expect(await coverage.locator('tbody tr').count()).to.equal(3);
+    expect(c.flags.map((f: any) => [f.profile, f.kind])).to.deep.include(['outside@v1', 'unscored']);
     for (const f of c.flags) expect(await card.getByTestId('flags').textContent()).to.contain(f.note);
     expect(await axeProblems(s.page)).to.deep.equal([]);
   });
