@@ -3,10 +3,12 @@
  * own child-process sandbox on a fresh data dir, an ApplicationClient, in-memory
  * persistence and a recording event emitter.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import {
   ApplicationClient,
   expandScenarios,
@@ -35,11 +37,35 @@ import type { ToolCaller } from '../../world/index.js';
 
 export const CATALOG_APPS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../catalog/apps');
 
-/** Every application folder of the catalog that has a world.yaml. */
+/**
+ * The catalog's benchmark folders (index.yaml `benchmarks`, e.g. tau2-retail): worlds an importer
+ * wrote from a benchmark's tasks, with judged assertions and no authored fault schedules. The
+ * tests that hold every authored world to the same bar (a reference agent near 1 with no judge,
+ * a fault schedule per world) leave them out; test/integration/tau2-retail.test.ts holds them.
+ */
+const BENCHMARK_APPS = new Set(
+  (
+    (
+      parseYaml(readFileSync(path.join(CATALOG_APPS, '..', 'index.yaml'), 'utf8')) as {
+        benchmarks?: { path: string }[];
+      }
+    ).benchmarks ?? []
+  ).map((b) => path.basename(b.path)),
+);
+
+/** The catalog's authored application folders (those with a world.yaml, no benchmark), sorted. */
+export const AUTHORED_WORLDS: string[] = readdirSync(CATALOG_APPS, { withFileTypes: true })
+  .filter(
+    (e) => e.isDirectory() && !BENCHMARK_APPS.has(e.name) && existsSync(path.join(CATALOG_APPS, e.name, 'world.yaml')),
+  )
+  .map((e) => e.name)
+  .sort();
+
+/** Every authored application folder of the catalog that has a world.yaml (no benchmark). */
 export async function catalogWorlds(): Promise<ApplicationSource[]> {
   const out: ApplicationSource[] = [];
   for (const e of await readdir(CATALOG_APPS, { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
+    if (!e.isDirectory() || BENCHMARK_APPS.has(e.name)) continue;
     try {
       out.push(await loadApplicationSource(path.join(CATALOG_APPS, e.name)));
     } catch (err) {
