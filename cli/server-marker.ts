@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../core/index.js';
 
@@ -24,6 +24,8 @@ export const markerPath = (dataDir: string): string => path.join(dataDir, MARKER
 export function writeServerMarker(dataDir: string, url: string): () => void {
   const file = markerPath(dataDir);
   const marker: Marker = { pid: process.pid, url, started_at: new Date().toISOString() };
+  // on PostgreSQL or MongoDB nothing else may have made the data folder yet
+  mkdirSync(dataDir, { recursive: true });
   writeFileSync(file, `${JSON.stringify(marker)}\n`, { mode: 0o600 });
   return () => {
     try {

@@ -18,7 +18,8 @@ interface CreateOptions extends CommonOptions {
 }
 
 const appColumns: readonly Column<Application>[] = [
-  ['id', (a) => a.id, 'id'],
+  // whole: the quickstart's next command (`builds create <app_id>`) takes it as printed
+  ['id', (a) => a.id],
   ['name', (a) => a.name, 'text'],
   ['source', (a) => a.source?.kind],
   ['where', (a) => a.source?.url ?? a.source?.path ?? '-', 'text'],
