@@ -19,4 +19,4 @@ export const SERIAL = [
 ];
 
 /** The parallel phase's mocha workers (CRUCIBLE_TEST_JOBS overrides): chosen by measurement, docs/testing.md. */
-export const JOBS = 4;
+export const JOBS = 3;
