@@ -23,6 +23,8 @@ function startProducer(
       HOME: process.env.HOME ?? '',
       SERVICE_DATA_DIR: dataDir,
       NATS_URL,
+      // the test job's subjects, which the gateway under test uses too (test/support/job.ts)
+      ...(process.env.NATS_PREFIX ? { NATS_PREFIX: process.env.NATS_PREFIX } : {}),
       LOG_LEVEL: 'silent',
     },
   });
