@@ -4,7 +4,9 @@
  * (what a warm sandbox pays between episodes: the overlay emptied) and a reference plan replayed
  * on a warm sandbox. Medians; prints a table.
  *
- *   node --import tsx bench/tau2-seed.ts [--starts 5] [--resets 50] [--tasks 20]
+ *   node --import tsx bench/tau2-seed.ts [--smoke] [--starts 5] [--resets 50] [--tasks 20]
+ *
+ * --smoke: 1 start, 3 resets, 2 plans per world: checks the bench runs (`npm test`).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -12,6 +14,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { CATALOG_DIR } from '../catalog/index.js';
+import { smokeFigures } from './support/smoke.js';
 import {
   ApplicationClient,
   expandAll,
@@ -23,11 +26,14 @@ import { ChildProcessSandboxes } from '../world-worker/sandboxes/index.js';
 
 const { values } = parseArgs({
   options: {
+    smoke: { type: 'boolean', default: false },
     starts: { type: 'string', default: '5' },
     resets: { type: 'string', default: '50' },
     tasks: { type: 'string', default: '20' },
   },
 });
+if (values.smoke) Object.assign(values, { starts: '1', resets: '3', tasks: '2' });
+const figures: Record<string, number> = {};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sandboxes = new ChildProcessSandboxes();
 const rows: string[] = [];
@@ -61,6 +67,12 @@ for (const name of ['shop-support', 'tau2-retail']) {
   client.close();
   await handle!.stop();
   await rm(dir, { recursive: true, force: true });
+  const key = name.replace(/-/g, '_');
+  Object.assign(figures, {
+    [`${key}_start_ms`]: median(starts),
+    [`${key}_reset_ms`]: median(resets),
+    [`${key}_plan_ms`]: median(plays),
+  });
   rows.push(
     `| ${name} | ${median(starts).toFixed(0)} ms | ${median(resets).toFixed(2)} ms | ${median(plays).toFixed(1)} ms (${plays.length} scenarios; seed included) |`,
   );
@@ -77,3 +89,4 @@ console.log(
     ...rows,
   ].join('\n'),
 );
+if (values.smoke) smokeFigures('tau2-seed', figures);
