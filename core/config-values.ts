@@ -241,3 +241,29 @@ export function gitSsh(env: Env): { key: string; knownHosts: string } | null {
       );
   return Object.freeze(files);
 }
+
+/**
+ * The operator listener's port when OPS_PORT is unset: on loopback (OPS_HOST 127.0.0.1) so a
+ * machine's own Prometheus or probe reaches it and nothing else does. Not 9090, which
+ * Prometheus itself listens on; 9464 is the port Prometheus exporters of OpenTelemetry use.
+ */
+export const DEFAULT_OPS_PORT = 9464;
+
+/** OPS_PORT: unset → DEFAULT_OPS_PORT; `off` → no listener (null); else 0–65535 (0: a free port). */
+export function opsPort(env: Env): number | null {
+  const raw = env.OPS_PORT?.trim().toLowerCase();
+  if (!raw) return DEFAULT_OPS_PORT;
+  if (raw === 'off') return null;
+  return int({ OPS_PORT: raw }, 'OPS_PORT', DEFAULT_OPS_PORT, 0, 65535);
+}
+
+/** NATS_PREFIX: one token that a subject and a stream name can both carry. */
+export function natsPrefix(env: Env): string {
+  const prefix = env.NATS_PREFIX?.trim() ?? '';
+  if (prefix && !/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
+    throw new ServiceError(
+      'bad_request',
+      `NATS_PREFIX must be one token of at most 64 letters, digits, "_" and "-", got "${prefix}"`,
+    );
+  return prefix;
+}

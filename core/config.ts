@@ -6,8 +6,10 @@ import {
   gitAllowPrivate,
   gitSsh,
   int,
+  natsPrefix,
   onOff,
   operatorSubjects,
+  opsPort,
   quietWindow,
   trustedProxies,
   url,
@@ -256,20 +258,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** SERVICE_MAX_UPLOAD_BYTES when unset: 50 MiB. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
-/**
- * The operator listener's port when OPS_PORT is unset: on loopback (OPS_HOST 127.0.0.1) so a
- * machine's own Prometheus or probe reaches it and nothing else does. Not 9090, which
- * Prometheus itself listens on; 9464 is the port Prometheus exporters of OpenTelemetry use.
- */
-export const DEFAULT_OPS_PORT = 9464;
-
-/** OPS_PORT: unset → DEFAULT_OPS_PORT; `off` → no listener (null); else 0–65535 (0: a free port). */
-function opsPort(env: Env): number | null {
-  const raw = env.OPS_PORT?.trim().toLowerCase();
-  if (!raw) return DEFAULT_OPS_PORT;
-  if (raw === 'off') return null;
-  return int({ OPS_PORT: raw }, 'OPS_PORT', DEFAULT_OPS_PORT, 0, 65535);
-}
+export { DEFAULT_OPS_PORT } from './config-values.js';
 
 export function loadConfig(env: Env = process.env): Config {
   const signup = (env.SERVICE_SIGNUP ?? 'open').trim() || 'open';
@@ -398,15 +387,4 @@ export function loadConfig(env: Env = process.env): Config {
  */
 export function readEnvVar(name: string, env: Env = process.env): string | undefined {
   return env[name];
-}
-
-/** NATS_PREFIX: one token that a subject and a stream name can both carry. */
-function natsPrefix(env: Env): string {
-  const prefix = env.NATS_PREFIX?.trim() ?? '';
-  if (prefix && !/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
-    throw new ServiceError(
-      'bad_request',
-      `NATS_PREFIX must be one token of at most 64 letters, digits, "_" and "-", got "${prefix}"`,
-    );
-  return prefix;
 }
