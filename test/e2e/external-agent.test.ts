@@ -63,6 +63,10 @@ describe('external agents over the HTTP API', function () {
     const plain = await observe();
     expect(plain.headers.get('preference-applied')).to.equal(null);
     expect(plain.headers.get('vary') ?? '').to.match(/prefer/i);
+    // a Prefer header past the described 200 characters is refused, naming it
+    const long = await observe(`wait=5, ${'x'.repeat(200)}`);
+    expect(long.status).to.equal(422);
+    expect(JSON.stringify(await long.json())).to.match(/prefer/i);
     const asked = await observe('wait=5');
     expect(asked.headers.get('preference-applied')).to.equal('wait=5');
     expect(((await asked.json()) as any).awaiting_action).to.equal(true);
