@@ -152,6 +152,7 @@ const mochaBin = 'node_modules/mocha/bin/mocha.js';
 const reporter = ['--reporter', 'test/support/reporter.cjs'];
 const fileStats = { wallMs: {}, testMs: {} };
 const pending = [];
+const failures = [];
 
 /** Runs mocha on `files` (with `flags`); adds its counts and per-file figures to the totals. */
 async function mocha(label, files, flags) {
@@ -171,6 +172,7 @@ async function mocha(label, files, flags) {
   Object.assign(fileStats.wallMs, s.wallMs);
   for (const [f, ms] of Object.entries(s.testMs)) fileStats.testMs[f] = (fileStats.testMs[f] ?? 0) + ms;
   pending.push(...s.pending);
+  failures.push(...(s.failures ?? []));
   if (!ok && s.failed === 0) totals.failed++;
 }
 
@@ -301,6 +303,15 @@ if (pending.length > 0) {
     const inTitle = /\((?:skipped|not promised): ([^)]*)\)/.exec(t.title)?.[1];
     const why = recorded?.reason ?? inTitle ?? 'NO REASON GIVEN (use skipBecause, test/support/skips.ts)';
     process.stdout.write(`  - ${t.file}: ${t.title}\n      because ${why}\n`);
+  }
+}
+
+// Every failure again, last, so the tail of a long log names them.
+if (failures.length > 0) {
+  process.stdout.write(`\n  failed (${failures.length}):\n`);
+  for (const f of failures) {
+    process.stdout.write(`  - ${f.file ?? '(no file)'}: ${f.title}\n`);
+    for (const line of f.message.split('\n')) process.stdout.write(`      ${line}\n`);
   }
 }
 

@@ -2,8 +2,8 @@
 // to CRUCIBLE_TEST_STATS at the end: the counts; per test file, the tests' own time (the sum of
 // their durations) and, in a serial run, the file's wall time from its first hook to its last
 // (in the parallel phase the events arrive replayed, so the workers write the wall time
-// themselves: test/support/job-hooks.ts); and every skipped test with its file and full title,
-// which the report matches with the reasons test/support/skips.ts recorded.
+// themselves: test/support/job-hooks.ts); every skipped test with its file and full title,
+// which the report matches with the reasons test/support/skips.ts recorded; and every failure.
 const fs = require('node:fs');
 const path = require('node:path');
 const Mocha = require('mocha');
@@ -20,6 +20,7 @@ class CountingSpec extends Mocha.reporters.Spec {
     const wallMs = {};
     const testMs = {};
     const pending = [];
+    const failures = [];
     runner.on(EVENT_SUITE_BEGIN, (suite) => {
       if (suite.file && suite.parent?.root) started.set(suite, Date.now());
     });
@@ -35,6 +36,15 @@ class CountingSpec extends Mocha.reporters.Spec {
     };
     runner.on(EVENT_TEST_PASS, timed);
     runner.on(EVENT_TEST_FAIL, timed);
+    // a failed test or hook, with the first lines of its error: the closing report repeats them
+    // last, where a CI log's tail still shows them
+    runner.on(EVENT_TEST_FAIL, (test, err) => {
+      const message = String(err?.message ?? err ?? '')
+        .split('\n')
+        .slice(0, 6)
+        .join('\n');
+      failures.push({ file: relative(test.file), title: test.fullTitle(), message: message.slice(0, 1500) });
+    });
     runner.on(EVENT_TEST_PENDING, (test) => {
       pending.push({ file: relative(test.file), title: test.fullTitle() });
     });
@@ -45,7 +55,15 @@ class CountingSpec extends Mocha.reporters.Spec {
       const s = runner.stats;
       fs.writeFileSync(
         out,
-        JSON.stringify({ passed: s.passes, failed: s.failures, skipped: s.pending, wallMs, testMs, pending }),
+        JSON.stringify({
+          passed: s.passes,
+          failed: s.failures,
+          skipped: s.pending,
+          wallMs,
+          testMs,
+          pending,
+          failures,
+        }),
       );
     });
   }
