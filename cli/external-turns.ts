@@ -5,6 +5,10 @@ import { seg, type ApiClient } from './api-client.js';
 export const RUN_ENDED = ['finished', 'failed', 'cancelled'];
 /** Pause between two asks for an action's result (spec section 8: about 0.5 s). */
 const RESULT_POLL_MS = 500;
+/** Pause between two reads of an observation from a server that does not hold them (spec: 1 to 2 s). */
+const OBSERVATION_POLL_MS = 1500;
+/** The longest hold a server grants one read (`Prefer: wait`, MAX_OBSERVE_WAIT_MS). */
+const MAX_HOLD_S = 30;
 /** Observations read at once while collecting waiting turns. */
 const PARALLEL_READS = 8;
 
@@ -30,6 +34,29 @@ export class ActionPending extends Error {
     super(
       `the action ${key} of episode ${episodeId} is still pending after ${Math.round(waitedMs / 1000)} s; ask again with the same idempotency key`,
     );
+  }
+}
+
+/**
+ * An episode's observation, waiting up to `waitSeconds` for a turn instead of answering "none
+ * waits": each read asks the server to hold it (`Prefer: wait`, up to 30 s a read) until a turn
+ * is offered or the episode ends. A server that does not hold reads (its answer carries no
+ * `Preference-Applied`) is asked again every 1.5 s, the spec's polling cadence. `waitSeconds`
+ * 0 reads once. Answers the last observation: with a turn, of an ended episode, or of one where
+ * no turn came within the wait.
+ */
+export async function observe(api: ApiClient, episodeId: string, waitSeconds: number): Promise<Schema<'Observation'>> {
+  const path = `/v1/episodes/${seg(episodeId)}/observation`;
+  const deadline = Date.now() + Math.max(0, waitSeconds) * 1000;
+  for (;;) {
+    const left = Math.ceil((deadline - Date.now()) / 1000);
+    if (left <= 0) return api.get<Schema<'Observation'>>(path);
+    const hold = Math.min(MAX_HOLD_S, left);
+    const res = await api.fetchRaw('GET', path, { headers: { prefer: `wait=${hold}` }, extraTimeoutMs: hold * 1000 });
+    const o = (await res.json()) as Schema<'Observation'>;
+    if (o.awaiting_action || o.episode_status !== 'running' || Date.now() >= deadline) return o;
+    if (!res.headers.get('preference-applied'))
+      await new Promise((resolve) => setTimeout(resolve, Math.min(OBSERVATION_POLL_MS, deadline - Date.now())));
   }
 }
 

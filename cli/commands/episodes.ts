@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { Answer, Episode, Schema } from '../../proto/index.js';
 import { seg } from '../api-client.js';
-import { waitForResult } from '../external-turns.js';
+import { observe, waitForResult } from '../external-turns.js';
 import { episodeText } from './episode-text.js';
 import { api, common, layout, num, run, show, type CommonOptions } from './output.js';
 
@@ -44,12 +44,21 @@ export function registerEpisodeCommands(program: Command): void {
 
   common(episodes.command('observation <ep_id>').alias('turn'))
     .description('the waiting turn of an external episode: actor, new messages, tools')
+    .option(
+      '--wait <seconds>',
+      'when no turn waits yet, wait up to this long for one (the server holds the read; 0: answer at once)',
+      num,
+      20,
+    )
     .action(
-      run(async (epId: string, opts: CommonOptions) => {
-        const o = await api(opts).get<Schema<'Observation'>>(`/v1/episodes/${seg(epId)}/observation`);
+      run(async (epId: string, opts: CommonOptions & { wait: number }) => {
+        const o = await observe(api(opts), epId, opts.wait);
         show(opts, o, () => {
           const d = o.turn?.data;
-          if (!o.awaiting_action || !d) return `Episode ${o.episode_status}; no turn waits.\n`;
+          if (!o.awaiting_action || !d)
+            return o.episode_status === 'running' && opts.wait > 0
+              ? `Episode running; no turn came within ${opts.wait} s. Ask again to go on waiting.\n`
+              : `Episode ${o.episode_status}; no turn waits.\n`;
           const msgs = (d.new ?? []).map((m) => `  [${m.role}] ${m.content}`).join('\n');
           const tools = (d.tools ?? []).map((t) => t.function?.name).join(', ');
           return `Turn of ${d.actor} (request version ${d.goal_version_observed}):\n${msgs}\nTools: ${tools}\n`;

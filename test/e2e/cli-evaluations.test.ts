@@ -165,9 +165,8 @@ describe('cli: evaluations, runs, episodes and compare against a running server'
     ]);
     expect(started).to.include.keys('run_id', 'job_id', 'episodes', 'shards');
     const ep = (await runEpisodes(cw.admin, started.run_id))[0].id;
-    let turn = await cli(['episodes', 'observation', ep], env);
-    for (let i = 0; i < 60 && !turn.stdout.startsWith('Turn of'); i++)
-      turn = await cli(['episodes', 'observation', ep], env);
+    // one command, no polling loop: the read waits (Prefer: wait) until the turn is offered
+    const turn = await cli(['episodes', 'observation', ep, '--wait', '120'], env);
     expect(turn.stdout).to.match(/^Turn of frontline \(request version 1\):/);
     expect(turn.stdout).to.match(/Tools: .*reply_to_customer/);
     const acted = await json([
