@@ -27,6 +27,8 @@ export interface CheckResult {
   kind: Check['kind'];
   /** Progress on the request or a guard (docs/scoring.md); absent in results recorded before roles. */
   role?: CheckRole;
+  /** One of the world guard's checks (world/world-guard.ts): together they count as one guard. */
+  world_guard?: true;
   passed: boolean;
   observed: Json;
 }
@@ -92,6 +94,7 @@ export async function evaluateChecks(checks: Check[], opts: EvaluateOptions): Pr
         check: raw.name,
         kind: raw.kind,
         role: checkRole(raw),
+        ...(raw.kind === 'unchanged' && raw.world_guard ? { world_guard: true as const } : {}),
         passed: false,
         observed: { error: err.message },
       });
@@ -102,6 +105,7 @@ export async function evaluateChecks(checks: Check[], opts: EvaluateOptions): Pr
       check: check.name,
       kind: check.kind,
       role: checkRole(check),
+      ...(raw.kind === 'unchanged' && raw.world_guard ? { world_guard: true as const } : {}),
       passed: r.passed,
       observed: bounded(r.observed),
     });
@@ -123,8 +127,9 @@ async function evaluateOne(check: Check, opts: EvaluateOptions): Promise<{ passe
       const before = opts.snapshots[key];
       if (!before) return { passed: false, observed: { error: 'no snapshot was taken before the episode' } };
       const after = await opts.client.call(check.tool, check.args);
-      const a = dropPaths(before.body, check.ignore ?? []);
-      const b = dropPaths(after.body, check.ignore ?? []);
+      const view = (body: unknown) => dropPaths(check.members ? memberIds(body) : body, check.ignore ?? []);
+      const a = view(before.body);
+      const b = view(after.body);
       const changed = before.status !== after.status ? ['(status)'] : diffPaths(a, b, '', []);
       return {
         passed: changed.length === 0,
@@ -237,6 +242,15 @@ function dropPaths(body: unknown, paths: string[]): unknown {
     else if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[last];
   }
   return copy;
+}
+
+/** The lists of a body reduced to the ids of their elements (`{refunds: ['r1', 'r2']}`). */
+function memberIds(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body as Record<string, unknown>))
+    if (Array.isArray(v)) out[k] = v.map((el) => (el && typeof el === 'object' ? (el as { id?: unknown }).id : el));
+  return out;
 }
 
 function diffPaths(a: unknown, b: unknown, at: string, out: string[]): string[] {

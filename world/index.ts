@@ -30,7 +30,7 @@ export {
   type Snapshots,
   type WriteRecord,
 } from './checks.js';
-export { tallyChecks, rewardOf, succeeded, HABIT_PENALTY } from './reward-rule.js';
+export { tallyChecks, isWorldGuard, rewardOf, succeeded, HABIT_PENALTY } from './reward-rule.js';
 export { calibrateScenario, hackability, seedForPlay, type CalibrationScore } from './calibration.js';
 export {
   ADVERSARIAL_AGENTS,

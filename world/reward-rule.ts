@@ -1,4 +1,5 @@
 import type { Check, CheckRole } from './types.js';
+import { WORLD_GUARD_PREFIX } from './world-guard.js';
 
 /**
  * The role of a check (docs/scoring.md, "Progress and guards"): its `role` when the
@@ -26,12 +27,31 @@ export interface RoledResult {
   kind: Check['kind'];
   role?: CheckRole;
   passed: boolean;
+  /** The check's name: a world guard's starts with WORLD_GUARD_PREFIX (results recorded before the flag). */
+  check?: string;
+  /** A guard the compiler added (world/world-guard.ts). */
+  world_guard?: true;
 }
 
-/** Counts passed and total checks of each role. */
+/** Whether `r` is one of the world guard's checks (its flag, or its reserved name on older results). */
+export const isWorldGuard = (r: RoledResult): boolean =>
+  r.world_guard === true || (r.kind === 'unchanged' && (r.check?.startsWith(WORLD_GUARD_PREFIX) ?? false));
+
+/**
+ * Counts passed and total checks of each role. The world guard's checks count as **one**
+ * guard, which passes when all of them pass (docs/scoring.md, The reward rule): the compiler
+ * adds one per seeded read, and counted one by one they would dilute the weight of the
+ * author's own guards in a partial reward.
+ */
 export function tallyChecks(results: RoledResult[]): CheckTally {
   const t: CheckTally = { progress_passed: 0, progress_total: 0, guards_passed: 0, guards_total: 0 };
+  const world = results.filter(isWorldGuard);
+  if (world.length > 0) {
+    t.guards_total++;
+    if (world.every((r) => r.passed)) t.guards_passed++;
+  }
   for (const r of results) {
+    if (isWorldGuard(r)) continue;
     const role = r.role ?? (r.kind === 'state' || r.kind === 'told' ? 'progress' : 'guard');
     if (role === 'progress') {
       t.progress_total++;

@@ -1,4 +1,5 @@
 import { checkRole } from './reward-rule.js';
+import { WORLD_GUARD_PREFIX } from './world-guard.js';
 import {
   SCENARIO_FAULT_MODES,
   SCENARIO_TAGS,
@@ -288,6 +289,8 @@ function validateCheck(p: Problems, raw: unknown, path: string): Check {
 
 function validateCheckKind(p: Problems, raw: Record<string, unknown>, path: string): Check {
   const name = str(p, raw, 'name', path);
+  if (name.startsWith(WORLD_GUARD_PREFIX))
+    p.add(join(path, 'name'), `"${WORLD_GUARD_PREFIX}" names the compiler's guards`);
   switch (raw.kind) {
     case 'state': {
       unknownKeys(p, raw, ['name', 'kind', 'role', 'tool', 'args', 'status', 'expect'], path);

@@ -238,6 +238,11 @@ export interface UnchangedCheck {
    * seeded record. A record whose binding has no `id` leaves it out of the score instead of failing it.
    */
   world_guard?: true;
+  /**
+   * Compiler's too: compare only which records the body's lists hold (each element's `id`),
+   * not their fields (a world guard on a list read, world/world-guard.ts).
+   */
+  members?: true;
 }
 
 export interface ToldCheck {

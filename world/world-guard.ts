@@ -20,7 +20,13 @@ import type { AppTool, Check, CustomerSpec, JsonObject, ScenarioTemplate, SeedSt
  *   writes to (`send_args` naming `${thread.id}`), the read of the reply tool's collection
  *   (GET `/issues/{issue_id}/comments` beside POST) is left to `told` checks, and the
  *   record's field of that name (`comments`, its count) is ignored. Other records' comments
- *   are guarded like any field.
+ *   are guarded like any field;
+ * - a list read that filters by a seeded record's id (the single read's parameter:
+ *   `list_refunds` and `list_orders` by `order_id`, `customer_id`) and needs no other
+ *   argument is guarded for **membership** (`members`: the ids of the records it holds, so a
+ *   refund or a booking the world shows only there is seen; their fields are the single
+ *   reads' to guard), unless the version's own checks read that list tool with any arguments
+ *   (the request's writes show there: a booking in `list_appointments`).
  */
 export const WORLD_GUARD_PREFIX = 'world guard: ';
 
@@ -31,6 +37,8 @@ export interface SeededRead {
   args: JsonObject;
   /** Fields ignored whatever the checks read (the conversation's). */
   ignore: string[];
+  /** A list read filtered by the record's id (`list_refunds` by `order_id`): guards which records it holds. */
+  list?: true;
 }
 
 /** Every read of every record `steps` create and bind (see the module comment). */
@@ -64,6 +72,14 @@ export function seededReads(tools: AppTool[], steps: SeedStep[], customer?: Cust
       const ignore = talks && read.path === talk[1] ? [talk[2]!] : [];
       out.push({ bind: step.bind, tool: read.name, args: { [param]: `\${${step.bind}.id}` }, ignore });
     }
+    const single = out.find((r) => r.bind === step.bind && !r.list)?.args;
+    const key = single && Object.keys(single)[0];
+    if (!key) continue;
+    for (const list of tools) {
+      if (list.kind !== 'read' || list.args.path.length !== 0 || !list.args.query.includes(key)) continue;
+      if (list.parameters.required.length > 0) continue;
+      out.push({ bind: step.bind, tool: list.name, args: { [key]: `\${${step.bind}.id}` }, ignore: [], list: true });
+    }
   }
   return out;
 }
@@ -73,9 +89,24 @@ export function worldGuards(reads: SeededRead[], checks: Check[]): UnchangedChec
   const key = (tool: string, args: JsonObject) => canonicalJson({ tool, args });
   const own = new Set(checks.filter((c) => c.kind === 'unchanged').map((c) => key(c.tool, c.args)));
   const out: UnchangedCheck[] = [];
+  // a list the version's own checks read is theirs: the request's writes show there
+  const lists = new Set(checks.flatMap((c) => (c.kind === 'state' || c.kind === 'unchanged' ? [c.tool] : [])));
   for (const r of reads) {
     const k = key(r.tool, r.args);
     if (own.has(k)) continue;
+    if (r.list) {
+      if (lists.has(r.tool)) continue;
+      out.push({
+        name: `${WORLD_GUARD_PREFIX}${r.tool} of ${r.bind} holds the same records`,
+        kind: 'unchanged',
+        role: 'guard',
+        tool: r.tool,
+        args: r.args,
+        members: true,
+        world_guard: true,
+      });
+      continue;
+    }
     const fields = checks.flatMap((c) =>
       c.kind === 'state' && key(c.tool, c.args) === k ? c.expect.map((m) => (m.path ?? '').split('.')[0]!) : [],
     );

@@ -3,6 +3,8 @@ import path from 'node:path';
 import {
   evaluateChecks,
   loadApplicationSource,
+  rewardOf,
+  tallyChecks,
   takeSnapshots,
   validateTemplate,
   WORLD_GUARD_PREFIX,
@@ -32,8 +34,59 @@ describe('compiler: the world guard', () => {
     );
     // the profile: the author's own `unchanged` check already guards it
     expect(by['get_customer {"customer_id":"${cust.id}"}']).to.equal(undefined);
-    // list reads with no id in their path are not a record's read
-    expect(g.some((c) => c.tool === 'list_orders' || c.tool === 'list_refunds')).to.equal(false);
+    // list reads filtered by a seeded record's id: which records they hold
+    expect(by['list_refunds {"order_id":"${tom_shipped.id}"}']).to.include({ members: true, world_guard: true });
+    expect(by['list_orders {"customer_id":"${mia.id}"}']!.name).to.equal(
+      `${WORLD_GUARD_PREFIX}list_orders of mia holds the same records`,
+    );
+  });
+
+  it('guards list reads (list_orders, list_refunds) unless the version checks that list itself', async () => {
+    const shop = await loadApplicationSource(catalog('shop-support'));
+    const refund = shop.templates.find((x) => x.id === 'refund-damaged')!;
+    const g = guards(refund.checks['1']!);
+    // its check reads list_refunds: the refund it asks for shows there
+    expect(g.some((c) => c.tool === 'list_refunds')).to.equal(false);
+    expect(g.filter((c) => c.tool === 'list_orders').map((c) => c.args.customer_id)).to.include('${cust.id}');
+    const clinic = await loadApplicationSource(catalog('clinic-booking'));
+    for (const t of clinic.templates)
+      for (const [v, checks] of Object.entries(t.checks)) {
+        const reads = checks.some((c) => c.kind === 'state' && c.tool === 'list_appointments');
+        expect(
+          guards(checks).some((c) => c.tool === 'list_appointments'),
+          `${t.id} ${v}`,
+        ).to.equal(!reads);
+      }
+  });
+
+  it('a list guard compares which records the list holds, not their fields', async () => {
+    let body: unknown = { refunds: [{ id: 'r1', amount: 5 }] };
+    const client: ToolCaller = { call: async () => ({ status: 200, body: body as never }) };
+    const check: Check = {
+      name: `${WORLD_GUARD_PREFIX}list_refunds of other holds the same records`,
+      kind: 'unchanged',
+      role: 'guard',
+      tool: 'list_refunds',
+      args: { order_id: 'o2' },
+      members: true,
+      world_guard: true,
+    };
+    const snapshots = await takeSnapshots([check], client, {});
+    const run = async () =>
+      (await evaluateChecks([check], { client, vars: {}, snapshots, episode: { told: [], writes: [] } }))[0]!;
+    body = { refunds: [{ id: 'r1', amount: 7, note: 'edited' }] };
+    expect((await run()).passed).to.equal(true);
+    body = {
+      refunds: [
+        { id: 'r1', amount: 5 },
+        { id: 'r2', amount: 9 },
+      ],
+    };
+    const added = await run();
+    expect(added.passed).to.equal(false);
+    expect(added.observed).to.deep.include({ changed: ['refunds.1'] });
+    body = { refunds: [] };
+    expect((await run()).passed).to.equal(false);
   });
 
   it("in a notifications world leaves the conversation to told checks: no guard on the thread's comments, its count ignored", async () => {
@@ -69,6 +122,24 @@ describe('compiler: the world guard', () => {
     ).to.throw();
   });
 
+  it('an author cannot name a check as the compiler names its guards', () => {
+    expect(() =>
+      validateTemplate(
+        {
+          id: 'x',
+          title: 'x',
+          difficulty: 1,
+          persona: 'p',
+          request: 'r',
+          reference_plan: { 1: [{ actor: 'a', tool: 'complete', args: { summary: 's' } }] },
+          checks: { 1: [{ name: `${WORLD_GUARD_PREFIX}x`, kind: 'told', contains: ['y'] }] },
+          variants: [{}],
+        },
+        'x.yaml',
+      ),
+    ).to.throw(/names the compiler/);
+  });
+
   it('a guard on a record whose binding has no id is not counted, neither snapshotted nor failed', async () => {
     const calls: string[] = [];
     const client: ToolCaller = {
@@ -91,5 +162,44 @@ describe('compiler: the world guard', () => {
     expect(
       (await evaluateChecks([own], { client, vars, snapshots, episode: { told: [], writes: [] } }))[0]!.passed,
     ).to.equal(false);
+  });
+
+  it('counts as one guard of the reward rule: an authored guard keeps its weight beside any number of world guards', async () => {
+    const client: ToolCaller = { call: async () => ({ status: 200, body: { a: 1 } }) };
+    const checks: Check[] = [
+      { name: 'own', kind: 'unchanged', role: 'guard', tool: 'get_x', args: { x_id: 'o' } },
+      ...[1, 2, 3, 4, 5, 6].map((i): Check => ({
+        name: `${WORLD_GUARD_PREFIX}r${i} as get_x reads it is unchanged`,
+        kind: 'unchanged',
+        role: 'guard',
+        tool: 'get_x',
+        args: { x_id: `r${i}` },
+        world_guard: true,
+      })),
+    ];
+    const snapshots = await takeSnapshots(checks, client, {});
+    const results = await evaluateChecks(checks, { client, vars: {}, snapshots, episode: { told: [], writes: [] } });
+    expect(results.filter((r) => r.world_guard).map((r) => r.check)).to.have.length(6);
+    expect(results[0]!.world_guard).to.equal(undefined);
+    const progress = { kind: 'state' as const, role: 'progress' as const, passed: true };
+    const reward = (rs: typeof results) =>
+      rewardOf({
+        tally: tallyChecks([progress, { ...progress, passed: false }, ...rs]),
+        duplicate_effect: false,
+        false_completion: false,
+        habits_failed: 0,
+      });
+    // the authored guard broken, the six world guards passing: G = 1/2, not 6/7
+    const ownBroken = results.map((r, i) => (i === 0 ? { ...r, passed: false } : r));
+    expect(tallyChecks(ownBroken)).to.include({ guards_passed: 1, guards_total: 2 });
+    expect(reward(ownBroken)).to.equal(0.125);
+    // one world guard broken weighs as much as the authored guard, whatever their number
+    const oneWorldBroken = results.map((r, i) => (i === 3 ? { ...r, passed: false } : r));
+    expect(tallyChecks(oneWorldBroken)).to.include({ guards_passed: 1, guards_total: 2 });
+    const allWorldBroken = results.map((r, i) => (i > 0 ? { ...r, passed: false } : r));
+    expect(reward(allWorldBroken)).to.equal(reward(oneWorldBroken));
+    // results recorded before the flag: the reserved name says which they are
+    const legacy = ownBroken.map(({ world_guard: _w, ...r }) => r);
+    expect(tallyChecks(legacy)).to.deep.equal(tallyChecks(ownBroken));
   });
 });
