@@ -1,6 +1,6 @@
 import { refusal } from './api-error.js';
 import { readSignIn, configPath } from './config-file.js';
-import { followStream, type StreamEvent } from './event-stream.js';
+import type { StreamEvent } from './event-stream.js';
 
 export { ApiError, formatDetail } from './api-error.js';
 
@@ -172,8 +172,9 @@ export class ApiClient {
   }
 
   /** The events of a stream operation after `cursor` until `stream.end`, reconnecting after a lost connection. */
-  events(path: string, cursor = 0, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
-    return followStream(this, path, cursor, signal);
+  async *events(path: string, cursor = 0, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    // loaded here, so the commands that follow no stream never load it or its parser
+    yield* (await import('./event-stream.js')).followStream(this, path, cursor, signal);
   }
 }
 

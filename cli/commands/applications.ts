@@ -67,13 +67,8 @@ async function uploadArchive(opts: CommonOptions, appId: string, archive: string
   return api(opts).request('POST', `/v1/applications/${seg(appId)}/source`, { form });
 }
 
-/** Registers `crucible applications` (alias `apps`): list, get, create, upload, import-catalog, delete. */
-export function registerApplicationCommands(program: Command): void {
-  const apps = program
-    .command('applications')
-    .alias('apps')
-    .description('applications: software with pinned source and images');
-
+/** Fills `crucible applications` (alias `apps`): list, get, create, upload, import-catalog, delete. */
+export function registerApplicationCommands(apps: Command): void {
   common(apps.command('list'))
     .description('list the applications of the project')
     .action(

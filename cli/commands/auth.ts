@@ -29,7 +29,7 @@ function terminalName(): string {
  * approve it, polls at the interval the server gave until it is approved, denied or
  * expired, and saves the key handed out once in the config file (mode 0600).
  */
-async function login(opts: CommonOptions & { client?: string }): Promise<void> {
+async function signIn(opts: CommonOptions & { client?: string }): Promise<void> {
   const { baseUrl } = resolveCredentials({ url: opts.url });
   const anonymous = new ApiClient(baseUrl, null);
   const client = opts.client ?? terminalName();
@@ -100,42 +100,43 @@ async function login(opts: CommonOptions & { client?: string }): Promise<void> {
   }
 }
 
-/** Registers login, logout and whoami. */
-export function registerAuthCommands(program: Command): void {
-  common(program.command('login'))
-    .description('sign this terminal in: shows a code to approve in the console, then saves the key (mode 0600)')
+/** Fills `crucible login`. */
+export function registerLoginCommand(login: Command): void {
+  common(login)
     .option('--client <name>', 'the terminal name the key is named after (default user@host)')
-    .action(run(async (opts: CommonOptions & { client?: string }) => login(opts)));
+    .action(run(async (opts: CommonOptions & { client?: string }) => signIn(opts)));
+}
 
-  common(program.command('logout'))
-    .description('forget the saved sign-in (the key itself stays valid until an admin revokes it)')
-    .action(
-      run(async (opts: CommonOptions) => {
-        const file = configPath();
-        const removed = removeSignIn();
-        show(opts, { removed, config: file }, () =>
-          removed ? `Signed out: removed ${file}.\n` : `Not signed in (no ${file}).\n`,
-        );
-      }),
-    );
+/** Fills `crucible logout`. */
+export function registerLogoutCommand(logout: Command): void {
+  common(logout).action(
+    run(async (opts: CommonOptions) => {
+      const file = configPath();
+      const removed = removeSignIn();
+      show(opts, { removed, config: file }, () =>
+        removed ? `Signed out: removed ${file}.\n` : `Not signed in (no ${file}).\n`,
+      );
+    }),
+  );
+}
 
-  common(program.command('whoami'))
-    .description('who the current key is: project, organization, scopes, plan, and where the key came from')
-    .action(
-      run(async (opts: CommonOptions) => {
-        const creds = resolveCredentials({ apiKey: opts.apiKey, url: opts.url });
-        const me = await ApiClient.from(opts).get<Identity>('/v1/me');
-        show(opts, { ...me, base_url: creds.baseUrl, key_source: creds.keySource }, () =>
-          fields({
-            server: creds.baseUrl,
-            organization: me.organization,
-            project: `${me.project} (${me.project_id})`,
-            scopes: me.scopes.join(', '),
-            plan: me.plan,
-            user: me.user?.email ?? me.user,
-            key_from: creds.keySource,
-          }),
-        );
-      }),
-    );
+/** Fills `crucible whoami`. */
+export function registerWhoamiCommand(whoami: Command): void {
+  common(whoami).action(
+    run(async (opts: CommonOptions) => {
+      const creds = resolveCredentials({ apiKey: opts.apiKey, url: opts.url });
+      const me = await ApiClient.from(opts).get<Identity>('/v1/me');
+      show(opts, { ...me, base_url: creds.baseUrl, key_source: creds.keySource }, () =>
+        fields({
+          server: creds.baseUrl,
+          organization: me.organization,
+          project: `${me.project} (${me.project_id})`,
+          scopes: me.scopes.join(', '),
+          plan: me.plan,
+          user: me.user?.email ?? me.user,
+          key_from: creds.keySource,
+        }),
+      );
+    }),
+  );
 }

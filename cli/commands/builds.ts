@@ -97,10 +97,8 @@ async function followBuild(
   if (job.status !== 'succeeded') process.exitCode = 1;
 }
 
-/** Registers `crucible builds` (world builds) and `crucible jobs` (any server job). */
-export function registerBuildCommands(program: Command): void {
-  const builds = program.command('builds').description('world builds: turn an application into a world version');
-
+/** Fills `crucible builds` (world builds): create, list, status, follow. */
+export function registerBuildCommands(builds: Command): void {
   common(builds.command('create <app_id>').alias('start'))
     .description(
       'build a world version from an application, following its progress to the end (spends: models cost money)',
@@ -167,9 +165,10 @@ export function registerBuildCommands(program: Command): void {
   common(builds.command('follow <job_id>').alias('wait'))
     .description('follow a build to its end with a progress bar, then print its summary')
     .action(run(async (jobId: string, opts: CommonOptions) => followBuild(api(opts), jobId, undefined, opts)));
+}
 
-  const jobs = program.command('jobs').description('server jobs: long work with pause, resume, stop, retry');
-
+/** Fills `crucible jobs`: list, get, events and the job commands. */
+export function registerJobCommands(jobs: Command): void {
   common(jobs.command('list'))
     .description('list server jobs, newest first')
     .option('--kind <kind>', 'only jobs of this kind, e.g. world_build')

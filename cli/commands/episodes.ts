@@ -29,10 +29,8 @@ function jsonObject(value: string | undefined, option: string): Record<string, u
   throw new Error(`${option} must be a JSON object, e.g. '{"text":"hello"}'`);
 }
 
-/** Registers `crucible episodes`: get, observation, act, intervene. */
-export function registerEpisodeCommands(program: Command): void {
-  const episodes = program.command('episodes').description('episodes: one attempt of a profile at a scenario');
-
+/** Fills `crucible episodes`: get, observation, act, intervene. */
+export function registerEpisodeCommands(episodes: Command): void {
   common(episodes.command('get <ep_id>'))
     .description('show an episode: its outcome, the oracle (each check: expected, observed) and the transcript')
     .action(

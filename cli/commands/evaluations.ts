@@ -1,9 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Answer, Comparison, EpisodeListItem, Run, Schema } from '../../proto/index.js';
 import { seg, type ApiClient } from '../api-client.js';
-import { printEvents } from './builds.js';
-import { follow, runStep } from './follow.js';
-import { comparisonText, scenarioCountsTable, summaryText } from './scores.js';
 import {
   api,
   collect,
@@ -19,6 +16,10 @@ import {
   usd,
   type CommonOptions,
 } from './output.js';
+
+// Progress bars, event streams and summaries load in the commands that print them, so
+// `crucible runs list` sends its request sooner (bench/cli-startup.ts).
+const scores = () => import('./scores.js');
 
 /** `--wide`: every field of the summary instead of the table that fits 100 columns. */
 interface WideOptions extends CommonOptions {
@@ -75,6 +76,7 @@ async function followRun(
   opts: WideOptions,
   started?: unknown,
 ): Promise<void> {
+  const { follow, runStep } = await import('./follow.js');
   await follow(client, `/v1/runs/${seg(runId)}/events`, {
     total: episodes,
     unit: 'episodes',
@@ -83,18 +85,14 @@ async function followRun(
     interrupted: runInterrupted(runId),
   });
   const r = await client.get<Run>(`/v1/runs/${seg(runId)}`);
+  const { summaryText } = await scores();
   if (opts.json) printJson({ run: r, started: started ?? null });
   else process.stdout.write(`Run ${r.run_id}: ${r.status}\n${summaryText(r.summary, opts)}`);
   if (r.status !== 'finished') process.exitCode = 1;
 }
 
-/** Registers `crucible evaluations` (alias `eval`), `crucible runs` and `crucible compare`. */
-export function registerEvaluationCommands(program: Command): void {
-  const evaluations = program
-    .command('evaluations')
-    .alias('eval')
-    .description('start runs: profiles attempting the scenarios of a world version');
-
+/** Fills `crucible evaluations` (alias `eval`): start. */
+export function registerEvaluationCommands(evaluations: Command): void {
   common(evaluations.command('start').alias('create'))
     .description(
       'start a run and follow it to its end with a progress bar, then print the summary (spends: models and sandboxes cost money)',
@@ -132,9 +130,10 @@ export function registerEvaluationCommands(program: Command): void {
         await followRun(client, started.run_id, started.episodes, opts, started);
       }),
     );
+}
 
-  const runs = program.command('runs').description('runs and their episodes');
-
+/** Fills `crucible runs`: list, status, episodes, follow, events and the run commands. */
+export function registerRunCommands(runs: Command): void {
   common(runs.command('list'))
     .description('list runs, newest first')
     .action(
@@ -156,6 +155,7 @@ export function registerEvaluationCommands(program: Command): void {
     .action(
       run(async (runId: string, opts: WideOptions) => {
         const r = await api(opts).get<Run>(`/v1/runs/${seg(runId)}`);
+        const { scenarioCountsTable, summaryText } = await scores();
         show(
           opts,
           r,
@@ -188,7 +188,7 @@ export function registerEvaluationCommands(program: Command): void {
     .option('--cursor <event_id>', 'continue after this event', num, 0)
     .action(
       run(async (runId: string, opts: CommonOptions & { cursor: number }) =>
-        printEvents(api(opts), `/v1/runs/${seg(runId)}/events`, opts),
+        (await import('./builds.js')).printEvents(api(opts), `/v1/runs/${seg(runId)}/events`, opts),
       ),
     );
 
@@ -206,16 +206,17 @@ export function registerEvaluationCommands(program: Command): void {
         }),
       );
   }
+}
 
-  common(program.command('compare <run_a> [run_b]'))
-    .description(
-      'compare the profiles of one run, or two runs on the same pinned world version (over the scenarios both ran)',
-    )
+/** Fills `crucible compare <run_a> [run_b]`. */
+export function registerCompareCommand(compare: Command): void {
+  common(compare)
     // the server compares over the scenarios both ran by default now; kept so older scripts still run
     .addOption(new Option('--intersection').hideHelp())
     .action(
       run(async (runA: string, runB: string | undefined, opts: WideOptions) => {
         const c = await api(opts).get<Comparison>('/v1/compare', { run_a: runA, run_b: runB });
+        const { comparisonText, summaryText } = await scores();
         show(opts, c, () => {
           const parts = [
             `World version ${c.world_version_id} (content hash ${String(c.world_content_hash).slice(0, 16)})\n`,

@@ -7,10 +7,8 @@ import type { Answer, Artifact } from '../../proto/index.js';
 import { seg } from '../api-client.js';
 import { api, collect, common, fields, run, show, table, type CommonOptions } from './output.js';
 
-/** Registers `crucible exports`: dataset, bundle, list, get, download. */
-export function registerExportCommands(program: Command): void {
-  const exportsCmd = program.command('exports').description('datasets and bundles (artifacts)');
-
+/** Fills `crucible exports`: dataset, bundle, list, get, download. */
+export function registerExportCommands(exportsCmd: Command): void {
   common(exportsCmd.command('dataset'))
     .description('export the episodes of runs as a dataset (holdout cannot be exported)')
     .requiredOption('--run <run_id>', 'a run to export (repeatable)', collect)

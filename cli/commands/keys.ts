@@ -3,10 +3,8 @@ import type { Answer, ApiKey, ApiKeyCreated } from '../../proto/index.js';
 import { seg } from '../api-client.js';
 import { api, collect, common, fields, run, show, table, type CommonOptions } from './output.js';
 
-/** Registers `crucible keys` (admin): list, create, revoke. */
-export function registerKeyCommands(program: Command): void {
-  const keys = program.command('keys').description('API keys of the project (admin)');
-
+/** Fills `crucible keys` (admin): list, create, revoke. */
+export function registerKeyCommands(keys: Command): void {
   common(keys.command('list'))
     .description('list keys: name, prefix, scopes, last use (never the key itself)')
     .action(

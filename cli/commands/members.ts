@@ -34,10 +34,8 @@ async function userIdOf(opts: CommonOptions, who: string): Promise<string> {
   return found.user_id;
 }
 
-/** Registers `crucible members` (admin): list, set-role, remove, audit. */
-export function registerMemberCommands(program: Command): void {
-  const members = program.command('members').description("the project's people and their roles (owners and admins)");
-
+/** Fills `crucible members` (admin): list, set-role, remove, audit. */
+export function registerMemberCommands(members: Command): void {
   common(members.command('list'))
     .description('list the members: user id, e-mail address, name, role')
     .action(

@@ -17,13 +17,9 @@ async function localDocument(): Promise<unknown> {
   return parse(readFileSync(file, 'utf8'));
 }
 
-/** Registers `crucible openapi`: prints the API description (spec section 9 rule 3). */
-export function registerOpenApiCommand(program: Command): void {
-  program
-    .command('openapi')
-    .description(
-      "print the API description as JSON: the server's /openapi.json, or with --local this installation's own",
-    )
+/** Fills `crucible openapi`: prints the API description (spec section 9 rule 3). */
+export function registerOpenApiCommand(openapi: Command): void {
+  openapi
     .option('--url <address>', 'server address (else SERVICE_URL, the saved sign-in, http://localhost:8080)')
     .option('--local', 'read gateway/openapi.yaml of this installation instead of asking a server')
     .option('--json', 'JSON output (the description is always JSON)')

@@ -15,10 +15,8 @@ interface ProfileOptions extends CommonOptions {
   maxTurns?: number;
 }
 
-/** Registers `crucible profiles`: list, get, create. */
-export function registerProfileCommands(program: Command): void {
-  const profiles = program.command('profiles').description('agent profiles, versioned by name (name@vN)');
-
+/** Fills `crucible profiles`: list, get, create. */
+export function registerProfileCommands(profiles: Command): void {
   common(profiles.command('list'))
     .description('list every version of every profile')
     .action(

@@ -14,13 +14,12 @@ interface ImportOptions extends CommonOptions {
 }
 
 /**
- * Registers `crucible worlds import tau2 <dir> --domain retail`: the importer of a benchmark
+ * Fills `crucible worlds import tau2 <dir> --domain retail`: the importer of a benchmark
  * whose tasks are data (docs/worlds.md, Importing a benchmark). It writes the application
  * source (one scenario per task) to `--out`; with `--upload` it also registers it as an
  * application with an uploaded source, ready for `crucible builds create`.
  */
-export function registerWorldImportCommand(program: Command): void {
-  const worlds = program.commands.find((c) => c.name() === 'worlds') ?? program.command('worlds');
+export function registerWorldImportCommand(worlds: Command): void {
   const imports = worlds.command('import').description('turn a public benchmark into an application source');
   common(imports.command('tau2 <dir>'))
     .description(

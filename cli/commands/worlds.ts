@@ -10,10 +10,8 @@ const scenarioColumns: readonly Column<ScenarioView>[] = [
   ['scenario', (s) => s.scenario_id ?? s.template, 'text'],
 ];
 
-/** Registers `crucible worlds` and `crucible scenarios`. */
-export function registerWorldCommands(program: Command): void {
-  const worlds = program.command('worlds').description('worlds and their versions');
-
+/** Fills `crucible worlds`: list, version, validate. */
+export function registerWorldCommands(worlds: Command): void {
   common(worlds.command('list'))
     .description('list worlds with their versions and status')
     .action(
@@ -58,9 +56,10 @@ export function registerWorldCommands(program: Command): void {
         show(opts, answer, () => record(answer));
       }),
     );
+}
 
-  const scenarios = program.command('scenarios').description('scenarios (jobs) of a world version');
-
+/** Fills `crucible scenarios`: list and get. */
+export function registerScenarioCommands(scenarios: Command): void {
   common(scenarios.command('list <wv_id>'))
     .description('list the scenarios of a world version with split and status')
     .action(
