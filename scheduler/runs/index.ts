@@ -18,6 +18,7 @@ export {
   BOOTSTRAP_RESAMPLES,
   clopperPearson,
   clusterBootstrapMean,
+  clusteredDf,
   clusteredWilson,
   effectiveSize,
   mulberry32,

@@ -1,15 +1,23 @@
 /**
- * The statistics of docs/scoring.md ("Statistics"): pure functions over numbers, seeded
- * so the same episodes always give the same intervals.
+ * The statistics of docs/scoring.md ("Statistics", "Comparing"): pure functions over numbers,
+ * seeded so the same episodes always give the same intervals. The summaries' intervals are in
+ * intervals.ts and the t quantiles in quantiles.ts, re-exported here.
  */
-import betaQuantile from '@stdlib/stats-base-dists-beta-quantile';
+import { CI_LEVEL, t80, t975 } from './quantiles.js';
 
-/** The intervals' confidence level (Z_95 is its two-sided z). */
-const CI_LEVEL = 0.95;
-/** z for a two-sided 95% interval. */
-export const Z_95 = 1.959963984540054;
-/** z for 80% power (one side), used by the minimum detectable difference. */
-export const Z_POWER_80 = 0.8416212335729143;
+export { Z_95, Z_POWER_80, t975, t80 } from './quantiles.js';
+export {
+  wilson,
+  MIN_INTERVAL_SCENARIOS,
+  effectiveSize,
+  clusteredDf,
+  clusteredWilson,
+  clopperPearson,
+  summaryInterval,
+  type EffectiveSize,
+  type SummaryInterval,
+} from './intervals.js';
+
 /** Bootstrap resamples of every interval. */
 export const BOOTSTRAP_RESAMPLES = 2000;
 /** Seed of the bootstrap's and the permutation test's generator. */
@@ -30,145 +38,6 @@ export function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** The Wilson score interval of `successes` out of `n` at 95%; null when n is 0. */
-export function wilson(successes: number, n: number, z = Z_95): [number, number] | null {
-  if (n === 0) return null;
-  const p = successes / n;
-  const z2 = z * z;
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = ((z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) as number;
-  return [round(Math.max(0, centre - half)), round(Math.min(1, centre + half))];
-}
-
-/** Two-sided 95% quantiles of Student's t for 1 to 4 degrees of freedom (above, the expansion in `t975`). */
-const T975_SMALL = [12.706204736, 4.30265273, 3.182446305, 2.776445105];
-/** 0.80 quantiles of Student's t for 1 to 4 degrees of freedom (above, the expansion in `t80`). */
-const T80_SMALL = [1.37638192, 1.06066017, 0.97847231, 0.94096457];
-
-/**
- * Fewest scenarios for which a summary gives its 95% intervals; below it every interval is
- * null. With 6 or 10 scenarios no interval the simulation tried held the truth 93-97% of the
- * time for every agent: pass^k is one 0/1 value per scenario, and at 10 scenarios and a true
- * 0.75 an interval that holds 0.75 when all 10 pass covers either 92.3% or at least 98.1%;
- * the clustered intervals covered up to 98.1% for a weak and a strong agent (docs/scoring.md,
- * "Checked by simulation").
- */
-export const MIN_INTERVAL_SCENARIOS = 30;
-
-/**
- * The 0.975 quantile of Student's t with `df` degrees of freedom: exact table values up to 4,
- * else the Cornish-Fisher expansion around z (Abramowitz and Stegun 26.7.5, error below 1e-3
- * from 5 on); z for an infinite df.
- */
-export function t975(df: number): number {
-  if (!Number.isFinite(df)) return Z_95;
-  if (df < 1) return T975_SMALL[0]!;
-  if (df <= 4) return T975_SMALL[Math.round(df) - 1]!;
-  return cornishFisher(Z_95, df);
-}
-
-/** The 0.80 quantile of Student's t with `df` degrees of freedom, as {@link t975} (the power side of the MDD). */
-export function t80(df: number): number {
-  if (!Number.isFinite(df)) return Z_POWER_80;
-  if (df < 1) return T80_SMALL[0]!;
-  if (df <= 4) return T80_SMALL[Math.round(df) - 1]!;
-  return cornishFisher(Z_POWER_80, df);
-}
-
-/** Student's t quantile from the normal quantile z (Abramowitz and Stegun 26.7.5). */
-function cornishFisher(z: number, df: number): number {
-  const g1 = (z ** 3 + z) / 4;
-  const g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96;
-  const g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384;
-  const g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160;
-  return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4;
-}
-
-/** The effective sample size of a clustered mean, and the degrees of freedom of its variance. */
-export interface EffectiveSize {
-  /** The ratio mean: sum of values over their count. */
-  mean: number;
-  /** Values (episodes). */
-  count: number;
-  /** Clusters (scenarios) with at least one value. */
-  clusters: number;
-  /** mean x (1 - mean) / (cluster-robust variance of the mean), at least clusters - 1. */
-  n_eff: number;
-  /** Whether n_eff came from the between-cluster variance (false: one of the fallbacks). */
-  estimated: boolean;
-}
-
-/**
- * The effective sample size of the mean of values in [0, 1] grouped in clusters (each
- * scenario's scored repeats), from each cluster's sum and count: the cluster-robust
- * (between-scenario) variance of the ratio mean, V = c / (c - 1) x sum_i (sum_i - mean x
- * count_i)^2 / count^2 over c clusters (with the small-sample factor c / (c - 1), CR1), turned into the number of independent 0/1 values that would have
- * that variance: n_eff = mean (1 - mean) / V, at least c - 1. It is not capped at the number
- * of values: rewards spread less than 0/1 values of the same mean (partial credit, small
- * penalties), so each says more than a coin flip, and a cap made the mean reward's interval
- * cover 97-98% without repeats. With one 0/1 value per cluster n_eff is exactly the number of
- * values. When it cannot be estimated:
- * every value 0 or every value 1 (mean (1 - mean) = 0), or a single cluster, counts the
- * clusters, as if each scenario's repeats said no more than one episode (the cautious
- * reading: an agent that solved each of 10 scenarios 5 times has shown 10 scenarios, not 50
- * independent trials); clusters that all have the same mean (V = 0) count every value.
- */
-export function effectiveSize(clusters: Array<{ sum: number; count: number }>): EffectiveSize | null {
-  const usable = clusters.filter((c) => c.count > 0);
-  if (usable.length === 0) return null;
-  const c = usable.length;
-  const count = usable.reduce((s, x) => s + x.count, 0);
-  const mean = Math.min(1, Math.max(0, usable.reduce((s, x) => s + x.sum, 0) / count));
-  const spread = mean * (1 - mean);
-  if (c === 1 || spread < 1e-12) return { mean, count, clusters: c, n_eff: c, estimated: false };
-  // c / (c - 1): the usual small-sample factor of a cluster-robust variance (CR1)
-  const v = (usable.reduce((s, x) => s + (x.sum - mean * x.count) ** 2, 0) / count ** 2) * (c / (c - 1));
-  if (v < 1e-15) return { mean, count, clusters: c, n_eff: count, estimated: false };
-  return { mean, count, clusters: c, n_eff: Math.max(c - 1, spread / v), estimated: true };
-}
-
-/**
- * The 95% interval of a mean of values in [0, 1] whose repeats are clustered by scenario:
- * the Wilson score interval at the mean with the effective sample size of
- * {@link effectiveSize} in place of n, and z widened by t(clusters - 1) / t(values - 1)
- * (Korn and Graubard's degrees-of-freedom adjustment: the variance was estimated from the
- * clusters, not from the values); when n_eff is a fallback of {@link effectiveSize} (every
- * value 0 or 1, one cluster, equal cluster means) nothing was estimated, and z stays. With one
- * 0/1 value per scenario (no repeats) this is the Wilson interval with c - 1 in place of c.
- * Used for the mean reward (rewards in [0, 1]), the success rate and pass^k (one 0/1 value
- * per scenario). Why not a bootstrap: with few
- * scenarios the percentile bootstrap covers the truth too rarely (78-88% at 6 to 10
- * scenarios), and Wilson over episodes, which treats repeats as independent, 71-87% with 3
- * to 5 repeats (bench/statistics.ts, docs/scoring.md). Null below `minClusters` scenarios
- * ({@link MIN_INTERVAL_SCENARIOS}).
- */
-export function clusteredWilson(
-  clusters: Array<{ sum: number; count: number }>,
-  minClusters = MIN_INTERVAL_SCENARIOS,
-): [number, number] | null {
-  const e = effectiveSize(clusters);
-  if (!e || e.clusters < minClusters) return null;
-  // the df adjustment applies to an estimated variance; a fallback is the plain Wilson interval
-  const z = e.estimated ? (Z_95 * t975(Math.max(1, e.clusters - 1))) / t975(Math.max(1, e.count - 1)) : Z_95;
-  return wilsonAt(e.mean, e.n_eff, z);
-}
-
-/**
- * The Wilson score interval at proportion p with sample size n and quantile z; at p = 0 or
- * p = 1 the open end is the exact one-sided bound (Clopper-Pearson: 1 - 0.025^(1/n), and
- * 0.025^(1/n)), since Wilson's bound there, z^2 / (n + z^2), is too tight: at 30 scenarios
- * and a true 0.116 it left pass^k's coverage at 92.3%.
- */
-function wilsonAt(p: number, n: number, z: number): [number, number] {
-  const edge = Math.pow((1 - CI_LEVEL) / 2, 1 / n);
-  if (p <= 0) return [0, round(1 - edge)];
-  if (p >= 1) return [round(edge), 1];
-  const z2 = z * z;
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
-  return [round(Math.max(0, centre - half)), round(Math.min(1, centre + half))];
 }
 
 /** The q-quantile of sorted values, linear between the two nearest ranks (type 7). */
@@ -218,49 +87,6 @@ export function clusterBootstrapMeanOfSums(
   }
   means.sort((a, b) => a - b);
   return [round(quantile(means, 0.025)), round(quantile(means, 0.975))];
-}
-
-/**
- * The 95% Clopper-Pearson interval of `x` successes out of `n`, from the beta quantiles
- * (Beta(x, n - x + 1) at 0.025 and Beta(x + 1, n - x) at 0.975); `x` may be fractional (a
- * sum of values in [0, 1]), read as the same beta quantiles. Its coverage is at least 95%
- * for a binomial count whatever the truth (it is conservative), and values in [0, 1] spread
- * no more than 0/1 values of the same mean, so a mean of n of them is covered as often or
- * more (checked by simulation, docs/scoring.md). Null when n is 0.
- */
-export function clopperPearson(x: number, n: number): [number, number] | null {
-  if (n <= 0) return null;
-  const k = Math.min(n, Math.max(0, x));
-  const tail = (1 - CI_LEVEL) / 2;
-  const lo = k <= 0 ? 0 : betaQuantile(tail, k, n - k + 1);
-  const hi = k >= n ? 1 : betaQuantile(1 - tail, k + 1, n - k);
-  return [roundDown(lo), roundUp(hi)];
-}
-
-const roundDown = (n: number): number => Math.max(0, Math.floor(n * 10_000 + 1e-9) / 10_000);
-const roundUp = (n: number): number => Math.min(1, Math.ceil(n * 10_000 - 1e-9) / 10_000);
-
-/** A summary interval and whether it came from the conservative small-sample method. */
-export interface SummaryInterval {
-  ci: [number, number];
-  /** True below MIN_INTERVAL_SCENARIOS scenarios: Clopper-Pearson over scenarios, which covers at least 95%. */
-  conservative: boolean;
-}
-
-/**
- * The interval a summary gives for a mean of values in [0, 1] grouped by scenario, at every
- * size: from MIN_INTERVAL_SCENARIOS scenarios the clustered Wilson interval
- * ({@link clusteredWilson}, 93-97% in the simulation); below it the Clopper-Pearson interval
- * of the mean with the scenarios as its n ({@link clopperPearson} at mean x c out of c,
- * `conservative`): each scenario counts once whatever its repeats, the cautious reading of
- * {@link effectiveSize}, and the exact binomial bounds cover at least 95% where no
- * approximate interval held 93-97% for every agent. Null with nothing scored.
- */
-export function summaryInterval(clusters: Array<{ sum: number; count: number }>): SummaryInterval | null {
-  const e = effectiveSize(clusters);
-  if (!e) return null;
-  if (e.clusters >= MIN_INTERVAL_SCENARIOS) return { ci: clusteredWilson(clusters)!, conservative: false };
-  return { ci: clopperPearson(e.mean * e.clusters, e.clusters)!, conservative: true };
 }
 
 /** The significance level of compare's paired test; its interval is the matching 95% one. */

@@ -1,6 +1,6 @@
 import type { Split } from '../../../world/index.js';
 import { countsAgainstAgent, type FailureCounts, type ScenarioCounts } from './summary-stats.js';
-import { summaryInterval } from './statistics.js';
+import { summaryInterval } from './intervals.js';
 import { slotOutcome, type AgainstAgentCause, type UnscoredCause } from './coverage.js';
 import type { EpisodeStatus, RunEpisodeDoc, ScoreBlock } from '../types.js';
 
