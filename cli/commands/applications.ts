@@ -18,8 +18,8 @@ interface CreateOptions extends CommonOptions {
 }
 
 const appColumns: readonly Column<Application>[] = [
-  // whole: the quickstart's next command (`builds create <app_id>`) takes it as printed
-  ['id', (a) => a.id],
+  // shortened like every id column: every command takes an id by its unique prefix (id-prefix.ts)
+  ['id', (a) => a.id, 'id'],
   ['name', (a) => a.name, 'text'],
   ['source', (a) => a.source?.kind],
   ['where', (a) => a.source?.url ?? a.source?.path ?? '-', 'text'],

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ApiClient, ApiError, formatDetail } from '../api-client.js';
+import { resolveIdArgs } from './id-prefix.js';
 
 /** Options every client command takes: where to connect, and JSON output. */
 export interface CommonOptions {
@@ -218,12 +219,10 @@ export function show(opts: CommonOptions, value: unknown, human: () => string): 
   else process.stdout.write(human());
 }
 
-/** An id as tables shorten it: a type prefix and fewer than the 32 hex digits of a whole one. */
-const SHORTENED_ID = /^[a-z]+_[0-9a-f]{1,31}$/;
-
 /**
- * Wraps a command's action: a refused request prints the server's `detail` (and with
- * --json the `{status, detail}` answer) on standard error and the command exits 1.
+ * Wraps a command's action: ids given by a unique prefix become whole ones (id-prefix.ts),
+ * and a refused request prints the server's `detail` (and with --json the `{status, detail}`
+ * answer) on standard error and the command exits 1.
  */
 export function run<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
   return async (...args: A) => {
@@ -231,15 +230,12 @@ export function run<A extends unknown[]>(fn: (...args: A) => Promise<void>): (..
     const given = cmd instanceof Command ? cmd.opts() : {};
     layout.wide = Boolean(given.wide);
     try {
-      await fn(...args);
+      // ids shortened as tables print them are looked up first (id-prefix.ts)
+      await fn(...(cmd instanceof Command ? ((await resolveIdArgs(args, () => api(given))) as A) : args));
     } catch (err) {
       const json = Boolean(given.json);
       if (err instanceof ApiError) {
-        const hint =
-          err.hint ??
-          (err.status === 404 && args.some((a) => typeof a === 'string' && SHORTENED_ID.test(a))
-            ? 'tables show ids shortened; --wide prints them whole'
-            : undefined);
+        const hint = err.hint;
         if (json) process.stderr.write(`${JSON.stringify({ status: err.status, detail: err.detail })}\n`);
         else
           process.stderr.write(`error: ${formatDetail(err.detail)} (HTTP ${err.status})${hint ? `; ${hint}` : ''}\n`);

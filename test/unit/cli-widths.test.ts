@@ -160,8 +160,8 @@ describe('cli: every list command fits 100 columns; --wide prints everything', f
         })),
       })
       .on('GET', '/v1/runs', {
-        json: [1, 2, 3].map(() => ({
-          run_id: fakeId('run'),
+        json: [1, 2, 3].map((i) => ({
+          run_id: i === 1 ? runId : fakeId('run'),
           status: 'finished',
           config: { world_version_id: fakeId('wv') },
           created_at: at,
@@ -311,9 +311,16 @@ describe('cli: every list command fits 100 columns; --wide prints everything', f
     expect(out).to.not.contain('[{');
   });
 
-  it('a 404 for a shortened id says the tables shorten ids', async () => {
-    const { err, code } = await crucible(['runs', 'status', runId.slice(0, 12)]);
-    expect(code).to.equal(1);
-    expect(err).to.contain('(HTTP 404); tables show ids shortened; --wide prints them whole');
+  it('takes an id by a unique prefix, as the tables print it, and names what it found when none matches', async () => {
+    const listed = await crucible(['runs', 'list']);
+    const shown = uniquePrefixes([runId])[0]!;
+    expect(listed.out).to.contain(shown);
+    const episodesOf = await crucible(['runs', 'episodes', shown, '--json']);
+    expect(episodesOf.code, episodesOf.err).to.equal(0);
+    expect(api.requests).to.include(`GET /v1/runs/${runId}/episodes`);
+    const other = runId.startsWith('run_0') ? 'run_1' : 'run_0';
+    const none = await crucible(['runs', 'status', `${other}${runId.slice(5, 12)}`]);
+    expect(none.code).to.equal(1);
+    expect(none.err).to.equal(`error: no run of this project has an id starting with ${other}${runId.slice(5, 12)}\n`);
   });
 });
