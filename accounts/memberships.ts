@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Collections } from '../core/index.js';
-import { ServiceError, notFound } from '../core/index.js';
+import { ServiceError, ValidationFailedError, notFound } from '../core/index.js';
 import { newId, nowIso, randomToken } from '../core/index.js';
 import type { Doc, DocumentStore } from '../core/index.js';
 import { body, created, ok, param, requirePrincipal, type HandlerTable, type OperationContext } from '../core/index.js';
@@ -13,6 +13,8 @@ import { loadProject, planOf, type MembershipDoc, type OrganizationDoc, type Pro
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 /** Open invitations one project may have at a time: enough for a team, too few to fill the store with. */
 export const MAX_OPEN_INVITATIONS = 100;
+/** Projects one organization may have: enough for any team, too few to fill the store with. */
+export const MAX_PROJECTS_PER_ORGANIZATION = 100;
 
 /**
  * An invitation into a project, made by an owner or admin for an e-mail address. The link
@@ -125,6 +127,58 @@ export const membershipHandlers: HandlerTable = {
     if (!m) throw notFound('project');
     await store.update(Collections.sessions, p.sessionId, { project_id });
     return ok(await workspaceView(store, m, project_id));
+  },
+
+  /**
+   * Makes another project in the organization this session acts in (docs/accounts.md,
+   * "Several projects"): owners only, since a project is the organization's and runs on its
+   * plan. The caller is its one member, as owner; the session stays where it is. 201 with
+   * the project as list_memberships shows it. A taken name or a full organization is 409.
+   */
+  async create_project(ctx, { adapters }) {
+    const p = requireSession(ctx, 'creating a project');
+    const name = body<{ name: string }>(ctx).name.trim();
+    const store = adapters.store;
+    const here = await store.findOne<MembershipDoc>(Collections.memberships, {
+      user_id: p.userId,
+      project_id: p.projectId,
+    });
+    if (here?.role !== 'owner') {
+      throw new ServiceError(
+        'forbidden',
+        `only an owner of the organization creates its projects; you are ${here?.role ?? 'not a member'} in this one`,
+      );
+    }
+    if (!name || /[\u0000-\u001f\u007f]/.test(name)) {
+      throw new ValidationFailedError('name is not valid', [
+        { field: 'name', message: 'must hold visible characters and no control characters' },
+      ]);
+    }
+    const organizationId = here.organization_id;
+    const taken = await store.findOne<ProjectDoc>(Collections.projects, { organization_id: organizationId, name });
+    if (taken) throw new ServiceError('conflict', `the organization already has a project named "${name}"`);
+    if ((await store.count(Collections.projects, { organization_id: organizationId })) >= MAX_PROJECTS_PER_ORGANIZATION)
+      throw new ServiceError(
+        'conflict',
+        `the organization has ${MAX_PROJECTS_PER_ORGANIZATION} projects, the most it may have`,
+      );
+    const now = nowIso();
+    // the unique (organization, name) index refuses a second project of the name made at the same moment (409)
+    const project = await store.insert<ProjectDoc>(Collections.projects, {
+      _id: newId('prj'),
+      organization_id: organizationId,
+      name,
+      created_at: now,
+    });
+    const m = await store.insert<MembershipDoc>(Collections.memberships, {
+      _id: newId('mem'),
+      user_id: p.userId,
+      organization_id: organizationId,
+      project_id: project._id,
+      role: 'owner',
+      created_at: now,
+    });
+    return created(await workspaceView(store, m, p.projectId));
   },
 
   /**

@@ -5,6 +5,7 @@ import { useAction, useList, useTitle } from '../hooks';
 import { useSession } from '../session';
 import { DataTable } from '../table';
 import { ErrorBox, PageHead, ShownOnce, when } from '../ui';
+import { NewProject } from './new-project';
 
 /** One person of the project (GET /v1/members, docs/accounts.md "Members and roles"). */
 interface Member {
@@ -22,6 +23,7 @@ const ROLE_LABELS = { owner: 'Owner', admin: 'Admin', member: 'Member' } as cons
  * remove (only owners make or touch an owner; the last owner stays); owners and admins invite an e-mail address (member or admin) and get
  * a link to hand over, shown once; open invitations can be withdrawn. The invited person
  * opens the link, signs in or up with that address, and joins (docs/accounts.md, "Invitations").
+ * Owners also make another project of the organization here (new-project.tsx).
  */
 export default function Team() {
   useTitle('Team');
@@ -152,6 +154,7 @@ export default function Team() {
           },
         ]}
       />
+      <NewProject />
     </>
   );
 }
