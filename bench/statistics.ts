@@ -114,6 +114,9 @@ const compareLines: string[] = [];
 for (const [name, n, k] of [
   ['middling', 3, 3],
   ['middling', 6, 3],
+  ['middling', 8, 3],
+  ['weak', 6, 3],
+  ['weak', 8, 3],
   ['middling', 10, 3],
   ['middling', 30, 3],
   ['strong', 30, 3],
@@ -142,8 +145,11 @@ for (const [name, n, k] of [
     );
     target = probe.median_mdd;
   }
-  const power = compareCheck(pop, lifted(pop, liftFor(pop, target)), n, k, COMPARES, SEED + 9000 + n * 10 + k);
-  const line = `| ${name} | ${n} | ${k} | ${pct(aa.called_different)}${aa.undecided > 0 ? ` (${pct(aa.undecided)} not_enough_data)` : ''} | ${aa.median_mdd.toFixed(3)} | ${power.true_difference.toFixed(3)} | ${power.median_mdd.toFixed(3)} | ${pct(power.called_b_better)} | ${pct(aa.ci_coverage)} / ${pct(power.ci_coverage)} |`;
+  const lift = liftFor(pop, target);
+  const power = compareCheck(pop, lifted(pop, lift), n, k, COMPARES, SEED + 9000 + n * 10 + k);
+  // a lift of 1 (b solves every scenario) is the largest difference this agent can gain: below the MDD, power at the MDD is not measured
+  const capped = lift > 0.999 ? ' (the most possible)' : '';
+  const line = `| ${name} | ${n} | ${k} | ${pct(aa.called_different)}${aa.undecided > 0 ? ` (${pct(aa.undecided)} not_enough_data)` : ''} | ${aa.median_mdd.toFixed(3)} | ${power.true_difference.toFixed(3)}${capped} | ${power.median_mdd.toFixed(3)} | ${pct(power.called_b_better)} | ${pct(aa.ci_coverage)} / ${pct(power.ci_coverage)} |`;
   compareLines.push(line);
   console.log(line);
 }

@@ -124,7 +124,7 @@ describe("scoring statistics: the summaries' intervals (docs/scoring.md, Statist
   it("the clustered interval's degrees of freedom: c - 1, less the effective size's own noise (jackknife)", () => {
     // one 0/1 value per scenario: n_eff is c - 1 whichever scenario is left out, so df stays c - 1
     const single = Array.from({ length: 40 }, (_, i) => ({ sum: i < 26 ? 1 : 0, count: 1 }));
-    expect(clusteredDf(single, effectiveSize(single)!)).to.be.closeTo(39, 1e-9);
+    expect(clusteredDf(single)).to.be.closeTo(39, 1e-9);
     // a strong agent's 30 scenarios x 5 repeats: 16 solved every time, 8 four times, 4 three
     // times, 2 never: the two it never solves carry most of the spread
     const strong = Array.from({ length: 30 }, (_, i) => ({ sum: i < 2 ? 0 : i < 6 ? 3 : i < 14 ? 4 : 5, count: 5 }));
@@ -133,7 +133,7 @@ describe("scoring statistics: the summaries' intervals (docs/scoring.md, Statist
     const theta = strong.map((_, i) => Math.log(effectiveSize(strong.filter((_, j) => j !== i))!.n_eff));
     const mean = theta.reduce((s, x) => s + x, 0) / theta.length;
     const varJ = (29 / 30) * theta.reduce((s, x) => s + (x - mean) ** 2, 0);
-    const df = clusteredDf(strong, whole);
+    const df = clusteredDf(strong);
     expect(df).to.be.closeTo(1 / (1 / 29 + varJ / 2), 1e-9);
     expect(df).to.be.below(29);
     // the interval is Wilson at n_eff with z = 1.96 x t(df) / t(149), wider than with t(29)

@@ -77,8 +77,8 @@ export function effectiveSize(clusters: Array<{ sum: number; count: number }>): 
  * (the variance came from c scenarios), less what the effective size's own noise costs.
  * That noise is measured by the jackknife: theta_i = ln n_eff without scenario i (by the
  * rules of {@link effectiveSize}; a leave-one-out that falls back to a count, nothing
- * estimated, keeps the whole sample's n_eff), Var_J = (c - 1) / c x sum (theta_i - mean
- * theta)^2. A variance estimated with df degrees of freedom has Var(ln V) of about 2 / df, so
+ * estimated, is left out), Var_J = (r - 1) / r x sum (theta_i - mean theta)^2 over the r
+ * left. A variance estimated with df degrees of freedom has Var(ln V) of about 2 / df, so
  * the relative variances add: 1 / df = 1 / (c - 1) + Var_J / 2. Why: scenario scores are
  * skewed and heavy-tailed (a few scenarios an agent never solves), and a run that draws none
  * of them shows a higher mean and a smaller spread at once, an n_eff too large; t(c - 1)
@@ -89,7 +89,7 @@ export function effectiveSize(clusters: Array<{ sum: number; count: number }>): 
  * c - 1 as before. Reads each scenario's sum and count only (the leave-one-out sums come
  * from five totals, so it costs one pass).
  */
-export function clusteredDf(clusters: Array<{ sum: number; count: number }>, whole: EffectiveSize): number {
+export function clusteredDf(clusters: Array<{ sum: number; count: number }>): number {
   const usable = clusters.filter((c) => c.count > 0);
   const c = usable.length;
   if (c < 3) return Math.max(1, c - 1);
@@ -105,7 +105,8 @@ export function clusteredDf(clusters: Array<{ sum: number; count: number }>, who
     sn += x.sum * x.count;
     nn += x.count * x.count;
   }
-  const theta = usable.map((x) => {
+  const theta: number[] = [];
+  for (const x of usable) {
     const left = nEffFromTotals(
       c - 1,
       count - x.count,
@@ -114,10 +115,11 @@ export function clusteredDf(clusters: Array<{ sum: number; count: number }>, who
       sn - x.sum * x.count,
       nn - x.count * x.count,
     );
-    return Math.log(left ?? whole.n_eff);
-  });
-  const mean = theta.reduce((s, t) => s + t, 0) / c;
-  const varJ = ((c - 1) / c) * theta.reduce((s, t) => s + (t - mean) ** 2, 0);
+    if (left !== null) theta.push(Math.log(left));
+  }
+  const r = theta.length;
+  const mean = theta.reduce((s, t) => s + t, 0) / Math.max(1, r);
+  const varJ = r < 2 ? 0 : ((r - 1) / r) * theta.reduce((s, t) => s + (t - mean) ** 2, 0);
   return Math.max(1, 1 / (1 / (c - 1) + varJ / 2));
 }
 
@@ -158,7 +160,7 @@ export function clusteredWilson(
   const e = effectiveSize(clusters);
   if (!e || e.clusters < minClusters) return null;
   // the df adjustment applies to an estimated variance; a fallback is the plain Wilson interval
-  const z = e.estimated ? (Z_95 * t975(clusteredDf(clusters, e))) / t975(Math.max(1, e.count - 1)) : Z_95;
+  const z = e.estimated ? (Z_95 * t975(clusteredDf(clusters))) / t975(Math.max(1, e.count - 1)) : Z_95;
   return wilsonAt(e.mean, e.n_eff, z);
 }
 
