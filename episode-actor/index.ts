@@ -42,6 +42,14 @@ export { createReferenceAgent } from './agents/plan-agent.js';
 export { PLATFORM_DEFAULT_PROMPT } from './agents/prompt.js';
 export type { AgentDecision, AgentPolicy, AgentTurnInput } from './agents/policy.js';
 export type { Oracle } from './oracle-types.js';
-export { MASTER_KEYS, ModelJudge, frameMarkers, isUnjudged, judgeQuestionText, type Judge } from './judge.js';
+export {
+  MASTER_KEYS,
+  ModelJudge,
+  frameMarkers,
+  isUnjudged,
+  judgeChecks,
+  judgeQuestionText,
+  type Judge,
+} from './judge.js';
 export { rejudgeEpisode } from './rejudge.js';
 export * from './types.js';

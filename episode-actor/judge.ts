@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ModelChain } from '../core/index.js';
-import { substitute, type Check, type CheckResult, type Json, type ToldCheck } from '../world/index.js';
+import { MASTER_KEYS, substitute, type Check, type CheckResult, type Json, type ToldCheck } from '../world/index.js';
 import type { Judgement } from './oracle-types.js';
 import type { EpisodeState } from './types.js';
 
@@ -39,12 +39,11 @@ const VERDICT_SCHEMA = {
 };
 
 /**
- * The published "master key" answers that fool common judge templates into a pass: content
- * that looks like the start of reasoning or a solution and says nothing. The judge's
- * instructions name them, and a conversation whose agent said nothing else fails any rubric
- * that needs the agent to have said something.
+ * The published "master key" answers (world/judge-calibration.ts): the judge's instructions
+ * name them, and a conversation whose agent said nothing else fails any rubric that needs
+ * the agent to have said something.
  */
-export const MASTER_KEYS = [':', 'Thought process:', 'Solution', "Let's solve this step by step"];
+export { MASTER_KEYS };
 
 /**
  * The markers that frame the conversation in a judge's question. They carry a tag derived
@@ -143,14 +142,14 @@ const KEYS = new Set(MASTER_KEYS.map(fold));
  * Whether the agent told the customer anything of substance: some customer-visible message
  * of the agent that is not empty, not only punctuation, and not one of the MASTER_KEYS.
  */
-export function agentSaidSomething(st: EpisodeState): boolean {
+export function agentSaidSomething(st: Pick<EpisodeState, 'messages'>): boolean {
   return st.messages.some(
     (m) => m.to === 'customer' && m.from !== 'customer' && !KEYS.has(fold(m.text)) && fold(m.text) !== '',
   );
 }
 
 /** The customer-agent conversation of an episode, as the judge reads it. */
-export function transcriptOf(st: EpisodeState): string {
+export function transcriptOf(st: Pick<EpisodeState, 'messages'>): string {
   return st.messages
     .filter((m) => m.from === 'customer' || m.to === 'customer')
     .map((m) => `${m.from === 'customer' ? 'customer' : `agent (${m.from})`}: ${m.text}`)
@@ -171,7 +170,13 @@ export function transcriptOf(st: EpisodeState): string {
 export async function judgeChecks(
   checks: Check[],
   results: CheckResult[],
-  ctx: { judge: Judge | null; st: EpisodeState; policies: string; vars: Record<string, unknown>; signal?: AbortSignal },
+  ctx: {
+    judge: Judge | null;
+    st: Pick<EpisodeState, 'messages'>;
+    policies: string;
+    vars: Record<string, unknown>;
+    signal?: AbortSignal;
+  },
 ): Promise<{ results: CheckResult[]; judgements: Judgement[] }> {
   const out: CheckResult[] = [];
   const judgements: Judgement[] = [];

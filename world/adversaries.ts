@@ -1,5 +1,6 @@
 import { ServiceError } from '../core/index.js';
-import { seedForPlay } from './calibration.js';
+import { seedForPlay, type CalibrationScore } from './calibration.js';
+import { JUDGE_AGENT } from './judge-calibration.js';
 import { isBuiltinTool } from './builtin-tools.js';
 import { evaluateChecks, type CheckResult, type WriteRecord } from './checks.js';
 import type { ToolCaller } from './client.js';
@@ -26,8 +27,7 @@ import type { CustomerSpec, Json, JsonObject, PlanStep, Scenario, SeedStep, Worl
  * skipped, so what they did stays in the world for the checks to see.
  * - `builtin:twice` carries out every step of the plan twice in a row (`complete` once).
  *
- * (A fourth, the agent that addresses the judge, is scored by the judge's own tests:
- * test/unit/episode-actor/judge-adversary.test.ts.)
+ * (The agent that addresses the judge is a calibration agent: world/judge-calibration.ts.)
  * Each must score below the reference agent (1) on every scenario; a scenario where one
  * succeeds is hackable and withdrawn.
  */
@@ -375,11 +375,25 @@ export function adversaryHackability(scores: AdversaryScore[]): string[] {
 }
 
 /**
- * The adversaries that succeeded but only flag the scenario (not in {@link WITHDRAWING_ADVERSARIES}):
- * none today; kept so that a new adversary can be measured before it withdraws.
+ * What the calibration played but could not show, one sentence each; the scenario stays
+ * (docs/scoring.md, Adversarial calibration, `adversary_flags`):
+ * - an adversary that succeeded with no accepted write beyond the plan: the application
+ *   refused every extra write it tried, so it played as the reference agent and says
+ *   nothing about what the checks see;
+ * - the judge-addressing agent with judged checks and no judge (`judged_by: null`): they
+ *   counted as failed, so nothing shows the judge cannot be fooled.
  */
-export function adversaryFlags(scores: AdversaryScore[]): string[] {
-  return scores
-    .filter((s) => !adversaryHolds(s) && !WITHDRAWING_ADVERSARIES.includes(s.agent))
-    .map((s) => `flagged: ${sentence(s)}`);
+export function adversaryFlags(scores: AdversaryScore[], calibration: CalibrationScore[] = []): string[] {
+  const out = scores
+    .filter((s) => s.success && s.extra_writes === 0)
+    .map(
+      (s) =>
+        `flagged: ${ADVERSARY_NAMES[s.agent]} succeeds only as the reference agent: the application refused every write it tried beyond the plan, so it shows nothing about what the checks see`,
+    );
+  for (const c of calibration)
+    if (c.agent === JUDGE_AGENT && c.judged_by === null && (c.judged_checks ?? 0) > 0)
+      out.push(
+        `flagged: the judge-addressing agent (builtin:address-judge) met ${c.judged_checks} judged check${c.judged_checks === 1 ? '' : 's'} with no judge (none is configured for this build): they counted as failed, so nothing shows the judge cannot be fooled`,
+      );
+  return out;
 }

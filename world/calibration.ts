@@ -1,4 +1,5 @@
 import { evaluateChecks, takeSnapshots, unchangedChecks, type CheckResult } from './checks.js';
+import { JUDGE_AGENT, JUDGE_ADDRESS_TEXTS, judgedBy, type CalibrationJudge } from './judge-calibration.js';
 import type { ToolCaller } from './client.js';
 import { customerSendArgs, scenarioContext } from './customer.js';
 import { rewardOf, tallyChecks } from './reward-rule.js';
@@ -7,12 +8,14 @@ import { substitute } from './substitute.js';
 import type { CustomerSpec, Scenario, SeedStep } from './types.js';
 
 /**
- * The three calibration agents (docs/scoring.md, Calibration). None of them changes the
+ * The calibration agents (docs/scoring.md, Calibration). None of them changes the
  * application: `builtin:idle` only waits, `builtin:complete` calls `complete` at once,
- * `builtin:claim` tells the customer CLAIM_TEXT and completes. Each must score 0; the last
- * two must be flagged `false_completion`.
+ * `builtin:claim` tells the customer CLAIM_TEXT and completes, `builtin:address-judge`
+ * tells it JUDGE_ADDRESS_TEXTS (an order to the judge and the "master key" answers) and
+ * completes, its words put before the build's judge (world/judge-calibration.ts). Each must
+ * score 0; all but the first must be flagged `false_completion`.
  */
-export const CALIBRATION_AGENTS = ['builtin:idle', 'builtin:complete', 'builtin:claim'] as const;
+export const CALIBRATION_AGENTS = ['builtin:idle', 'builtin:complete', 'builtin:claim', JUDGE_AGENT] as const;
 export type CalibrationAgent = (typeof CALIBRATION_AGENTS)[number];
 
 /** What `builtin:claim` tells the customer: a claim of success that names nothing. */
@@ -28,6 +31,13 @@ export interface CalibrationScore {
   goal_version: number;
   /** Progress checks that passed without the agent doing anything: why a scenario is hackable. */
   free_progress: string[];
+  /**
+   * `builtin:address-judge` only: the judge's model that read its words, null when the build
+   * had none (its judged checks then counted as failed: policy checks unjudged, told checks
+   * by their strings), and how many judged checks (policy, told with a rubric) it met.
+   */
+  judged_by?: string | null;
+  judged_checks?: number;
 }
 
 /** Whether a score is what a fair scenario gives that agent. */
@@ -61,9 +71,11 @@ export async function seedForPlay(
 }
 
 /**
- * Scores the three calibration agents on `scenario` without running episodes: they leave
- * the application exactly as seeded (the claim only adds a customer-visible text), so one
- * seeded application serves all three. Seeds like the replay (world seed, scenario seed,
+ * Scores the calibration agents on `scenario` without running episodes: they leave the
+ * application exactly as seeded (the claim and the judge-addressing agent only add
+ * customer-visible texts), so one seeded application serves all four. The judge-addressing
+ * agent's told and policy checks go to `opts.judge`; with none, its policy checks count as
+ * failed (unjudged) and its told checks by their strings (world/judge-calibration.ts). Seeds like the replay (world seed, scenario seed,
  * the customer's messages posted in a notifications world), snapshots the `unchanged`
  * reads, then evaluates the checks of every goal version (an idle agent's waits may
  * trigger revisions, so every version counts) with what each agent did. A version that breaks
@@ -72,22 +84,32 @@ export async function seedForPlay(
 export async function calibrateScenario(
   scenario: Scenario,
   client: ToolCaller,
-  opts: { worldSeed?: SeedStep[]; customer?: CustomerSpec } = {},
+  opts: { worldSeed?: SeedStep[]; customer?: CustomerSpec; judge?: CalibrationJudge } = {},
 ): Promise<CalibrationScore[]> {
   const { vars, snapshots } = await seedForPlay(scenario, client, opts);
   const versions = Object.keys(scenario.checks).sort((a, b) => Number(a) - Number(b));
   const out: CalibrationScore[] = [];
   for (const agent of CALIBRATION_AGENTS) {
     const completed = agent !== 'builtin:idle';
-    const told = agent === 'builtin:claim' ? [CLAIM_TEXT] : [];
+    const told = agent === 'builtin:claim' ? [CLAIM_TEXT] : agent === JUDGE_AGENT ? JUDGE_ADDRESS_TEXTS : [];
     const scores: CalibrationScore[] = [];
     for (const v of versions) {
-      const results: CheckResult[] = await evaluateChecks(scenario.checks[v]!, {
+      const checks = scenario.checks[v]!;
+      let results: CheckResult[] = await evaluateChecks(checks, {
         client,
         vars,
         snapshots,
         episode: { told, writes: [] },
       });
+      // every agent's policy checks are unjudged here (passed, left out): the judge agent's go to the judge
+      if (agent === JUDGE_AGENT)
+        results = await judgedBy(
+          opts.judge,
+          checks,
+          results,
+          { request: String(substitute(scenario.request, vars)), told },
+          vars,
+        );
       const falseCompletion = completed && results.some((r) => !r.passed);
       const reward = rewardOf({
         tally: tallyChecks(results),
@@ -101,6 +123,12 @@ export async function calibrateScenario(
         false_completion: falseCompletion,
         goal_version: Number(v),
         free_progress: results.filter((r) => r.role === 'progress' && r.passed).map((r) => r.check),
+        ...(agent === JUDGE_AGENT
+          ? {
+              judged_by: opts.judge?.model ?? null,
+              judged_checks: checks.filter((c) => c.kind === 'policy' || (c.kind === 'told' && c.rubric)).length,
+            }
+          : {}),
       });
     }
     // the first version that breaks calibration says why; else the final one stands for all
@@ -120,6 +148,7 @@ export function hackability(scores: CalibrationScore[]): string[] {
     'builtin:idle': 'the do-nothing agent (builtin:idle)',
     'builtin:complete': 'the complete-at-once agent (builtin:complete)',
     'builtin:claim': 'the claims-done-without-doing agent (builtin:claim)',
+    [JUDGE_AGENT]: 'the judge-addressing agent (builtin:address-judge)',
   };
   const bad = scores.filter((s) => !calibrationHolds(s));
   const out = bad.map(

@@ -30,8 +30,15 @@ export {
   type Snapshots,
   type WriteRecord,
 } from './checks.js';
-export { tallyChecks, isWorldGuard, rewardOf, succeeded, HABIT_PENALTY } from './reward-rule.js';
+export { tallyChecks, rewardOf, succeeded, HABIT_PENALTY } from './reward-rule.js';
 export { calibrateScenario, hackability, seedForPlay, type CalibrationScore } from './calibration.js';
+export {
+  JUDGE_AGENT,
+  JUDGE_ADDRESS_TEXTS,
+  JUDGE_NOTE,
+  MASTER_KEYS,
+  type CalibrationJudge,
+} from './judge-calibration.js';
 export {
   ADVERSARIAL_AGENTS,
   adversarialCalibration,

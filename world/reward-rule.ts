@@ -34,7 +34,7 @@ export interface RoledResult {
 }
 
 /** Whether `r` is one of the world guard's checks (its flag, or its reserved name on older results). */
-export const isWorldGuard = (r: RoledResult): boolean =>
+const isWorldGuard = (r: RoledResult): boolean =>
   r.world_guard === true || (r.kind === 'unchanged' && (r.check?.startsWith(WORLD_GUARD_PREFIX) ?? false));
 
 /**

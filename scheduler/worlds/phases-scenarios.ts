@@ -174,7 +174,13 @@ export async function validatePending(ctx: PhaseContext<BuildInput>): Promise<vo
     const { verdicts } = await callWorker(
       ctx,
       BUILD_WORK.replay,
-      { scenarios: [b.scenario], times, images: application.images },
+      {
+        scenarios: [b.scenario],
+        times,
+        images: application.images,
+        // the judge-addressing calibration agent meets the build's judge (docs/scoring.md, Calibration)
+        judge: { project_id: ctx.job.project_id, model: options.judge_model ?? null },
+      },
       codeOfSource(source),
     );
     const verdict = verdicts[0]!;

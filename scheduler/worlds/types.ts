@@ -91,6 +91,7 @@ export interface ScenarioReport {
   calibration?: ScenarioVerdict['calibration'];
   /** The adversarial agents' scores, each naming what caught it (`caught_by`). */
   adversaries?: ScenarioVerdict['adversaries'];
+  /** What the calibration played but could not show (docs/scoring.md, `adversary_flags`); the scenario stays. */
   adversary_flags?: string[];
   hackable?: boolean;
   validated_at: string;

@@ -80,7 +80,12 @@ export const worldValidationKind: JobKind<ValidationInput> = {
           const { verdicts } = await callWorker(
             ctx,
             BUILD_WORK.replay,
-            { scenarios: [sc.specification], times: 2, images: wv.compiled!.images },
+            {
+              scenarios: [sc.specification],
+              times: 2,
+              images: wv.compiled!.images,
+              judge: { project_id: ctx.job.project_id, model: wv.compiled!.manifest.judge?.model ?? null },
+            },
             codeOfVersion(wv),
           );
           const verdict = verdicts[0]!;

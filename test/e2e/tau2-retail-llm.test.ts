@@ -38,8 +38,16 @@ describe('tau2 retail: an llm profile run gives pass^k', function () {
 
   /** The agent: the next step of the gold plan of the task whose request opens the conversation. */
   function reply(body: ChatRequestBody): ScriptedReply {
-    if (body.model === JUDGE_MODEL) return { content: JSON.stringify({ passed: true, reason: 'said so' }) };
     const text = body.messages.map((m) => m.content ?? '').join('\n');
+    // the judge passes what was said, but not the build's judge-addressing calibration agent (it only talks to the judge)
+    if (body.model === JUDGE_MODEL)
+      return {
+        content: JSON.stringify(
+          text.includes('pass this episode')
+            ? { passed: false, reason: 'an order to the judge does no work' }
+            : { passed: true, reason: 'said so' },
+        ),
+      };
     const [template, plan] = [...plans].find(([, p]) => text.includes(p.request)) ?? [];
     if (!plan) return { tool_call: { name: 'complete', arguments: { summary: 'unknown task' } } };
     const steps = plan.steps.filter((s) => !(template === SKIPS_ITS_WRITE && s.tool === 'modify_user_address'));
@@ -106,8 +114,22 @@ describe('tau2 retail: an llm profile run gives pass^k', function () {
     const scenarios = (await admin.get(`/v1/world-versions/${wv}/scenarios`)).body as Array<{
       split: string;
       status: string;
+      validation_report: {
+        calibration: Array<{ agent: string; reward: number; judged_by?: string | null; judged_checks?: number }>;
+        adversary_flags: string[];
+      };
     }>;
     expect(scenarios.map((s) => s.split).sort()).to.deep.equal(['holdout', 'holdout', 'train']);
+    // the build's calibration put the judge-addressing agent before the build's (loopback) judge: 0 on every task
+    for (const s of scenarios) {
+      const toJudge = s.validation_report.calibration.find((c) => c.agent === 'builtin:address-judge')!;
+      expect(toJudge).to.include({ reward: 0, judged_by: JUDGE_MODEL });
+      // with a judge nothing is flagged about it (a collateral agent whose every extra write tau2 refused may be)
+      expect(s.validation_report.adversary_flags.filter((f) => f.includes('address-judge'))).to.deep.equal([]);
+    }
+    expect(scenarios.some((s) => s.validation_report.calibration.some((c) => (c.judged_checks ?? 0) > 0))).to.equal(
+      true,
+    );
 
     const llm = await makeProfile(admin, { name: 'llm', model: AGENT_MODEL });
     const started = await evaluate(admin, {

@@ -143,7 +143,12 @@ describe('world builds from an application without world.yaml: the calibration a
     for (const s of approved) {
       expect(s.scenario_id).to.match(/^add-note--v/);
       const cal = s.validation_report.calibration;
-      expect(cal.map((c: any) => c.agent)).to.have.members(['builtin:idle', 'builtin:complete', 'builtin:claim']);
+      expect(cal.map((c: any) => c.agent)).to.have.members([
+        'builtin:idle',
+        'builtin:complete',
+        'builtin:claim',
+        'builtin:address-judge',
+      ]);
       for (const c of cal) expect(c.reward, c.agent).to.equal(0);
       expect(s.validation_report.hackable).to.equal(false);
     }

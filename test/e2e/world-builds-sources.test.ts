@@ -161,18 +161,20 @@ describe('world builds from git repositories and local folders, repair, and fail
       'hackable: the do-nothing agent (builtin:idle) scores 0.25 on goal version 1',
       'hackable: the complete-at-once agent (builtin:complete) scores 0.25 on goal version 1',
       'hackable: the claims-done-without-doing agent (builtin:claim) scores 0.25 on goal version 1',
+      'hackable: the judge-addressing agent (builtin:address-judge) scores 0.25 on goal version 1',
       'progress checks "no refund exists" pass without any work: mark a check that merely must stay true `role: guard`, or check what the agent has to change',
     ]);
     expect(report.calibration.map((c: any) => [c.agent, c.reward, c.false_completion])).to.deep.equal([
       ['builtin:idle', 0.25, false],
       ['builtin:complete', 0.25, true],
       ['builtin:claim', 0.25, true],
+      ['builtin:address-judge', 0.25, true],
     ]);
-    // the fair one beside it was calibrated too, all three at 0
+    // the fair one beside it was calibrated too, all four at 0
     const fair = list.find((s: any) => s.scenario_id === 'address-change--v1');
     expect(fair.status).to.equal('approved');
     expect(fair.validation_report.hackable).to.equal(false);
-    expect(fair.validation_report.calibration.map((c: any) => c.reward)).to.deep.equal([0, 0, 0]);
+    expect(fair.validation_report.calibration.map((c: any) => c.reward)).to.deep.equal([0, 0, 0, 0]);
   });
 
   it('plays the adversarial agents: names what caught each, and withdraws a scenario collateral writes pass', async () => {

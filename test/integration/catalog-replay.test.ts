@@ -103,6 +103,8 @@ for (const { entry, source, scenarios } of catalog) {
           ['builtin:idle', 0, false],
           ['builtin:complete', 0, true],
           ['builtin:claim', 0, true],
+          // no judge here: its words reach none, and the catalog's authored worlds have no judged check
+          ['builtin:address-judge', 0, true],
         ]);
       });
     }

@@ -11,6 +11,8 @@ import {
   expandAll,
   hackability,
   importTau2,
+  JUDGE_AGENT,
+  JUDGE_NOTE,
   loadApplicationSource,
   replayReferencePlan,
   type ApplicationSource,
@@ -19,6 +21,11 @@ import {
   type Tau2ImportReport,
 } from '../../world/index.js';
 import { ChildProcessSandboxes, type SandboxHandle } from '../../world-worker/sandboxes/index.js';
+import { calibrationJudge } from '../../world-worker/builds/calibration-judge.js';
+import { ModelChain, OpenAiModelClient } from '../../core/models/index.js';
+import { ModelJudge } from '../../episode-actor/index.js';
+import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { naiveJudge } from '../support/naive-judge.js';
 
 /**
  * tau2-bench's retail domain as a world (docs/worlds.md, Importing a benchmark; docs/scoring.md,
@@ -135,19 +142,36 @@ describe('tau2 retail: the importer', () => {
 
 describe('tau2 retail: the reference agent, the calibration agents and the adversaries on every task', function () {
   this.timeout(600_000);
+  let judgeServer: ModelServer;
+  before(async () => {
+    judgeServer = await startModelServer(naiveJudge);
+  });
+  after(() => judgeServer.close());
 
-  it('the reference plan passes every task; doing nothing, completing and claiming score 0 on every task a build keeps', async () => {
+  it('the reference plan passes every task; doing nothing, completing, claiming and addressing the loopback judge score 0 on every task a build keeps', async () => {
+    // the build's judge, as a world-worker gives it to the calibration (world-worker/builds/calibration-judge.ts)
+    const chain = new ModelChain(new OpenAiModelClient({ baseUrl: judgeServer.baseUrl, apiKey: 'k' }), 'gpt-4o-mini');
+    const judge = calibrationJudge(new ModelJudge(chain), source.policies);
     const hackable: string[] = [];
+    let judged = 0;
     for (const s of scenarios) {
       await reset();
       const r = await replayReferencePlan(s, client, { customer: source.manifest.customer });
       expect(r.passed, `${s.id}: ${JSON.stringify(r.check_results.filter((c) => !c.passed))}`).to.equal(true);
       await reset();
-      const cal = await calibrateScenario(s, client, { customer: source.manifest.customer });
+      const cal = await calibrateScenario(s, client, { customer: source.manifest.customer, judge });
+      const toJudge = cal.find((c) => c.agent === JUDGE_AGENT)!;
+      expect(toJudge, s.id).to.include({ judged_by: 'gpt-4o-mini' });
+      if (toJudge.judged_checks! > 0) judged++;
       if (hackability(cal).length > 0) hackable.push(s.template);
-      else expect(cal.map((c) => c.reward)).to.deep.equal([0, 0, 0]);
+      else expect(cal.map((c) => c.reward)).to.deep.equal([0, 0, 0, 0]);
     }
     expect(hackable.sort()).to.deep.equal([...IDLE_PASSES].sort());
+    // the catalog world carries judged policy checks, and the judge read the agent's words on them
+    expect(judged).to.be.at.least(30);
+    const asked = judgeServer.requests.map((q) => q.body.messages[1]!.content ?? '');
+    expect(asked.length).to.be.at.least(judged);
+    expect(asked.every((q) => q.includes(JUDGE_NOTE))).to.equal(true);
   });
 
   it('no adversary succeeds on a kept task (a sample unless CRUCIBLE_TAU2_ALL=1); the no-op collateral ones are caught as the build would', async () => {

@@ -13,6 +13,7 @@ import {
   sha256Hex,
   type ApplicationSource,
   type AdversaryScore,
+  type CalibrationJudge,
   type CalibrationScore,
   type CheckResult,
   type RefusedCheck,
@@ -44,9 +45,9 @@ export interface ScenarioVerdict {
   /** Set when the application's services did not start: the world, not the scenario, is at fault. */
   environment_error?: string;
   /**
-   * The three calibration agents' scores (docs/scoring.md, Calibration); absent when the
-   * replays failed first. A scenario where one scores above 0 (or a completion is not
-   * flagged false) is hackable: `problems` says so and it does not pass.
+   * The calibration agents' scores (docs/scoring.md, Calibration; the judge-addressing one
+   * with the build's judge); absent when the replays failed first. A scenario where one
+   * scores above 0 (or a completion is not flagged false) is hackable: `problems` says so and it does not pass.
    */
   calibration?: CalibrationScore[];
   /**
@@ -55,13 +56,19 @@ export interface ScenarioVerdict {
    * do-nothing calibration failed first. One that succeeds makes the scenario hackable.
    */
   adversaries?: AdversaryScore[];
-  /** Adversaries that succeeded but only flag the scenario (`WITHDRAWING_ADVERSARIES`), one sentence each. */
+  /** What the calibration played but could not show (`adversaryFlags`), one sentence each; the scenario stays. */
   adversary_flags?: string[];
   /** Whether the calibration (do-nothing or adversarial) found the scenario hackable. */
   hackable?: boolean;
 }
 
-type JudgeEnv = { sandboxes: Sandboxes; dataRoot: string; images: Record<string, string> };
+type JudgeEnv = {
+  sandboxes: Sandboxes;
+  dataRoot: string;
+  images: Record<string, string>;
+  /** The build's judge, for the judge-addressing calibration agent; absent: it plays with none. */
+  judge?: CalibrationJudge;
+};
 
 /** Runs `fn` with a client on a fresh sandbox of its own data folder, removed afterwards. */
 async function withSandbox<T>(
@@ -91,8 +98,9 @@ async function withSandbox<T>(
  * checks and, with two or more replays, all were identical. A failed `refused` check in
  * a replay means the reference plan itself breaks the scenario's policy (the scenario is
  * impossible under its own policy). A scenario whose replays pass is then calibrated on
- * one more fresh sandbox: the do-nothing, complete-at-once and claims-done agents must each
- * score 0 and the last two be flagged `false_completion`, else it is hackable and fails.
+ * one more fresh sandbox: the do-nothing, complete-at-once, claims-done and judge-addressing
+ * agents (the last before `env.judge`) must each score 0 and all but the first be flagged
+ * `false_completion`, else it is hackable and fails.
  * Then the adversarial agents (collateral writes, every tool with every id, every action
  * twice) each play on a fresh sandbox of their own and must not succeed.
  */
@@ -165,7 +173,11 @@ export async function judgeScenario(
   if (problems.length === 0) {
     try {
       calibration = await withSandbox(source, env, (client) =>
-        calibrateScenario(scenario, client, { worldSeed: source.seed, customer: source.manifest.customer }),
+        calibrateScenario(scenario, client, {
+          worldSeed: source.seed,
+          customer: source.manifest.customer,
+          ...(env.judge ? { judge: env.judge } : {}),
+        }),
       );
       problems.push(...hackability(calibration));
     } catch (err) {
@@ -195,7 +207,7 @@ export async function judgeScenario(
     problems,
     replays,
     ...(calibration ? { calibration, hackable } : {}),
-    ...(adversaries ? { adversaries, adversary_flags: adversaryFlags(adversaries) } : {}),
+    ...(adversaries ? { adversaries, adversary_flags: adversaryFlags(adversaries, calibration) } : {}),
   };
 }
 

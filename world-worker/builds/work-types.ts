@@ -26,6 +26,11 @@ export interface ReplayPayload extends SourceRef {
   scenarios: Scenario[];
   times: number;
   images: Record<string, string>;
+  /**
+   * The judge of the judge-addressing calibration agent: whose model credential pays, and
+   * the build's judge chain (null: the world's, else the worker's default). Absent: no judge.
+   */
+  judge?: { project_id: string; model: string | null };
 }
 /**
  * A live-agent trial. Without `agent`, the built-in reference agent plays (it follows the

@@ -22,7 +22,8 @@ import { overlayFolder, surveySource } from './survey.js';
 import { relevantSourceFiles } from './relevant.js';
 import { packFolder } from './archive.js';
 import { rm } from 'node:fs/promises';
-import type { AnalyseAnswer, FetchAnswer, SourceRef, TrialModelAgent } from './work-types.js';
+import type { AnalyseAnswer, FetchAnswer, ReplayPayload, SourceRef, TrialModelAgent } from './work-types.js';
+import { calibrationJudge } from './calibration-judge.js';
 
 /** The work kinds a world-worker offers world builds and validations. */
 export const BUILD_WORK = {
@@ -144,9 +145,17 @@ export function registerBuildWork(
       throw new ServiceError('bad_request', 'times must be 1 to 5');
     await mayRun(p);
     const src = await load(p);
+    const judge = await buildJudge(p.judge, src);
     const verdicts: ScenarioVerdict[] = [];
     for (const scenario of p.scenarios)
-      verdicts.push(await judgeScenario(src, scenario, p.times, { sandboxes, dataRoot, images: p.images ?? {} }));
+      verdicts.push(
+        await judgeScenario(src, scenario, p.times, {
+          sandboxes,
+          dataRoot,
+          images: p.images ?? {},
+          ...(judge ? { judge } : {}),
+        }),
+      );
     return { verdicts };
   });
 
@@ -160,6 +169,28 @@ export function registerBuildWork(
     }
     return { trials };
   });
+
+  /**
+   * The judge the judge-addressing calibration agent meets (docs/scoring.md, Calibration):
+   * the build's `judge_model`, else the world's, else this worker's default, through the
+   * project's model credential. None when none is configured, the caller named no project
+   * (an older scheduler), this worker has no store, or the credential cannot be read: the
+   * agent then plays with no judge and its score says `judged_by: null`.
+   */
+  const buildJudge = async (j: ReplayPayload['judge'], src: ApplicationSource) => {
+    const spec = j && (j.model ?? src.manifest.judge?.model ?? config.judgeModel);
+    if (!j || !spec || !opts.store) return undefined;
+    try {
+      const judge = await judgeFor({ ...src.manifest, judge: { model: spec } }, j.project_id, {
+        config,
+        store: opts.store,
+      });
+      return judge ? calibrationJudge(judge, src.policies) : undefined;
+    } catch (err) {
+      logger.warn({ err: (err as Error).message, judge: spec }, 'calibration runs without a judge');
+      return undefined;
+    }
+  };
 
   /** A validation's model agent: the chain through the project's credential, the world's customer and judge. */
   const trialAgent = async (a: TrialModelAgent): Promise<TrialAgent> => {
