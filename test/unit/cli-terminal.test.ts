@@ -71,7 +71,8 @@ describe('cli: the progress bar on a terminal gives the cursor and wrapping back
   const env = () => ({ SERVICE_URL: api.url, SERVICE_API_KEY: 'svc_test', HOME: '/nonexistent' });
 
   it('Ctrl-C during eval start: cursor and wrapping back, one line naming runs follow and runs stop, exit 130', async () => {
-    const pty = runOnPty(['eval', 'start', '--world-version', 'wv_1', '--profile', 'prof_1'], env(), 100);
+    // whole ids: a prefix (`wv_1`) would be looked up in lists this stub does not answer
+    const pty = runOnPty(['eval', 'start', '--world-version', fakeId('wv'), '--profile', fakeId('prof')], env(), 100);
     await pty.waitFor('1/4 episodes');
     pty.type('\x03');
     const { code, output } = await pty.done;
@@ -89,7 +90,7 @@ describe('cli: the progress bar on a terminal gives the cursor and wrapping back
   });
 
   it('SIGTERM during builds create on a 60-column terminal: the bar fits it, and the terminal is given back', async () => {
-    const pty = runOnPty(['builds', 'create', 'app_1'], env(), 60);
+    const pty = runOnPty(['builds', 'create', fakeId('app')], env(), 60);
     await pty.waitFor('0/7 phases');
     const [cliPid] = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pty.pid)], { encoding: 'utf8' })
       .trim()
