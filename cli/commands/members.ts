@@ -43,11 +43,11 @@ export function registerMemberCommands(members: Command): void {
         const list = await api(opts).list<Member>('/v1/members');
         show(opts, list, () =>
           table(list, [
-            ['user_id', (m) => m.user_id],
-            ['email', (m) => m.email],
-            ['name', (m) => m.name],
+            ['user_id', (m) => m.user_id, 'id'],
+            ['email', (m) => m.email, 'text'],
+            ['name', (m) => m.name, 'text'],
             ['role', (m) => m.role],
-            ['since', (m) => m.created_at],
+            ['since', (m) => m.created_at, 'time'],
           ]),
         );
       }),
@@ -85,12 +85,12 @@ export function registerMemberCommands(members: Command): void {
         const list = await api(opts).list<AuditEvent>('/v1/audit-events');
         show(opts, list, () =>
           table(list, [
-            ['at', (e) => e.created_at],
+            ['at', (e) => e.created_at, 'time'],
             ['action', (e) => e.action],
-            ['member', (e) => e.target_email ?? e.target_user_id],
+            ['member', (e) => e.target_email ?? e.target_user_id, 'text'],
             ['before', (e) => e.role_before],
             ['after', (e) => e.role_after ?? '-'],
-            ['by', (e) => e.actor_user_id ?? e.actor_key_id],
+            ['by', (e) => e.actor_user_id ?? e.actor_key_id, 'id'],
           ]),
         );
       }),

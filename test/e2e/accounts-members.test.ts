@@ -192,7 +192,7 @@ describe('accounts: members removed and re-roled', function () {
     expect(events[0].actor_key_id).to.be.a('string');
   });
 
-  it('the CLI lists members, changes a role and removes one by e-mail address, and reads the audit', async () => {
+  it('the CLI lists members, changes a role by the user id as listed, removes one by e-mail address, and reads the audit', async () => {
     const o = await ownerOf(t, 'CLI Co');
     const m = await joined(t, o.b, 'member');
     const env = {
@@ -200,10 +200,14 @@ describe('accounts: members removed and re-roled', function () {
       SERVICE_API_KEY: await t.key(o.projectId, ['admin'], 'cli admin'),
       HOME: t.dataDir,
     };
-    const list = await cli(['members', 'list'], env);
+    const list = await cli(['members', 'list', '--wide'], env); // ids whole
     expect(list.code, list.stderr).to.equal(0);
     expect(list.stdout).to.match(new RegExp(`${m.userId}\\s+${m.email}`));
-    const up = await cli(['members', 'set-role', m.email, 'admin'], env);
+    // by default the user id is shortened to a unique prefix, which set-role takes as printed
+    const listed = (await cli(['members', 'list'], env)).stdout;
+    const shown = new RegExp(`^(usr_[0-9a-f]+)\\s+${m.email}`, 'm').exec(listed)![1]!;
+    expect(m.userId.startsWith(shown) && shown.length < m.userId.length).to.equal(true);
+    const up = await cli(['members', 'set-role', shown, 'admin'], env);
     expect(up.code, up.stderr).to.equal(0);
     expect(up.stdout).to.contain(`${m.email} is now admin.`);
     const owner = await cli(['members', 'set-role', o.email, 'member'], env);

@@ -218,6 +218,28 @@ describe('cli: every list command fits 100 columns; --wide prints everything', f
           size_bytes: 123456789,
           created_at: at,
         })),
+      })
+      .on('GET', '/v1/members', {
+        json: ['owner', 'admin', 'member'].map((role) => ({
+          user_id: fakeId('usr'),
+          email: `${'someone.with.a.long.address'.repeat(2)}-${role}@example.com`,
+          name: long('person'),
+          role,
+          created_at: at,
+        })),
+      })
+      .on('GET', '/v1/audit-events', {
+        json: ['member.role_changed', 'member.removed'].map((action) => ({
+          id: fakeId('aud'),
+          action,
+          actor_user_id: fakeId('usr'),
+          actor_key_id: null,
+          target_user_id: fakeId('usr'),
+          target_email: `${'someone.with.a.long.address'.repeat(2)}@example.com`,
+          role_before: 'member',
+          role_after: action === 'member.removed' ? null : 'admin',
+          created_at: at,
+        })),
       });
   });
   after(async () => {
@@ -239,6 +261,8 @@ describe('cli: every list command fits 100 columns; --wide prints everything', f
     ['runs', 'stop', runId],
     ['keys', 'list'],
     ['exports', 'list'],
+    ['members', 'list'],
+    ['members', 'audit'],
     ['episodes', 'get', episodes[0]!],
   ];
 
