@@ -180,7 +180,7 @@ const section = [
   '|---|---|---|---|---|---|---|---|',
   ...coverageLines,
   '',
-  `Compare, ${COMPARES} pairs of runs per row: A/A (one agent twice, same scenarios, independent repeats) called different, and the median minimum detectable difference (MDD) it reported; then b made better (it succeeds a fixed share of the times a fails) by a true difference equal to the median MDD the A/B comparisons themselves report, and called b_better (power; the MDD promises about 80%); last, how often difference_ci held the true difference (A/A / A/B). Below 6 paired scenarios compare gives no verdict (not_enough_data) and its interval is the whole scale:`,
+  `Compare, ${COMPARES} pairs of runs per row: A/A (one agent twice, same scenarios, independent repeats) called different, and the median minimum detectable difference (MDD) it reported; then b made better (it succeeds a fixed share of the times a fails) by a true difference equal to the median MDD the A/B comparisons themselves report, and called b_better (power; the MDD promises about 80% when every scenario's difference moves by it; '(the most possible)' marks a lift capped where b solves every scenario, below the MDD, so there the power is not at the MDD); last, how often difference_ci held the true difference (A/A / A/B). Below 6 paired scenarios compare gives no verdict (not_enough_data) and its interval is the whole scale:`,
   '',
   '| agent | scenarios | repeats | A/A called different | A/A median MDD | true difference | A/B median MDD | power at the MDD | difference_ci coverage |',
   '|---|---|---|---|---|---|---|---|---|',
