@@ -26,7 +26,11 @@ import type { AppTool, Check, CustomerSpec, JsonObject, ScenarioTemplate, SeedSt
  *   argument is guarded for **membership** (`members`: the ids of the records it holds, so a
  *   refund or a booking the world shows only there is seen; their fields are the single
  *   reads' to guard), unless the version's own checks read that list tool with any arguments
- *   (the request's writes show there: a booking in `list_appointments`).
+ *   (the request's writes show there: a booking in `list_appointments`);
+ * - the unfiltered list of a collection the seeds create in (GET `/orders` beside POST
+ *   `/orders`: `list_orders`, `search_issues`, `list_doctors`), needing no argument, is
+ *   guarded for membership too (a new order, issue or user anywhere), unless the version's
+ *   checks read it or its reference plan calls that POST (its request adds to it).
  */
 export const WORLD_GUARD_PREFIX = 'world guard: ';
 
@@ -39,6 +43,8 @@ export interface SeededRead {
   ignore: string[];
   /** A list read filtered by the record's id (`list_refunds` by `order_id`): guards which records it holds. */
   list?: true;
+  /** A list of the whole collection the seeds create in (`list_orders` with no filter): the POST that adds to it. */
+  collection?: string;
 }
 
 /** Every read of every record `steps` create and bind (see the module comment). */
@@ -59,8 +65,16 @@ export function seededReads(tools: AppTool[], steps: SeedStep[], customer?: Cust
   const out: SeededRead[] = [];
   for (const step of steps) {
     const create = tools.find((t) => t.name === step.tool);
-    if (!step.bind || !create || create.method !== 'POST') continue;
+    if (!create || create.method !== 'POST') continue;
     const collection = create.path.replace(/\/+$/, '');
+    // the collection's own list, unfiltered: which records the world holds there
+    for (const list of tools) {
+      if (list.kind !== 'read' || list.service !== create.service || list.path.replace(/\/+$/, '') !== collection)
+        continue;
+      if (list.parameters.required.length > 0 || out.some((r) => r.tool === list.name && r.collection)) continue;
+      out.push({ bind: '', tool: list.name, args: {}, ignore: [], list: true, collection: create.name });
+    }
+    if (!step.bind) continue;
     for (const read of tools) {
       if (read.kind !== 'read' || read.service !== create.service || read.args.path.length !== 1) continue;
       const param = read.args.path[0]!;
@@ -84,8 +98,11 @@ export function seededReads(tools: AppTool[], steps: SeedStep[], customer?: Cust
   return out;
 }
 
-/** The guards of one goal version whose own checks are `checks`. */
-export function worldGuards(reads: SeededRead[], checks: Check[]): UnchangedCheck[] {
+/**
+ * The guards of one goal version whose own checks are `checks` and whose reference plan
+ * calls `planTools`.
+ */
+export function worldGuards(reads: SeededRead[], checks: Check[], planTools: string[] = []): UnchangedCheck[] {
   const key = (tool: string, args: JsonObject) => canonicalJson({ tool, args });
   const own = new Set(checks.filter((c) => c.kind === 'unchanged').map((c) => key(c.tool, c.args)));
   const out: UnchangedCheck[] = [];
@@ -95,9 +112,9 @@ export function worldGuards(reads: SeededRead[], checks: Check[]): UnchangedChec
     const k = key(r.tool, r.args);
     if (own.has(k)) continue;
     if (r.list) {
-      if (lists.has(r.tool)) continue;
+      if (lists.has(r.tool) || (r.collection && planTools.includes(r.collection))) continue;
       out.push({
-        name: `${WORLD_GUARD_PREFIX}${r.tool} of ${r.bind} holds the same records`,
+        name: `${WORLD_GUARD_PREFIX}${r.tool}${r.collection ? '' : ` of ${r.bind}`} holds the same records`,
         kind: 'unchanged',
         role: 'guard',
         tool: r.tool,
@@ -137,7 +154,8 @@ export function withWorldGuards(
   const checks: ScenarioTemplate['checks'] = {};
   for (const [version, list] of Object.entries(t.checks)) {
     const authored = list.filter((c) => !(c.kind === 'unchanged' && c.world_guard));
-    checks[version] = [...authored, ...worldGuards(reads, authored)];
+    const plan = (t.reference_plan[version] ?? []).map((step) => step.tool);
+    checks[version] = [...authored, ...worldGuards(reads, authored, plan)];
   }
   return { ...t, checks };
 }

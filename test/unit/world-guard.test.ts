@@ -41,6 +41,27 @@ describe('compiler: the world guard', () => {
     );
   });
 
+  it('guards the unfiltered list of each collection the seeds create in, unless the request adds to it', async () => {
+    const shop = await loadApplicationSource(catalog('shop-support'));
+    const address = guards(shop.templates.find((x) => x.id === 'address-change')!.checks['1']!);
+    expect(address.find((c) => c.tool === 'list_orders' && Object.keys(c.args).length === 0)).to.include({
+      name: `${WORLD_GUARD_PREFIX}list_orders holds the same records`,
+      members: true,
+    });
+    // no seed creates a refund: list_refunds is guarded only by order
+    expect(address.filter((c) => c.tool === 'list_refunds').every((c) => 'order_id' in c.args)).to.equal(true);
+    // a reference plan that files an issue adds to the issues' list: it is the request's
+    const tracker = await loadApplicationSource(catalog('issue-tracker'));
+    for (const t of tracker.templates)
+      for (const [v, checks] of Object.entries(t.checks)) {
+        const files = (t.reference_plan[v] ?? []).some((step) => step.tool === 'create_issue');
+        expect(
+          guards(checks).some((c) => c.tool === 'search_issues'),
+          `${t.id} ${v}`,
+        ).to.equal(!files);
+      }
+  });
+
   it('guards list reads (list_orders, list_refunds) unless the version checks that list itself', async () => {
     const shop = await loadApplicationSource(catalog('shop-support'));
     const refund = shop.templates.find((x) => x.id === 'refund-damaged')!;
