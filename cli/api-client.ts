@@ -1,6 +1,6 @@
 import { refusal } from './api-error.js';
 import { readSignIn, configPath } from './config-file.js';
-import type { StreamEvent } from './event-stream.js';
+import { followStream, type StreamEvent } from './event-stream.js';
 
 export { ApiError, formatDetail } from './api-error.js';
 
@@ -172,9 +172,10 @@ export class ApiClient {
   }
 
   /** The events of a stream operation after `cursor` until `stream.end`, reconnecting after a lost connection. */
-  async *events(path: string, cursor = 0, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
-    // loaded here, so the commands that follow no stream never load it or its parser
-    yield* (await import('./event-stream.js')).followStream(this, path, cursor, signal);
+  events(path: string, cursor = 0, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    // imported statically: loaded lazily, a test's require() and this import() would make two
+    // ApiError classes (test/unit/cli-stream-revoked.test.ts)
+    return followStream(this, path, cursor, signal);
   }
 }
 
