@@ -1264,6 +1264,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a project in the organization
+         * @description **Addition to the spec's table.** An owner, in a console session, makes another
+         *     project in the organization the session acts in (on its plan): 201 with the project
+         *     as `GET /v1/memberships` lists it (`current` false; `PUT /v1/session` moves there).
+         *     The caller is its one member, as owner. `name` is trimmed, 1 to 100 characters,
+         *     unique in the organization (409 when taken); at most 100 projects per organization
+         *     (409). An admin or member answers 403, a key 409 (a key belongs to one project).
+         */
+        post: operations["create_project"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invitations": {
         parameters: {
             query?: never;
@@ -2440,6 +2465,9 @@ export interface components {
             token: string;
             /** Format: password */
             password: string;
+        };
+        ProjectCreate: {
+            name: string;
         };
         SessionProject: {
             project_id: string;
@@ -4320,6 +4348,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ObjectList"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    create_project: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectCreate"];
+            };
+        };
+        responses: {
+            /** @description The project, with the caller's role in it. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
                 };
             };
             default: components["responses"]["Error"];
