@@ -5,6 +5,7 @@ import { ServiceError } from '../../core/index.js';
 import { PRIVATE_DIR_MODE, newId } from '../../core/index.js';
 import type { ServiceSpec, WorldManifest } from '../../world/index.js';
 import { freePort } from './free-port.js';
+import { listensInGroup } from './listener-owner.js';
 import { dataFiles, groupMembers } from './probe.js';
 import { CHILD_PROCESS_ISOLATION } from './isolation.js';
 import type { SandboxPidFiles } from './pid-files.js';
@@ -25,6 +26,8 @@ export interface ChildProcessSandboxesOptions {
   stopGraceMs?: number;
   /** Where each service's process group is recorded, so a worker killed with SIGKILL has them reaped on its restart. */
   pidFiles?: SandboxPidFiles;
+  /** Where a service's port comes from; default a port the kernel just freed (free-port.ts). Tests hand out a taken one. */
+  pickPort?: () => Promise<number>;
 }
 
 interface Running {
@@ -67,9 +70,11 @@ export class ChildProcessSandboxes implements Sandboxes {
   readonly #graceMs: number;
   readonly #handles = new Set<SandboxHandle>();
   readonly #pidFiles: SandboxPidFiles | null;
+  readonly #pickPort: () => Promise<number>;
 
   constructor(opts: ChildProcessSandboxesOptions = {}) {
     this.#pidFiles = opts.pidFiles ?? null;
+    this.#pickPort = opts.pickPort ?? (() => freePort());
     this.#env = { PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, TZ: 'UTC', ...opts.env };
     this.#graceMs = opts.stopGraceMs ?? 2000;
     installExitHook();
@@ -138,14 +143,18 @@ export class ChildProcessSandboxes implements Sandboxes {
         Date.now() + timeoutMs,
         () => r.exitCode() === null,
       );
-      if (healthy) return r;
-      const how =
-        r.exitCode() === null
+      // an answer from a listener that is not this service's (another process took the port
+      // first: listener-owner.ts) is no answer: start again on another port
+      const another = healthy && listensInGroup(r.port, r.child.pid!) === false;
+      if (healthy && !another) return r;
+      const how = another
+        ? `found port ${r.port} answered by another process`
+        : r.exitCode() === null
           ? `did not answer ${spec.health} within ${timeoutMs} ms`
           : `exited (${r.exitCode()}) before answering ${spec.health}`;
       await this.#stopOne(r);
       const tail = r.stderr.toString();
-      if (attempt < 3 && /EADDRINUSE/.test(tail)) continue;
+      if (attempt < 3 && (another || /EADDRINUSE/.test(tail))) continue;
       throw new ServiceError(
         'unavailable',
         `sandbox service "${spec.name}" ${how}; stderr tail: ${tail || '(empty)'}`,
@@ -157,7 +166,7 @@ export class ChildProcessSandboxes implements Sandboxes {
   }
 
   async #spawn(spec: ServiceSpec, cwd: string, data: string): Promise<Running> {
-    const port = await freePort();
+    const port = await this.#pickPort();
     const env: Record<string, string> = { ...this.#env };
     for (const [k, v] of Object.entries(spec.start.env)) env[k] = fillEnv(v, data, port);
     env[spec.port_env] = String(port);
