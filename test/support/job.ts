@@ -26,7 +26,17 @@
  * using test support) claims a number of its own then.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,22 +53,6 @@ export const runDir = (): string => runFolder;
 const runTag = (process.env.CRUCIBLE_TEST_RUN_TAG ||= randomBytes(3).toString('hex'));
 const kept = globalThis as { crucibleTestJob?: number };
 
-/** Creates `name` in the run's claims folder, or fails naming the job that holds it. */
-export function claim(kind: string, value: string, dir = path.join(runFolder, 'claims')): void {
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${kind}-${value.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
-  let fd: number;
-  try {
-    fd = openSync(file, 'wx');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
-      throw new Error(`test isolation: ${kind} ${value} is already claimed by another test job (${file})`);
-    throw err;
-  }
-  writeSync(fd, String(process.pid));
-  closeSync(fd);
-}
-
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -69,6 +63,73 @@ const alive = (pid: number): boolean => {
 };
 
 /**
+ * Creates `file` holding this process's pid, all at once (written aside, then hard-linked: a
+ * reader never sees it empty); false when it exists.
+ */
+function createWithPid(file: string): boolean {
+  const aside = `${file}.${process.pid}.new`;
+  writeFileSync(aside, String(process.pid));
+  try {
+    linkSync(aside, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    rmSync(aside, { force: true });
+  }
+}
+
+/** The pid in a claim file; NaN when it is gone. */
+const holderOf = (file: string): number => {
+  try {
+    return Number(readFileSync(file, 'utf8'));
+  } catch {
+    return NaN;
+  }
+};
+
+/**
+ * Creates `file` holding this process's pid, or takes it over from a holder that has exited;
+ * false while a live process holds it. A takeover holds `<file>.takeover` while it checks the
+ * holder again and replaces the file, so two processes that both saw the same dead holder cannot
+ * both take it (CI once gave two jobs one number: the second removed the claim the first had
+ * just made).
+ */
+function hold(file: string): boolean {
+  if (createWithPid(file)) return true;
+  if (alive(holderOf(file))) return false;
+  const lock = `${file}.takeover`;
+  if (!createWithPid(lock)) {
+    // another process is taking it over, or one died doing so (then the next try may)
+    const taker = holderOf(lock);
+    if (taker > 0 && !alive(taker)) rmSync(lock, { force: true });
+    return false;
+  }
+  try {
+    if (alive(holderOf(file))) return false;
+    rmSync(file, { force: true });
+    return createWithPid(file);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/**
+ * Holds `name` in the run's claims folder for this process, or fails naming the live job that
+ * holds it. A name whose holder exited passes to the next job that comes to it: names follow
+ * job numbers, which a job that exited hands on (the serial phase after the parallel one).
+ */
+export function claim(kind: string, value: string, dir = path.join(runFolder, 'claims')): void {
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${kind}-${value.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
+  if (!hold(file))
+    throw new Error(
+      `test isolation: ${kind} ${value} is already claimed by another test job (pid ${holderOf(file)}, ${file})`,
+    );
+}
+
+/**
  * The lowest job number no live test process on this machine holds: numbers are claimed
  * machine-wide (two `npm test` runs at once get different numbers, hence different port
  * blocks), and a number whose holder has exited is taken over.
@@ -76,35 +137,7 @@ const alive = (pid: number): boolean => {
 function claimJobNumber(): number {
   const dir = path.join(TMP_BASE, 'crucible-test-jobs');
   mkdirSync(dir, { recursive: true });
-  let takeovers = 0;
-  for (let n = 0; n < 1000; n++) {
-    const file = path.join(dir, `job-${n}`);
-    try {
-      const fd = openSync(file, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return n;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    let holder = NaN;
-    try {
-      holder = Number(readFileSync(file, 'utf8'));
-    } catch {
-      // removed in between: try the number again below
-    }
-    // a holder that exited (or a claim half written) frees the number; one taker wins the rename
-    if ((!(holder > 0) || !alive(holder)) && takeovers++ < 100) {
-      const stale = `${file}.${process.pid}.stale`;
-      try {
-        renameSync(file, stale);
-        rmSync(stale, { force: true });
-      } catch {
-        // another process took it over first
-      }
-      n--;
-    }
-  }
+  for (let n = 0; n < 1000; n++) if (hold(path.join(dir, `job-${n}`))) return n;
   throw new Error(`test isolation: no free job number under ${dir}`);
 }
 

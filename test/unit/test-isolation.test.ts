@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { claim, freePort, jobNumber, TMP_BASE } from '../support/job.js';
 
 /**
@@ -36,23 +35,48 @@ describe('test jobs share no resource', function () {
         CRUCIBLE_TEST_RUN_TAG: 'iso',
         CRUCIBLE_TEST_TMP_BASE: TMP_BASE,
       };
-      // each child is what a mocha worker is: it loads the root hook plugin, then reports
+      // each child is what a mocha worker is: it loads the root hook plugin, reports, and stays
+      // alive (a live job holds its number) until the test has both reports
       const script =
         "await import('./test/support/job-hooks.ts'); const { jobNumber, freePort } = await import('./test/support/job.ts');" +
         'console.log(JSON.stringify({ job: jobNumber(), tmp: process.env.TMPDIR, nats: process.env.NATS_PREFIX,' +
-        ' pg: process.env.CRUCIBLE_TEST_POSTGRES_PREFIX, port: await freePort() }))';
+        ' pg: process.env.CRUCIBLE_TEST_POSTGRES_PREFIX, port: await freePort() })); setInterval(() => {}, 1000)';
+      const children: ChildProcess[] = [];
       const start = () =>
-        promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-          cwd: path.resolve(import.meta.dirname, '../..'),
-          env,
-        }).then((r) => JSON.parse(r.stdout.trim().split('\n').pop()!));
-      const [a, b] = await Promise.all([start(), start()]);
+        new Promise<Record<string, any>>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+            cwd: path.resolve(import.meta.dirname, '../..'),
+            env,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          children.push(child);
+          let out = '';
+          let err = '';
+          child.stdout!.on('data', (d) => {
+            out += d;
+            if (out.includes('\n')) resolve(JSON.parse(out.trim().split('\n').pop()!));
+          });
+          child.stderr!.on('data', (d) => (err += d));
+          child.once('exit', (code) => reject(new Error(`a job exited (${code}) before reporting: ${err}`)));
+        });
+      const exited = (c: ChildProcess) =>
+        new Promise((resolve) =>
+          c.exitCode !== null || c.signalCode !== null ? resolve(null) : c.once('exit', resolve),
+        );
+      const [a, b] = await Promise.all([start(), start()]).finally(() =>
+        Promise.all(children.map((c) => (c.kill('SIGKILL'), exited(c)))),
+      );
       expect(a.job).to.not.equal(b.job);
       expect(a.job).to.not.equal(jobNumber());
       for (const k of ['tmp', 'nats', 'pg', 'port']) expect(a[k], k).to.not.equal(b[k]);
       // and each port comes from its job's own block of 500
       expect(Math.floor((a.port - 20_000) / 500)).to.equal(a.job % 25);
       expect(Math.floor((b.port - 20_000) / 500)).to.equal(b.job % 25);
+
+      // both exited: their numbers, and with them their claimed names, pass on to the next job
+      // (as the serial phase's process follows the parallel phase's workers)
+      const c = await start().finally(() => Promise.all(children.map((x) => (x.kill('SIGKILL'), exited(x)))));
+      expect(c.job).to.be.at.most(Math.max(a.job, b.job));
     } finally {
       rmSync(run, { recursive: true, force: true });
     }
