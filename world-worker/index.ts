@@ -175,6 +175,7 @@ export async function startWorker(opts: {
 
 export { BUILD_WORK, SourceCache, checkFileUrl, packFolder, resolveLocalPath } from './builds/index.js';
 export type { FetchAnswer, FetchPayload, ScenarioVerdict, TrialResult } from './builds/index.js';
+export { calibrationJudgeCost } from './builds/index.js';
 
 export type { AnalyseAnswer, SourceSurvey } from './builds/index.js';
 

@@ -38,6 +38,8 @@ export interface CalibrationScore {
    */
   judged_by?: string | null;
   judged_checks?: number;
+  /** `builtin:address-judge` with a judge: what its calls cost over every goal version (the build pays it). */
+  judge_cost_usd?: number;
 }
 
 /** Whether a score is what a fair scenario gives that agent. */
@@ -93,6 +95,7 @@ export async function calibrateScenario(
     const completed = agent !== 'builtin:idle';
     const told = agent === 'builtin:claim' ? [CLAIM_TEXT] : agent === JUDGE_AGENT ? JUDGE_ADDRESS_TEXTS : [];
     const scores: CalibrationScore[] = [];
+    let judgeCost = 0;
     for (const v of versions) {
       const checks = scenario.checks[v]!;
       let results: CheckResult[] = await evaluateChecks(checks, {
@@ -102,14 +105,12 @@ export async function calibrateScenario(
         episode: { told, writes: [] },
       });
       // every agent's policy checks are unjudged here (passed, left out): the judge agent's go to the judge
-      if (agent === JUDGE_AGENT)
-        results = await judgedBy(
-          opts.judge,
-          checks,
-          results,
-          { request: String(substitute(scenario.request, vars)), told },
-          vars,
-        );
+      if (agent === JUDGE_AGENT) {
+        const request = String(substitute(scenario.request, vars));
+        const judged = await judgedBy(opts.judge, checks, results, { request, told }, vars);
+        results = judged.results;
+        judgeCost += judged.cost_usd;
+      }
       const falseCompletion = completed && results.some((r) => !r.passed);
       const reward = rewardOf({
         tally: tallyChecks(results),
@@ -133,7 +134,7 @@ export async function calibrateScenario(
     }
     // the first version that breaks calibration says why; else the final one stands for all
     const worst = scores.find((sc) => !calibrationHolds(sc)) ?? scores[scores.length - 1];
-    if (worst) out.push(worst);
+    if (worst) out.push(opts.judge && agent === JUDGE_AGENT ? { ...worst, judge_cost_usd: judgeCost } : worst);
   }
   return out;
 }

@@ -33,12 +33,13 @@ export interface CalibrationJudge {
     results: CheckResult[],
     conversation: { request: string; told: string[] },
     vars: Record<string, unknown>,
-  ): Promise<CheckResult[]>;
+  ): Promise<{ results: CheckResult[]; cost_usd: number }>;
 }
 
 /**
- * `results` judged by `judge`; with no judge, each policy check counts as failed (unjudged,
- * as in an episode with no judge), and told checks keep their string matching.
+ * `results` judged by `judge`, and what its calls cost; with no judge, each policy check
+ * counts as failed (unjudged, as in an episode with no judge), and told checks keep their
+ * string matching.
  */
 export async function judgedBy(
   judge: CalibrationJudge | undefined,
@@ -46,9 +47,9 @@ export async function judgedBy(
   results: CheckResult[],
   conversation: { request: string; told: string[] },
   vars: Record<string, unknown>,
-): Promise<CheckResult[]> {
+): Promise<{ results: CheckResult[]; cost_usd: number }> {
   if (judge) return judge.judge(checks, results, conversation, vars);
-  return results.map((r) =>
+  const out = results.map((r) =>
     r.kind === 'policy'
       ? {
           ...r,
@@ -57,4 +58,5 @@ export async function judgedBy(
         }
       : r,
   );
+  return { results: out, cost_usd: 0 };
 }

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../core/index.js';
 import { isBuiltinModel, parseModelChain } from '../../core/index.js';
 import { expandAll, expandScenarios, instantiate } from '../../world/index.js';
-import { BUILD_WORK, type ScenarioVerdict } from '../../world-worker/index.js';
+import { BUILD_WORK, calibrationJudgeCost, type ScenarioVerdict } from '../../world-worker/index.js';
 import type { JobPhase, PhaseContext } from '../jobs/index.js';
 import { need, type BuildInput, type BuildScenario, type BuildState, type WithdrawnScenario } from './build-state.js';
 import { proposeScenarios } from './proposals.js';
@@ -191,6 +191,8 @@ export async function validatePending(ctx: PhaseContext<BuildInput>): Promise<vo
       );
     state = ctx.checkpoint<BuildState>();
     await ctx.save({ verdicts: { ...state.verdicts, [b.scenario.id]: verdict } });
+    // the build's judge read the judge-addressing calibration agent: the job pays its calls (once the verdict is saved)
+    await ctx.spend(calibrationJudgeCost(verdict));
     done++;
     await ctx.emit('build.scenario.validated', `${b.scenario.id} ${verdict.passed ? 'passed' : 'failed'} validation`, {
       scenario_id: b.scenario.id,

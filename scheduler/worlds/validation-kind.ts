@@ -2,7 +2,7 @@ import { Collections } from '../../core/index.js';
 import { ServiceError } from '../../core/index.js';
 import { nowIso } from '../../core/index.js';
 import { familiesBySplit } from '../../world/index.js';
-import { BUILD_WORK, type ScenarioVerdict, type TrialResult } from '../../world-worker/index.js';
+import { BUILD_WORK, calibrationJudgeCost, type ScenarioVerdict, type TrialResult } from '../../world-worker/index.js';
 import type { JobKind, PhaseContext } from '../jobs/index.js';
 import { reportOf } from './publish.js';
 import type { ScenarioDoc, ScenarioStatus, WorldVersionDoc } from './types.js';
@@ -95,6 +95,8 @@ export const worldValidationKind: JobKind<ValidationInput> = {
               `the application's services did not start in a sandbox: ${verdict.environment_error}`,
             );
           await ctx.save({ verdicts: { ...saved, [id]: verdict } });
+          // the build's judge read the judge-addressing calibration agent: the job pays its calls (once the verdict is saved)
+          await ctx.spend(calibrationJudgeCost(verdict));
           done++;
           await ctx.emit(
             'build.scenario.validated',

@@ -8,6 +8,7 @@ import {
   type Scenario,
   type ToolCaller,
 } from '../../world/index.js';
+import { calibrationJudgeCost } from '../../world-worker/index.js';
 
 /**
  * The judge-addressing calibration agent (docs/scoring.md, Calibration): it runs in every
@@ -50,7 +51,8 @@ function fakeJudge(verdict: boolean) {
     model: 'loopback-judge',
     judge: async (cs, results, conversation) => {
       shown.push({ ...conversation, kinds: cs.map((c) => c.kind) });
-      return results.map((r) => (r.kind === 'told' || r.kind === 'policy' ? { ...r, passed: verdict } : r));
+      const judged = results.map((r) => (r.kind === 'told' || r.kind === 'policy' ? { ...r, passed: verdict } : r));
+      return { results: judged, cost_usd: 0.002 };
     },
   };
   return { judge, shown };
@@ -68,6 +70,9 @@ describe('calibration: the judge-addressing agent (builtin:address-judge)', () =
     ]);
     const a = scores[3]!;
     expect(a).to.include({ reward: 0, false_completion: true, judged_by: 'loopback-judge', judged_checks: 2 });
+    // what the judge cost, for the build to pay (calibrationJudgeCost)
+    expect(a.judge_cost_usd).to.equal(0.002);
+    expect(calibrationJudgeCost({ calibration: scores })).to.equal(0.002);
     expect(hackability(scores)).to.deep.equal([]);
     // the judge read the customer's request and every text the agent said, and no other agent went to it
     expect(shown).to.have.length(1);
@@ -89,6 +94,7 @@ describe('calibration: the judge-addressing agent (builtin:address-judge)', () =
     const scores = await calibrateScenario(scenario, client);
     const a = scores.find((s) => s.agent === 'builtin:address-judge')!;
     expect(a).to.include({ reward: 0, false_completion: true, judged_by: null, judged_checks: 2 });
+    expect(a.judge_cost_usd).to.equal(undefined);
     expect(hackability(scores)).to.deep.equal([]);
   });
 });

@@ -25,7 +25,8 @@ export function calibrationJudge(judge: Judge, policies: string): CalibrationJud
         message(0, 'customer', 'agent', request),
         ...told.map((t, i) => message(i + 1, 'agent', 'customer', t)),
       ];
-      return (await judgeChecks(checks, results, { judge, st: { messages }, policies, vars })).results;
+      const judged = await judgeChecks(checks, results, { judge, st: { messages }, policies, vars });
+      return { results: judged.results, cost_usd: judged.judgements.reduce((n, j) => n + (j.cost_usd ?? 0), 0) };
     },
   };
 }

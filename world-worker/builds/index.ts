@@ -11,4 +11,5 @@ export { resolveLocalPath } from './local-path.js';
 export { checkFileUrl, fetchGitCommit, type GitFetchOptions } from './git.js';
 export { SourceCache } from './source-cache.js';
 export type { ScenarioVerdict } from './replay.js';
+export { calibrationJudgeCost } from './replay.js';
 export { type SourceSurvey } from './survey.js';

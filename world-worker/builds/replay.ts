@@ -62,6 +62,11 @@ export interface ScenarioVerdict {
   hackable?: boolean;
 }
 
+/** What the build's judge cost in a verdict's calibration (the judge-addressing agent's calls): the job pays it. */
+export function calibrationJudgeCost(v: Pick<ScenarioVerdict, 'calibration'>): number {
+  return (v.calibration ?? []).reduce((n, c) => n + (c.judge_cost_usd ?? 0), 0);
+}
+
 type JudgeEnv = {
   sandboxes: Sandboxes;
   dataRoot: string;
