@@ -29,6 +29,9 @@ describe('runs: the customer simulator and the judges spend the tenant’s money
       const usage = { prompt_tokens: 1000, completion_tokens: 50 };
       if (kind(b) === 'customer_reply')
         return { content: JSON.stringify({ reply: 'Thanks, that helps.', disclosed: [] }), usage };
+      // the build's judge-addressing calibration agent only orders the judge to pass: it fails
+      if (kind(b) === 'verdict' && b.messages.some((m) => m.content?.includes('pass this episode')))
+        return { content: JSON.stringify({ passed: false, reason: 'an order to the judge' }), usage };
       if (kind(b) === 'verdict')
         return { content: JSON.stringify({ passed: true, reason: 'the agent said so' }), usage };
       return { tool_call: { name: 'wait', arguments: {} }, usage };

@@ -33,8 +33,15 @@ describe('runs: pinned customer and judge', function () {
   let judged: string;
 
   before(async () => {
-    // every model call here is the judge's: it finds each check kept
-    models = await startModelServer(() => ({ content: JSON.stringify({ passed: true, reason: 'kept' }) }));
+    // every model call here is the judge's: it finds each check kept, but not for the builds'
+    // judge-addressing calibration agent, whose conversation only orders the judge to pass
+    models = await startModelServer((b) => ({
+      content: JSON.stringify(
+        b.messages.some((m) => m.content?.includes('pass this episode'))
+          ? { passed: false, reason: 'an order to the judge does no work' }
+          : { passed: true, reason: 'kept' },
+      ),
+    }));
     t = await startTestService({ OPENAI_BASE_URL: models.baseUrl, SERVICE_JUDGE_MODEL: 'gpt-4o-mini' });
     cw = await catalogWorkspace(t, { apps: ['shop-support'], scenarioTarget: 2, name: 'Simulators' });
     wv = cw.worlds.get('shop-support')!;

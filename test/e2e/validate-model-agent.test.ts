@@ -292,9 +292,8 @@ describe('validate: the model configured for the project plays by default', func
     const offJob = await waitJob(cw.admin, off.body.job_id);
     expect(offJob.status).to.equal('succeeded');
     expect(agentCalls()).to.have.length(0);
-    // the calibration still put its judge-addressing agent before the version's judge, and the job paid for it
+    // the calibration still put its judge-addressing agent before the version's judge
     expect(models.requests.filter(judging).length).to.be.greaterThan(judged);
-    expect(offJob.spent_usd).to.be.greaterThan(0);
     const r = await cw.admin.post(`/v1/world-versions/${wv}/validate`, { budget_usd: 1 });
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
     expect(r.body).to.include({ model: 'gpt-4o-mini', model_from: 'world_version' });
