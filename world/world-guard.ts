@@ -30,7 +30,9 @@ import type { AppTool, Check, CustomerSpec, JsonObject, ScenarioTemplate, SeedSt
  * - the unfiltered list of a collection the seeds create in (GET `/orders` beside POST
  *   `/orders`: `list_orders`, `search_issues`, `list_doctors`), needing no argument, is
  *   guarded for membership too (a new order, issue or user anywhere), unless the version's
- *   checks read it or its reference plan calls that POST (its request adds to it).
+ *   checks read it or its reference plan calls that POST (its request adds to it);
+ * - in a notifications world no list of the collection the customer's messages are posted
+ *   to (`send_tool`'s path) is guarded: the conversation adds to it.
  */
 export const WORLD_GUARD_PREFIX = 'world guard: ';
 
@@ -62,6 +64,10 @@ export function seededReads(tools: AppTool[], steps: SeedStep[], customer?: Cust
         })
       : [],
   );
+  // the collection the customer's messages are posted to changes while the conversation goes on: no list of it
+  const sends = tools.find((t) => customer?.channel === 'notifications' && t.name === customer.via.send_tool);
+  const listed = (list: AppTool) =>
+    list.kind === 'read' && list.parameters.required.length === 0 && list.path !== sends?.path;
   const out: SeededRead[] = [];
   for (const step of steps) {
     const create = tools.find((t) => t.name === step.tool);
@@ -69,9 +75,8 @@ export function seededReads(tools: AppTool[], steps: SeedStep[], customer?: Cust
     const collection = create.path.replace(/\/+$/, '');
     // the collection's own list, unfiltered: which records the world holds there
     for (const list of tools) {
-      if (list.kind !== 'read' || list.service !== create.service || list.path.replace(/\/+$/, '') !== collection)
-        continue;
-      if (list.parameters.required.length > 0 || out.some((r) => r.tool === list.name && r.collection)) continue;
+      if (!listed(list) || list.service !== create.service || list.path.replace(/\/+$/, '') !== collection) continue;
+      if (out.some((r) => r.tool === list.name && r.collection)) continue;
       out.push({ bind: '', tool: list.name, args: {}, ignore: [], list: true, collection: create.name });
     }
     if (!step.bind) continue;
@@ -90,8 +95,7 @@ export function seededReads(tools: AppTool[], steps: SeedStep[], customer?: Cust
     const key = single && Object.keys(single)[0];
     if (!key) continue;
     for (const list of tools) {
-      if (list.kind !== 'read' || list.args.path.length !== 0 || !list.args.query.includes(key)) continue;
-      if (list.parameters.required.length > 0) continue;
+      if (!listed(list) || list.args.path.length !== 0 || !list.args.query.includes(key)) continue;
       out.push({ bind: step.bind, tool: list.name, args: { [key]: `\${${step.bind}.id}` }, ignore: [], list: true });
     }
   }

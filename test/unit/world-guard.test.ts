@@ -8,10 +8,13 @@ import {
   takeSnapshots,
   validateTemplate,
   WORLD_GUARD_PREFIX,
+  type AppTool,
   type Check,
+  type CustomerSpec,
   type ToolCaller,
   type UnchangedCheck,
 } from '../../world/index.js';
+import { seededReads } from '../../world/world-guard.js';
 
 const catalog = (name: string) => path.join(process.cwd(), 'catalog', 'apps', name);
 const guards = (checks: Check[]) =>
@@ -60,6 +63,47 @@ describe('compiler: the world guard', () => {
           `${t.id} ${v}`,
         ).to.equal(!files);
       }
+  });
+
+  it("leaves out every list of the collection a notifications world's customer posts to", () => {
+    const tool = (name: string, method: AppTool['method'], p: string, query: string[] = []): AppTool => ({
+      name,
+      description: name,
+      service: 'desk',
+      kind: method === 'GET' ? 'read' : 'write',
+      method,
+      path: p,
+      parameters: { type: 'object', properties: {}, required: [] },
+      args: { path: [], query, body: [] },
+    });
+    const tools = [
+      tool('create_ticket', 'POST', '/tickets'),
+      tool('list_tickets', 'GET', '/tickets'),
+      tool('post_message', 'POST', '/messages'),
+      tool('list_messages', 'GET', '/messages', ['ticket_id']),
+    ];
+    const steps = [
+      { tool: 'create_ticket', args: {}, bind: 't' },
+      { tool: 'post_message', args: {}, bind: 'm' },
+    ];
+    const customer: CustomerSpec = {
+      channel: 'notifications',
+      via: {
+        service: 'desk',
+        inbox_tool: 'list_messages',
+        read_tools: [],
+        reply_tool: 'post_message',
+        reply_text_arg: 'text',
+        send_tool: 'post_message',
+        send_args: { ticket_id: '${t.id}', text: '${text}' },
+      },
+    };
+    const lists = (c?: CustomerSpec) =>
+      seededReads(tools, steps, c)
+        .filter((r) => r.list)
+        .map((r) => r.tool);
+    expect(lists()).to.deep.equal(['list_tickets', 'list_messages']);
+    expect(lists(customer)).to.deep.equal(['list_tickets']);
   });
 
   it('guards list reads (list_orders, list_refunds) unless the version checks that list itself', async () => {
