@@ -53,7 +53,7 @@ async function replayFresh(
   }
 }
 
-/** The three calibration agents' scores on a fresh sandbox (docs/scoring.md, Calibration). */
+/** The four calibration agents' scores on a fresh sandbox, with no judge (docs/scoring.md, Calibration). */
 async function calibrateFresh(source: ApplicationSource, scenario: Scenario): Promise<CalibrationScore[]> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'crucible-calibrate-'));
   const handle = await sandboxes.start(source.dir, source.manifest, dataDir);
