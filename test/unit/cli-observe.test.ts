@@ -14,10 +14,11 @@ const TURN = { actor: 'frontline', new: [], goal_version_observed: 1, tools: [] 
 async function server(holds: boolean, turnAt: number) {
   const prefers: Array<string | undefined> = [];
   const srv = http.createServer((req, res) => {
-    prefers.push(req.headers.prefer);
+    const prefer = [req.headers.prefer ?? []].flat()[0];
+    prefers.push(prefer);
     const ready = prefers.length >= turnAt;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (holds && req.headers.prefer) headers['preference-applied'] = req.headers.prefer;
+    if (holds && prefer) headers['preference-applied'] = prefer;
     res.writeHead(200, headers);
     res.end(
       JSON.stringify({

@@ -5,7 +5,7 @@
  */
 import { CI_LEVEL, t80, t975 } from './quantiles.js';
 
-export { Z_95, Z_POWER_80, t975, t80 } from './quantiles.js';
+export { t975, t80 } from './quantiles.js';
 export {
   wilson,
   MIN_INTERVAL_SCENARIOS,
@@ -14,8 +14,6 @@ export {
   clusteredWilson,
   clopperPearson,
   summaryInterval,
-  type EffectiveSize,
-  type SummaryInterval,
 } from './intervals.js';
 
 /** Bootstrap resamples of every interval. */
