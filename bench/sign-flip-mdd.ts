@@ -2,7 +2,7 @@
  * The minimum detectable difference of compare's sign-flip test at few paired scenarios
  * (docs/scoring.md, Comparing; scheduler/runs/summaries/statistics.ts, SIGN_FLIP_MDD).
  *
- *   node --import tsx bench/sign-flip-mdd.ts [--draws 40000] [--seed 5] [--from 6] [--to 12]
+ *   node --import tsx bench/sign-flip-mdd.ts [--draws 40000] [--seed 5] [--from 6] [--to 12] [--smoke]
  *
  * Under the model the MDD speaks of, every scenario's difference is the true difference plus
  * normal noise of standard deviation sigma. The sign-flip interval is shift-equivariant, so
@@ -15,6 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { mulberry32, pairedTest, t80, t975 } from '../scheduler/runs/index.js';
+import { smokeFigures } from './support/smoke.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,9 +23,14 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '5' },
     from: { type: 'string', default: '6' },
     to: { type: 'string', default: '12' },
+    // npm test's size: 500 draws at 6 and 7 scenarios, so the bench cannot rot
+    smoke: { type: 'boolean', default: false },
   },
 });
-const DRAWS = Number(values.draws);
+const SMOKE = values.smoke;
+const DRAWS = SMOKE ? 500 : Number(values.draws);
+const FROM = SMOKE ? 6 : Number(values.from);
+const TO = SMOKE ? 7 : Number(values.to);
 const next = mulberry32(Number(values.seed));
 /** A standard normal value (Box-Muller). */
 const gauss = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
@@ -33,7 +39,8 @@ const SIGMA = 0.02;
 
 console.log('| paired scenarios | sign-flip test: 80% power at (x sd) | t-based (x sd) | ratio |');
 console.log('|---|---|---|---|');
-for (let n = Number(values.from); n <= Number(values.to); n++) {
+const factors: Record<string, number> = {};
+for (let n = FROM; n <= TO; n++) {
   const needed: number[] = [];
   for (let r = 0; r < DRAWS; r++) {
     const noise = Array.from({ length: n }, () => SIGMA * gauss());
@@ -43,4 +50,6 @@ for (let n = Number(values.from); n <= Number(values.to); n++) {
   const k = needed[Math.floor(0.8 * DRAWS)]!;
   const t = (t975(n - 1) + t80(n - 1)) / Math.sqrt(n);
   console.log(`| ${n} | ${k.toFixed(3)} | ${t.toFixed(3)} | ${(k / t).toFixed(3)} |`);
+  factors[`sd_at_${n}`] = k;
 }
+if (SMOKE) smokeFigures('sign-flip-mdd', factors);
