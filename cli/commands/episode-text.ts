@@ -37,6 +37,9 @@ function labelled(label: string, value: string, width: number, wide: boolean, in
   return lines.map((l, i) => `${i === 0 ? head : ' '.repeat(head.length)}${l}`.trimEnd()).join('\n') + '\n';
 }
 
+/** A guard: a check of what must not happen (by its `role`, else by its kind: docs/scoring.md). */
+const isGuard = (c: CheckResult): boolean => (c.role ?? (c.kind === 'unchanged' ? 'guard' : 'progress')) === 'guard';
+
 /** The oracle as a reader wants it: the count, then each check with what was expected and what was observed. */
 export function oracleText(oracle: Episode['oracle'], width: number, wide: boolean): string {
   if (!oracle) return 'Oracle: none yet (the checks run when the episode ends).\n';
@@ -47,7 +50,20 @@ export function oracleText(oracle: Episode['oracle'], width: number, wide: boole
   ];
   if (oracle.environment_error)
     out.push(labelled('world', `failed: ${oneLine(oracle.environment_error)}`, width, wide, '  '));
-  for (const c of oracle.check_results ?? []) out.push(checkText(c, width, wide));
+  // failed checks first; passing guards, which only say that nothing changed, fold into one
+  // line as on the console's episode page (--wide lists each)
+  const results = oracle.check_results ?? [];
+  const held = wide ? [] : results.filter((c) => c.passed && isGuard(c));
+  for (const c of results.filter((r) => !r.passed)) out.push(checkText(c, width, wide));
+  for (const c of results.filter((r) => r.passed && !held.includes(r))) out.push(checkText(c, width, wide));
+  if (held.length > 0) {
+    const world = held.filter((c) => c.check.startsWith('world guard: ')).length;
+    const what =
+      world === held.length
+        ? `world guard${world === 1 ? '' : 's'}`
+        : `guard${held.length === 1 ? '' : 's'}${world ? ` (${world} world guard${world === 1 ? '' : 's'})` : ''}`;
+    out.push(`  pass  ${held.length} ${what} held: nothing they watch changed (--wide lists them)\n`);
+  }
   for (const [name, h] of Object.entries(oracle.habits ?? {}))
     if (!h.passed)
       out.push(

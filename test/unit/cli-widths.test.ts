@@ -57,8 +57,8 @@ describe('cli: every list command fits 100 columns; --wide prints everything', f
     cost_usd: 0.0042,
     scenario: { id: 'refund-once', title: 'Refund a kettle once', split: 'dev', spec: { checks: bigState } },
     oracle: {
-      checks_passed: 1,
-      checks_total: 2,
+      checks_passed: 3,
+      checks_total: 4,
       checks_goal_version: 2,
       false_completion: true,
       duplicate_effects: [],
@@ -75,6 +75,18 @@ describe('cli: every list command fits 100 columns; --wide prints everything', f
           },
         },
         { check: 'told the amount', kind: 'told', passed: true, observed: { texts: ['Refunded 30.00'] } },
+        {
+          check: 'world guard: list_orders holds the same records',
+          kind: 'unchanged',
+          passed: true,
+          observed: { unchanged: true },
+        },
+        {
+          check: 'world guard: mia as get_customer reads it is unchanged',
+          kind: 'unchanged',
+          passed: true,
+          observed: { unchanged: true },
+        },
       ],
       habits: {
         ids_from_reads: {
@@ -296,12 +308,18 @@ describe('cli: every list command fits 100 columns; --wide prints everything', f
 
   it('episodes get shows the oracle (check, expected, observed) and the transcript in order', async () => {
     const { out } = await crucible(['episodes', 'get', episodes[0]!]);
-    expect(out).to.contain('Oracle: 1 of 2 checks passed (goal version 2); false completion yes');
+    expect(out).to.contain('Oracle: 3 of 4 checks passed (goal version 2); false completion yes');
     expect(out).to.match(
       /^ {2}FAIL {2}refunded once \(state\)\n {8}FAIL {2}refunds\n {10}expected +\{"count":1\}\n {10}observed +\[\{"id":"rf_0"/m,
     );
     expect(out).to.match(/^ {10}expected +30\n {10}observed +30$/m);
     expect(out).to.match(/^ {2}pass {2}told the amount \(told\)$/m);
+    // passing guards fold into one line after the other checks; --wide lists each
+    expect(out).to.match(/^ {2}pass {2}2 world guards held: nothing they watch changed \(--wide lists them\)$/m);
+    expect(out).to.not.contain('world guard: list_orders');
+    expect(out.indexOf('FAIL  refunded once')).to.be.below(out.indexOf('pass  told the amount'));
+    const wide = (await crucible(['episodes', 'get', episodes[0]!, '--wide'])).out;
+    expect(wide).to.match(/^ {2}pass {2}world guard: list_orders holds the same records \(unchanged\)$/m);
     expect(out).to.contain('habit ids from reads broken');
     const transcript = out.slice(out.indexOf('Transcript (2 actions, 2 messages):'));
     const order = ['customer', '#0 frontline', '#1 billing', 'frontline > customer'].map((w) =>
