@@ -321,6 +321,13 @@ export class EpisodeActor {
     const st = core.state;
     const turn = st.turn;
     if (st.status !== 'running' || !turn || turn.id !== turnId || turn.action_key !== null) return;
+    // another episode of the run met the provider's rate limit: wait out the run's pause first
+    const held = core.deps.rateLimitGate?.left(core.clock.now()) ?? 0;
+    if (held > 0) {
+      this.#timer?.clear();
+      this.#timer = core.clock.setTimeout(() => void this.#mailbox.post(() => this.#playTurn(turnId)), held);
+      return;
+    }
     const last = st.actions[st.actions.length - 1];
     let decision: AgentDecision;
     try {
@@ -398,9 +405,10 @@ export class EpisodeActor {
     }
     rl.pauses++;
     rl.waited_ms += pause;
+    core.deps.rateLimitGate?.pause(core.clock.now() + pause);
     core.emitLater({
       type: 'agent.rate_limited',
-      summary: `the agent's model provider is rate-limiting; its next call waits ${Math.round(pause / 100) / 10} s`,
+      summary: `the agent's model provider is rate-limiting; ${core.deps.rateLimitGate ? "the run's next calls here wait" : 'its next call waits'} ${Math.round(pause / 100) / 10} s`,
       actor_id: st.turn?.actor ?? null,
       data: {
         pause_ms: pause,

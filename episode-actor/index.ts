@@ -52,4 +52,5 @@ export {
   type Judge,
 } from './judge.js';
 export { rejudgeEpisode } from './rejudge.js';
+export { RateLimitGate, RateLimitGates } from './rate-limit-gate.js';
 export * from './types.js';

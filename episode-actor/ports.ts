@@ -9,6 +9,7 @@ import type { ToolCaller } from '../world/index.js';
 import type { AgentPolicy } from './agents/policy.js';
 import type { CustomerFactory } from './customer/port.js';
 import type { Judge } from './judge.js';
+import type { RateLimitGate } from './rate-limit-gate.js';
 import type { EpisodeState } from './types.js';
 
 /**
@@ -81,7 +82,6 @@ export const systemClock: Clock = {
     return { clear: () => clearTimeout(t) };
   },
 };
-
 /** Everything an actor is built from. */
 export interface EpisodeActorDeps {
   /** The application of the episode's sandbox (an ApplicationClient). */
@@ -98,4 +98,6 @@ export interface EpisodeActorDeps {
   logger?: Logger;
   /** How long in all the agent's rate-limited model is waited for (default RATE_LIMIT_PATIENCE_MS, agent-errors.ts). */
   rateLimitPatienceMs?: number;
+  /** The run's rate-limit pause, shared by its episodes on this worker (rate-limit-gate.ts); absent: the episode's own only. */
+  rateLimitGate?: RateLimitGate;
 }

@@ -4,7 +4,13 @@ import { EventLog } from '../core/index.js';
 import { closingController, nowIso, untilAborted } from '../core/index.js';
 import type { Logger } from '../core/index.js';
 import type { Adapters } from '../core/index.js';
-import { EpisodeActor, StoreEpisodePersistence, eventLogEmitter } from '../episode-actor/index.js';
+import {
+  EpisodeActor,
+  RateLimitGates,
+  StoreEpisodePersistence,
+  eventLogEmitter,
+  type RateLimitGate,
+} from '../episode-actor/index.js';
 import {
   assertMayRun,
   chooseSandboxes,
@@ -77,6 +83,8 @@ export class EpisodeHost {
   readonly #closed = closingController();
   #closing = false;
   readonly #policy: RunPolicy;
+  /** Each run's rate-limit pause, shared by its episodes here (episode-actor/rate-limit-gate.ts). */
+  readonly #rateLimitGates = new RateLimitGates();
 
   constructor(opts: EpisodeHostOptions) {
     this.#opts = opts;
@@ -203,6 +211,7 @@ export class EpisodeHost {
     if ('error' in world) return this.#notStarted(p, 'failed', world.error);
     // anything but a clean end retires the sandbox instead of pooling it
     let clean = false;
+    let gate: RateLimitGate | undefined;
     try {
       if (hosted.stopRequested) return this.#notStarted(p, 'cancelled', null);
       let policy;
@@ -230,6 +239,7 @@ export class EpisodeHost {
           customer,
           judge,
           logger: this.#logger,
+          rateLimitGate: (gate ??= this.#rateLimitGates.take(p.run_id)),
         },
       );
       hosted.actor = actor;
@@ -257,6 +267,7 @@ export class EpisodeHost {
         ended_at: st.ended_at ?? nowIso(),
       };
     } finally {
+      if (gate) this.#rateLimitGates.release(p.run_id);
       await world
         .stop(!clean)
         .catch((err: unknown) =>

@@ -19,6 +19,7 @@ import {
   scriptedCustomer,
   type CustomerFactory,
   type Judge,
+  type RateLimitGate,
 } from '../../episode-actor/index.js';
 import { RecordingEvents } from './episode-harness.js';
 
@@ -191,6 +192,8 @@ export interface DeskOptions {
   clock?: Clock;
   /** How long the agent's rate-limited model is waited for (EpisodeActorDeps.rateLimitPatienceMs). */
   rateLimitPatienceMs?: number;
+  /** The run's rate-limit pause, when several episodes share one (EpisodeActorDeps.rateLimitGate). */
+  rateLimitGate?: RateLimitGate;
   episodeId?: string;
   /** Where events go (default a new recorder). */
   events?: RecordingEvents;
@@ -222,6 +225,7 @@ export function deskEpisode(o: DeskOptions = {}): DeskEpisode {
       ...(policy ? { policy } : {}),
       ...(o.clock ? { clock: o.clock } : {}),
       ...(o.rateLimitPatienceMs !== undefined ? { rateLimitPatienceMs: o.rateLimitPatienceMs } : {}),
+      ...(o.rateLimitGate ? { rateLimitGate: o.rateLimitGate } : {}),
     },
   );
   return { actor, app, events, persistence };

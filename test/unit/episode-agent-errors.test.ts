@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { ServiceError } from '../../core/errors.js';
 import { ModelCallError } from '../../core/models/index.js';
-import type { AgentDecision, AgentPolicy, Clock } from '../../episode-actor/index.js';
+import {
+  RateLimitGate,
+  RateLimitGates,
+  type AgentDecision,
+  type AgentPolicy,
+  type Clock,
+} from '../../episode-actor/index.js';
 import { callCrashedWorld, decisionFailure, rateLimitPause } from '../../episode-actor/agent-errors.js';
 import type { ToolCallResult } from '../../world/index.js';
 import { unsolvedWithoutKey } from '../../scheduler/worlds/validation-model.js';
@@ -98,6 +104,79 @@ describe('episode actor: agent errors, rate limits and a world that dies', () =>
     expect(limited[1]!.data).to.include({ pauses: 2, waited_ms: 8000, retry_after_ms: null });
     expect(clock.pauses).to.include.members([4000]);
     expect(actor.snapshot().rate_limit).to.deep.equal({ pauses: 2, waited_ms: 8000 });
+  });
+
+  /** A clock whose time moves only as its timers fire: each timer moves it to when it was due. */
+  function virtualClock(): Clock & { at: () => number } {
+    let t = 1_000_000;
+    return {
+      at: () => t,
+      now: () => t,
+      setTimeout(fn, ms) {
+        const due = t + ms;
+        const h = setTimeout(() => {
+          t = Math.max(t, due);
+          fn();
+        }, 0);
+        return { clear: () => clearTimeout(h) };
+      },
+    };
+  }
+
+  it('one episode’s rate limit pauses the run’s other episodes too, at no cost to their own patience', async () => {
+    const clock = virtualClock();
+    const gate = new RateLimitGate();
+    const start = clock.at();
+    const appA = new DeskApp();
+    const a = deskEpisode({
+      episodeId: 'ep_a',
+      profile: { driver: 'llm' },
+      app: appA,
+      clock,
+      rateLimitGate: gate,
+      policy: doer(appA, (tries) => {
+        if (tries === 1) throw rateLimited(5000);
+      }),
+    });
+    await a.actor.start();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(a.events.ofType('agent.rate_limited')).to.have.length(1);
+    expect(a.events.ofType('agent.rate_limited')[0]!.summary).to.match(/the run's next calls here wait 5 s/);
+    // B starts while the run's pause holds: its first model call waits for the pause's end
+    const appB = new DeskApp();
+    const asked: number[] = [];
+    const b = deskEpisode({
+      episodeId: 'ep_b',
+      profile: { driver: 'llm' },
+      app: appB,
+      clock,
+      rateLimitGate: gate,
+      policy: doer(appB, () => void asked.push(clock.at())),
+    });
+    await b.actor.start();
+    const [sa, sb] = await Promise.all([a.actor.done, b.actor.done]);
+    expect(sa).to.include({ status: 'finished', termination: 'completed' });
+    expect(sb).to.include({ status: 'finished', termination: 'completed' });
+    expect(asked[0]! - start).to.be.at.least(5000);
+    // B announced nothing and spent none of its patience: the pause was A's
+    expect(b.events.ofType('agent.rate_limited')).to.have.length(0);
+    expect(b.actor.snapshot().rate_limit).to.equal(undefined);
+  });
+
+  it('the run’s gates go with their last episode', () => {
+    const gates = new RateLimitGates();
+    const one = gates.take('run_1');
+    expect(gates.take('run_1')).to.equal(one);
+    expect(gates.take('run_2')).to.not.equal(one);
+    gates.release('run_1');
+    gates.release('run_2');
+    expect(gates.size).to.equal(1);
+    gates.release('run_1');
+    expect(gates.size).to.equal(0);
+    one.pause(2000);
+    expect(one.left(1500)).to.equal(500);
+    one.pause(1000);
+    expect(one.left(1500)).to.equal(500);
   });
 
   it('a rate limit that outlasts the patience ends the episode as an environment error (the scheduler re-runs it)', async () => {
