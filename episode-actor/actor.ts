@@ -1,7 +1,7 @@
 import { ServiceError, toServiceError } from '../core/index.js';
-import { decisionFailure, rateLimitPause, RATE_LIMIT_PATIENCE_MS, WorldCallFailed } from './agent-errors.js';
+import { WorldCallFailed } from './agent-errors.js';
+import { decideTurn, takeRateLimitPause } from './agent-turn.js';
 import { acceptedEvent, recordAction, unannounced } from './action-records.js';
-import type { AgentDecision } from './agents/policy.js';
 import { EpisodeCore, type SavedAction } from './core.js';
 import { executeAction, uncertainOutcome } from './execute.js';
 import { endEpisode, storeEnded } from './finish.js';
@@ -12,8 +12,9 @@ import { Mailbox } from './mailbox.js';
 import type { EpisodeActorDeps } from './ports.js';
 import { seedEpisode } from './seeding.js';
 import { initialState, type EpisodeSetup } from './state.js';
-import { completeHolder, functionTools, nextActor, offerTurn } from './turns.js';
-import { awaitsExternalAction, observationView, summaryView } from './views.js';
+import { completeHolder, nextActor, offerTurn } from './turns.js';
+import { Observations } from './observations.js';
+import { awaitsExternalAction, summaryView } from './views.js';
 import type {
   ActionRecord,
   ActionResult,
@@ -46,11 +47,8 @@ export class EpisodeActor {
   #timer: { clear(): void } | null = null;
   /** The last turn an observation showed the external agent (rule 4: read the turn, then act). In memory only. */
   #readTurn: number | null = null;
-  /** The last observation answered, and what it was built from. */
-  /** Held observations (waitObservation), woken when a turn is offered or the episode ends. */
-  readonly #waiters = new Set<() => void>();
-  #observed: { turn: TurnState | null; actionKey: string | null; status: string; observation: Observation } | null =
-    null;
+  /** The observation shared by polls, and the long-polls held for the next turn. */
+  readonly #observations = new Observations();
   readonly #done: Promise<EpisodeSummary>;
   #resolveDone!: (s: EpisodeSummary) => void;
 
@@ -141,39 +139,15 @@ export class EpisodeActor {
    */
   async waitObservation(ms: number, signal?: AbortSignal): Promise<Observation> {
     const st = this.#core.state;
-    if (ms > 0 && st.status === 'running' && !awaitsExternalAction(st) && !signal?.aborted) {
-      await new Promise<void>((resolve) => {
-        const wake = (): void => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', wake);
-          this.#waiters.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, ms);
-        signal?.addEventListener('abort', wake);
-        this.#waiters.add(wake);
-      });
-    }
+    if (ms > 0 && st.status === 'running' && !awaitsExternalAction(st) && !signal?.aborted)
+      await this.#observations.hold(ms, signal);
     return this.observation();
-  }
-
-  /** Answers every held observation (a turn was offered, or the episode ended). */
-  #wakeWaiters(): void {
-    for (const wake of [...this.#waiters]) wake();
   }
 
   observation(): Observation {
     const st = this.#core.state;
-    const turn = st.turn;
-    if (awaitsExternalAction(st)) this.#readTurn = turn!.id;
-    // agents poll: the answer is built once per turn (a new turn is a new object; taking it
-    // sets action_key; ending changes the status) and shared by every poll until it changes
-    const c = this.#observed;
-    if (c && c.turn === turn && c.actionKey === (turn?.action_key ?? null) && c.status === st.status)
-      return c.observation;
-    const observation = observationView(st, this.#core.world);
-    this.#observed = { turn, actionKey: turn?.action_key ?? null, status: st.status, observation };
-    return observation;
+    if (awaitsExternalAction(st)) this.#readTurn = st.turn!.id;
+    return this.#observations.of(st, this.#core.world);
   }
 
   /**
@@ -272,7 +246,7 @@ export class EpisodeActor {
 
   #resolve(): void {
     this.#resolveDone(summaryView(this.#core.state));
-    this.#wakeWaiters();
+    this.#observations.wakeAll();
   }
 
   #offer(name: string): void {
@@ -297,7 +271,7 @@ export class EpisodeActor {
     const turn = st.turn;
     if (st.status !== 'running' || !turn || turn.action_key !== null) return;
     if (st.profile.driver === 'external') {
-      this.#wakeWaiters();
+      this.#observations.wakeAll();
       this.#timer?.clear();
       const left = Date.parse(turn.offered_at) + st.options.external_turn_timeout_ms - this.#core.clock.now();
       this.#timer = this.#core.clock.setTimeout(
@@ -323,50 +297,27 @@ export class EpisodeActor {
     if (st.status !== 'running' || !turn || turn.id !== turnId || turn.action_key !== null) return;
     // another episode of the run met the provider's rate limit: wait out the run's pause first
     const held = core.deps.rateLimitGate?.left(core.clock.now()) ?? 0;
-    if (held > 0) {
-      this.#timer?.clear();
-      this.#timer = core.clock.setTimeout(() => void this.#mailbox.post(() => this.#playTurn(turnId)), held);
-      return;
+    if (held > 0) return this.#playLater(turnId, held);
+    const outcome = await decideTurn(core, turn);
+    if (outcome.kind === 'aborted') return;
+    // the agent's own model: counted against it (agent-errors.ts), never left out of the scores
+    if (outcome.kind === 'agent_error')
+      return this.#finish('agent_error', `the agent's model could not decide: ${outcome.message}`);
+    if (outcome.kind === 'rate_limited') {
+      const pause = takeRateLimitPause(core, outcome.retryAfterMs, outcome.message);
+      if ('end' in pause) return this.#finish('environment_error', pause.end);
+      try {
+        await core.commit();
+      } catch (err) {
+        return this.#finish('environment_error', `the episode could not be saved: ${toServiceError(err).message}`);
+      }
+      return this.#playLater(turnId, pause.pauseMs);
     }
-    const last = st.actions[st.actions.length - 1];
-    let decision: AgentDecision;
-    try {
-      decision = await this.#core.deps.policy!.decide({
-        turn: {
-          actor: turn.actor,
-          new: turn.new,
-          goal_version_observed: turn.goal_version_observed,
-          tools: functionTools(core.world, turn.tools, st.profile.tool_guidance),
-        },
-        memory: st.actors[turn.actor]!.memory,
-        lastAction: last?.result ? { actor: last.actor, tool: last.tool, args: last.args, result: last.result } : null,
-        scratch: st.agent_scratch,
-        episode: {
-          world: core.world,
-          scenario: st.scenario,
-          profile: st.profile,
-          vars: core.vars,
-          seedBindings: core.seedBindings,
-          customerFacing: core.facing,
-        },
-        signal: this.#core.abort.signal,
-      });
-    } catch (err) {
-      if (this.#core.abort.signal.aborted) return;
-      const failure = decisionFailure(err);
-      if (failure.kind === 'rate_limited')
-        return this.#pauseForRateLimit(turnId, failure.retryAfterMs, failure.message);
-      // the agent's own model: counted against it (agent-errors.ts), never left out of the scores
-      await this.#finish('agent_error', `the agent's model could not decide: ${failure.message}`);
-      return;
-    }
+    const { decision } = outcome;
     if (decision.usage) accountUsage(st, decision.usage);
-    if (overBudget(st)) {
-      await this.#finish('budget');
-      return;
-    }
+    if (overBudget(st)) return this.#finish('budget');
     const a = recordAction(
-      this.#core,
+      core,
       turn.actor,
       decision.tool,
       decision.args,
@@ -384,49 +335,10 @@ export class EpisodeActor {
     await this.#execute(a, decision.invalid);
   }
 
-  /**
-   * The agent's model provider answered 429 (after the chain's own retries): the turn is
-   * asked again after the provider's Retry-After (or a backoff), announced as
-   * `agent.rate_limited`, for at most `rateLimitPatienceMs` in all; then the episode ends
-   * with an environment error, which the scheduler re-runs (docs/scoring.md).
-   */
-  async #pauseForRateLimit(turnId: number, retryAfterMs: number | null, message: string): Promise<void> {
-    const core = this.#core;
-    const st = core.state;
-    const rl = (st.rate_limit ??= { pauses: 0, waited_ms: 0 });
-    const patience = core.deps.rateLimitPatienceMs ?? RATE_LIMIT_PATIENCE_MS;
-    const pause = rateLimitPause(retryAfterMs, rl.pauses, rl.waited_ms, patience);
-    if (pause === null) {
-      await this.#finish(
-        'environment_error',
-        `the agent's model provider kept rate-limiting for ${Math.round(rl.waited_ms / 1000)} s (${rl.pauses} pauses): ${message}`,
-      );
-      return;
-    }
-    rl.pauses++;
-    rl.waited_ms += pause;
-    core.deps.rateLimitGate?.pause(core.clock.now() + pause);
-    core.emitLater({
-      type: 'agent.rate_limited',
-      summary: `the agent's model provider is rate-limiting; ${core.deps.rateLimitGate ? "the run's next calls here wait" : 'its next call waits'} ${Math.round(pause / 100) / 10} s`,
-      actor_id: st.turn?.actor ?? null,
-      data: {
-        pause_ms: pause,
-        retry_after_ms: retryAfterMs,
-        pauses: rl.pauses,
-        waited_ms: rl.waited_ms,
-        patience_ms: patience,
-        error: message,
-      },
-    });
-    try {
-      await core.commit();
-    } catch (err) {
-      await this.#finish('environment_error', `the episode could not be saved: ${toServiceError(err).message}`);
-      return;
-    }
+  /** Plays turn `turnId` after `ms` (a rate-limit pause), unless something else happens first. */
+  #playLater(turnId: number, ms: number): void {
     this.#timer?.clear();
-    this.#timer = core.clock.setTimeout(() => void this.#mailbox.post(() => this.#playTurn(turnId)), pause);
+    this.#timer = this.#core.clock.setTimeout(() => void this.#mailbox.post(() => this.#playTurn(turnId)), ms);
   }
 
   /** Carries out an accepted action, then offers the next turn or ends the episode. */
