@@ -1,45 +1,26 @@
 import { expect } from 'chai';
 import { computeSummary, finalAttempts, scoreBlock, type RunEpisodeDoc } from '../../scheduler/runs/index.js';
+import { scoredEpisode } from '../support/scored-episode.js';
 
-let seq = 0;
 /** One attempt as the scheduler records it; oracle fields only as far as the summary reads them. */
 function attempt(o: Partial<RunEpisodeDoc> & { fc?: boolean; dup?: number }): RunEpisodeDoc {
   const { fc = false, dup = 0, ...rest } = o;
   const finished = (rest.status ?? 'finished') === 'finished';
-  return {
-    _id: `ep_${++seq}`,
-    project_id: 'prj',
-    run_id: 'run',
-    shard_id: 'job',
+  return scoredEpisode({
     slot: 0,
     scenario_doc_id: 'sc_a',
-    scenario_id: 'a--v1',
-    split: 'train',
     profile_id: 'prof_1',
-    profile: 'agent@v1',
-    driver: 'llm',
-    repeat: 1,
-    attempt: 1,
-    replaces: null,
-    replaced_by: null,
-    status: 'finished',
     termination: finished ? 'completed' : null,
     reward: finished ? 1 : null,
     oracle: finished
       ? ({ false_completion: fc, duplicate_effects: Array.from({ length: dup }, () => ({})) } as never)
       : null,
     success: finished ? !fc && dup === 0 : null,
-    cost_usd: 0,
-    tokens: { prompt: 0, completion: 0, total: 0 },
     turns: 6,
-    environment_error: null,
     worker_id: 'wkr',
     worker_address: '127.0.0.1:1',
-    created_at: '',
-    started_at: null,
-    ended_at: null,
     ...rest,
-  };
+  });
 }
 
 describe('run summaries (scheduler/runs/summaries/summary.ts)', () => {

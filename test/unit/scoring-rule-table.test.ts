@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { computeSummary, type RunEpisodeDoc } from '../../scheduler/runs/index.js';
 import { hasAttemptLeft, rerunsSlot } from '../../scheduler/runs/shards/endings.js';
 import { slotOutcome, type SlotOutcome } from '../../scheduler/runs/summaries/coverage.js';
+import { scoredEpisode } from '../support/scored-episode.js';
 
 /**
  * docs/scoring.md, "Every planned episode ends somewhere": every row of the rule table
@@ -24,41 +25,17 @@ function tableRows(): string[] {
     .map((l) => /^\| `([a-z_]+)`/.exec(l)![1]!);
 }
 
-let seq = 0;
-function attempt(o: Partial<RunEpisodeDoc>): RunEpisodeDoc {
-  return {
-    _id: `ep_${++seq}`,
-    project_id: 'prj',
-    run_id: 'run',
-    shard_id: 'job',
-    slot: seq,
+/** An attempt as the scheduler records it: finished and scored unless `o` says otherwise. */
+const attempt = (o: Partial<RunEpisodeDoc>): RunEpisodeDoc =>
+  scoredEpisode({
     scenario_doc_id: 'sc_a',
-    scenario_id: 'a--v1',
-    split: 'train',
     profile_id: 'prof_1',
-    profile: 'agent@v1',
-    driver: 'llm',
-    repeat: 1,
-    attempt: 1,
-    replaces: null,
-    replaced_by: null,
-    status: 'finished',
-    termination: 'completed',
-    reward: 1,
     oracle: { failure: null, false_completion: false, duplicate_effects: [] } as never,
     success: true,
-    cost_usd: 0,
-    tokens: { prompt: 0, completion: 0, total: 0 },
-    turns: 4,
-    environment_error: null,
     worker_id: 'wkr',
     worker_address: '127.0.0.1:1',
-    created_at: '',
-    started_at: null,
-    ended_at: null,
     ...o,
-  };
-}
+  });
 
 const envError = (why: string, more: Partial<RunEpisodeDoc> = {}) =>
   attempt({
