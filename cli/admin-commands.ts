@@ -1,10 +1,11 @@
 import { Option, type Command } from 'commander';
 import { registerBackupCommands } from './admin-backup.js';
-import type { MemberRole } from './admin-users.js';
+import type { AddUserOptions } from './admin-users.js';
 
 /** The server's configuration from the environment; core is loaded only by the commands that read it. */
 const loadConfig = async () => (await import('../core/index.js')).loadConfig();
-const MEMBER_ROLE_CHOICES: MemberRole[] = ['member', 'admin', 'owner'];
+// the roles of admin-users.ts's MEMBER_ROLES, spelled out so that registering the command loads nothing
+const MEMBER_ROLE_CHOICES: AddUserOptions['role'][] = ['member', 'admin', 'owner'];
 
 /**
  * The configuration of an operator command, which writes the store itself: warns on standard
@@ -203,31 +204,20 @@ export function registerAdminCommands(admin: Command): void {
     .option('--password-link', 'ask no password: print a one-time link with which the user sets it in the console')
     .option('--link-hours <hours>', 'how long that link lasts (1 to 168)', '24')
     .addOption(new Option('--json', 'print JSON'))
-    .action(
-      async (opts: {
-        project: string;
-        email: string;
-        name?: string;
-        role: MemberRole;
-        password: boolean;
-        passwordLink?: boolean;
-        linkHours: string;
-        json?: boolean;
-      }) => {
-        const { adminAddUser, readNewPassword } = await import('./admin-users.js');
-        const out = await adminAddUser(await operatorConfig(), { ...opts, linkHours: Number(opts.linkHours) }, () =>
-          readNewPassword(),
+    .action(async (opts: Omit<AddUserOptions, 'linkHours'> & { linkHours: string; json?: boolean }) => {
+      const { adminAddUser, readNewPassword } = await import('./admin-users.js');
+      const out = await adminAddUser(await operatorConfig(), { ...opts, linkHours: Number(opts.linkHours) }, () =>
+        readNewPassword(),
+      );
+      if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+      else
+        process.stdout.write(
+          `${out.created_user ? 'Account created' : 'Existing account'} ${out.email} (${out.user_id}) added to project ${out.project_id} as ${out.role}.\n` +
+            (out.password_link
+              ? `Open this link to set the password and sign in to the console (works once, until ${out.password_link.expires_at}; only a hash is stored):\n  ${out.password_link.url}\n`
+              : out.has_password
+                ? 'It signs in with its e-mail address and password.\n'
+                : 'It has no password: it signs in through the identity provider.\n'),
         );
-        if (opts.json) process.stdout.write(`${JSON.stringify(out)}\n`);
-        else
-          process.stdout.write(
-            `${out.created_user ? 'Account created' : 'Existing account'} ${out.email} (${out.user_id}) added to project ${out.project_id} as ${out.role}.\n` +
-              (out.password_link
-                ? `Open this link to set the password and sign in to the console (works once, until ${out.password_link.expires_at}; only a hash is stored):\n  ${out.password_link.url}\n`
-                : out.has_password
-                  ? 'It signs in with its e-mail address and password.\n'
-                  : 'It has no password: it signs in through the identity provider.\n'),
-          );
-      },
-    );
+    });
 }
